@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: MIT
+# klab: one Makefile for every binary, the tests and the install.
+#
+#   make                 build everything into build/
+#   make check           sanitizer build (ASan+UBSan, -Werror) + every test
+#   make check-slow      the slow tier: real kernel builds (see docs/)
+#   make bench           benchmarks, results into docs/PERFORMANCE.md
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make SANITIZE=1 O=build/san   the sanitizer build by hand
+
+O ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+PKGS = libmicrohttpd jansson sqlite3 libcurl
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS := $(shell pkg-config --libs $(PKGS))
+URING_LIBS := $(shell pkg-config --libs liburing 2>/dev/null)
+URING_CFLAGS := $(if $(URING_LIBS),-DHAVE_LIBURING $(shell pkg-config --cflags liburing),)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+WARN = -Wall -Wextra -Wstrict-prototypes -Wvla -Wno-unused-parameter \
+       -Wmissing-prototypes -Wshadow -Wformat=2
+OPT ?= -O2 -g
+CFLAGS ?=
+override CFLAGS += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -I. $(PKG_CFLAGS) \
+	$(URING_CFLAGS) -MMD -MP
+LDLIBS = $(PKG_LIBS) $(URING_LIBS) -lpthread -lm
+
+ifeq ($(SANITIZE),1)
+override CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+override LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(WERROR),1)
+override CFLAGS += -Werror
+endif
+
+# Code shared by several binaries: lib/, the data layer, page rendering.
+CORE_SRC := $(wildcard lib/*.c) $(wildcard db/*.c) $(wildcard web/*.c)
+# Controller pieces (everything in controller/ but the two mains).
+CTL_MAINS := controller/klabd.c controller/klab.c
+CTL_SRC := $(filter-out $(CTL_MAINS),$(wildcard controller/*.c))
+# Workload programs: one main per program, the rest shared.
+WL_PROGS := tiotest rio iops klab-run
+WL_MAINS := $(patsubst %,workloads/%.c,$(WL_PROGS))
+WL_SRC := $(filter-out $(WL_MAINS),$(wildcard workloads/*.c))
+AGENT_SRC := $(wildcard agent/*.c)
+
+CORE_OBJ := $(CORE_SRC:%.c=$(O)/%.o)
+CTL_OBJ := $(CTL_SRC:%.c=$(O)/%.o)
+WL_OBJ := $(WL_SRC:%.c=$(O)/%.o)
+AGENT_OBJ := $(AGENT_SRC:%.c=$(O)/%.o)
+
+BINS := $(O)/bin/klabd $(O)/bin/klab $(patsubst %,$(O)/bin/%,$(WL_PROGS))
+ifneq ($(AGENT_SRC),)
+BINS += $(O)/bin/klab-agent
+endif
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+
+all: $(BINS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(O)/libcore.a: $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(O)/libctl.a: $(CTL_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(O)/libwl.a: $(WL_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(O)/bin/klabd: $(O)/controller/klabd.o $(O)/libctl.a $(O)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(O)/bin/klab: $(O)/controller/klab.o $(O)/libctl.a $(O)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(O)/bin/klab-agent: $(AGENT_OBJ) $(O)/libwl.a $(O)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(O)/bin/%: $(O)/workloads/%.o $(O)/libwl.a $(O)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/tests/%: tests/unit/%.c $(O)/libctl.a $(O)/libwl.a $(O)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+unit: $(UNIT_BINS)
+
+# The test suite: a plain build (what goes into rig images), a sanitizer
+# build that the unit and black-box tests run, then every test family.
+check:
+	$(MAKE) all WERROR=1
+	$(MAKE) O=build/san SANITIZE=1 WERROR=1 all unit
+	tests/run.sh
+
+check-slow: all
+	KLAB_SLOW=1 tests/run.sh tests/t4*.sh
+
+bench: all
+	bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/klab
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	cp -r workloads/suites kernels $(DESTDIR)$(PREFIX)/share/klab/
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|@PREFIX@|$(PREFIX)|g' controller/klabd.service > \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system/klabd.service
+
+clean:
+	rm -rf build
+
+.PHONY: all unit check check-slow bench install clean
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

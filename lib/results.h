@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results: the one results schema of klab.  Every importer (tiobench tables,
+ * dbench lines, read-latency lines, fio JSON), every workload program and the
+ * agent produce a result_set; the database stores it; the comparison pages
+ * read it back.  On the wire it is the JSON document "klab-results/1"
+ * described in docs/RESULTS.md.
+ *
+ * A result is one number: kernel x metric, with its unit and the direction
+ * in which it is better.  Metric names are dotted paths whose first part is
+ * the workload family ("tiobench.seq_read.rate", "dbench.throughput",
+ * "readlat.lat_avg", "fio.randread.read.iops", "iops.total").
+ */
+#ifndef KLAB_RESULTS_H
+#define KLAB_RESULTS_H
+
+#include <stddef.h>
+
+struct json_t;
+
+enum metric_dir {
+	DIR_NONE = 0,	/* a parameter (file size, threads): no better/worse */
+	DIR_HIGHER = 1,	/* throughput, IOPS, CPU efficiency */
+	DIR_LOWER = 2,	/* latency, CPU%, share of slow requests */
+};
+
+struct result {
+	char *kernel;	/* kernel identifier as users write it */
+	char *metric;
+	char *unit;	/* "MB/s", "ms", "%", "IOPS", "" */
+	double value;
+	enum metric_dir dir;
+};
+
+struct result_set {
+	char *kernel;	/* default kernel for results that name none */
+	char *rig;	/* NULL: the importer's caller decides */
+	char *suite;
+	char *format;	/* which importer produced it: "tiobench", ... */
+	int incomplete;	/* run stopped early: numbers are partial */
+	char *error;	/* run-level error ("disk full on /dev/sdb"), or NULL */
+	struct result *v;
+	size_t n, alloc;
+};
+
+/* Where and why an import failed; line is 1-based, 0 when not known. */
+struct import_error {
+	int line;
+	char field[64];
+	char msg[256];
+};
+
+void result_set_init(struct result_set *rs);
+void result_set_release(struct result_set *rs);
+/* Copy the strings; kernel NULL means rs->kernel.  Returns the new result. */
+struct result *result_set_add(struct result_set *rs, const char *kernel,
+			      const char *metric, const char *unit,
+			      double value, enum metric_dir dir);
+/* Replace a string field (rs->kernel, ...) with a copy of s (may be NULL). */
+void result_set_setstr(char **field, const char *s);
+
+const char *metric_dir_name(enum metric_dir d);	/* "higher", "lower", "none" */
+int metric_dir_parse(const char *s, enum metric_dir *out);	/* 0 or -1 */
+
+/*
+ * JSON round trip of the "klab-results/1" document.  to_json returns a new
+ * reference (json_decref it).  from_json returns 0, or -1 with *err filled
+ * in (field names the JSON member at fault); rs is left empty on error.
+ */
+struct json_t *result_set_to_json(const struct result_set *rs);
+int result_set_from_json(struct result_set *rs, const struct json_t *doc,
+			 struct import_error *err);
+
+/* Fill err; returns -1 so parsers can `return import_fail(...)`. */
+int import_fail(struct import_error *err, int line, const char *field,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* "line 12: field 'Rate': not a number 'x1'" into buf. */
+void import_error_format(const struct import_error *err, char *buf,
+			 size_t len);
+
+#endif

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Growable string buffer.  See strbuf.h.
+ */
+#include "strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char sb_empty[1];
+
+void sb_init(struct strbuf *sb)
+{
+	sb->buf = sb_empty;
+	sb->len = 0;
+	sb->alloc = 0;
+}
+
+void sb_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	sb_init(sb);
+}
+
+char *sb_detach(struct strbuf *sb, size_t *len)
+{
+	char *p;
+
+	if (!sb->alloc)
+		sb_grow(sb, 1);
+	p = sb->buf;
+	if (len)
+		*len = sb->len;
+	sb_init(sb);
+	return p;
+}
+
+void sb_reset(struct strbuf *sb)
+{
+	if (sb->alloc) {
+		sb->len = 0;
+		sb->buf[0] = '\0';
+	}
+}
+
+void sb_grow(struct strbuf *sb, size_t extra)
+{
+	size_t want;
+	char *p;
+
+	if (!sb->buf)
+		sb_init(sb);
+	if (sb->len + extra + 1 <= sb->alloc)
+		return;
+	want = sb->alloc ? sb->alloc : 64;
+	while (want < sb->len + extra + 1)
+		want *= 2;
+	p = sb->alloc ? realloc(sb->buf, want) : malloc(want);
+	if (!p)
+		abort();
+	if (!sb->alloc)
+		p[0] = '\0';
+	sb->buf = p;
+	sb->alloc = want;
+}
+
+void sb_add(struct strbuf *sb, const void *data, size_t len)
+{
+	sb_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_adds(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+void sb_addc(struct strbuf *sb, char c)
+{
+	sb_add(sb, &c, 1);
+}
+
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	sb_grow(sb, 64);
+	va_copy(cp, ap);
+	n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sb->alloc - sb->len) {
+		sb_grow(sb, (size_t)n);
+		n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+	}
+	sb->len += (size_t)n;
+}
+
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void sb_add_html(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': sb_adds(sb, "&amp;"); break;
+		case '<': sb_adds(sb, "&lt;"); break;
+		case '>': sb_adds(sb, "&gt;"); break;
+		case '"': sb_adds(sb, "&quot;"); break;
+		case '\'': sb_adds(sb, "&#39;"); break;
+		default: sb_addc(sb, *s);
+		}
+	}
+}
+
+void sb_add_csv(struct strbuf *sb, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		sb_adds(sb, s);
+		return;
+	}
+	sb_addc(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			sb_addc(sb, '"');
+		sb_addc(sb, *s);
+	}
+	sb_addc(sb, '"');
+}
+
+void sb_add_urlenc(struct strbuf *sb, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("-_.~", c)) {
+			sb_addc(sb, (char)c);
+		} else {
+			sb_addc(sb, '%');
+			sb_addc(sb, hex[c >> 4]);
+			sb_addc(sb, hex[c & 15]);
+		}
+	}
+}
+
+int sb_read_file(struct strbuf *sb, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		sb_grow(sb, 65536);
+		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+	}
+	close(fd);
+	return 0;
+}
