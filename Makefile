@@ -37,11 +37,12 @@ ifeq ($(WERROR),1)
 override CFLAGS += -Werror
 endif
 
-# Code shared by several binaries: lib/, the data layer, page rendering.
-CORE_SRC := $(wildcard lib/*.c) $(wildcard db/*.c) $(wildcard web/*.c)
-# Controller pieces (everything in controller/ but the two mains).
+# Code shared by several binaries: lib/ and the data layer.
+CORE_SRC := $(wildcard lib/*.c) $(wildcard db/*.c)
+# Controller pieces (controller/ but the two mains) and page rendering.
 CTL_MAINS := controller/klabd.c controller/klab.c
-CTL_SRC := $(filter-out $(CTL_MAINS),$(wildcard controller/*.c))
+CTL_SRC := $(filter-out $(CTL_MAINS),$(wildcard controller/*.c)) \
+	$(wildcard web/*.c)
 # Workload programs: one main per program, the rest shared.
 WL_PROGS := tiotest rio iops klab-run
 WL_MAINS := $(patsubst %,workloads/%.c,$(WL_PROGS))

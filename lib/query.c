@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Request parameters: parsing and lookup.  See query.h.
+ */
+#include "query.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+void query_init(struct query *q)
+{
+	memset(q, 0, sizeof(*q));
+}
+
+void query_release(struct query *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->n; i++) {
+		free(q->v[i].key);
+		free(q->v[i].value);
+	}
+	free(q->v);
+	query_init(q);
+}
+
+void query_add(struct query *q, const char *key, const char *value)
+{
+	if (q->n == q->alloc) {
+		size_t na = q->alloc ? q->alloc * 2 : 8;
+		struct query_pair *p = realloc(q->v, na * sizeof(*p));
+
+		if (!p)
+			abort();
+		q->v = p;
+		q->alloc = na;
+	}
+	q->v[q->n].key = strdup(key);
+	q->v[q->n].value = strdup(value ? value : "");
+	if (!q->v[q->n].key || !q->v[q->n].value)
+		abort();
+	q->n++;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static char *decode(const char *s, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	sb_init(&sb);
+	for (i = 0; i < len; i++) {
+		int hi, lo;
+
+		if (s[i] == '+') {
+			sb_addc(&sb, ' ');
+			continue;
+		}
+		if (s[i] == '%' && i + 2 < len) {
+			hi = hexval(s[i + 1]);
+			lo = hexval(s[i + 2]);
+			if (hi >= 0 && lo >= 0) {
+				char c = (char)(hi * 16 + lo);
+
+				/* a NUL would cut the value: keep it out */
+				sb_addc(&sb, c ? c : '?');
+				i += 2;
+				continue;
+			}
+		}
+		sb_addc(&sb, s[i]);
+	}
+	return sb_detach(&sb, NULL);
+}
+
+void query_parse(struct query *q, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t j = i, eq = (size_t)-1;
+		char *k, *v;
+
+		while (j < len && s[j] != '&' && s[j] != ';') {
+			if (s[j] == '=' && eq == (size_t)-1)
+				eq = j;
+			j++;
+		}
+		if (j > i) {
+			if (eq == (size_t)-1) {
+				k = decode(s + i, j - i);
+				v = strdup("");
+			} else {
+				k = decode(s + i, eq - i);
+				v = decode(s + eq + 1, j - eq - 1);
+			}
+			if (!v)
+				abort();
+			if (*k)
+				query_add(q, k, v);
+			free(k);
+			free(v);
+		}
+		i = j + 1;
+	}
+}
+
+const char *query_get(const struct query *q, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < q->n; i++)
+		if (!strcmp(q->v[i].key, key))
+			return q->v[i].value;
+	return NULL;
+}
+
+size_t query_all(struct query *q, const char *key, int split,
+		 const char ***out)
+{
+	const char **r = NULL;
+	size_t i, n = 0, end = q->n;
+
+	*out = NULL;
+	if (split) {
+		/* split "a,b" values into extra pairs named "\1key" */
+		for (i = 0; i < end; i++) {
+			const char *v = q->v[i].value, *c;
+
+			if (strcmp(q->v[i].key, key))
+				continue;
+			while ((c = strchr(v, ','))) {
+				char *part = strndup(v, (size_t)(c - v));
+
+				if (!part)
+					abort();
+				if (*part)
+					query_add(q, "\001split", part);
+				free(part);
+				v = c + 1;
+			}
+			if (*v)
+				query_add(q, "\001split", v);
+		}
+		key = "\001split";
+	}
+	for (i = 0; i < q->n; i++) {
+		if (strcmp(q->v[i].key, key) || !*q->v[i].value)
+			continue;
+		r = realloc(r, (n + 1) * sizeof(*r));
+		if (!r)
+			abort();
+		r[n++] = q->v[i].value;
+	}
+	if (split) {
+		/* the split pairs stay in q until query_release */
+		for (i = 0; i < q->n; i++)
+			if (!strcmp(q->v[i].key, key))
+				q->v[i].key[0] = '\002';
+	}
+	*out = r;
+	return n;
+}
+
+void query_format(const struct query *q, struct strbuf *sb)
+{
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < q->n; i++) {
+		if ((unsigned char)q->v[i].key[0] < 3)
+			continue;
+		if (!first)
+			sb_addc(sb, '&');
+		first = 0;
+		sb_add_urlenc(sb, q->v[i].key);
+		sb_addc(sb, '=');
+		sb_add_urlenc(sb, q->v[i].value);
+	}
+}
