@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * web: every page klabd serves, rendered server-side from the database.
+ * No external assets: CSS is inline, charts are SVG drawn by chart.c.
+ * All user-supplied text is HTML-escaped (sb_add_html).
+ *
+ * Each page function fills a web_response and returns its HTTP status.
+ * The HTTP layer (controller/http.c) owns the route table and calls these
+ * with a db handle for the calling thread and the decoded query string.
+ * Pages that have data formats honour ?format=html|text|csv|json.
+ */
+#ifndef KLAB_WEB_H
+#define KLAB_WEB_H
+
+#include "db/db.h"
+#include "lib/query.h"
+#include "lib/strbuf.h"
+
+struct web_response {
+	int status;
+	const char *content_type;	/* static string */
+	struct strbuf body;
+	char location[512];		/* for 303 redirects, else "" */
+};
+
+void web_response_init(struct web_response *r);
+void web_response_release(struct web_response *r);
+/* A JSON error body {"error": msg} with the given status. */
+int web_error_json(struct web_response *r, int status, const char *msg);
+/* An HTML error page (or text/JSON per ?format) with the given status. */
+int web_error_page(struct web_response *r, const struct query *q,
+		   int status, const char *msg);
+
+/*
+ * Pages.  arg is the rest of the path after the route prefix (kernel
+ * identifier for /kernels/ID, run id for /runs/ID), "" when none.
+ */
+int web_home(struct db *db, struct query *q, const char *arg,
+	     struct web_response *r);		/* GET / */
+int web_kernels(struct db *db, struct query *q, const char *arg,
+		struct web_response *r);	/* /kernels, /kernels/ID */
+int web_runs(struct db *db, struct query *q, const char *arg,
+	     struct web_response *r);		/* /runs, /runs/ID */
+int web_rigs(struct db *db, struct query *q, const char *arg,
+	     struct web_response *r);		/* /rigs */
+/*
+ * /compare?k=A&k=B...&base=A&rig=R&suite=S&format=html|text|csv|json
+ * (k may also be comma-separated).  With fewer than 2 kernels it shows the
+ * picker form only.
+ */
+int web_compare(struct db *db, struct query *q, const char *arg,
+		struct web_response *r);
+/* /history?metric=M&rig=R&suite=S&limit=N&format=html|csv|json */
+int web_history(struct db *db, struct query *q, const char *arg,
+		struct web_response *r);
+/* /style.css: the one stylesheet (also inlined in pages). */
+int web_style(struct db *db, struct query *q, const char *arg,
+	      struct web_response *r);
+
+#endif
