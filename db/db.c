@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * db: opening and closing the database, its pragmas (WAL, foreign keys,
+ * a 5 s busy timeout, synchronous=NORMAL), the cache of prepared
+ * statements, transactions and the row counts for the home page and the
+ * benchmark.  Migrations are in migrate.c, each table family in its own
+ * db_*.c file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_int.h"
+
+static const char sql_begin[] = "BEGIN IMMEDIATE";
+static const char sql_commit[] = "COMMIT";
+static const char sql_rollback[] = "ROLLBACK";
+
+sqlite3_stmt *db_stmt(struct db *db, enum db_stmt_id id, const char *sql)
+{
+	sqlite3_stmt *st = db->st[id];
+
+	if (st) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		return st;
+	}
+	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &st, NULL) != SQLITE_OK)
+		return NULL;
+	db->st[id] = st;
+	return st;
+}
+
+void db_stmt_done(sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+int db_exec_stmt(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+		rc = 0;
+	else
+		rc = sqlite3_reset(st);
+	db_stmt_done(st);
+	return rc;
+}
+
+static int set_pragmas(struct db *db, char *err, size_t errlen)
+{
+	static const char *const pragmas[] = {
+		"PRAGMA journal_mode=WAL",
+		"PRAGMA foreign_keys=ON",
+		"PRAGMA synchronous=NORMAL",
+	};
+	size_t i;
+
+	if (sqlite3_busy_timeout(db->h, 5000) != SQLITE_OK)
+		return db_sqlerr(db, err, errlen);
+	for (i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
+		if (sqlite3_exec(db->h, pragmas[i], NULL, NULL, NULL) !=
+		    SQLITE_OK)
+			return db_sqlerr(db, err, errlen);
+	}
+	return DB_OK;
+}
+
+struct db *db_open(const char *path, char *err, size_t errlen)
+{
+	struct db *db;
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+		    SQLITE_OPEN_NOMUTEX;
+
+	if (!path || !*path) {
+		db_seterr(err, errlen, DB_INVALID, "no database path given");
+		return NULL;
+	}
+	db = calloc(1, sizeof(*db));
+	if (!db)
+		abort();
+	db->path = db_xstrdup(path);
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+		db_seterr(err, errlen, DB_ERR, "cannot open database '%s': %s",
+			  path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		goto out_close;
+	}
+	sqlite3_extended_result_codes(db->h, 0);
+	if (set_pragmas(db, err, errlen) != DB_OK)
+		goto out_close;
+	if (db_migrate(db, err, errlen) != DB_OK)
+		goto out_close;
+	return db;
+
+out_close:
+	db_close(db);
+	return NULL;
+}
+
+void db_close(struct db *db)
+{
+	size_t i;
+
+	if (!db)
+		return;
+	for (i = 0; i < ST__COUNT; i++)
+		sqlite3_finalize(db->st[i]);
+	db_metric_cache_clear(db);
+	free(db->metrics);
+	db_map_release(&db->metric_map);
+	sqlite3_close(db->h);
+	free(db->path);
+	free(db);
+}
+
+int db_user_version(struct db *db)
+{
+	sqlite3_stmt *st = db_stmt(db, ST_USER_VERSION, "PRAGMA user_version");
+	int v = DB_ERR;
+
+	if (!st)
+		return DB_ERR;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	db_stmt_done(st);
+	return v;
+}
+
+int db_begin(struct db *db)
+{
+	sqlite3_stmt *st = db_stmt(db, ST_BEGIN, sql_begin);
+
+	if (!st || db_exec_stmt(st) != 0)
+		return DB_ERR;
+	return DB_OK;
+}
+
+int db_commit(struct db *db)
+{
+	sqlite3_stmt *st = db_stmt(db, ST_COMMIT, sql_commit);
+
+	if (!st || db_exec_stmt(st) != 0) {
+		db_rollback(db);
+		return DB_ERR;
+	}
+	return DB_OK;
+}
+
+void db_rollback(struct db *db)
+{
+	sqlite3_stmt *st;
+
+	/* What our transaction added to the metric cache is gone too. */
+	db_metric_cache_clear(db);
+	if (sqlite3_get_autocommit(db->h))
+		return;
+	st = db_stmt(db, ST_ROLLBACK, sql_rollback);
+	if (st)
+		db_exec_stmt(st);
+}
+
+static const struct {
+	const char *what;
+	enum db_stmt_id id;
+	const char *sql;
+} counts[] = {
+	{ "kernels", ST_COUNT_KERNELS, "SELECT count(*) FROM kernels" },
+	{ "rigs", ST_COUNT_RIGS, "SELECT count(*) FROM rigs" },
+	{ "suites", ST_COUNT_SUITES, "SELECT count(*) FROM suites" },
+	{ "metrics", ST_COUNT_METRICS, "SELECT count(*) FROM metrics" },
+	{ "runs", ST_COUNT_RUNS, "SELECT count(*) FROM runs" },
+	{ "results", ST_COUNT_RESULTS, "SELECT count(*) FROM results" },
+	{ "raw_outputs", ST_COUNT_RAW, "SELECT count(*) FROM raw_outputs" },
+	{ "alerts", ST_COUNT_ALERTS, "SELECT count(*) FROM alerts" },
+};
+
+/* Rows in the table named by what; DB_INVALID for an unknown name. */
+int64_t db_count(struct db *db, const char *what)
+{
+	sqlite3_stmt *st;
+	int64_t n = DB_ERR;
+	size_t i;
+
+	if (!what)
+		return DB_INVALID;
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		if (strcmp(counts[i].what, what) == 0)
+			break;
+	}
+	if (i == sizeof(counts) / sizeof(counts[0]))
+		return DB_INVALID;
+	st = db_stmt(db, counts[i].id, counts[i].sql);
+	if (!st)
+		return DB_ERR;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	db_stmt_done(st);
+	return n;
+}

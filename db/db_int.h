@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * db_int: what the files of db/ share and nobody else sees.  The fields of
+ * struct db, the cache of prepared statements (one slot per statement, each
+ * prepared on first use and kept for the life of the handle), the metric
+ * cache that makes db_import fast, and small helpers for errors, strings
+ * and bindings.
+ *
+ * Every SQL statement lives in the db/ source file of its concern and reaches
+ * sqlite through db_stmt(); values are always bound, never pasted in.
+ */
+#ifndef KLAB_DB_INT_H
+#define KLAB_DB_INT_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+
+/* One slot per cached statement; the SQL text sits next to its user. */
+enum db_stmt_id {
+	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
+	ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
+	ST_USER_VERSION,
+	ST_KERNEL_PUT, ST_KERNEL_GET, ST_KERNEL_LIST, ST_KERNEL_ID,
+	ST_KERNEL_ADD,
+	ST_RIG_PUT, ST_RIG_GET, ST_RIG_LIST, ST_RIG_STATE, ST_RIG_ID,
+	ST_SUITE_PUT, ST_SUITE_GET, ST_SUITE_LIST, ST_SUITE_ID,
+	ST_METRIC_FIND, ST_METRIC_ADD, ST_METRIC_LIST, ST_METRIC_ID,
+	ST_RUN_COUNT, ST_RUN_ADD, ST_RESULT_ADD,
+	ST_RUN_LIST, ST_RUN_GET, ST_RUN_EXISTS,
+	ST_SAMPLES, ST_HISTORY,
+	ST_RAW_PUT, ST_RAW_GET, ST_RAW_LIST,
+	ST_COUNT_KERNELS, ST_COUNT_RIGS, ST_COUNT_SUITES, ST_COUNT_METRICS,
+	ST_COUNT_RUNS, ST_COUNT_RESULTS, ST_COUNT_RAW, ST_COUNT_ALERTS,
+	ST__COUNT
+};
+
+/* A metric as the cache knows it: committed, or written by our own
+ * still-open transaction (the cache is dropped on every rollback). */
+struct db_metric_ent {
+	char *name;
+	char *unit;
+	int dir;
+	int64_t id;
+};
+
+/* String -> index map, open addressing; used for metrics and kernels. */
+struct db_map {
+	const char **keys;	/* borrowed: the owner keeps the strings */
+	size_t *vals;
+	size_t cap, n;		/* cap is 0 or a power of two */
+};
+
+struct db {
+	sqlite3 *h;
+	char *path;
+	sqlite3_stmt *st[ST__COUNT];
+	struct db_metric_ent *metrics;	/* the metric cache */
+	size_t nmetrics, metrics_alloc;
+	struct db_map metric_map;
+};
+
+/* Highest schema version this build knows (migrate.c). */
+int db_schema_version(void);
+/* Apply the missing migrations; DB_OK or DB_ERR with err filled in. */
+int db_migrate(struct db *db, char *err, size_t errlen);
+
+/*
+ * The cached statement id, prepared from sql on first use, reset and with
+ * its bindings cleared.  NULL on a prepare error (a bug in our SQL).
+ * Callers run it and then call db_stmt_done().
+ */
+sqlite3_stmt *db_stmt(struct db *db, enum db_stmt_id id, const char *sql);
+void db_stmt_done(sqlite3_stmt *st);
+/* Step a statement that returns no rows; 0 or the sqlite error code. */
+int db_exec_stmt(sqlite3_stmt *st);
+
+/* Error text into err (may be NULL); returns code for `return db_fail()`. */
+int db_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* "database error: <sqlite message>"; returns DB_ERR. */
+int db_sqlerr(struct db *db, char *err, size_t errlen);
+
+/* Names users give (kernels, rigs, suites, metrics): non-empty, at most
+ * 200 bytes, no control characters.  0 when fine. */
+int db_name_check(const char *what, const char *name, char *err,
+		  size_t errlen);
+
+/* Bind s, or NULL when s is NULL; s must outlive the statement's step. */
+int db_bind_str(sqlite3_stmt *st, int i, const char *s);
+/* Bind s, or '' when s is NULL. */
+int db_bind_str0(sqlite3_stmt *st, int i, const char *s);
+/* A heap copy of column i, "" when it is NULL. */
+char *db_col_str(sqlite3_stmt *st, int i);
+char *db_xstrdup(const char *s);	/* aborts when out of memory */
+void *db_xrealloc(void *p, size_t n);	/* aborts when out of memory */
+
+/* Id of the named row, 0 when absent, negative DB_E* on error. */
+int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,
+		     const char *name);
+int64_t db_rig_id(struct db *db, const char *name);
+int64_t db_suite_id(struct db *db, const char *name);
+int64_t db_kernel_id(struct db *db, const char *ident);
+
+/* The metric cache. */
+void db_metric_cache_clear(struct db *db);
+/* Look name up in the cache; NULL when not there. */
+struct db_metric_ent *db_metric_cache_find(struct db *db, const char *name);
+struct db_metric_ent *db_metric_cache_add(struct db *db, const char *name,
+					  const char *unit, int dir,
+					  int64_t id);
+
+void db_map_release(struct db_map *m);
+/* 0 and *val when key is present, -1 when not. */
+int db_map_get(const struct db_map *m, const char *key, size_t *val);
+/* Insert or replace; key is borrowed and must outlive the map entry. */
+void db_map_put(struct db_map *m, const char *key, size_t val);
+
+#endif

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * db_kernels: the kernel catalogue.  A kernel is known by its identifier as
+ * users write it ("2.4.22-axboe-2l", "6.1.192+elv-lowlat"); putting one
+ * that exists fills in or replaces only the fields given non-empty, so an
+ * import can create a bare kernel and a build can add its hashes later.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db_int.h"
+
+static const char sql_put[] =
+	"INSERT INTO kernels (ident, version, base, patch_hash, config_hash,"
+	"  source, provenance, created)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	" ON CONFLICT (ident) DO UPDATE SET"
+	"  version = CASE WHEN ?2 <> '' THEN ?2 ELSE version END,"
+	"  base = CASE WHEN ?3 <> '' THEN ?3 ELSE base END,"
+	"  patch_hash = CASE WHEN ?4 <> '' THEN ?4 ELSE patch_hash END,"
+	"  config_hash = CASE WHEN ?5 <> '' THEN ?5 ELSE config_hash END,"
+	"  source = CASE WHEN ?6 <> '' THEN ?6 ELSE source END,"
+	"  provenance = CASE WHEN ?7 <> '' THEN ?7 ELSE provenance END";
+
+#define KERNEL_COLS \
+	"SELECT k.id, k.ident, k.version, k.base, k.patch_hash," \
+	" k.config_hash, k.source, k.provenance, k.created," \
+	" (SELECT count(*) FROM runs r WHERE r.kernel_id = k.id)" \
+	" FROM kernels k"
+
+static const char sql_get[] = KERNEL_COLS " WHERE k.ident = ?1";
+static const char sql_list[] = KERNEL_COLS " ORDER BY k.created DESC, k.id DESC";
+
+int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
+		  size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!k)
+		return db_seterr(err, errlen, DB_INVALID, "no kernel given");
+	rc = db_name_check("kernel", k->ident, err, errlen);
+	if (rc != DB_OK)
+		return rc;
+	st = db_stmt(db, ST_KERNEL_PUT, sql_put);
+	if (!st)
+		return db_sqlerr(db, err, errlen);
+	db_bind_str(st, 1, k->ident);
+	db_bind_str0(st, 2, k->version);
+	db_bind_str0(st, 3, k->base);
+	db_bind_str0(st, 4, k->patch_hash);
+	db_bind_str0(st, 5, k->config_hash);
+	db_bind_str0(st, 6, k->source);
+	db_bind_str0(st, 7, k->provenance);
+	sqlite3_bind_int64(st, 8, k->created > 0 ? k->created
+						 : (int64_t)time(NULL));
+	if (db_exec_stmt(st) != 0)
+		return db_seterr(err, errlen, DB_ERR,
+				 "cannot store kernel '%s': %s", k->ident,
+				 sqlite3_errmsg(db->h));
+	return DB_OK;
+}
+
+static void kernel_from_row(sqlite3_stmt *st, struct db_kernel *k)
+{
+	k->id = sqlite3_column_int64(st, 0);
+	k->ident = db_col_str(st, 1);
+	k->version = db_col_str(st, 2);
+	k->base = db_col_str(st, 3);
+	k->patch_hash = db_col_str(st, 4);
+	k->config_hash = db_col_str(st, 5);
+	k->source = db_col_str(st, 6);
+	k->provenance = db_col_str(st, 7);
+	k->created = sqlite3_column_int64(st, 8);
+	k->nruns = sqlite3_column_int64(st, 9);
+}
+
+int db_kernel_get(struct db *db, const char *ident, struct db_kernel *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!ident)
+		return DB_NOTFOUND;
+	st = db_stmt(db, ST_KERNEL_GET, sql_get);
+	if (!st)
+		return DB_ERR;
+	db_bind_str(st, 1, ident);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		kernel_from_row(st, out);
+	db_stmt_done(st);
+	if (rc == SQLITE_ROW)
+		return DB_OK;
+	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+}
+
+int db_kernel_list(struct db *db, struct db_kernel **out, size_t *n)
+{
+	sqlite3_stmt *st = db_stmt(db, ST_KERNEL_LIST, sql_list);
+	struct db_kernel *v = NULL;
+	size_t len = 0, alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!st)
+		return DB_ERR;
+	for (;;) {
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW)
+			break;
+		if (len == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			v = db_xrealloc(v, alloc * sizeof(*v));
+		}
+		kernel_from_row(st, &v[len++]);
+	}
+	db_stmt_done(st);
+	if (rc != SQLITE_DONE) {
+		db_kernels_free(v, len);
+		return DB_ERR;
+	}
+	*out = v;
+	*n = len;
+	return DB_OK;
+}
+
+void db_kernel_release(struct db_kernel *k)
+{
+	if (!k)
+		return;
+	free(k->ident);
+	free(k->version);
+	free(k->base);
+	free(k->patch_hash);
+	free(k->config_hash);
+	free(k->source);
+	free(k->provenance);
+	memset(k, 0, sizeof(*k));
+}
+
+void db_kernels_free(struct db_kernel *v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		db_kernel_release(&v[i]);
+	free(v);
+}

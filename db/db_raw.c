@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * db_raw: the raw outputs of a run (the tiobench text, fio JSON, console
+ * log) kept byte for byte next to the numbers parsed from them, so a
+ * result can always be checked against what the tool printed.  One blob
+ * per run and name; putting a name again replaces it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_int.h"
+
+static const char sql_run_exists[] = "SELECT 1 FROM runs WHERE id = ?1";
+static const char sql_raw_put[] =
+	"INSERT INTO raw_outputs (run_id, name, content) VALUES (?1, ?2, ?3)"
+	" ON CONFLICT (run_id, name) DO UPDATE SET content = excluded.content";
+static const char sql_raw_get[] =
+	"SELECT content FROM raw_outputs WHERE run_id = ?1 AND name = ?2";
+static const char sql_raw_list[] =
+	"SELECT name FROM raw_outputs WHERE run_id = ?1 ORDER BY name";
+
+static int run_exists(struct db *db, int64_t run_id)
+{
+	sqlite3_stmt *st = db_stmt(db, ST_RUN_EXISTS, sql_run_exists);
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	db_stmt_done(st);
+	if (rc == SQLITE_ROW)
+		return DB_OK;
+	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+}
+
+int db_raw_put(struct db *db, int64_t run_id, const char *name,
+	       const void *data, size_t len)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (db_name_check("raw output", name, NULL, 0) != DB_OK ||
+	    (!data && len > 0) || len > (size_t)0x7fffffff)
+		return DB_INVALID;
+	rc = run_exists(db, run_id);
+	if (rc != DB_OK)
+		return rc;
+	st = db_stmt(db, ST_RAW_PUT, sql_raw_put);
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_str(st, 2, name);
+	/* A zero-length blob, not NULL, for empty output. */
+	sqlite3_bind_blob(st, 3, data ? data : "", (int)len, SQLITE_STATIC);
+	return db_exec_stmt(st) == 0 ? DB_OK : DB_ERR;
+}
+
+int db_raw_get(struct db *db, int64_t run_id, const char *name, char **data,
+	       size_t *len)
+{
+	sqlite3_stmt *st;
+	const void *p;
+	size_t n = 0;
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	if (!name)
+		return DB_NOTFOUND;
+	st = db_stmt(db, ST_RAW_GET, sql_raw_get);
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_str(st, 2, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		p = sqlite3_column_blob(st, 0);
+		n = (size_t)sqlite3_column_bytes(st, 0);
+		*data = db_xrealloc(NULL, n + 1);
+		if (n)
+			memcpy(*data, p, n);
+		(*data)[n] = '\0';
+		*len = n;
+	}
+	db_stmt_done(st);
+	if (rc == SQLITE_ROW)
+		return DB_OK;
+	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+}
+
+int db_raw_list(struct db *db, int64_t run_id, char ***names, size_t *n)
+{
+	sqlite3_stmt *st = db_stmt(db, ST_RAW_LIST, sql_raw_list);
+	char **v = NULL;
+	size_t len = 0;
+	int rc;
+
+	*names = NULL;
+	*n = 0;
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	for (;;) {
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW)
+			break;
+		v = db_xrealloc(v, (len + 1) * sizeof(*v));
+		v[len++] = db_col_str(st, 0);
+	}
+	db_stmt_done(st);
+	if (rc != SQLITE_DONE) {
+		while (len > 0)
+			free(v[--len]);
+		free(v);
+		return DB_ERR;
+	}
+	*names = v;
+	*n = len;
+	return DB_OK;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * db_runs: reading runs back.  A run is one execution of a suite for one
+ * kernel on one rig (kernel x rig x suite x repetition) with its status,
+ * error and times; db_import creates them.  Lists are newest first.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_int.h"
+
+#define RUN_COLS \
+	"SELECT r.id, k.ident, g.name, s.name, r.repetition, r.status," \
+	" r.error, r.started, r.finished," \
+	" (SELECT count(*) FROM results x WHERE x.run_id = r.id)," \
+	" coalesce(r.job_id, 0)" \
+	" FROM runs r JOIN kernels k ON k.id = r.kernel_id" \
+	" JOIN rigs g ON g.id = r.rig_id JOIN suites s ON s.id = r.suite_id"
+
+static const char sql_run_list[] = RUN_COLS
+	" WHERE (?1 IS NULL OR k.ident = ?1)"
+	" AND (?2 IS NULL OR g.name = ?2)"
+	" AND (?3 IS NULL OR s.name = ?3)"
+	" ORDER BY r.finished DESC, r.id DESC LIMIT ?4";
+static const char sql_run_get[] = RUN_COLS " WHERE r.id = ?1";
+
+static void run_from_row(sqlite3_stmt *st, struct db_run *r)
+{
+	r->id = sqlite3_column_int64(st, 0);
+	r->kernel = db_col_str(st, 1);
+	r->rig = db_col_str(st, 2);
+	r->suite = db_col_str(st, 3);
+	r->repetition = sqlite3_column_int(st, 4);
+	r->status = db_col_str(st, 5);
+	r->error = db_col_str(st, 6);
+	r->started = sqlite3_column_int64(st, 7);
+	r->finished = sqlite3_column_int64(st, 8);
+	r->nresults = sqlite3_column_int64(st, 9);
+	r->job_id = sqlite3_column_int64(st, 10);
+}
+
+int db_run_list(struct db *db, const char *kernel, const char *rig,
+		const char *suite, int limit, struct db_run **out, size_t *n)
+{
+	sqlite3_stmt *st = db_stmt(db, ST_RUN_LIST, sql_run_list);
+	struct db_run *v = NULL;
+	size_t len = 0, alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!st)
+		return DB_ERR;
+	db_bind_str(st, 1, kernel);
+	db_bind_str(st, 2, rig);
+	db_bind_str(st, 3, suite);
+	sqlite3_bind_int(st, 4, limit > 0 ? limit : -1);
+	for (;;) {
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW)
+			break;
+		if (len == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			v = db_xrealloc(v, alloc * sizeof(*v));
+		}
+		run_from_row(st, &v[len++]);
+	}
+	db_stmt_done(st);
+	if (rc != SQLITE_DONE) {
+		db_runs_free(v, len);
+		return DB_ERR;
+	}
+	*out = v;
+	*n = len;
+	return DB_OK;
+}
+
+int db_run_get(struct db *db, int64_t id, struct db_run *out)
+{
+	sqlite3_stmt *st = db_stmt(db, ST_RUN_GET, sql_run_get);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		run_from_row(st, out);
+	db_stmt_done(st);
+	if (rc == SQLITE_ROW)
+		return DB_OK;
+	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+}
+
+void db_run_release(struct db_run *r)
+{
+	if (!r)
+		return;
+	free(r->kernel);
+	free(r->rig);
+	free(r->suite);
+	free(r->status);
+	free(r->error);
+	memset(r, 0, sizeof(*r));
+}
+
+void db_runs_free(struct db_run *v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		db_run_release(&v[i]);
+	free(v);
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * db_util: the small helpers every db/ file uses: error messages in the
+ * house style, name checks, string bindings and copies, id look-ups by
+ * name, and the string map behind the metric cache of db_import.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_int.h"
+
+int db_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int db_sqlerr(struct db *db, char *err, size_t errlen)
+{
+	return db_seterr(err, errlen, DB_ERR, "database error: %s",
+			 sqlite3_errmsg(db->h));
+}
+
+int db_name_check(const char *what, const char *name, char *err,
+		  size_t errlen)
+{
+	const unsigned char *p;
+
+	if (!name || !*name)
+		return db_seterr(err, errlen, DB_INVALID, "%s name is empty",
+				 what);
+	if (strlen(name) > 200)
+		return db_seterr(err, errlen, DB_INVALID,
+				 "%s name '%.40s...' is longer than 200 bytes",
+				 what, name);
+	for (p = (const unsigned char *)name; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return db_seterr(err, errlen, DB_INVALID,
+					 "%s name has a control character",
+					 what);
+	}
+	return DB_OK;
+}
+
+int db_bind_str(sqlite3_stmt *st, int i, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+}
+
+int db_bind_str0(sqlite3_stmt *st, int i, const char *s)
+{
+	return sqlite3_bind_text(st, i, s ? s : "", -1, SQLITE_STATIC);
+}
+
+void *db_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		abort();
+	return q;
+}
+
+char *db_xstrdup(const char *s)
+{
+	size_t len = strlen(s);
+	char *p = db_xrealloc(NULL, len + 1);
+
+	memcpy(p, s, len + 1);
+	return p;
+}
+
+char *db_col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return db_xstrdup(s ? (const char *)s : "");
+}
+
+int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,
+		     const char *name)
+{
+	sqlite3_stmt *st = db_stmt(db, id, sql);
+	int64_t v = 0;
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	db_bind_str(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
+		v = DB_ERR;
+	db_stmt_done(st);
+	return v;
+}
+
+int64_t db_rig_id(struct db *db, const char *name)
+{
+	return db_lookup_id(db, ST_RIG_ID,
+			    "SELECT id FROM rigs WHERE name = ?1", name);
+}
+
+int64_t db_suite_id(struct db *db, const char *name)
+{
+	return db_lookup_id(db, ST_SUITE_ID,
+			    "SELECT id FROM suites WHERE name = ?1", name);
+}
+
+int64_t db_kernel_id(struct db *db, const char *ident)
+{
+	return db_lookup_id(db, ST_KERNEL_ID,
+			    "SELECT id FROM kernels WHERE ident = ?1", ident);
+}
+
+/* FNV-1a: short keys, few collisions, no dependencies. */
+static size_t map_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return (size_t)h;
+}
+
+void db_map_release(struct db_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->cap = m->n = 0;
+}
+
+int db_map_get(const struct db_map *m, const char *key, size_t *val)
+{
+	size_t i;
+
+	if (!m->cap)
+		return -1;
+	for (i = map_hash(key) & (m->cap - 1); m->keys[i];
+	     i = (i + 1) & (m->cap - 1)) {
+		if (strcmp(m->keys[i], key) == 0) {
+			*val = m->vals[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void map_grow(struct db_map *m)
+{
+	struct db_map old = *m;
+	size_t i;
+
+	m->cap = old.cap ? old.cap * 2 : 64;
+	m->n = 0;
+	m->keys = calloc(m->cap, sizeof(*m->keys));
+	m->vals = calloc(m->cap, sizeof(*m->vals));
+	if (!m->keys || !m->vals)
+		abort();
+	for (i = 0; i < old.cap; i++) {
+		if (old.keys[i])
+			db_map_put(m, old.keys[i], old.vals[i]);
+	}
+	db_map_release(&old);
+}
+
+void db_map_put(struct db_map *m, const char *key, size_t val)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap)
+		map_grow(m);
+	for (i = map_hash(key) & (m->cap - 1); m->keys[i];
+	     i = (i + 1) & (m->cap - 1)) {
+		if (strcmp(m->keys[i], key) == 0) {
+			m->vals[i] = val;
+			return;
+		}
+	}
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+}
+
+void db_metric_cache_clear(struct db *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->nmetrics; i++) {
+		free(db->metrics[i].name);
+		free(db->metrics[i].unit);
+	}
+	db->nmetrics = 0;
+	db_map_release(&db->metric_map);
+}
+
+struct db_metric_ent *db_metric_cache_find(struct db *db, const char *name)
+{
+	size_t i;
+
+	if (db_map_get(&db->metric_map, name, &i) != 0)
+		return NULL;
+	return &db->metrics[i];
+}
+
+struct db_metric_ent *db_metric_cache_add(struct db *db, const char *name,
+					  const char *unit, int dir,
+					  int64_t id)
+{
+	struct db_metric_ent *e;
+
+	if (db->nmetrics == db->metrics_alloc) {
+		db->metrics_alloc = db->metrics_alloc ? db->metrics_alloc * 2
+						      : 64;
+		db->metrics = db_xrealloc(db->metrics, db->metrics_alloc *
+					  sizeof(*db->metrics));
+	}
+	e = &db->metrics[db->nmetrics];
+	e->name = db_xstrdup(name);
+	e->unit = db_xstrdup(unit);
+	e->dir = dir;
+	e->id = id;
+	db_map_put(&db->metric_map, e->name, db->nmetrics);
+	db->nmetrics++;
+	return e;
+}

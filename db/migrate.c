@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * migrate: the schema of klab as numbered migrations.  migrations[i] takes
+ * a database from PRAGMA user_version i to i + 1; each is applied in its
+ * own BEGIN IMMEDIATE transaction together with the new user_version, so
+ * two processes opening a fresh file at once cannot apply one twice.  A
+ * database newer than this build is refused rather than guessed at.
+ *
+ * Never edit a migration that has shipped: append a new one.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "db_int.h"
+
+static const char *const migrations[] = {
+	/* 1: the initial schema, the default rig and the known suites. */
+	"CREATE TABLE kernels ("
+	"  id INTEGER PRIMARY KEY,"
+	"  ident TEXT NOT NULL UNIQUE,"
+	"  version TEXT NOT NULL DEFAULT '',"
+	"  base TEXT NOT NULL DEFAULT '',"
+	"  patch_hash TEXT NOT NULL DEFAULT '',"
+	"  config_hash TEXT NOT NULL DEFAULT '',"
+	"  source TEXT NOT NULL DEFAULT '',"
+	"  provenance TEXT NOT NULL DEFAULT '',"
+	"  created INTEGER NOT NULL);"
+	"CREATE INDEX kernels_created ON kernels(created);"
+	"CREATE TABLE rigs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  kind TEXT NOT NULL DEFAULT 'manual',"
+	"  profile TEXT NOT NULL DEFAULT '',"
+	"  disks INTEGER NOT NULL DEFAULT 0,"
+	"  cpus INTEGER NOT NULL DEFAULT 0,"
+	"  memory_mb INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL DEFAULT 'idle',"
+	"  token TEXT,"
+	"  created INTEGER NOT NULL);"
+	"CREATE TABLE suites ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  description TEXT NOT NULL DEFAULT '');"
+	"CREATE TABLE metrics ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  unit TEXT NOT NULL DEFAULT '',"
+	"  direction INTEGER NOT NULL DEFAULT 0"
+	"    CHECK (direction IN (0, 1, 2)));"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kernel_id INTEGER NOT NULL REFERENCES kernels(id),"
+	"  rig_id INTEGER NOT NULL REFERENCES rigs(id),"
+	"  suite_id INTEGER NOT NULL REFERENCES suites(id),"
+	"  repetition INTEGER NOT NULL,"
+	"  status TEXT NOT NULL DEFAULT 'done',"
+	"  error TEXT NOT NULL DEFAULT '',"
+	"  started INTEGER NOT NULL,"
+	"  finished INTEGER NOT NULL,"
+	"  job_id INTEGER);"
+	"CREATE INDEX runs_kernel_rig_suite"
+	"  ON runs(kernel_id, rig_id, suite_id, repetition);"
+	"CREATE INDEX runs_finished ON runs(finished);"
+	"CREATE INDEX runs_rig ON runs(rig_id);"
+	"CREATE INDEX runs_suite ON runs(suite_id);"
+	"CREATE TABLE results ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  metric_id INTEGER NOT NULL REFERENCES metrics(id),"
+	"  value REAL NOT NULL);"
+	"CREATE INDEX results_run ON results(run_id);"
+	"CREATE INDEX results_metric ON results(metric_id);"
+	"CREATE TABLE raw_outputs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  content BLOB NOT NULL,"
+	"  UNIQUE (run_id, name));"
+	"CREATE TABLE alerts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kernel_id INTEGER NOT NULL REFERENCES kernels(id),"
+	"  base_kernel_id INTEGER NOT NULL REFERENCES kernels(id),"
+	"  rig_id INTEGER NOT NULL REFERENCES rigs(id),"
+	"  suite_id INTEGER NOT NULL REFERENCES suites(id),"
+	"  metric_id INTEGER NOT NULL REFERENCES metrics(id),"
+	"  delta_pct REAL NOT NULL,"
+	"  p_value REAL,"
+	"  created INTEGER NOT NULL,"
+	"  sent_email INTEGER NOT NULL DEFAULT 0,"
+	"  sent_webhook INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX alerts_created ON alerts(created);"
+	"INSERT INTO rigs (name, kind, state, created)"
+	"  VALUES ('default', 'manual', 'idle', CAST(strftime('%s') AS INTEGER));"
+	"INSERT INTO suites (name, description) VALUES"
+	"  ('manual', 'results imported by hand, no suite run by klab'),"
+	"  ('tiobench', 'tiotest threaded sequential and random read/write"
+	" with latency'),"
+	"  ('tiobench-under-writes', 'tiotest reads while a streaming writer"
+	" fills the disk'),"
+	"  ('rio-under-dbench', 'rio read latency while dbench loads the"
+	" disk'),"
+	"  ('iops-alldisks', 'random 4 KiB reads on every disk of the rig at"
+	" once'),"
+	"  ('dbench', 'dbench file server load: throughput and latency'),"
+	"  ('fio', 'fio jobs: IOPS, bandwidth and completion latency'),"
+	"  ('readlat', 'read latency summary: min, avg, max, share over"
+	" 2 s and 10 s');",
+};
+
+#define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+int db_schema_version(void)
+{
+	return NMIGRATIONS;
+}
+
+/* Apply migration number v (1-based) unless another process has. */
+static int migrate_one(struct db *db, int v, char *err, size_t errlen)
+{
+	char pragma[64];
+	int cur;
+
+	if (db_begin(db) != DB_OK)
+		return db_sqlerr(db, err, errlen);
+	cur = db_user_version(db);
+	if (cur < 0)
+		goto out_rollback;
+	if (cur >= v) {		/* someone else got there first */
+		db_rollback(db);
+		return DB_OK;
+	}
+	if (sqlite3_exec(db->h, migrations[v - 1], NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		goto out_rollback;
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v);
+	if (sqlite3_exec(db->h, pragma, NULL, NULL, NULL) != SQLITE_OK)
+		goto out_rollback;
+	if (db_commit(db) != DB_OK)
+		return db_sqlerr(db, err, errlen);
+	return DB_OK;
+
+out_rollback:
+	db_seterr(err, errlen, DB_ERR, "cannot apply migration %d: %s", v,
+		  sqlite3_errmsg(db->h));
+	db_rollback(db);
+	return DB_ERR;
+}
+
+int db_migrate(struct db *db, char *err, size_t errlen)
+{
+	int v = db_user_version(db);
+
+	if (v < 0)
+		return db_sqlerr(db, err, errlen);
+	if (v > NMIGRATIONS)
+		return db_seterr(err, errlen, DB_ERR,
+				 "database '%s' has schema version %d, newer "
+				 "than this klab knows (%d): upgrade klab",
+				 db->path, v, NMIGRATIONS);
+	for (v = v + 1; v <= NMIGRATIONS; v++) {
+		if (migrate_one(db, v, err, errlen) != DB_OK)
+			return DB_ERR;
+	}
+	return DB_OK;
+}
