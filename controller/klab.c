@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+/*
+ * klab: the command-line client of klabd, over its HTTP API (libcurl).
+ *
+ * Exit codes scripts can rely on: 0 success, 1 the server refused the
+ * request (its error is printed), 2 usage error, 3 klabd unreachable,
+ * 4 a comparison found a regression (with --fail-on-worse).
+ */
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/config.h"
+#include "lib/strbuf.h"
+
+enum { EX_OK = 0, EX_SERVER = 1, EX_USAGE = 2, EX_CONNECT = 3,
+       EX_WORSE = 4 };
+
+static const char *base_url = "http://127.0.0.1:8080";
+
+static void usage(FILE *f)
+{
+	fputs("usage: klab [--url URL] COMMAND [ARGS]\n"
+	      "\n"
+	      "  import FILE [--kernel ID] [--rig R] [--suite S] [--format F]\n"
+	      "        import tiobench / dbench / read-latency text, fio json or\n"
+	      "        klab results json (FILE '-' reads stdin); all or nothing\n"
+	      "  compare A B ... [--base A] [--rig R] [--suite S]\n"
+	      "        [--format text|csv|json|html] [--fail-on-worse]\n"
+	      "        compare kernels; text is ready to paste into mail\n"
+	      "  history METRIC [--rig R] [--suite S] [--limit N]\n"
+	      "        [--format text|csv|json]   one metric across runs\n"
+	      "  kernels | rigs | suites | runs [--kernel ID] | metrics\n"
+	      "        list what klabd knows\n"
+	      "  health                           is klabd up\n"
+	      "\n"
+	      "The URL defaults to $KLAB_URL, else http://127.0.0.1:8080.\n"
+	      "Exit: 0 ok, 1 refused by klabd, 2 usage, 3 unreachable,\n"
+	      "4 regression found (compare --fail-on-worse).\n", f);
+}
+
+struct http_result {
+	long status;
+	struct strbuf body;
+};
+
+static size_t on_data(char *p, size_t sz, size_t n, void *cls)
+{
+	sb_add(cls, p, sz * n);
+	return sz * n;
+}
+
+/* GET (body NULL) or POST; returns EX_OK, EX_CONNECT. */
+static int http_do(const char *path, const struct strbuf *query,
+		   const char *body, size_t len, const char *ctype,
+		   struct http_result *res)
+{
+	struct curl_slist *hdrs = NULL;
+	struct strbuf url = STRBUF_INIT;
+	char hdr[128];
+	CURLcode cc;
+	CURL *c;
+
+	sb_init(&url);
+	sb_addf(&url, "%s%s%s%s", base_url, path, query && query->len ? "?" :
+		"", query && query->len ? query->buf : "");
+	sb_init(&res->body);
+	res->status = 0;
+	c = curl_easy_init();
+	if (!c)
+		return EX_CONNECT;
+	curl_easy_setopt(c, CURLOPT_URL, url.buf);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &res->body);
+	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+	if (body) {
+		snprintf(hdr, sizeof(hdr), "Content-Type: %s", ctype);
+		hdrs = curl_slist_append(hdrs, hdr);
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)len);
+	}
+	cc = curl_easy_perform(c);
+	if (cc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
+	else
+		fprintf(stderr, "klab: cannot reach klabd at %s: %s\n",
+			base_url, curl_easy_strerror(cc));
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(c);
+	sb_release(&url);
+	return cc == CURLE_OK ? EX_OK : EX_CONNECT;
+}
+
+/* Print the server's error message; returns EX_SERVER. */
+static int server_error(const struct http_result *res)
+{
+	json_t *doc = json_loadb(res->body.buf, res->body.len, 0, NULL);
+	const char *msg = json_string_value(json_object_get(doc, "error"));
+
+	fprintf(stderr, "klab: %s (HTTP %ld)\n", msg ? msg : res->body.buf,
+		res->status);
+	json_decref(doc);
+	return EX_SERVER;
+}
+
+static void qadd(struct strbuf *q, const char *key, const char *value)
+{
+	if (!value)
+		return;
+	if (q->len)
+		sb_addc(q, '&');
+	sb_add_urlenc(q, key);
+	sb_addc(q, '=');
+	sb_add_urlenc(q, value);
+}
+
+/* Options "--name VALUE" after the command; positional args collected. */
+struct args {
+	const char *pos[64];
+	int npos;
+	const char *kernel, *rig, *suite, *format, *base, *limit;
+	int fail_on_worse;
+};
+
+static int parse_cmd_args(int argc, char **argv, struct args *a)
+{
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 0; i < argc; i++) {
+		const char *o = argv[i];
+		const char **dst = NULL;
+
+		if (!strcmp(o, "--fail-on-worse")) {
+			a->fail_on_worse = 1;
+			continue;
+		}
+		if (!strcmp(o, "--kernel")) dst = &a->kernel;
+		else if (!strcmp(o, "--rig")) dst = &a->rig;
+		else if (!strcmp(o, "--suite")) dst = &a->suite;
+		else if (!strcmp(o, "--format")) dst = &a->format;
+		else if (!strcmp(o, "--base")) dst = &a->base;
+		else if (!strcmp(o, "--limit")) dst = &a->limit;
+		if (dst) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "klab: option '%s' needs a "
+					"value\n", o);
+				return -1;
+			}
+			*dst = argv[++i];
+		} else if (o[0] == '-' && o[1] == '-') {
+			fprintf(stderr, "klab: unknown option '%s'\n", o);
+			return -1;
+		} else if (a->npos < 64) {
+			a->pos[a->npos++] = o;
+		}
+	}
+	return 0;
+}
+
+static int cmd_import(struct args *a)
+{
+	struct strbuf data = STRBUF_INIT, q = STRBUF_INIT;
+	struct http_result res;
+	const char *path, *name, *ctype = "text/plain";
+	json_t *doc;
+	size_t i;
+	int rc;
+
+	if (a->npos != 1) {
+		fputs("klab: import takes one FILE\n", stderr);
+		return EX_USAGE;
+	}
+	path = a->pos[0];
+	sb_init(&data);
+	sb_init(&q);
+	if (sb_read_file(&data, strcmp(path, "-") ? path : "/dev/stdin")) {
+		fprintf(stderr, "klab: cannot read '%s'\n", path);
+		sb_release(&data);
+		return EX_USAGE;
+	}
+	for (i = 0; i < data.len && strchr(" \t\r\n", data.buf[i]); i++)
+		;
+	if (i < data.len && data.buf[i] == '{')
+		ctype = "application/json";
+	name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	qadd(&q, "name", name);
+	qadd(&q, "kernel", a->kernel);
+	qadd(&q, "rig", a->rig);
+	qadd(&q, "suite", a->suite);
+	qadd(&q, "format", a->format);
+	rc = http_do("/api/import", &q, data.buf, data.len, ctype, &res);
+	if (rc == EX_OK && res.status != 201)
+		rc = server_error(&res);
+	else if (rc == EX_OK) {
+		doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		printf("imported %lld results (format %s, rig %s, suite %s) "
+		       "into %zu runs\n",
+		       (long long)json_integer_value(json_object_get(doc,
+						     "results")),
+		       json_string_value(json_object_get(doc, "format")),
+		       json_string_value(json_object_get(doc, "rig")),
+		       json_string_value(json_object_get(doc, "suite")),
+		       json_array_size(json_object_get(doc, "runs")));
+		json_decref(doc);
+	}
+	sb_release(&res.body);
+	sb_release(&data);
+	sb_release(&q);
+	return rc;
+}
+
+/* Count members "verdict": "worse" anywhere in a JSON document. */
+static size_t count_worse(json_t *j)
+{
+	const char *key;
+	json_t *v;
+	size_t n = 0, i;
+
+	if (json_is_object(j)) {
+		json_object_foreach(j, key, v) {
+			if (!strcmp(key, "verdict") && json_is_string(v) &&
+			    !strcmp(json_string_value(v), "worse"))
+				n++;
+			else
+				n += count_worse(v);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			n += count_worse(v);
+	}
+	return n;
+}
+
+static int cmd_compare(struct args *a)
+{
+	struct strbuf q = STRBUF_INIT;
+	struct http_result res;
+	json_t *doc;
+	int i, rc;
+
+	if (a->npos < 1) {
+		fputs("klab: compare needs at least one kernel\n", stderr);
+		return EX_USAGE;
+	}
+	sb_init(&q);
+	for (i = 0; i < a->npos; i++)
+		qadd(&q, "k", a->pos[i]);
+	qadd(&q, "base", a->base);
+	qadd(&q, "rig", a->rig);
+	qadd(&q, "suite", a->suite);
+	if (a->fail_on_worse) {
+		rc = http_do("/api/compare", &q, NULL, 0, NULL, &res);
+		if (rc == EX_OK && res.status != 200) {
+			rc = server_error(&res);
+			sb_release(&res.body);
+			sb_release(&q);
+			return rc;
+		}
+		doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		a->fail_on_worse = rc == EX_OK && count_worse(doc) > 0;
+		json_decref(doc);
+		sb_release(&res.body);
+		if (rc) {
+			sb_release(&q);
+			return rc;
+		}
+	}
+	qadd(&q, "format", a->format ? a->format : "text");
+	rc = http_do("/compare", &q, NULL, 0, NULL, &res);
+	if (rc == EX_OK && res.status != 200)
+		rc = server_error(&res);
+	else if (rc == EX_OK)
+		fwrite(res.body.buf, 1, res.body.len, stdout);
+	if (rc == EX_OK && a->fail_on_worse)
+		rc = EX_WORSE;
+	sb_release(&res.body);
+	sb_release(&q);
+	return rc;
+}
+
+static int print_history(const struct http_result *res)
+{
+	json_t *doc = json_loadb(res->body.buf, res->body.len, 0, NULL), *p;
+	const char *unit = json_string_value(json_object_get(doc, "unit"));
+	size_t i;
+
+	printf("%s (%s, %s is better)\n",
+	       json_string_value(json_object_get(doc, "metric")),
+	       unit && *unit ? unit : "no unit",
+	       json_string_value(json_object_get(doc, "direction")));
+	printf("%-28s %8s %4s %14s\n", "kernel", "run", "rep", "value");
+	json_array_foreach(json_object_get(doc, "points"), i, p)
+		printf("%-28s %8lld %4lld %14.4f\n",
+		       json_string_value(json_object_get(p, "kernel")),
+		       (long long)json_integer_value(json_object_get(p, "run")),
+		       (long long)json_integer_value(json_object_get(p,
+						     "repetition")),
+		       json_real_value(json_object_get(p, "value")));
+	json_decref(doc);
+	return EX_OK;
+}
+
+static int cmd_history(struct args *a)
+{
+	struct strbuf q = STRBUF_INIT;
+	struct http_result res;
+	int text = !a->format || !strcmp(a->format, "text"), rc;
+
+	if (a->npos != 1) {
+		fputs("klab: history takes one METRIC\n", stderr);
+		return EX_USAGE;
+	}
+	sb_init(&q);
+	qadd(&q, "metric", a->pos[0]);
+	qadd(&q, "rig", a->rig);
+	qadd(&q, "suite", a->suite);
+	qadd(&q, "limit", a->limit);
+	if (!text)
+		qadd(&q, "format", a->format);
+	rc = http_do(text ? "/api/history" : "/history", &q, NULL, 0, NULL,
+		     &res);
+	if (rc == EX_OK && res.status != 200)
+		rc = server_error(&res);
+	else if (rc == EX_OK && text)
+		rc = print_history(&res);
+	else if (rc == EX_OK)
+		fwrite(res.body.buf, 1, res.body.len, stdout);
+	sb_release(&res.body);
+	sb_release(&q);
+	return rc;
+}
+
+/* Print one line per element of doc[key], with the listed fields. */
+static void print_list(json_t *doc, const char *key, const char *const *f)
+{
+	json_t *e, *v;
+	size_t i;
+	int j;
+
+	json_array_foreach(json_object_get(doc, key), i, e) {
+		for (j = 0; f[j]; j++) {
+			v = json_object_get(e, f[j]);
+			if (json_is_string(v))
+				printf("%s%-22s", j ? " " : "",
+				       json_string_value(v));
+			else if (json_is_integer(v))
+				printf("%s%-8lld", j ? " " : "",
+				       (long long)json_integer_value(v));
+		}
+		putchar('\n');
+	}
+}
+
+static int cmd_list(const char *what, struct args *a)
+{
+	static const char *const kf[] = { "ident", "version", "source",
+					  "runs", NULL };
+	static const char *const rf[] = { "name", "kind", "profile", "state",
+					  "disks", NULL };
+	static const char *const sf[] = { "name", "description", NULL };
+	static const char *const uf[] = { "id", "kernel", "rig", "suite",
+					  "repetition", "status", NULL };
+	static const char *const mf[] = { "name", "unit", "direction", NULL };
+	struct strbuf q = STRBUF_INIT, path = STRBUF_INIT;
+	struct http_result res;
+	const char *const *f = !strcmp(what, "kernels") ? kf :
+		!strcmp(what, "rigs") ? rf : !strcmp(what, "suites") ? sf :
+		!strcmp(what, "runs") ? uf : mf;
+	json_t *doc;
+	int rc;
+
+	sb_init(&q);
+	sb_init(&path);
+	sb_addf(&path, "/api/%s", what);
+	qadd(&q, "kernel", a->kernel);
+	qadd(&q, "limit", a->limit);
+	rc = http_do(path.buf, &q, NULL, 0, NULL, &res);
+	if (rc == EX_OK && res.status != 200)
+		rc = server_error(&res);
+	else if (rc == EX_OK) {
+		doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		print_list(doc, what, f);
+		json_decref(doc);
+	}
+	sb_release(&res.body);
+	sb_release(&q);
+	sb_release(&path);
+	return rc;
+}
+
+static int cmd_health(void)
+{
+	struct http_result res;
+	int rc = http_do("/api/health", NULL, NULL, 0, NULL, &res);
+
+	if (rc == EX_OK && res.status != 200)
+		rc = server_error(&res);
+	else if (rc == EX_OK)
+		fwrite(res.body.buf, 1, res.body.len, stdout);
+	sb_release(&res.body);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+	struct args a;
+	int i = 1, rc;
+
+	if (getenv("KLAB_URL") && *getenv("KLAB_URL"))
+		base_url = getenv("KLAB_URL");
+	if (i + 1 < argc && !strcmp(argv[i], "--url")) {
+		base_url = argv[i + 1];
+		i += 2;
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return EX_USAGE;
+	}
+	cmd = argv[i++];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
+	    !strcmp(cmd, "help")) {
+		usage(stdout);
+		return EX_OK;
+	}
+	if (parse_cmd_args(argc - i, argv + i, &a))
+		return EX_USAGE;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (!strcmp(cmd, "import"))
+		rc = cmd_import(&a);
+	else if (!strcmp(cmd, "compare"))
+		rc = cmd_compare(&a);
+	else if (!strcmp(cmd, "history"))
+		rc = cmd_history(&a);
+	else if (!strcmp(cmd, "kernels") || !strcmp(cmd, "rigs") ||
+		 !strcmp(cmd, "suites") || !strcmp(cmd, "runs") ||
+		 !strcmp(cmd, "metrics"))
+		rc = cmd_list(cmd, &a);
+	else if (!strcmp(cmd, "health"))
+		rc = cmd_health();
+	else {
+		fprintf(stderr, "klab: unknown command '%s'\n", cmd);
+		usage(stderr);
+		rc = EX_USAGE;
+	}
+	curl_global_cleanup();
+	return rc;
+}

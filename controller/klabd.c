@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * klabd: the klab controller daemon.  Serves the JSON API and the pages on
+ * 127.0.0.1:8080 by default, stores everything in one sqlite file, and
+ * shuts down cleanly on SIGTERM or SIGINT.
+ *
+ *   klabd [--config FILE] [--listen HOST:PORT] [--db PATH]
+ *         [--max-upload SIZE] [--data-dir DIR] [--port-file FILE]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "klabd.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: klabd [options]\n"
+	      "  -c, --config FILE      configuration file (key = value)\n"
+	      "  -l, --listen HOST:PORT address to serve on "
+	      "(default 127.0.0.1:8080; port 0 picks one)\n"
+	      "  -d, --db PATH          sqlite database (default klab.db)\n"
+	      "  -m, --max-upload SIZE  largest accepted upload "
+	      "(default 16M)\n"
+	      "  -D, --data-dir DIR     kernels, images, rig state "
+	      "(default ./klab-data)\n"
+	      "  -p, --port-file FILE   write the bound port here once "
+	      "listening\n"
+	      "  -h, --help             this help\n", f);
+}
+
+static int set_listen(struct klabd *d, const char *s, char *err,
+		      size_t errlen)
+{
+	const char *colon = strrchr(s, ':');
+	long port;
+
+	if (!colon || parse_long(colon + 1, 0, 65535, &port)) {
+		snprintf(err, errlen, "invalid listen address '%s': expected "
+			 "HOST:PORT", s);
+		return -1;
+	}
+	free(d->host);
+	d->host = strndup(s, (size_t)(colon - s));
+	d->port = (int)port;
+	return 0;
+}
+
+static void set_str(char **field, const char *v)
+{
+	free(*field);
+	*field = strdup(v);
+}
+
+/* Settings from the config file; the command line overrides them. */
+static int apply_config(struct klabd *d, char *err, size_t errlen)
+{
+	const char *v;
+	long long sz;
+
+	if ((v = config_get(&d->cfg, "", "listen")) &&
+	    set_listen(d, v, err, errlen))
+		return -1;
+	if ((v = config_get(&d->cfg, "", "db")))
+		set_str(&d->db_path, v);
+	if ((v = config_get(&d->cfg, "", "data_dir")))
+		set_str(&d->data_dir, v);
+	if ((v = config_get(&d->cfg, "", "public_url")))
+		set_str(&d->public_url, v);
+	if ((v = config_get(&d->cfg, "", "max_upload"))) {
+		if (config_parse_size(v, &sz) || sz <= 0) {
+			snprintf(err, errlen, "%s: invalid max_upload '%s'",
+				 d->cfg.path, v);
+			return -1;
+		}
+		d->max_upload = sz;
+	}
+	return 0;
+}
+
+static int parse_args(struct klabd *d, int argc, char **argv,
+		      const char **port_file, char *err, size_t errlen)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "max-upload", required_argument, NULL, 'm' },
+		{ "data-dir", required_argument, NULL, 'D' },
+		{ "port-file", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *cfgpath = NULL;
+	long long sz;
+	int c, i;
+
+	/* first pass: the config file, so flags can override it */
+	for (i = 1; i < argc - 1; i++)
+		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))
+			cfgpath = argv[i + 1];
+	if (cfgpath && (config_load(&d->cfg, cfgpath, err, errlen) ||
+			apply_config(d, err, errlen)))
+		return -1;
+	while ((c = getopt_long(argc, argv, "c:l:d:m:D:p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': break;
+		case 'l':
+			if (set_listen(d, optarg, err, errlen))
+				return -1;
+			break;
+		case 'd': set_str(&d->db_path, optarg); break;
+		case 'D': set_str(&d->data_dir, optarg); break;
+		case 'p': *port_file = optarg; break;
+		case 'm':
+			if (config_parse_size(optarg, &sz) || sz <= 0) {
+				snprintf(err, errlen, "invalid size '%s'",
+					 optarg);
+				return -1;
+			}
+			d->max_upload = sz;
+			break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_port_file(const char *path, int port)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", port);
+	return fclose(f);
+}
+
+static void klabd_release(struct klabd *d)
+{
+	free(d->db_path);
+	free(d->host);
+	free(d->data_dir);
+	free(d->top_dir);
+	free(d->public_url);
+	config_release(&d->cfg);
+	pthread_mutex_destroy(&d->pool_lock);
+}
+
+int main(int argc, char **argv)
+{
+	struct klabd d;
+	const char *port_file = NULL;
+	char err[512] = "";
+	sigset_t set;
+	struct db *db;
+	int sig = 0, rc = 1;
+
+	memset(&d, 0, sizeof(d));
+	pthread_mutex_init(&d.pool_lock, NULL);
+	config_init(&d.cfg);
+	d.db_path = strdup("klab.db");
+	d.host = strdup("127.0.0.1");
+	d.port = 8080;
+	d.max_upload = 16LL << 20;
+	d.data_dir = strdup("klab-data");
+	if (parse_args(&d, argc, argv, &port_file, err, sizeof(err)))
+		goto out_usage;
+	/* open once up front: migrations run here, errors show at start */
+	db = db_open(d.db_path, err, sizeof(err));
+	if (!db)
+		goto out_usage;
+	klabd_db_put(&d, db);
+	/* signals go to sigwait below, never to the server threads */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (http_start(&d, err, sizeof(err)))
+		goto out_usage;
+	fprintf(stderr, "klabd: serving http://%s:%d/ (db %s)\n", d.host,
+		d.port, d.db_path);
+	if (port_file && write_port_file(port_file, d.port))
+		fprintf(stderr, "klabd: cannot write '%s': %s\n", port_file,
+			strerror(errno));
+	while (sigwait(&set, &sig) == 0 && sig != SIGTERM && sig != SIGINT)
+		;
+	fprintf(stderr, "klabd: signal %d, shutting down\n", sig);
+	http_stop(&d);
+	rc = 0;
+	goto out;
+out_usage:
+	fprintf(stderr, "klabd: %s\n", err);
+	http_stop(&d);
+out:
+	klabd_release(&d);
+	return rc;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * klabd: the controller daemon's shared state and the request object every
+ * route handler receives.  Routes live in one table (http.c), handlers in
+ * one file per resource (api_*.c for JSON, web/ for pages), as in git.c.
+ */
+#ifndef KLAB_KLABD_H
+#define KLAB_KLABD_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+
+#include "db/db.h"
+#include "lib/config.h"
+#include "lib/query.h"
+#include "web/web.h"
+
+#define KLAB_VERSION "0.1"
+
+struct klabd {
+	char *db_path;
+	char *host;		/* listen address, loopback by default */
+	int port;		/* 0: pick a free one (printed at start) */
+	long long max_upload;	/* bytes, default 16 MiB */
+	char *data_dir;		/* kernels, images, rig dirs, logs */
+	char *top_dir;		/* klab's source/install tree (suites, scripts) */
+	char *public_url;	/* how agents reach us, for the rig cmdline */
+	struct config cfg;
+	struct MHD_Daemon *mhd;
+	volatile sig_atomic_t stop;
+
+	pthread_mutex_t pool_lock;	/* db handles for request threads */
+	struct db **pool;
+	size_t npool, pool_alloc;
+};
+
+struct req {
+	struct klabd *d;
+	const char *method;
+	const char *path;
+	const char *arg;	/* path after the route prefix, "" if none */
+	struct query q;		/* URL query, plus a form body when posted */
+	const char *body;
+	size_t body_len;
+	const char *content_type;	/* without parameters, "" if none */
+	const char *auth;	/* Authorization header or NULL */
+	struct db *db;
+	void *conn;		/* struct MHD_Connection */
+};
+
+struct route {
+	const char *method;	/* "GET" also serves HEAD */
+	const char *prefix;
+	int exact;		/* 1: path must equal prefix */
+	int (*fn)(struct req *rq, struct web_response *r);
+};
+
+/* http.c */
+int http_start(struct klabd *d, char *err, size_t errlen);
+void http_stop(struct klabd *d);
+struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
+void klabd_db_put(struct klabd *d, struct db *db);
+
+/* api.c: JSON API handlers, listed in the route table */
+int api_health(struct req *rq, struct web_response *r);
+int api_import(struct req *rq, struct web_response *r);
+int api_kernels(struct req *rq, struct web_response *r);
+int api_kernel_put(struct req *rq, struct web_response *r);
+int api_rigs(struct req *rq, struct web_response *r);
+int api_rig_put(struct req *rq, struct web_response *r);
+int api_suites(struct req *rq, struct web_response *r);
+int api_suite_put(struct req *rq, struct web_response *r);
+int api_runs(struct req *rq, struct web_response *r);
+int api_metrics(struct req *rq, struct web_response *r);
+int api_compare(struct req *rq, struct web_response *r);
+int api_history(struct req *rq, struct web_response *r);
+
+/* Map a DB_E* code to an HTTP status. */
+int http_status_of(int dbrc);
+
+#endif
