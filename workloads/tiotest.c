@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tiotest: a tiobench-compatible threaded I/O tester.  N threads, each on its
+ * own file (disk is a directory) or its own region of a block device or
+ * file, run four phases in tiotest's order: sequential write, sequential
+ * read, random write, random read.  Every request's latency goes into a
+ * per-thread histogram; the phase reports rate (MiB/s, tiobench's MB),
+ * CPU% as (user+sys)/wall from getrusage, latency average, maximum,
+ * percentiles and share over 2 s and 10 s, and CPU efficiency (rate divided
+ * by the CPU fraction).  A write phase ends with fsync, inside its time.
+ *
+ * Output: klab-results/1 JSON on stdout or --out FILE; --text prints the
+ * tiobench sections instead.  Exit 0 complete, 1 error, 2 interrupted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/strbuf.h"
+#include "workloads/cpuusage.h"
+#include "workloads/hist.h"
+#include "workloads/iofile.h"
+#include "workloads/runctl.h"
+#include "workloads/tiotext.h"
+#include "workloads/wlcli.h"
+
+enum { P_SEQ_READ, P_RAND_READ, P_SEQ_WRITE, P_RAND_WRITE };
+/* Run order: tiotest writes before it reads. */
+static const int run_order[TIO_NPHASES] = {
+	P_SEQ_WRITE, P_SEQ_READ, P_RAND_WRITE, P_RAND_READ,
+};
+
+struct opts {
+	const char *disk, *out, *id;
+	unsigned threads, phases;
+	uint64_t size_mb, bs, rand_ops, seed;
+	int direct, sync, text;
+	double timeout;
+};
+
+struct worker {
+	pthread_t tid;
+	const struct opts *o;
+	const struct ioregion *r;
+	int fd, phase;
+	void *buf;
+	uint64_t rng, ops, t0, t1;
+	struct hist h;
+};
+
+static volatile int workers_done;
+static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+static int do_io(struct worker *w, uint64_t off)
+{
+	uint64_t t = wl_now_ns();
+	int rc;
+
+	if (w->phase == P_SEQ_READ || w->phase == P_RAND_READ)
+		rc = iofile_read(w->fd, w->r->file, w->buf, w->o->bs, off);
+	else
+		rc = iofile_write(w->fd, w->r->file, w->buf, w->o->bs, off);
+	if (rc)
+		return -1;
+	hist_add(&w->h, wl_now_ns() - t);
+	w->ops++;
+	return 0;
+}
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t nblk = w->r->len / w->o->bs, i;
+	int random = w->phase == P_RAND_READ || w->phase == P_RAND_WRITE;
+
+	w->t0 = wl_now_ns();
+	for (i = 0; !wl_stopping(); i++) {
+		uint64_t blk = random ? xorshift(&w->rng) % nblk : i;
+
+		if (random ? i >= w->o->rand_ops : i >= nblk)
+			break;
+		if (do_io(w, w->r->off + blk * w->o->bs))
+			break;
+	}
+	if ((w->phase == P_SEQ_WRITE || w->phase == P_RAND_WRITE) &&
+	    !wl_stopping() && fsync(w->fd) && errno != EINVAL)
+		wl_fail("fsync error on '%s': %s", w->r->file, strerror(errno));
+	w->t1 = wl_now_ns();
+	pthread_mutex_lock(&done_lock);
+	workers_done++;
+	pthread_mutex_unlock(&done_lock);
+	return NULL;
+}
+
+static int all_done(unsigned n)
+{
+	int d;
+
+	pthread_mutex_lock(&done_lock);
+	d = workers_done == (int)n;
+	pthread_mutex_unlock(&done_lock);
+	return d;
+}
+
+static void report_phase(struct result_set *rs, const struct opts *o,
+			 int phase, const struct hist *h, uint64_t wall_ns,
+			 double cpu)
+{
+	const char *name = tio_phase_name[phase];
+	char prefix[64];
+	double secs = (double)wall_ns / 1e9;
+	double rate = secs > 0 ? (double)h->count * (double)o->bs /
+			  (1024.0 * 1024.0) / secs : 0;
+
+	snprintf(prefix, sizeof(prefix), "tiobench.%s", name);
+	wl_result(rs, prefix, "file_size", "MB", (double)o->size_mb, DIR_NONE);
+	wl_result(rs, prefix, "blk_size", "B", (double)o->bs, DIR_NONE);
+	wl_result(rs, prefix, "threads", "", o->threads, DIR_NONE);
+	wl_result(rs, prefix, "rate", "MB/s", rate, DIR_HIGHER);
+	wl_result(rs, prefix, "cpu", "%", cpu, DIR_LOWER);
+	wl_result(rs, prefix, "avg_lat", "ms", hist_mean(h) / 1e6, DIR_LOWER);
+	wl_result(rs, prefix, "max_lat", "ms",
+		  h->count ? (double)h->max / 1e6 : 0, DIR_LOWER);
+	wl_result(rs, prefix, "lat_2s", "%",
+		  hist_share_over(h, HIST_SLOW1_NS), DIR_LOWER);
+	wl_result(rs, prefix, "lat_10s", "%",
+		  hist_share_over(h, HIST_SLOW2_NS), DIR_LOWER);
+	wl_result(rs, prefix, "cpu_eff", "", cpu > 0 ? rate / (cpu / 100) : 0,
+		  DIR_HIGHER);
+	wl_result_pcts(rs, prefix, h, 1e6, "ms", 1);
+	wl_result(rs, prefix, "ops", "", (double)h->count, DIR_NONE);
+	wl_result(rs, prefix, "elapsed", "s", secs, DIR_NONE);
+}
+
+static void run_phase(struct worker *ws, const struct opts *o, int phase,
+		      uint64_t deadline, struct result_set *rs)
+{
+	struct cpu_rusage c0, c1;
+	struct hist *all;
+	uint64_t t0 = UINT64_MAX, t1 = 0;
+	unsigned i, started = 0;
+
+	workers_done = 0;
+	cpu_rusage_now(&c0);
+	for (i = 0; i < o->threads; i++) {
+		ws[i].phase = phase;
+		ws[i].ops = 0;
+		ws[i].rng = o->seed * 0x9e3779b97f4a7c15ull + i * 7919 + 1;
+		hist_init(&ws[i].h);
+		if (pthread_create(&ws[i].tid, NULL, worker_run, &ws[i])) {
+			wl_fail("cannot start thread %u", i);
+			break;
+		}
+		started++;
+	}
+	while (!all_done(started) && wl_sleep(0.02, deadline, o->timeout) == 0)
+		;
+	for (i = 0; i < started; i++)
+		pthread_join(ws[i].tid, NULL);
+	cpu_rusage_now(&c1);
+	all = malloc(sizeof(*all));
+	if (!all)
+		abort();
+	hist_init(all);
+	for (i = 0; i < started; i++) {
+		hist_merge(all, &ws[i].h);
+		t0 = ws[i].t0 < t0 ? ws[i].t0 : t0;
+		t1 = ws[i].t1 > t1 ? ws[i].t1 : t1;
+	}
+	if (all->count)
+		report_phase(rs, o, phase, all, t1 - t0,
+			     cpu_rusage_pct(&c0, &c1, (double)(t1 - t0) / 1e9));
+	free(all);
+}
+
+/* Write every region once so that read phases have data to read. */
+static int prefill(struct worker *ws, const struct opts *o)
+{
+	unsigned i;
+
+	for (i = 0; i < o->threads && !wl_stopping(); i++)
+		if (iofile_fill(ws[i].fd, ws[i].r->file, ws[i].r->off,
+				ws[i].r->len, (size_t)o->bs, ws[i].buf))
+			return -1;
+	return wl_stopping() ? -1 : 0;
+}
+
+static void run_all(struct worker *ws, const struct opts *o,
+		    struct result_set *rs)
+{
+	uint64_t deadline = o->timeout > 0 ?
+		wl_now_ns() + (uint64_t)(o->timeout * 1e9) : 0;
+	int written = 0, k;
+
+	for (k = 0; k < TIO_NPHASES && !wl_stopping(); k++) {
+		int p = run_order[k];
+
+		if (!(o->phases & (1u << p)))
+			continue;
+		if ((p == P_SEQ_READ || p == P_RAND_READ) && !written) {
+			if (prefill(ws, o))
+				break;
+			written = 1;
+		}
+		run_phase(ws, o, p, deadline, rs);
+		if (p == P_SEQ_WRITE)
+			written = 1;
+	}
+}
+
+static int setup_workers(struct worker *ws, const struct ioplan *plan,
+			 const struct opts *o)
+{
+	int flags = (o->direct ? O_DIRECT : 0) | (o->sync ? O_SYNC : 0);
+	char err[512];
+	unsigned i;
+
+	for (i = 0; i < o->threads; i++) {
+		ws[i].o = o;
+		ws[i].r = &plan->r[i];
+		ws[i].buf = iofile_buffer((size_t)o->bs);
+		ws[i].fd = iofile_open(&plan->r[i], flags, err, sizeof(err));
+		if (ws[i].fd < 0) {
+			wl_fail("%s", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void teardown_workers(struct worker *ws, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		if (ws[i].fd > 0)
+			close(ws[i].fd);
+		free(ws[i].buf);
+	}
+	free(ws);
+}
+
+static int parse_phases(const char *s, unsigned *out)
+{
+	char word[32];
+	unsigned m = 0;
+	int i;
+
+	while (*s) {
+		size_t n = strcspn(s, ",");
+
+		if (n == 0 || n >= sizeof(word))
+			goto out_bad;
+		memcpy(word, s, n);
+		word[n] = 0;
+		for (i = 0; i < TIO_NPHASES; i++)
+			if (strcmp(word, tio_phase_name[i]) == 0)
+				break;
+		if (i == TIO_NPHASES)
+			goto out_bad;
+		m |= 1u << i;
+		s += n + (s[n] == ',');
+	}
+	if (!m)
+		goto out_bad;
+	*out = m;
+	return 0;
+out_bad:
+	fprintf(stderr, "invalid value for --phases: expected a list of "
+		"seq_write,seq_read,rand_write,rand_read\n");
+	return -1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tiotest --disk PATH [options]\n"
+		"  -d, --disk PATH     block device, file or directory (--dir)\n"
+		"  -t, --threads N     threads (default 8)\n"
+		"  -s, --size MB       total size in MiB, split over threads (64)\n"
+		"  -b, --block BYTES   block size, k/m suffixes (4096)\n"
+		"  -r, --random N      random requests per thread (4000)\n"
+		"      --phases LIST   seq_write,seq_read,rand_write,rand_read\n"
+		"      --direct        O_DIRECT\n"
+		"      --sync          O_SYNC\n"
+		"      --timeout SECS  stop with an error after SECS\n"
+		"      --seed N        random offsets seed (1)\n"
+		"      --id KERNEL     identifier (default: uname -r)\n"
+		"      --text          tiobench text sections instead of JSON\n"
+		"  -o, --out FILE      write the output to FILE\n");
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "disk", 1, NULL, 'd' }, { "dir", 1, NULL, 'd' },
+		{ "threads", 1, NULL, 't' }, { "size", 1, NULL, 's' },
+		{ "block", 1, NULL, 'b' }, { "random", 1, NULL, 'r' },
+		{ "phases", 1, NULL, 'P' }, { "direct", 0, NULL, 'D' },
+		{ "sync", 0, NULL, 'S' }, { "timeout", 1, NULL, 'T' },
+		{ "seed", 1, NULL, 'e' }, { "id", 1, NULL, 'i' },
+		{ "text", 0, NULL, 'x' }, { "out", 1, NULL, 'o' },
+		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	int c, rc = 0;
+
+	while (rc == 0 && (c = getopt_long(argc, argv, "d:t:s:b:r:o:h", lo,
+					   NULL)) != -1) {
+		switch (c) {
+		case 'd': o->disk = optarg; break;
+		case 't': rc = wl_parse_uint("threads", optarg, 1, 4096,
+					     &o->threads); break;
+		case 's': rc = wl_parse_u64("size", optarg, 0, 1, 1ull << 40,
+					    &o->size_mb); break;
+		case 'b': rc = wl_parse_u64("block", optarg, 1, 512, 64 << 20,
+					    &o->bs); break;
+		case 'r': rc = wl_parse_u64("random", optarg, 0, 0, 1ull << 40,
+					    &o->rand_ops); break;
+		case 'P': rc = parse_phases(optarg, &o->phases); break;
+		case 'D': o->direct = 1; break;
+		case 'S': o->sync = 1; break;
+		case 'T': rc = wl_parse_double("timeout", optarg, 0, 1e7,
+					       &o->timeout); break;
+		case 'e': rc = wl_parse_u64("seed", optarg, 0, 0, UINT64_MAX,
+					    &o->seed); break;
+		case 'i': o->id = optarg; break;
+		case 'x': o->text = 1; break;
+		case 'o': o->out = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (rc)
+		return -1;
+	return 0;
+}
+
+static int validate(struct opts *o, int argc, char **argv)
+{
+	uint64_t per;
+
+	if (optind < argc) {
+		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!o->disk) {
+		fprintf(stderr, "missing --disk (a block device, file or "
+			"directory)\n");
+		return -1;
+	}
+	if (o->id && (!*o->id || strpbrk(o->id, " \t\n"))) {
+		fprintf(stderr, "invalid --id '%s': must be one word\n", o->id);
+		return -1;
+	}
+	if (o->direct && o->bs % 512) {
+		fprintf(stderr, "invalid value '%llu' for --block: --direct "
+			"needs a multiple of 512\n", (unsigned long long)o->bs);
+		return -1;
+	}
+	per = (o->size_mb << 20) / o->threads / o->bs * o->bs;
+	if (per < o->bs) {
+		fprintf(stderr, "invalid value '%llu' for --size: less than "
+			"one block per thread\n", (unsigned long long)o->size_mb);
+		return -1;
+	}
+	return 0;
+}
+
+static int emit(struct result_set *rs, const struct opts *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	FILE *f = stdout;
+	int rc = 0;
+
+	if (!o->text)
+		return wl_output_json(rs, o->out);
+	sb_init(&sb);
+	tiotext_format(&sb, rs, rs->kernel);
+	if (o->out && strcmp(o->out, "-") != 0)
+		f = fopen(o->out, "w");
+	if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len)
+		rc = -1;
+	if (f && f != stdout && fclose(f))
+		rc = -1;
+	if (rc)
+		fprintf(stderr, "cannot write '%s'\n", o->out ? o->out : "-");
+	sb_release(&sb);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .threads = 8, .size_mb = 64, .bs = 4096,
+			  .rand_ops = 4000, .seed = 1, .phases = 0xf };
+	struct result_set rs;
+	struct ioplan plan = { NULL, 0 };
+	struct worker *ws;
+	char id[256], err[512];
+	int rc;
+
+	if (parse_args(argc, argv, &o) || validate(&o, argc, argv))
+		return 1;
+	wl_signals_install();
+	if (o.id)
+		snprintf(id, sizeof(id), "%s", o.id);
+	else
+		wl_kernel_id(id, sizeof(id));
+	result_set_init(&rs);
+	result_set_setstr(&rs.kernel, id);
+	result_set_setstr(&rs.format, "tiotest");
+	ws = calloc(o.threads, sizeof(*ws));
+	if (!ws)
+		abort();
+	if (iofile_plan(&plan, o.disk, "tiotest", o.threads,
+			(o.size_mb << 20) / o.threads / o.bs * o.bs,
+			err, sizeof(err)))
+		wl_fail("%s", err);
+	else if (setup_workers(ws, &plan, &o) == 0)
+		run_all(ws, &o, &rs);
+	teardown_workers(ws, o.threads);
+	iofile_cleanup(&plan);
+	rc = emit(&rs, &o);
+	if (wl_error())
+		fprintf(stderr, "tiotest: %s\n", wl_error());
+	else if (wl_stop == WL_STOP_SIGNAL)
+		fprintf(stderr, "tiotest: interrupted, results incomplete\n");
+	result_set_release(&rs);
+	return rc ? 1 : wl_exit_code();
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tiotext: tiobench.pl's report layout, reproduced column for column from
+ * reports posted to linux-kernel (see tiotext.h).
+ */
+#include "workloads/tiotext.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const tio_phase_name[TIO_NPHASES] = {
+	"seq_read", "rand_read", "seq_write", "rand_write",
+};
+const char *const tio_phase_title[TIO_NPHASES] = {
+	"Sequential Reads", "Random Reads", "Sequential Writes",
+	"Random Writes",
+};
+
+static const char units[] =
+	"Unit information\n"
+	"================\n"
+	"File size = megabytes\n"
+	"Blk Size  = bytes\n"
+	"Rate      = megabytes per second\n"
+	"CPU%      = percentage of CPU used during the test\n"
+	"Latency   = milliseconds\n"
+	"Lat%      = percent of requests that took longer than X seconds\n"
+	"CPU Eff   = Rate divided by CPU% - throughput per cpu load\n";
+
+static const char header[] =
+	"                              File  Blk   Num                   Avg"
+	"      Maximum      Lat%     Lat%    CPU\n"
+	"Identifier                    Size  Size  Thr   Rate  (CPU%)  Latency"
+	"    Latency      >2s      >10s    Eff\n"
+	"---------------------------- ------ ----- ---  ------ ------ ---------"
+	" -----------  -------- -------- -----\n";
+
+/* The value of metric "tiobench.<phase>.<field>"; 0 when absent. */
+static int get(const struct result_set *rs, const char *phase,
+	       const char *field, double *v)
+{
+	char name[128];
+	size_t i;
+
+	snprintf(name, sizeof(name), "tiobench.%s.%s", phase, field);
+	for (i = 0; i < rs->n; i++) {
+		if (strcmp(rs->v[i].metric, name) == 0) {
+			*v = rs->v[i].value;
+			return 1;
+		}
+	}
+	*v = 0;
+	return 0;
+}
+
+static void format_row(struct strbuf *sb, const struct result_set *rs,
+		       const char *phase, const char *id)
+{
+	double size, blk, thr, rate, cpu, avg, max, l2, l10, eff;
+
+	get(rs, phase, "file_size", &size);
+	get(rs, phase, "blk_size", &blk);
+	get(rs, phase, "threads", &thr);
+	get(rs, phase, "rate", &rate);
+	get(rs, phase, "cpu", &cpu);
+	get(rs, phase, "avg_lat", &avg);
+	get(rs, phase, "max_lat", &max);
+	get(rs, phase, "lat_2s", &l2);
+	get(rs, phase, "lat_10s", &l10);
+	get(rs, phase, "cpu_eff", &eff);
+	if (strlen(id) >= 30)
+		sb_addf(sb, "%s ", id);
+	else
+		sb_addf(sb, "%-30s", id);
+	sb_addf(sb, "%-6.0f%-5.0f%4.0f%8.2f %.4g%%%10.3f%12.2f%10.5f%9.5f"
+		"%6.0f\n", size, blk, thr, rate, cpu, avg, max, l2, l10, eff);
+}
+
+int tiotext_format(struct strbuf *sb, const struct result_set *rs,
+		   const char *id)
+{
+	double v;
+	int i, n = 0;
+
+	sb_adds(sb, units);
+	for (i = 0; i < TIO_NPHASES; i++) {
+		if (!get(rs, tio_phase_name[i], "rate", &v))
+			continue;
+		sb_addf(sb, "\n%s\n%s", tio_phase_title[i], header);
+		format_row(sb, rs, tio_phase_name[i], id);
+		n++;
+	}
+	return n;
+}

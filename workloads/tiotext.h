@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tiotext: tiobench's text report.  Formats the tiobench.<phase>.<field>
+ * metrics of a result_set as the four sections tiobench.pl printed and
+ * kernel developers paste into mail (Sequential Reads, Random Reads,
+ * Sequential Writes, Random Writes), each a title line, two header lines, a
+ * dashed rule and one row:
+ *
+ *   6.1.176                       512   4096    8   41.20 12.31%     0.741 ...
+ *
+ * The import_tiobench() parser reads it back into the same metrics, to the
+ * precision printed.
+ */
+#ifndef KLAB_TIOTEXT_H
+#define KLAB_TIOTEXT_H
+
+#include "lib/results.h"
+#include "lib/strbuf.h"
+
+/* The four phases in tiobench's section order, with their section titles. */
+#define TIO_NPHASES 4
+extern const char *const tio_phase_name[TIO_NPHASES];	/* "seq_read", ... */
+extern const char *const tio_phase_title[TIO_NPHASES];	/* "Sequential Reads" */
+
+/*
+ * Append the unit block and one section per phase that has a
+ * tiobench.<phase>.rate metric in rs.  id is the Identifier column (first
+ * 28 characters used in the column, longer ones pushed right).  Returns the
+ * number of sections printed.
+ */
+int tiotext_format(struct strbuf *sb, const struct result_set *rs,
+		   const char *id);
+
+#endif
