@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+# Helpers for klab's black-box tests: sourced by tests/tNNNN-*.sh.
+# Starts a real klabd on a free loopback port with a temporary sqlite file.
+set -u
+: "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${KLAB_BIN:=$TOP/build/san/bin}"
+: "${KLAB_PLAIN_BIN:=$TOP/build/bin}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+TMP=$(mktemp -d /tmp/klab-test.XXXXXX)
+KLABD_PID=
+cleanup() {
+	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID" 2>/dev/null
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "skipped: $*"; exit 77; }
+ok() { echo "ok: $*"; }
+
+# start_klabd [extra klabd args...]: sets PORT, URL, KLAB_URL, KLABD_PID
+start_klabd() {
+	rm -f "$TMP/port"
+	"$KLAB_BIN/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
+		--data-dir "$TMP/data" --port-file "$TMP/port" "$@" \
+		>>"$TMP/klabd.log" 2>&1 &
+	KLABD_PID=$!
+	i=0
+	while [ ! -s "$TMP/port" ]; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && { cat "$TMP/klabd.log"; fail "klabd did not start"; }
+		kill -0 "$KLABD_PID" 2>/dev/null || { cat "$TMP/klabd.log"; fail "klabd exited at start"; }
+		sleep 0.05
+	done
+	PORT=$(cat "$TMP/port")
+	URL="http://127.0.0.1:$PORT"
+	KLAB_URL=$URL
+	export PORT URL KLAB_URL
+}
+
+# stop_klabd: SIGTERM, and it must exit 0
+stop_klabd() {
+	kill -TERM "$KLABD_PID"
+	wait "$KLABD_PID"
+	rc=$?
+	KLABD_PID=
+	[ $rc -eq 0 ] || { cat "$TMP/klabd.log"; fail "klabd exited $rc on SIGTERM"; }
+}
+
+klab() { "$KLAB_BIN/klab" "$@"; }
+
+# http METHOD PATH [curl args...]: prints body, sets STATUS
+http() {
+	m=$1; p=$2; shift 2
+	STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -X "$m" "$URL$p" "$@")
+	cat "$TMP/body"
+}
+
+expect_status() { [ "$STATUS" = "$1" ] || fail "expected HTTP $1, got $STATUS: $(cat "$TMP/body")"; }
+expect_grep() { grep -q -- "$1" "${2:-$TMP/body}" || fail "expected '$1' in ${2:-body}: $(head -c 600 "${2:-$TMP/body}")"; }
+expect_nogrep() { ! grep -q -- "$1" "${2:-$TMP/body}" || fail "did not expect '$1' in ${2:-body}"; }
