@@ -83,6 +83,7 @@ static int check_result(struct imp *im, const struct result *r)
 {
 	const char *ident = result_kernel(im, r);
 	int rc = db_name_check("metric", r->metric, im->err, im->errlen);
+	size_t ki;
 
 	if (rc != DB_OK)
 		return rc;
@@ -100,7 +101,8 @@ static int check_result(struct imp *im, const struct result *r)
 		return db_seterr(im->err, im->errlen, DB_INVALID,
 				 "metric '%s' of kernel '%s' is not a finite "
 				 "number", r->metric, ident);
-	im->k[imp_kernel_add(im, ident)].nresults++;
+	ki = imp_kernel_add(im, ident);
+	im->k[ki].nresults++;
 	return DB_OK;
 }
 
