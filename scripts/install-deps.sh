@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Install what a fresh Debian 12 machine lacks to build, test and run klab.
+# Only Debian packages; runs apt-get only when something is missing.
+set -eu
+PKGS="build-essential pkg-config git curl ca-certificates python3
+libmicrohttpd-dev libjansson-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev
+libcmocka-dev liburing-dev
+qemu-system-x86 qemu-utils kexec-tools busybox-static fio dbench socat cpio
+kmod xz-utils zstd
+chromium
+ccache flex bison bc libelf-dev libssl-dev linux-source-6.1"
+[ "${KLAB_NO_CHROMIUM:-}" ] && PKGS=$(echo "$PKGS" | sed 's/chromium//')
+
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "klab: installing:$missing" >&2
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
