@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format: what the text report (report_text.c) and the compare page
+ * (page_compare.c) share so the two always agree: the shape of the
+ * tiobench table (phases, columns, widths, number formats, exactly as
+ * tiobench.pl prints them), which metrics have a dedicated section
+ * (tiobench tables, dbench lines, read-latency lines) and how numbers,
+ * deltas and p-values are written.
+ */
+#ifndef KLAB_WEB_FORMAT_H
+#define KLAB_WEB_FORMAT_H
+
+#include <stddef.h>
+
+#include "controller/compare.h"
+
+#define TIO_NPHASES 4
+#define TIO_IDENT_WIDTH 30	/* identifier column of tiobench.pl */
+
+struct tio_phase {
+	const char *key;	/* "seq_read": tiobench.<key>.<field> */
+	const char *title;	/* "Sequential Reads" */
+};
+
+enum tio_col {
+	TC_FILE_SIZE, TC_BLK_SIZE, TC_THREADS, TC_RATE, TC_CPU, TC_AVG_LAT,
+	TC_MAX_LAT, TC_LAT_2S, TC_LAT_10S, TC_CPU_EFF, TC_NCOLS
+};
+
+struct tio_col_spec {
+	const char *field;	/* "rate" */
+	const char *head1, *head2;	/* the two header lines, for HTML */
+	const char *delta_name;	/* name in delta lines: "rate", NULL: none */
+	int main;		/* always named in delta lines */
+};
+
+extern const struct tio_phase tio_phases[TIO_NPHASES];
+extern const struct tio_col_spec tio_cols[TC_NCOLS];
+/* The text header and rule of a tiobench table right of the identifier. */
+extern const char tio_head1[], tio_head2[], tio_rule[];
+
+/* The metric of phase x column, NULL when the comparison lacks it. */
+const struct cmp_metric *fmt_tio_metric(const struct comparison *c,
+					int phase, int col);
+/* Does any kernel have any value in this phase? */
+int fmt_tio_phase_present(const struct comparison *c, int phase);
+/*
+ * A value of a tiobench column as tiobench.pl writes it ("41.20",
+ * "12.31%", "0.00000"), without padding.  Parameters are integers.
+ */
+void fmt_tio_value(char *buf, size_t len, int col, double v);
+/* Is the metric shown by a dedicated section rather than the generic
+ * table? (tiobench main fields, dbench line, read-latency lines) */
+int fmt_metric_has_section(const char *metric);
+
+/* A number with sensible precision: "41.20", "1811", "0.0042". */
+void fmt_num(char *buf, size_t len, double v);
+/* "+4.4%", "-0.3%", "0.0%"; "n/a" when the cell or baseline is absent. */
+void fmt_delta(char *buf, size_t len, const struct cmp_cell *cell);
+/* "p=0.003", "p<0.001"; "" when no test was run. */
+void fmt_p(char *buf, size_t len, const struct cmp_cell *cell);
+/* Copy s replacing control and non-ASCII bytes with '?' (for text). */
+void fmt_ascii(char *buf, size_t len, const char *s);
+/* Largest repetition count of kernel k over all metrics. */
+size_t fmt_reps(const struct comparison *c, size_t k);
+/* Counts of judged cells by verdict, over every non-baseline kernel. */
+void fmt_count(const struct comparison *c, size_t *better, size_t *worse,
+	       size_t *same);
+
+#endif
