@@ -88,6 +88,8 @@ uint64_t hist_percentile(const struct hist *h, double p)
 
 	if (!h->count)
 		return 0;
+	if (p >= 100)
+		return h->max;
 	want = (long double)p / 100.0L * (long double)h->count;
 	for (i = 0; i < HIST_NR; i++) {
 		run += h->b[i];

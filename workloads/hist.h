@@ -45,7 +45,8 @@ uint64_t hist_bucket_mid(unsigned idx);
 /*
  * The p-th percentile (0 < p <= 100) as fio computes it: the midpoint of the
  * first bucket where the running count reaches p% of the total, clamped to
- * the exact min and max.  0 for an empty histogram.
+ * the exact min and max; p = 100 is the exact max.  0 for an empty
+ * histogram.
  */
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);	/* ns, 0 when empty */

@@ -68,12 +68,11 @@ static void format_row(struct strbuf *sb, const struct result_set *rs,
 	get(rs, phase, "lat_2s", &l2);
 	get(rs, phase, "lat_10s", &l10);
 	get(rs, phase, "cpu_eff", &eff);
-	if (strlen(id) >= 30)
-		sb_addf(sb, "%s ", id);
-	else
-		sb_addf(sb, "%-30s", id);
-	sb_addf(sb, "%-6.0f%-5.0f%4.0f%8.2f %.4g%%%10.3f%12.2f%10.5f%9.5f"
-		"%6.0f\n", size, blk, thr, rate, cpu, avg, max, l2, l10, eff);
+	/* tiobench.pl's "%-30s%-6d%-5d%4d%8.2f..." with a blank kept
+	 * between columns when a value outgrows its width */
+	sb_addf(sb, "%-29s %-5.0f %-4.0f %3.0f %7.2f %.4g%% %9.3f %11.2f "
+		"%9.5f %8.5f %5.0f\n", id, size, blk, thr, rate, cpu, avg, max,
+		l2, l10, eff);
 }
 
 int tiotext_format(struct strbuf *sb, const struct result_set *rs,
