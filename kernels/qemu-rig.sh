@@ -1,0 +1,240 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# qemu-rig.sh: starts one QEMU rig of a klab profile and prepares its disks.
+#
+# Profiles: scsi (virtio-scsi, one disk), ide (PIIX IDE, one disk on the pc
+# machine's own controller), manydisk (virtio-scsi, 64 disks at scsi-id 0-7
+# x lun 0-7, 4 vCPUs).  Disk images live in the rig directory and are fully
+# written (dd from /dev/zero, never sparse or fallocated) so that guest reads
+# reach storage; they are kept across boots.  TCG by default.  The serial
+# console of each boot is logged to its own file.  The guest network is QEMU
+# user networking with restrict=on: the guest reaches klabd on the host's
+# 127.0.0.1:PORT at 10.0.2.100:GUEST_PORT through a per-connection
+# guestfwd (socat) and nothing else.
+#
+#   qemu-rig.sh start   OPTIONS   start in the background; prints key=value
+#                                 lines: pid, console, monitor, dir
+#   qemu-rig.sh exec    OPTIONS   prepare, then exec QEMU in the foreground
+#                                 (fork + exec this: the child is QEMU)
+#   qemu-rig.sh cmdline OPTIONS   prepare, then print QEMU's argv, one a line
+#   qemu-rig.sh disks   OPTIONS   only create the disk images
+#   qemu-rig.sh stop    --dir DIR stop the rig's QEMU (pidfile in DIR)
+#
+# Options: --profile scsi|ide|manydisk (scsi)  --dir DIR (required)
+#   --name NAME (the profile)  --kernel VMLINUZ  --initrd CPIO  --append TEXT
+#   --disk-size MIB (1024; manydisk 32)  --cpus N (1; manydisk 4)
+#   --memory MIB (1024)  --port PORT (8080)  --guest-port PORT (= --port)
+#   --token TOKEN  --console FILE (DIR/console-TIME.log)
+#   --cache none|writeback|... (none when the directory takes O_DIRECT)
+#   --accel tcg (tcg)  --no-reboot
+set -eu
+
+GUEST_ADDR=10.0.2.100
+
+die() {
+	echo "qemu-rig: $*" >&2
+	exit 1
+}
+
+usage() {
+	sed -n '/^#   qemu-rig.sh start/,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+parse_options() {
+	profile=scsi dir="" name="" kernel="" initrd="" append="" size=""
+	cpus="" memory=1024 port=8080 gport="" token="" console="" cache=""
+	accel=tcg noreboot=0
+	while [ $# -gt 0 ]; do
+		[ $# -ge 2 ] || case $1 in --no-reboot) ;; *) die "option '$1' needs a value" ;; esac
+		case $1 in
+		--profile) profile=$2 ;;
+		--dir) dir=$2 ;;
+		--name) name=$2 ;;
+		--kernel) kernel=$2 ;;
+		--initrd) initrd=$2 ;;
+		--append) append=$2 ;;
+		--disk-size) size=$2 ;;
+		--cpus) cpus=$2 ;;
+		--memory) memory=$2 ;;
+		--port) port=$2 ;;
+		--guest-port) gport=$2 ;;
+		--token) token=$2 ;;
+		--console) console=$2 ;;
+		--cache) cache=$2 ;;
+		--accel) accel=$2 ;;
+		--no-reboot) noreboot=1; shift; continue ;;
+		*) die "unknown option '$1'" ;;
+		esac
+		shift 2
+	done
+	[ -n "$dir" ] || die "no rig directory (--dir)"
+	case $profile in
+	scsi|ide) ndisks=1 ;;
+	manydisk) ndisks=64 ;;
+	*) die "unknown rig profile '$profile' (scsi, ide, manydisk)" ;;
+	esac
+	[ -n "$name" ] || name=$profile
+	[ -n "$gport" ] || gport=$port
+	if [ -z "$size" ]; then
+		[ "$profile" = manydisk ] && size=32 || size=1024
+	fi
+	if [ -z "$cpus" ]; then
+		[ "$profile" = manydisk ] && cpus=4 || cpus=1
+	fi
+	for n in "$size" "$cpus" "$memory" "$port" "$gport"; do
+		case $n in ''|*[!0-9]*) die "'$n' is not a number" ;; esac
+	done
+}
+
+# disk_names: the image file names of the profile, one a line, with their
+# SCSI address for manydisk (NAME ID LUN).
+disk_names() {
+	if [ "$profile" = manydisk ]; then
+		for id in 0 1 2 3 4 5 6 7; do
+			for lun in 0 1 2 3 4 5 6 7; do
+				echo "disk-$id-$lun.img $id $lun"
+			done
+		done
+	else
+		echo "disk-0-0.img 0 0"
+	fi
+}
+
+# make_disk FILE: a fully written image of $size MiB, kept when it exists
+# with the right size.
+make_disk() {
+	want=$((size * 1048576))
+	if [ -f "$1" ] && [ "$(stat -c %s "$1")" = "$want" ]; then
+		return
+	fi
+	dd if=/dev/zero of="$1.tmp" bs=1M count="$size" conv=fsync status=none ||
+		die "cannot write disk image '$1'"
+	mv "$1.tmp" "$1"
+}
+
+make_disks() {
+	mkdir -p "$dir"
+	disk_names | while read -r f id lun; do
+		make_disk "$dir/$f"
+	done
+}
+
+# pick_cache: none (O_DIRECT, reads reach the disk) where the file system
+# takes it, writeback elsewhere (tmpfs).
+pick_cache() {
+	[ -z "$cache" ] || return 0
+	if dd if=/dev/zero of="$dir/.direct-probe" bs=4096 count=1 oflag=direct \
+		status=none 2>/dev/null; then
+		cache=none
+	else
+		cache=writeback
+	fi
+	rm -f "$dir/.direct-probe"
+}
+
+# qemu_args: sets the positional parameters to QEMU's argv.
+qemu_args() {
+	[ -n "$console" ] || console=$dir/console-$(date +%Y%m%d-%H%M%S)-$$.log
+	: >"$console"
+	url=http://$GUEST_ADDR:$gport
+	cmd="console=ttyS0,115200 klab.url=$url klab.rig=$name klab.disks=$ndisks"
+	[ -z "$token" ] || cmd="$cmd klab.token=$token"
+	[ -z "$append" ] || cmd="$cmd $append"
+	set -- qemu-system-x86_64 -name "klab-$name" -machine pc -accel "$accel" \
+		-smp "$cpus" -m "$memory" -nodefaults -no-user-config \
+		-display none -pidfile "$dir/qemu.pid" \
+		-qmp "unix:$dir/qmp.sock,server=on,wait=off" \
+		-chardev "file,id=con0,path=$console" -serial chardev:con0 \
+		-netdev "user,id=n0,restrict=on,guestfwd=tcp:$GUEST_ADDR:$gport-cmd:socat - TCP:127.0.0.1:$port" \
+		-device virtio-net-pci,netdev=n0
+	[ "$noreboot" = 0 ] || set -- "$@" -no-reboot
+	[ -z "$kernel" ] || set -- "$@" -kernel "$kernel" -append "$cmd"
+	[ -z "$initrd" ] || set -- "$@" -initrd "$initrd"
+	[ "$profile" = ide ] || set -- "$@" -device virtio-scsi-pci,id=scsi0
+	i=0
+	for d in $(disk_names | tr ' ' ':'); do
+		f=${d%%:*} id=${d#*:} lun=${id#*:} id=${id%%:*}
+		drv="file=$dir/$f,format=raw,cache=$cache"
+		if [ "$profile" = ide ]; then
+			set -- "$@" -drive "$drv,if=ide,index=$i"
+		else
+			set -- "$@" -drive "$drv,if=none,id=d$i,aio=threads" \
+				-device "scsi-hd,drive=d$i,bus=scsi0.0,channel=0,scsi-id=$id,lun=$lun"
+		fi
+		i=$((i + 1))
+	done
+	ARGS_FILE=$dir/qemu.args
+	printf '%s\n' "$@" >"$ARGS_FILE"
+}
+
+prepare() {
+	command -v qemu-system-x86_64 >/dev/null ||
+		die "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
+	command -v socat >/dev/null || die "socat is not installed (apt-get install socat)"
+	[ -z "$kernel" ] || [ -f "$kernel" ] || die "kernel '$kernel' does not exist"
+	[ -z "$initrd" ] || [ -f "$initrd" ] || die "initrd '$initrd' does not exist"
+	make_disks
+	pick_cache
+	qemu_args
+}
+
+# run_args: exec the argv saved by qemu_args (one argument a line; no
+# argument contains a newline).
+run_args() {
+	set --
+	while IFS= read -r a; do
+		set -- "$@" "$a"
+	done <"$ARGS_FILE"
+	exec "$@"
+}
+
+cmd_start() {
+	rm -f "$dir/qemu.pid"
+	setsid sh -c 'exec "$@" </dev/null >"$0" 2>&1' "$dir/qemu.out" "$0" exec-saved "$ARGS_FILE" &
+	child=$!
+	i=0
+	while [ ! -s "$dir/qemu.pid" ]; do
+		if ! kill -0 "$child" 2>/dev/null; then
+			cat "$dir/qemu.out" >&2
+			die "qemu of rig '$name' exited at once"
+		fi
+		i=$((i + 1))
+		[ $i -lt 100 ] || die "qemu of rig '$name' wrote no pidfile in 10 s"
+		sleep 0.1
+	done
+	echo "pid=$(cat "$dir/qemu.pid")"
+	echo "console=$console"
+	echo "monitor=$dir/qmp.sock"
+	echo "dir=$dir"
+}
+
+cmd_stop() {
+	[ -f "$dir/qemu.pid" ] || return 0
+	pid=$(cat "$dir/qemu.pid")
+	case $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) in
+	*qemu-system-x86_64*"$dir/qemu.pid"*) ;;
+	*) rm -f "$dir/qemu.pid"; return 0 ;;
+	esac
+	kill "$pid"
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -9 "$pid" 2>/dev/null || true
+	rm -f "$dir/qemu.pid"
+}
+
+[ $# -ge 1 ] || usage
+mode=$1
+shift
+case $mode in
+exec-saved) ARGS_FILE=$1; run_args ;;
+start) parse_options "$@"; prepare; cmd_start ;;
+exec) parse_options "$@"; prepare; run_args ;;
+cmdline) parse_options "$@"; prepare; cat "$ARGS_FILE" ;;
+disks) parse_options "$@"; make_disks ;;
+stop) parse_options "$@"; cmd_stop ;;
+*) usage ;;
+esac
