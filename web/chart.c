@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SVG charts: nice tick numbers (Heckbert's "Nice numbers for graph
+ * labels", Graphics Gems 1990), axes, grid, one polyline and a circle per
+ * point with a <title> for hover text.  The output is a self-contained
+ * <svg> element that any browser shows without script.
+ */
+#include "chart.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define ML 72	/* margins: left, right, top, bottom */
+#define MR 16
+#define MT 28
+#define MB 84
+
+static const char *const palette[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+};
+#define NPALETTE (sizeof(palette) / sizeof(*palette))
+
+double chart_nice(double x, int round)
+{
+	double e, f, nf;
+
+	if (!(x > 0) || !isfinite(x))
+		return 1;
+	e = floor(log10(x));
+	f = x / pow(10, e);
+	if (round)
+		nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+	else
+		nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+	return nf * pow(10, e);
+}
+
+void chart_ticks(double min, double max, int target, struct chart_ticks *t)
+{
+	double range;
+
+	if (!isfinite(min) || !isfinite(max)) {
+		min = 0;
+		max = 1;
+	}
+	if (max < min) {
+		range = min;
+		min = max;
+		max = range;
+	}
+	if (max == min) {
+		double pad = min == 0 ? 1 : fabs(min) * 0.1;
+
+		min -= pad;
+		max += pad;
+	}
+	if (target < 2)
+		target = 2;
+	range = chart_nice(max - min, 0);
+	t->step = chart_nice(range / (target - 1), 1);
+	t->lo = floor(min / t->step) * t->step;
+	t->hi = ceil(max / t->step) * t->step;
+	t->n = (int)floor((t->hi - t->lo) / t->step + 0.5) + 1;
+	t->decimals = t->step >= 1 ? 0 : (int)-floor(log10(t->step));
+	if (t->decimals > 12)
+		t->decimals = 12;
+}
+
+struct frame {
+	int w, h;
+	struct chart_ticks xt, yt;
+};
+
+static double px(const struct frame *f, double x)
+{
+	return ML + (x - f->xt.lo) / (f->xt.hi - f->xt.lo) * (f->w - ML - MR);
+}
+
+static double py(const struct frame *f, double y)
+{
+	return f->h - MB - (y - f->yt.lo) / (f->yt.hi - f->yt.lo) *
+		(f->h - MT - MB);
+}
+
+/* Data extent over finite points; 0 when there are none. */
+static int extent(const struct chart *c, double *x0, double *x1,
+		  double *y0, double *y1)
+{
+	size_t i, j;
+	int any = 0;
+
+	for (i = 0; i < c->ns; i++)
+		for (j = 0; j < c->series[i].n; j++) {
+			const struct chart_point *p = &c->series[i].pts[j];
+
+			if (!isfinite(p->x) || !isfinite(p->y))
+				continue;
+			if (!any++) {
+				*x0 = *x1 = p->x;
+				*y0 = *y1 = p->y;
+			}
+			*x0 = fmin(*x0, p->x);
+			*x1 = fmax(*x1, p->x);
+			*y0 = fmin(*y0, p->y);
+			*y1 = fmax(*y1, p->y);
+		}
+	return any;
+}
+
+static void axes(struct strbuf *sb, const struct frame *f,
+		 const struct chart *c)
+{
+	int i;
+
+	sb_addf(sb, "<g class=\"axis\" stroke=\"#888\" font-size=\"11\">"
+		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
+		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+		ML, MT, ML, f->h - MB, ML, f->h - MB, f->w - MR, f->h - MB);
+	for (i = 0; i < f->yt.n; i++) {
+		double v = f->yt.lo + i * f->yt.step;
+		double y = py(f, v);
+
+		sb_addf(sb, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+			"stroke=\"#eee\"/><text x=\"%d\" y=\"%.1f\" "
+			"text-anchor=\"end\" stroke=\"none\" fill=\"#333\">"
+			"%.*f</text>\n", ML, y, f->w - MR, y, ML - 6, y + 4,
+			f->yt.decimals, v);
+	}
+	for (i = 0; !c->xlabels && i < f->xt.n; i++) {
+		double v = f->xt.lo + i * f->xt.step;
+
+		sb_addf(sb, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
+			"stroke=\"none\" fill=\"#333\">%.*f</text>\n",
+			px(f, v), f->h - MB + 16, f->xt.decimals, v);
+	}
+	sb_adds(sb, "</g>\n");
+}
+
+/* Kernel names under the x axis, thinned out when they would overlap. */
+static void xlabels(struct strbuf *sb, const struct frame *f,
+		    const struct chart *c)
+{
+	double last = -1e9;
+	size_t i;
+
+	for (i = 0; i < c->nxl; i++) {
+		double x = px(f, c->xlabels[i].x);
+
+		if (x - last < 14)
+			continue;
+		last = x;
+		sb_addf(sb, "<g transform=\"translate(%.1f,%d) rotate(-40)\">"
+			"<line x1=\"0\" y1=\"-6\" x2=\"0\" y2=\"-2\" "
+			"stroke=\"#888\"/><text text-anchor=\"end\" "
+			"font-size=\"11\" fill=\"#333\">", x, f->h - MB + 10);
+		sb_add_html(sb, c->xlabels[i].text);
+		sb_adds(sb, "</text></g>\n");
+	}
+}
+
+static void series(struct strbuf *sb, const struct frame *f,
+		   const struct chart *c, size_t s)
+{
+	const struct chart_series *se = &c->series[s];
+	const char *col = palette[s % NPALETTE];
+	size_t j;
+
+	sb_adds(sb, "<g class=\"series\">");
+	if (c->lines && se->n > 1) {
+		sb_addf(sb, "<polyline fill=\"none\" stroke=\"%s\" "
+			"stroke-width=\"1.5\" points=\"", col);
+		for (j = 0; j < se->n; j++)
+			if (isfinite(se->pts[j].x) && isfinite(se->pts[j].y))
+				sb_addf(sb, "%s%.1f,%.1f", j ? " " : "",
+					px(f, se->pts[j].x),
+					py(f, se->pts[j].y));
+		sb_adds(sb, "\"/>\n");
+	}
+	for (j = 0; j < se->n; j++) {
+		const struct chart_point *p = &se->pts[j];
+
+		if (!isfinite(p->x) || !isfinite(p->y))
+			continue;
+		sb_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+			"fill=\"%s\"><title>", px(f, p->x), py(f, p->y), col);
+		if (p->tip)
+			sb_add_html(sb, p->tip);
+		else
+			sb_addf(sb, "%g, %g", p->x, p->y);
+		sb_adds(sb, "</title></circle>\n");
+	}
+	sb_adds(sb, "</g>\n");
+}
+
+static void legend(struct strbuf *sb, const struct frame *f,
+		   const struct chart *c)
+{
+	size_t s;
+
+	if (c->ns < 2 || c->ns > 16)
+		return;
+	for (s = 0; s < c->ns; s++) {
+		sb_addf(sb, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\" "
+			"font-size=\"11\" fill=\"%s\">", f->w - MR - 4,
+			MT + 12 + s * 13, palette[s % NPALETTE]);
+		sb_add_html(sb, c->series[s].name ? c->series[s].name : "");
+		sb_adds(sb, "</text>\n");
+	}
+}
+
+void chart_svg(struct strbuf *sb, const struct chart *c)
+{
+	struct frame f;
+	double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+	size_t s;
+	int any;
+
+	f.w = c->width > ML + MR + 10 ? c->width : 800;
+	f.h = c->height > MT + MB + 10 ? c->height : 360;
+	sb_addf(sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" "
+		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"font-family=\"sans-serif\" role=\"img\">\n", f.w, f.h, f.w,
+		f.h);
+	sb_adds(sb, "<title>");
+	sb_add_html(sb, c->title ? c->title : "chart");
+	sb_adds(sb, "</title>\n");
+	any = extent(c, &x0, &x1, &y0, &y1);
+	chart_ticks(x0, x1, 8, &f.xt);
+	chart_ticks(y0, y1, 6, &f.yt);
+	axes(sb, &f, c);
+	if (c->ylabel) {
+		sb_addf(sb, "<text x=\"14\" y=\"%d\" font-size=\"12\" "
+			"transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">",
+			(f.h - MB + MT) / 2, (f.h - MB + MT) / 2);
+		sb_add_html(sb, c->ylabel);
+		sb_adds(sb, "</text>\n");
+	}
+	if (!any) {
+		sb_addf(sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+			"fill=\"#888\">no data</text>\n", (f.w + ML - MR) / 2,
+			(f.h - MB + MT) / 2);
+	} else {
+		if (c->xlabels)
+			xlabels(sb, &f, c);
+		for (s = 0; s < c->ns; s++)
+			series(sb, &f, c, s);
+		legend(sb, &f, c);
+	}
+	sb_adds(sb, "</svg>\n");
+}
