@@ -1,0 +1,429 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# build-kernel.sh: turn a base tree + a patch series + the lab config fragment
+# into a bootable bzImage, building each distinct kernel only once.
+#
+# The controller's kernel builder runs this script; docs/BUILDS.md describes
+# the interface in full.  In short:
+#
+#   build-kernel.sh --base debian-6.1 [--patch FILE]... [options]
+#
+# A build is stored under CACHE/<key>/ (bzImage, config, build.log, record)
+# where key = sha256(base exact version, each patch's diff in order, release
+# suffix, merged .config, compiler + linker version).  Finding the merged
+# config costs a tree copy and olddefconfig (about 15 s), so a second,
+# cheaper index CACHE/inputs/<input key> (same inputs, with the fragment's
+# hash in place of the merged config) answers an identical request in
+# milliseconds.  On success stdout is the record (key=value lines) followed
+# by cache=hit or cache=built; on failure stdout carries status= and error=.
+#
+# Exit status: 0 built or found, 1 usage or infrastructure error (retry),
+# 2 a patch does not apply (never retried), 3 the kernel failed to build,
+# 4 the build hit its time limit, 5 a must-have config option is missing.
+set -u -o pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/build-lib.sh"
+
+PROG=build-kernel
+CACHE=${KLAB_BUILD_CACHE:-/var/cache/klab/builds}
+FRAGMENT=$HERE/configs/lab.config
+JOBS=$(nproc 2>/dev/null || echo 2)
+TIME_LIMIT=3600
+USE_CCACHE=auto
+CC_WRAPPER=${KLAB_CC_WRAPPER:-}
+COMPILER=gcc
+BASE=
+MODE=build
+KEEP_TREE=0
+MUST_HAVE="CONFIG_64BIT CONFIG_SERIAL_8250_CONSOLE CONFIG_BLK_DEV_INITRD
+CONFIG_DEVTMPFS CONFIG_PCI CONFIG_VIRTIO_PCI CONFIG_SCSI_VIRTIO
+CONFIG_BLK_DEV_SD CONFIG_EXT4_FS CONFIG_MQ_IOSCHED_DEADLINE CONFIG_KEXEC
+CONFIG_BINFMT_ELF"
+PATCHES=()
+export CCACHE_DIR=${CCACHE_DIR:-/var/cache/klab/ccache}
+
+usage() {
+	cat <<EOF
+usage: $PROG --base BASE [--patch FILE]... [options]
+  --base BASE        debian-6.1, debian-6.12 (/usr/src/linux-source-V.tar.xz),
+                     git:PATH@COMMIT, or dir:PATH (a plain tree)
+  --patch FILE       a diff, a git format-patch file or an mbox series;
+                     repeat for more, applied in order
+  --config FRAG      config fragment (default kernels/configs/lab.config)
+  --cache DIR        artifact cache (default \$KLAB_BUILD_CACHE or
+                     /var/cache/klab/builds)
+  --jobs N           make -jN (default: number of CPUs)
+  --time-limit SECS  limit on make bzImage (default 3600)
+  --ccache|--no-ccache   compile through ccache (default: if installed)
+  --cc-wrapper CMD   distcc, icecc ...: prefix for the compiler
+  --cc COMPILER      the real compiler (default gcc)
+  --must-have "CONFIG_A CONFIG_B"   options that must survive (fatal)
+  --check            only split and dry-run the patches
+  --print-key        print input_key and key, build nothing
+  --keep-tree        keep the build tree (CACHE/tmp/...) for debugging
+EOF
+	exit 1
+}
+
+die() {
+	echo "$PROG: $*" >&2
+	printf 'status=error\nerror=%s\n' "$*"
+	exit 1
+}
+
+# Fail with STATUS word, exit CODE and MESSAGE (also copied to stdout).
+fail() {
+	code=$1 status=$2; shift 2
+	echo "$PROG: $*" >&2
+	printf 'status=%s\nerror=%s\n' "$status" "$*"
+	exit "$code"
+}
+
+note() {
+	echo "$PROG: $*" >&2
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--base) BASE=${2:?}; shift ;;
+		--patch) PATCHES+=("${2:?}"); shift ;;
+		--config) FRAGMENT=${2:?}; shift ;;
+		--cache) CACHE=${2:?}; shift ;;
+		--jobs) JOBS=${2:?}; shift ;;
+		--time-limit) TIME_LIMIT=${2:?}; shift ;;
+		--ccache) USE_CCACHE=yes ;;
+		--no-ccache) USE_CCACHE=no ;;
+		--cc-wrapper) CC_WRAPPER=${2:?}; shift ;;
+		--cc) COMPILER=${2:?}; shift ;;
+		--must-have) MUST_HAVE=$2; shift ;;
+		--check) MODE=check ;;
+		--print-key) MODE=key ;;
+		--keep-tree) KEEP_TREE=1 ;;
+		-h|--help) usage ;;
+		*) echo "$PROG: unknown option '$1'" >&2; usage ;;
+		esac
+		shift
+	done
+	[ -n "$BASE" ] || usage
+	case $JOBS in ''|*[!0-9]*|0) die "invalid job count '$JOBS'" ;; esac
+	case $TIME_LIMIT in ''|*[!0-9]*|0) die "invalid time limit '$TIME_LIMIT'" ;; esac
+	[ -f "$FRAGMENT" ] || die "cannot read config fragment '$FRAGMENT'"
+	FRAGMENT=$(realpath "$FRAGMENT")
+	for p in "${PATCHES[@]}"; do
+		[ -f "$p" ] || die "cannot read patch '$p'"
+	done
+	if [ "$USE_CCACHE" = auto ]; then
+		command -v ccache >/dev/null && USE_CCACHE=yes || USE_CCACHE=no
+	fi
+	mkdir -p "$CACHE/tmp" "$CACHE/inputs" "$CACHE/locks" "$CACHE/trees" \
+		"$CACHE/failed" || die "cannot create cache directory '$CACHE'"
+	CACHE=$(cd "$CACHE" && pwd)
+}
+
+# Resolve BASE into BASE_ID (its exact version, one line) and the function
+# that unpacks it into a directory.
+base_resolve() {
+	case $BASE in
+	debian-6.1|debian-6.12)
+		line=${BASE#debian-}
+		BASE_TAR=/usr/src/linux-source-$line.tar.xz
+		[ -f "$BASE_TAR" ] || die "unknown base '$BASE': $BASE_TAR missing (apt-get install linux-source-$line)"
+		v=$(dpkg-query -W -f '${Version}' "linux-source-$line" 2>/dev/null)
+		[ -n "$v" ] || v="sha256:$(sha256_of <"$BASE_TAR")"
+		BASE_ID="linux-source-$line $v" ;;
+	git:*@*)
+		spec=${BASE#git:}
+		BASE_GIT=${spec%@*} rev=${spec##*@}
+		t=$(git -C "$BASE_GIT" rev-parse --verify -q "$rev^{commit}") ||
+			die "unknown base '$BASE': no commit '$rev' in '$BASE_GIT'"
+		BASE_COMMIT=$t
+		BASE_ID="git commit $t tree $(git -C "$BASE_GIT" rev-parse "$t^{tree}")" ;;
+	dir:*)
+		BASE_DIR=${BASE#dir:}
+		[ -d "$BASE_DIR" ] || die "unknown base '$BASE': no directory '$BASE_DIR'"
+		BASE_ID="dir sha256:$(tar -C "$BASE_DIR" --sort=name --mtime=@0 \
+			--owner=0 --group=0 --numeric-owner -cf - . | sha256_of)" ;;
+	*) die "unknown base '$BASE'" ;;
+	esac
+}
+
+base_unpack() {
+	dest=$1
+	mkdir -p "$dest" || return 1
+	case $BASE in
+	debian-*) tar -C "$dest" --strip-components=1 -xJf "$BASE_TAR" ;;
+	git:*) git -C "$BASE_GIT" archive --format=tar "$BASE_COMMIT" |
+		tar -C "$dest" -xf - ;;
+	dir:*) tar -C "$BASE_DIR" -cf - . | tar -C "$dest" -xf - ;;
+	esac
+}
+
+# The pristine tree of the base, unpacked once and shared (read-only by
+# convention) by every build through hard links.  Sets PRISTINE.
+base_pristine() {
+	id=$(printf '%s\n' "$BASE_ID" | sha256_of | cut -c 1-16)
+	tree=$CACHE/trees/$id
+	if [ ! -d "$tree" ]; then
+		exec 8>"$CACHE/locks/tree-$id.lock" && flock 8 ||
+			die "cannot lock '$CACHE/locks/tree-$id.lock'"
+		if [ ! -d "$tree" ]; then
+			note "unpacking base '$BASE' ($BASE_ID)"
+			rm -rf "$tree.tmp"
+			base_unpack "$tree.tmp" && mv "$tree.tmp" "$tree" ||
+				die "cannot unpack base '$BASE'"
+		fi
+		exec 8>&-
+	fi
+	PRISTINE=$tree
+}
+
+# Split every --patch into pieces under $WORK/patches, filling PIECES (paths),
+# PIECE_NAMES ("file" or "file[i/n]") and LOCALVERSION.
+patches_split() {
+	PIECES=() PIECE_NAMES=()
+	names=""
+	i=0
+	for p in "${PATCHES[@]}"; do
+		i=$((i + 1))
+		d=$WORK/patches/$(printf '%02d' "$i")
+		n=$(patch_split "$p" "$d") || die "cannot split patch '$p'"
+		[ "$n" -gt 0 ] || fail 2 patch_failed \
+			"cannot apply patch '$(basename "$p")': no diff found in it"
+		for j in $(seq 1 "$n"); do
+			PIECES+=("$d/$(printf '%04d' "$j")")
+			if [ "$n" -eq 1 ]; then
+				PIECE_NAMES+=("$(basename "$p")")
+			else
+				PIECE_NAMES+=("$(basename "$p")[$j/$n]")
+			fi
+		done
+		names="$names+$(patch_short_name "$p")"
+	done
+	LOCALVERSION="-klab$names"
+	# uname -r holds 64 characters; keep room for "6.12.NNN".
+	LOCALVERSION=${LOCALVERSION:0:52}
+}
+
+# Every piece, in order: dry run, then apply.  A failure is final (exit 2).
+patches_apply() {
+	tree=$1
+	for k in "${!PIECES[@]}"; do
+		why=$(patch_apply_one "$tree" "${PIECES[$k]}") || {
+			subj=$(patch_subject "${PIECES[$k]}")
+			[ -n "$subj" ] && note "failing patch: '$subj'"
+			fail 2 patch_failed "cannot apply patch '${PIECE_NAMES[$k]}': $why"
+		}
+		note "applied '${PIECE_NAMES[$k]}'"
+	done
+}
+
+# The text hashed into both keys, with LAST as its final line(s).
+key_text() {
+	echo "klab-build-key v1"
+	echo "base $BASE_ID"
+	for k in "${!PIECES[@]}"; do
+		echo "patch $(patch_body "${PIECES[$k]}" | sha256_of)"
+	done
+	echo "localversion $LOCALVERSION"
+	echo "arch x86_64"
+	echo "toolchain $TOOLCHAIN"
+	printf '%s\n' "$1"
+}
+
+# The CC make gets: ccache in front (a wrapper then runs through
+# CCACHE_PREFIX), or the wrapper alone, or the plain compiler.
+cc_setup() {
+	if [ "$USE_CCACHE" = yes ]; then
+		[ -n "$CC_WRAPPER" ] && export CCACHE_PREFIX=$CC_WRAPPER
+		export CCACHE_BASEDIR=$CACHE/tmp
+		mkdir -p "$CCACHE_DIR" || die "cannot create '$CCACHE_DIR'"
+		CC_CMD="ccache $COMPILER"
+	elif [ -n "$CC_WRAPPER" ]; then
+		CC_CMD="$CC_WRAPPER $COMPILER"
+	else
+		CC_CMD=$COMPILER
+	fi
+}
+
+kmake() {
+	make -C "$TREE" ARCH=x86_64 CC="$CC_CMD" HOSTCC=gcc \
+		LOCALVERSION="$LOCALVERSION" KBUILD_BUILD_USER=klab \
+		KBUILD_BUILD_HOST=klab "$@"
+}
+
+# tinyconfig + the fragment + olddefconfig, then the survival check.
+config_merge() {
+	log=$WORK/build.log
+	{ kmake tinyconfig &&
+	  (cd "$TREE" && ARCH=x86_64 CC="$CC_CMD" \
+	   bash scripts/kconfig/merge_config.sh -m .config "$FRAGMENT") &&
+	  kmake olddefconfig; } >>"$log" 2>&1 || {
+		keep_failure "$INPUT_KEY" 1
+		fail 3 build_failed "config of base '$BASE' failed, log: $CACHE/failed/$INPUT_KEY/build.log"
+	}
+	DROPPED=$(config_dropped "$FRAGMENT" "$TREE/.config")
+	[ -z "$DROPPED" ] || printf '%s\n' "$DROPPED" | while IFS= read -r d; do
+		note "warning: option $d did not survive olddefconfig"
+	done
+	for o in $MUST_HAVE; do
+		grep -q "^$o=" "$TREE/.config" ||
+			fail 5 config_failed "must-have option '$o' missing from the merged config"
+	done
+	CONFIG_HASH=$(sha256_of <"$TREE/.config")
+}
+
+# Print a stored record plus how it was answered.
+answer() {
+	cat "$CACHE/$1/record"
+	echo "cache=$2"
+	exit 0
+}
+
+# Copy the pristine tree (hard links), apply the patches, merge the config.
+prepare_tree() {
+	base_pristine
+	TREE=$WORK/tree
+	cp -al "$PRISTINE" "$TREE" || die "cannot copy base tree into '$TREE'"
+	patches_apply "$TREE"
+	[ "$MODE" = check ] && { echo "status=ok"; exit 0; }
+	config_merge
+}
+
+# make bzImage under the time limit; the products go to $WORK/out.
+build_kernel() {
+	log=$WORK/build.log
+	note "building $KEY (make -j$JOBS, CC='$CC_CMD', limit ${TIME_LIMIT}s)"
+	t0=$(date +%s)
+	timeout -k 30 "$TIME_LIMIT" make -C "$TREE" ARCH=x86_64 CC="$CC_CMD" \
+		HOSTCC=gcc LOCALVERSION="$LOCALVERSION" KBUILD_BUILD_USER=klab \
+		KBUILD_BUILD_HOST=klab -j"$JOBS" bzImage >>"$log" 2>&1
+	rc=$?
+	BUILD_SECONDS=$(($(date +%s) - t0))
+	[ $rc -eq 0 ] || build_failed $rc
+	RELEASE=$(kmake -s kernelrelease 2>/dev/null | tail -n 1)
+	out=$WORK/out
+	mkdir -p "$out" &&
+		cp "$TREE/arch/x86/boot/bzImage" "$out/bzImage" &&
+		cp "$TREE/.config" "$out/config" && cp "$log" "$out/build.log" ||
+		die "cannot store the products of $KEY"
+}
+
+# Keep the log, config and record of a failed build under
+# CACHE/failed/<id>/ (never a cache hit: a failed build is tried again).
+keep_failure() {
+	f=$CACHE/failed/$1
+	mkdir -p "$f" && cp "$WORK/build.log" "$f/build.log"
+	cp "$TREE/.config" "$f/config" 2>/dev/null
+	{ record_common; echo "status=failed"; echo "exit=$2"; } >"$f/record"
+	tail -n 20 "$WORK/build.log" >&2
+}
+
+# Give up on a failed or timed-out make bzImage.
+build_failed() {
+	rc=$1 f=$CACHE/failed/$KEY
+	keep_failure "$KEY" "$rc"
+	[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && fail 4 build_timeout \
+		"build of $KEY exceeded ${TIME_LIMIT}s, log: $f/build.log"
+	fail 3 build_failed "build of $KEY failed (make exit $rc), log: $f/build.log"
+}
+
+record_common() {
+	echo "key=${KEY:-}"
+	echo "input_key=$INPUT_KEY"
+	echo "base=$BASE"
+	echo "base_version=$BASE_ID"
+	echo "base_kernel=$(kmake -s kernelversion 2>/dev/null | tail -n 1)"
+	(IFS=,; echo "patches=${PIECE_NAMES[*]}")
+	sums=()
+	for p in "${PIECES[@]}"; do sums+=("$(patch_body "$p" | sha256_of)"); done
+	(IFS=,; echo "patch_sha256=${sums[*]}")
+	echo "fragment=$FRAGMENT"
+	echo "fragment_sha256=$(sha256_of <"$FRAGMENT")"
+	echo "config_hash=${CONFIG_HASH:-}"
+	echo "dropped_options=$(printf '%s' "${DROPPED:-}" | tr '\n' ';')"
+	echo "compiler=$TOOLCHAIN"
+	echo "cc=$CC_CMD"
+	echo "jobs=$JOBS"
+	echo "localversion=$LOCALVERSION"
+}
+
+# Write the record, then publish $WORK/out as CACHE/<key> with one rename.
+publish() {
+	dir=$CACHE/$KEY
+	{
+		record_common
+		echo "status=ok"
+		echo "ident=build-$(printf '%s' "$KEY" | cut -c 1-12)"
+		echo "source=build"
+		echo "kernelrelease=$RELEASE"
+		echo "version=$RELEASE"
+		echo "build_seconds=$BUILD_SECONDS"
+		echo "bzimage_bytes=$(stat -c %s "$WORK/out/bzImage")"
+		echo "sha256=$(sha256_of <"$WORK/out/bzImage")"
+		echo "built_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "dir=$dir"
+		echo "vmlinuz=$dir/bzImage"
+		echo "config=$dir/config"
+		echo "log=$dir/build.log"
+	} >"$WORK/out/record" || die "cannot write the record of $KEY"
+	mv -T "$WORK/out" "$dir" 2>/dev/null || [ -f "$dir/record" ] ||
+		die "cannot publish '$dir'"
+	printf '%s\n' "$KEY" >"$CACHE/inputs/$INPUT_KEY.tmp" &&
+		mv -f "$CACHE/inputs/$INPUT_KEY.tmp" "$CACHE/inputs/$INPUT_KEY"
+}
+
+# The fast path: an identical request already answered.
+lookup_inputs() {
+	f=$CACHE/inputs/$INPUT_KEY
+	[ -f "$f" ] || return 1
+	k=$(cat "$f")
+	[ -f "$CACHE/$k/record" ] || return 1
+	answer "$k" hit
+}
+
+cleanup() {
+	[ -n "${WORK:-}" ] || return 0
+	if [ "$KEEP_TREE" = 1 ]; then
+		note "build tree kept in $WORK"
+	else
+		rm -rf "$WORK"
+	fi
+}
+
+main() {
+	parse_args "$@"
+	base_resolve
+	TOOLCHAIN=$(toolchain_id "$COMPILER") ||
+		die "cannot run compiler '$COMPILER'"
+	cc_setup
+	WORK=$(mktemp -d "$CACHE/tmp/build.XXXXXX") ||
+		die "cannot create a build directory in '$CACHE/tmp'"
+	trap cleanup EXIT
+	patches_split
+	INPUT_KEY=$(key_text "fragment $(sha256_of <"$FRAGMENT")" | sha256_of)
+	[ "$MODE" = check ] && prepare_tree
+	[ "$MODE" = build ] && lookup_inputs
+	# Identical requests wait here for each other and build once.
+	exec 9>"$CACHE/locks/$INPUT_KEY.lock" &&
+		flock -w $((TIME_LIMIT + 900)) 9 ||
+		die "cannot lock '$CACHE/locks/$INPUT_KEY.lock'"
+	[ "$MODE" = build ] && lookup_inputs
+	prepare_tree
+	KEY=$(key_text "config $CONFIG_HASH" | sha256_of)
+	if [ "$MODE" = key ]; then
+		printf 'input_key=%s\nkey=%s\nconfig_hash=%s\n' \
+			"$INPUT_KEY" "$KEY" "$CONFIG_HASH"
+		exit 0
+	fi
+	if [ -f "$CACHE/$KEY/record" ]; then
+		printf '%s\n' "$KEY" >"$CACHE/inputs/$INPUT_KEY"
+		answer "$KEY" hit
+	fi
+	build_kernel
+	publish
+	answer "$KEY" built
+}
+
+main "$@"
