@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,4 +264,15 @@ int iofile_fill(int fd, const char *file, uint64_t off, uint64_t len,
 	if (fsync(fd) && errno != EINVAL)
 		return io_fail(errno, file, "fsync");
 	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+int iofile_rmtree(const char *path)
+{
+	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -68,6 +68,9 @@ int iofile_read(int fd, const char *file, void *buf, size_t len, uint64_t off);
 int iofile_write(int fd, const char *file, const void *buf, size_t len,
 		 uint64_t off);
 
+/* rm -r path (files, directories, no symlink following); 0 or -1. */
+int iofile_rmtree(const char *path);
+
 /* The message for errno e on file: disk full / device vanished / I/O error. */
 void iofile_errmsg(int e, const char *file, const char *what, char *buf,
 		   size_t len);
