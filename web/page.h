@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * page: what every page of web/ shares and the HTTP layer does not see.
+ * The HTML frame (head with the inline stylesheet, navigation, footer),
+ * the ?format= choice, responses in each format, the mapping of data
+ * layer errors to HTTP statuses, and small escaping helpers.
+ */
+#ifndef KLAB_WEB_PAGE_H
+#define KLAB_WEB_PAGE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "web.h"
+
+enum page_format {
+	PF_HTML = 1,
+	PF_TEXT = 2,
+	PF_CSV = 4,
+	PF_JSON = 8,
+};
+
+#define CT_HTML "text/html; charset=utf-8"
+#define CT_TEXT "text/plain; charset=utf-8"
+#define CT_CSV "text/csv; charset=utf-8"
+#define CT_JSON "application/json"
+
+/*
+ * The ?format= of q (html when absent).  0 when it is one of allowed;
+ * otherwise -1 with a 400 error already in r.
+ */
+int page_format(const struct query *q, unsigned allowed,
+		enum page_format *out, struct web_response *r);
+/* Start an HTML page: doctype, head, inline CSS, navigation (nav is the
+ * active item: "home", "kernels", ...).  title is escaped. */
+void page_begin(struct strbuf *sb, const char *title, const char *nav);
+/* Close the page begun by page_begin. */
+void page_end(struct strbuf *sb);
+/* Finish r as a 200 with the body already in r->body. */
+int page_ok(struct web_response *r, const char *content_type);
+/* Finish r as a 200 JSON response; takes the reference to doc. */
+int page_json(struct web_response *r, json_t *doc);
+/* Map a DB_* code to a status and send err in q's format. */
+int page_db_error(struct web_response *r, const struct query *q, int rc,
+		  const char *err);
+/* A JSON string of s; bytes that are not UTF-8 become '?'.  NULL: null. */
+json_t *page_jstr(const char *s);
+/* "2024-05-01 12:00:03" (UTC), "-" for 0. */
+void page_time(char *buf, size_t len, int64_t t);
+/* <a href="prefix + urlenc(value)">html(text)</a> */
+void page_link(struct strbuf *sb, const char *prefix, const char *value,
+	       const char *text);
+/* A query value that must be a decimal integer in [min, max]: 0, or -1
+ * with a 400 in r naming the parameter.  Absent: *out = dflt. */
+int page_int_param(const struct query *q, const char *key, long dflt,
+		   long min, long max, long *out, struct web_response *r);
+
+#endif
