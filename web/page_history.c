@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /history: one metric across kernels and time.  An SVG chart drawn by
+ * chart.c (x = run order, grouped by kernel by default with the kernel
+ * names under the axis, or plain time order with ?order=time; one colour
+ * per kernel, hover titles), the values in a table under it, and the same
+ * points as CSV or JSON.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart.h"
+#include "format.h"
+#include "page.h"
+
+struct hist {
+	const char *metric, *rig, *suite;
+	long limit;
+	int by_kernel;
+	enum page_format f;
+	struct db_sample *s;
+	size_t n;
+	size_t *order;		/* display order of s */
+	size_t *group;		/* kernel group of each s */
+	const char **kernels;	/* group names, first appearance */
+	size_t ng;
+};
+
+static const char *nonempty(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+/* Group samples by kernel (first appearance), then order them. */
+static void hist_order(struct hist *h)
+{
+	size_t i, g, pos = 0, *count;
+
+	h->order = calloc(h->n + 1, sizeof(*h->order));
+	h->group = calloc(h->n + 1, sizeof(*h->group));
+	h->kernels = calloc(h->n + 1, sizeof(*h->kernels));
+	count = calloc(h->n + 1, sizeof(*count));
+	if (!h->order || !h->group || !h->kernels || !count)
+		abort();
+	for (i = 0; i < h->n; i++) {
+		g = i && !strcmp(h->s[i].kernel, h->kernels[h->group[i - 1]]) ?
+			h->group[i - 1] : 0;
+		for (; g < h->ng; g++)
+			if (!strcmp(h->kernels[g], h->s[i].kernel))
+				break;
+		if (g == h->ng)
+			h->kernels[h->ng++] = h->s[i].kernel;
+		h->group[i] = g;
+		count[g]++;
+	}
+	if (!h->by_kernel) {
+		for (i = 0; i < h->n; i++)
+			h->order[i] = i;
+		free(count);
+		return;
+	}
+	for (g = 0; g < h->ng; g++) {	/* counts -> start offsets */
+		size_t c = count[g];
+
+		count[g] = pos;
+		pos += c;
+	}
+	for (i = 0; i < h->n; i++)
+		h->order[count[h->group[i]]++] = i;
+	free(count);
+}
+
+static void hist_release(struct hist *h)
+{
+	db_samples_free(h->s, h->n);
+	free(h->order);
+	free(h->group);
+	free(h->kernels);
+}
+
+/* ---- data formats ------------------------------------------------- */
+
+static void hist_csv(struct strbuf *sb, const struct hist *h)
+{
+	size_t i;
+
+	sb_adds(sb, "kernel,run,repetition,time,value,unit\n");
+	for (i = 0; i < h->n; i++) {
+		const struct db_sample *s = &h->s[h->order[i]];
+
+		sb_add_csv(sb, s->kernel);
+		sb_addf(sb, ",%lld,%d,%lld,%.10g,", (long long)s->run_id,
+			s->repetition, (long long)s->time, s->value);
+		sb_add_csv(sb, s->unit);
+		sb_addc(sb, '\n');
+	}
+}
+
+static json_t *hist_json(const struct hist *h)
+{
+	json_t *o = json_object(), *pts = json_array();
+	size_t i;
+
+	json_object_set_new(o, "metric", page_jstr(h->metric));
+	json_object_set_new(o, "unit", page_jstr(h->n ? h->s[0].unit : ""));
+	json_object_set_new(o, "direction", json_string(metric_dir_name(
+				    h->n ? h->s[0].dir : DIR_NONE)));
+	json_object_set_new(o, "rig", page_jstr(h->rig));
+	json_object_set_new(o, "suite", page_jstr(h->suite));
+	for (i = 0; i < h->n; i++) {
+		const struct db_sample *s = &h->s[h->order[i]];
+
+		json_array_append_new(pts, json_pack("{s:o, s:I, s:i, s:I, s:f}",
+			"kernel", page_jstr(s->kernel),
+			"run", (json_int_t)s->run_id,
+			"repetition", s->repetition,
+			"time", (json_int_t)s->time,
+			"value", s->value));
+	}
+	json_object_set_new(o, "points", pts);
+	return o;
+}
+
+/* ---- HTML --------------------------------------------------------- */
+
+static void tip(char **out, const struct db_sample *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char v[64], t[32];
+
+	sb_init(&sb);
+	fmt_num(v, sizeof(v), s->value);
+	page_time(t, sizeof(t), s->time);
+	sb_addf(&sb, "%s: %s %s (run %lld, repetition %d, %s)", s->kernel, v,
+		s->unit, (long long)s->run_id, s->repetition, t);
+	*out = sb_detach(&sb, NULL);
+}
+
+static void hist_chart(struct strbuf *sb, const struct hist *h)
+{
+	struct chart_series *se = calloc(h->ng + 1, sizeof(*se));
+	struct chart_point *pts = calloc(h->n + 1, sizeof(*pts));
+	struct chart_label *xl = calloc(h->n + 1, sizeof(*xl));
+	char **tips = calloc(h->n + 1, sizeof(*tips));
+	size_t *start = calloc(h->ng + 1, sizeof(*start));
+	struct chart c = { 0 };
+	size_t i, g, nxl = 0;
+
+	if (!se || !pts || !xl || !tips || !start)
+		abort();
+	for (i = 0; i < h->n; i++)	/* slice of each kernel in pts */
+		start[h->group[i] + 1]++;
+	for (g = 0; g < h->ng; g++) {
+		start[g + 1] += start[g];
+		se[g].name = h->kernels[g];
+		se[g].pts = pts + start[g];
+	}
+	for (i = 0; i < h->n; i++) {
+		size_t j = h->order[i];
+		struct chart_point *p;
+
+		g = h->group[j];
+		p = &pts[start[g] + se[g].n++];
+		p->x = (double)(i + 1);
+		p->y = h->s[j].value;
+		tip(&tips[i], &h->s[j]);
+		p->tip = tips[i];
+		if (!i || h->group[h->order[i - 1]] != g) {
+			xl[nxl].x = p->x;
+			xl[nxl++].text = h->kernels[g];
+		}
+	}
+	c.title = h->metric;
+	c.ylabel = h->n ? h->s[0].unit : NULL;
+	c.series = se;
+	c.ns = h->ng;
+	c.xlabels = xl;
+	c.nxl = nxl;
+	c.lines = 1;
+	chart_svg(sb, &c);
+	for (i = 0; i < h->n; i++)
+		free(tips[i]);
+	free(tips);
+	free(start);
+	free(xl);
+	free(pts);
+	free(se);
+}
+
+static void hist_table(struct strbuf *sb, const struct hist *h)
+{
+	size_t i;
+	char v[64], t[32];
+
+	sb_adds(sb, "<table class=\"history\"><thead><tr><th>kernel</th>"
+		"<th>run</th><th>repetition</th><th>time (UTC)</th>"
+		"<th class=\"num\">value</th></tr></thead>\n<tbody>\n");
+	for (i = 0; i < h->n; i++) {
+		const struct db_sample *s = &h->s[h->order[i]];
+
+		fmt_num(v, sizeof(v), s->value);
+		page_time(t, sizeof(t), s->time);
+		sb_adds(sb, "<tr><td>");
+		page_link(sb, "/kernels/", s->kernel, s->kernel);
+		sb_addf(sb, "</td><td><a href=\"/runs/%lld\">%lld</a></td>"
+			"<td class=\"num\">%d</td><td>%s</td>"
+			"<td class=\"num\">%s</td></tr>\n", (long long)s->run_id,
+			(long long)s->run_id, s->repetition, t, v);
+	}
+	sb_adds(sb, "</tbody></table>\n");
+}
+
+static void select_open(struct strbuf *sb, const char *label,
+			const char *name)
+{
+	sb_addf(sb, "<label>%s<br><select name=\"%s\">", label, name);
+}
+
+static void option(struct strbuf *sb, const char *value, const char *text,
+		   int selected)
+{
+	sb_adds(sb, "<option value=\"");
+	sb_add_html(sb, value);
+	sb_addf(sb, "\"%s>", selected ? " selected" : "");
+	sb_add_html(sb, text);
+	sb_adds(sb, "</option>");
+}
+
+static int same(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static void hist_picker(struct strbuf *sb, struct db *db,
+			const struct hist *h)
+{
+	struct db_metric *m = NULL;
+	struct db_rig *rg = NULL;
+	struct db_suite *su = NULL;
+	size_t nm = 0, nr = 0, ns = 0, i;
+
+	if (db_metric_list(db, &m, &nm))
+		nm = 0;
+	if (db_rig_list(db, &rg, &nr))
+		nr = 0;
+	if (db_suite_list(db, &su, &ns))
+		ns = 0;
+	sb_adds(sb, "<form class=\"picker\" method=\"get\" action=\"/history\">");
+	select_open(sb, "metric", "metric");
+	for (i = 0; i < nm; i++)
+		option(sb, m[i].name, m[i].name, same(h->metric, m[i].name));
+	sb_adds(sb, "</select></label>");
+	select_open(sb, "rig", "rig");
+	option(sb, "", "any", !h->rig);
+	for (i = 0; i < nr; i++)
+		option(sb, rg[i].name, rg[i].name, same(h->rig, rg[i].name));
+	sb_adds(sb, "</select></label>");
+	select_open(sb, "suite", "suite");
+	option(sb, "", "any", !h->suite);
+	for (i = 0; i < ns; i++)
+		option(sb, su[i].name, su[i].name, same(h->suite, su[i].name));
+	sb_adds(sb, "</select></label>");
+	select_open(sb, "order", "order");
+	option(sb, "kernel", "grouped by kernel", h->by_kernel);
+	option(sb, "time", "by time", !h->by_kernel);
+	sb_addf(sb, "</select></label><label>points<br><input name=\"limit\" "
+		"size=\"6\" value=\"%ld\"></label>"
+		"<button type=\"submit\">show</button></form>\n", h->limit);
+	db_metrics_free(m, nm);
+	db_rigs_free(rg, nr);
+	db_suites_free(su, ns);
+}
+
+/* "metric=M&rig=R&suite=S&limit=N&order=O", HTML-escaped. */
+static void hist_query(struct strbuf *sb, const struct hist *h)
+{
+	sb_adds(sb, "metric=");
+	sb_add_urlenc(sb, h->metric);
+	if (h->rig) {
+		sb_adds(sb, "&amp;rig=");
+		sb_add_urlenc(sb, h->rig);
+	}
+	if (h->suite) {
+		sb_adds(sb, "&amp;suite=");
+		sb_add_urlenc(sb, h->suite);
+	}
+	sb_addf(sb, "&amp;limit=%ld&amp;order=%s", h->limit,
+		h->by_kernel ? "kernel" : "time");
+}
+
+static void hist_html(struct strbuf *sb, struct db *db, const struct hist *h)
+{
+	page_begin(sb, h->metric ? h->metric : "History", "history");
+	sb_adds(sb, "<h1>History</h1>\n");
+	hist_picker(sb, db, h);
+	if (!h->metric) {
+		page_end(sb);
+		return;
+	}
+	sb_adds(sb, "<h2>");
+	sb_add_html(sb, h->metric);
+	sb_addf(sb, "</h2>\n<p>%zu value%s from %zu kernel%s. "
+		"<a class=\"permalink\" href=\"/history?", h->n,
+		h->n == 1 ? "" : "s", h->ng, h->ng == 1 ? "" : "s");
+	hist_query(sb, h);
+	sb_adds(sb, "\">permalink</a> &middot; <a href=\"/history?");
+	hist_query(sb, h);
+	sb_adds(sb, "&amp;format=csv\">csv</a> &middot; <a href=\"/history?");
+	hist_query(sb, h);
+	sb_adds(sb, "&amp;format=json\">json</a></p>\n");
+	hist_chart(sb, h);
+	hist_table(sb, h);
+	page_end(sb);
+}
+
+/* ---- entry -------------------------------------------------------- */
+
+static int hist_params(struct query *q, struct hist *h,
+		       struct web_response *r)
+{
+	const char *order = nonempty(query_get(q, "order"));
+	char v[64], msg[128];
+
+	memset(h, 0, sizeof(*h));
+	if (page_format(q, PF_HTML | PF_CSV | PF_JSON, &h->f, r))
+		return -1;
+	if (page_int_param(q, "limit", 1000, 1, 10000000, &h->limit, r))
+		return -1;
+	h->metric = nonempty(query_get(q, "metric"));
+	h->rig = nonempty(query_get(q, "rig"));
+	h->suite = nonempty(query_get(q, "suite"));
+	h->by_kernel = !order || !strcmp(order, "kernel");
+	if (order && !h->by_kernel && strcmp(order, "time")) {
+		fmt_ascii(v, sizeof(v), order);
+		snprintf(msg, sizeof(msg), "unknown order '%s' (kernel or "
+			 "time)", v);
+		web_error_page(r, q, 400, msg);
+		return -1;
+	}
+	if (!h->metric && h->f != PF_HTML) {
+		web_error_page(r, q, 400, "parameter 'metric' is required");
+		return -1;
+	}
+	return 0;
+}
+
+int web_history(struct db *db, struct query *q, const char *arg,
+		struct web_response *r)
+{
+	struct hist h;
+	char err[256] = "";
+	int rc;
+
+	if (hist_params(q, &h, r))
+		return r->status;
+	if (h.metric) {
+		rc = db_history(db, h.metric, h.rig, h.suite, (int)h.limit,
+				&h.s, &h.n, err, sizeof(err));
+		if (rc)
+			return page_db_error(r, q, rc, err);
+	}
+	hist_order(&h);
+	sb_reset(&r->body);
+	if (h.f == PF_CSV) {
+		hist_csv(&r->body, &h);
+		rc = page_ok(r, CT_CSV);
+	} else if (h.f == PF_JSON) {
+		rc = page_json(r, hist_json(&h));
+	} else {
+		hist_html(&r->body, db, &h);
+		rc = page_ok(r, CT_HTML);
+	}
+	hist_release(&h);
+	return rc;
+}
