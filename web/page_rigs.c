@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /rigs: the machines results come from, with kind, profile, disks, CPUs,
+ * memory and their current state.
+ */
+#include "page.h"
+
+static json_t *rig_json(const struct db_rig *g)
+{
+	return json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:o, s:I}",
+			 "name", page_jstr(g->name),
+			 "kind", page_jstr(g->kind),
+			 "profile", page_jstr(g->profile),
+			 "disks", g->disks, "cpus", g->cpus,
+			 "memory_mb", g->memory_mb,
+			 "state", page_jstr(g->state),
+			 "created", (json_int_t)g->created);
+}
+
+static void rig_row(struct strbuf *sb, const struct db_rig *g)
+{
+	sb_adds(sb, "<tr><td>");
+	sb_add_html(sb, g->name);
+	sb_adds(sb, "</td><td>");
+	sb_add_html(sb, g->kind);
+	sb_adds(sb, "</td><td>");
+	sb_add_html(sb, g->profile);
+	sb_addf(sb, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td>"
+		"<td class=\"num\">%d</td><td>", g->disks, g->cpus,
+		g->memory_mb);
+	sb_add_html(sb, g->state);
+	sb_adds(sb, "</td><td><a href=\"/runs?rig=");
+	sb_add_urlenc(sb, g->name);
+	sb_adds(sb, "\">runs</a></td></tr>\n");
+}
+
+int web_rigs(struct db *db, struct query *q, const char *arg,
+	     struct web_response *r)
+{
+	enum page_format f;
+	struct db_rig *v = NULL;
+	size_t n = 0, i;
+	json_t *arr;
+	int rc;
+
+	if (page_format(q, PF_HTML | PF_JSON, &f, r))
+		return r->status;
+	rc = db_rig_list(db, &v, &n);
+	if (rc)
+		return page_db_error(r, q, rc, "cannot list rigs");
+	sb_reset(&r->body);
+	if (f == PF_JSON) {
+		arr = json_array();
+		for (i = 0; i < n; i++)
+			json_array_append_new(arr, rig_json(&v[i]));
+		db_rigs_free(v, n);
+		return page_json(r, arr);
+	}
+	page_begin(&r->body, "Rigs", "rigs");
+	sb_addf(&r->body, "<h1>Rigs</h1>\n<table class=\"rigs\"><thead><tr>"
+		"<th>rig</th><th>kind</th><th>profile</th><th>disks</th>"
+		"<th>CPUs</th><th>memory MB</th><th>state</th><th></th></tr>"
+		"</thead>\n<tbody>\n");
+	for (i = 0; i < n; i++)
+		rig_row(&r->body, &v[i]);
+	sb_adds(&r->body, "</tbody></table>\n");
+	if (!n)
+		sb_adds(&r->body, "<p>No rigs registered.</p>\n");
+	page_end(&r->body);
+	db_rigs_free(v, n);
+	return page_ok(r, CT_HTML);
+}
