@@ -13,7 +13,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "catalog.h"
 #include "klabd.h"
+#include "rig.h"
 #include "web/web.h"
 
 static int page_home(struct req *rq, struct web_response *r)
@@ -58,6 +64,13 @@ static const struct route routes[] = {
 	{ "POST", "/api/kernels", 1, api_kernel_put },
 	{ "GET", "/api/rigs", 0, api_rigs },
 	{ "POST", "/api/rigs", 1, api_rig_put },
+	{ "POST", "/api/rigs", 0, api_rig_action },
+	{ "GET", "/api/agent", 0, api_agent },
+	{ "POST", "/api/agent", 0, api_agent },
+	{ "POST", "/api/jobs", 1, api_job_add },
+	{ "GET", "/api/jobs", 0, api_jobs },
+	{ "GET", "/api/catalog", 0, api_catalog },
+	{ "POST", "/api/catalog", 0, api_catalog },
 	{ "GET", "/api/suites", 0, api_suites },
 	{ "POST", "/api/suites", 1, api_suite_put },
 	{ "GET", "/api/runs", 0, api_runs },
@@ -250,6 +263,45 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 	query_release(&rq.q);
 }
 
+/* GET /api/agent/files/SHA256: kernels and images, streamed from disk. */
+static enum MHD_Result send_file(struct klabd *d, struct MHD_Connection *conn,
+				 const char *sha)
+{
+	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						       "Authorization");
+	struct web_response r;
+	struct MHD_Response *resp;
+	const char *path = catalog_file_path(d, sha);
+	enum MHD_Result ret;
+	struct stat st;
+	int fd = -1;
+
+	web_response_init(&r);
+	if (!auth || strncmp(auth, "Bearer ", 7) ||
+	    !rigmgr_by_token(d, auth + 7))
+		web_error_json(&r, 401, "unknown or missing rig token");
+	else if (!path || (fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st))
+		web_error_json(&r, 404, "no such file");
+	if (r.status) {
+		if (fd >= 0)
+			close(fd);
+		ret = send_response(conn, &r);
+		web_response_release(&r);
+		return ret;
+	}
+	web_response_release(&r);
+	resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
+	if (!resp) {
+		close(fd);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type",
+				"application/octet-stream");
+	ret = MHD_queue_response(conn, 200, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -286,6 +338,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	if (!strncmp(url, "/api/agent/files/", 17) && !strcmp(method, "GET"))
+		return send_file(d, conn, url + 17);
 	web_response_init(&r);
 	dispatch(d, conn, url, method, ctx, &r);
 	if (!strcmp(method, "HEAD"))

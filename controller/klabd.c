@@ -13,9 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "catalog.h"
 #include "klabd.h"
+#include "rig.h"
 
 static void usage(FILE *f)
 {
@@ -30,6 +33,8 @@ static void usage(FILE *f)
 	      "(default ./klab-data)\n"
 	      "  -p, --port-file FILE   write the bound port here once "
 	      "listening\n"
+	      "  -B, --rig-bin DIR      agent and workloads for rig images "
+	      "(default: klabd's dir)\n"
 	      "  -h, --help             this help\n", f);
 }
 
@@ -71,6 +76,10 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 		set_str(&d->data_dir, v);
 	if ((v = config_get(&d->cfg, "", "public_url")))
 		set_str(&d->public_url, v);
+	if ((v = config_get(&d->cfg, "", "top_dir")))
+		set_str(&d->top_dir, v);
+	if ((v = config_get(&d->cfg, "", "rig_bin_dir")))
+		set_str(&d->rig_bin_dir, v);
 	if ((v = config_get(&d->cfg, "", "max_upload"))) {
 		if (config_parse_size(v, &sz) || sz <= 0) {
 			snprintf(err, errlen, "%s: invalid max_upload '%s'",
@@ -92,6 +101,7 @@ static int parse_args(struct klabd *d, int argc, char **argv,
 		{ "max-upload", required_argument, NULL, 'm' },
 		{ "data-dir", required_argument, NULL, 'D' },
 		{ "port-file", required_argument, NULL, 'p' },
+		{ "rig-bin", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -106,7 +116,7 @@ static int parse_args(struct klabd *d, int argc, char **argv,
 	if (cfgpath && (config_load(&d->cfg, cfgpath, err, errlen) ||
 			apply_config(d, err, errlen)))
 		return -1;
-	while ((c = getopt_long(argc, argv, "c:l:d:m:D:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:l:d:m:D:p:B:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': break;
 		case 'l':
@@ -116,6 +126,7 @@ static int parse_args(struct klabd *d, int argc, char **argv,
 		case 'd': set_str(&d->db_path, optarg); break;
 		case 'D': set_str(&d->data_dir, optarg); break;
 		case 'p': *port_file = optarg; break;
+		case 'B': set_str(&d->rig_bin_dir, optarg); break;
 		case 'm':
 			if (config_parse_size(optarg, &sz) || sz <= 0) {
 				snprintf(err, errlen, "invalid size '%s'",
@@ -132,6 +143,49 @@ static int parse_args(struct klabd *d, int argc, char **argv,
 		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * Absolute data dir (QEMU and scripts run elsewhere), klab's tree (the
+ * scripts and suites: two levels above build/bin/klabd, or the installed
+ * share/klab) and the binaries that go into rig images.
+ */
+static int resolve_dirs(struct klabd *d, const char *argv0, char *err,
+			size_t errlen)
+{
+	char exe[4096], buf[4096 + 64], *p;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (mkdir(d->data_dir, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create data dir '%s': %s",
+			 d->data_dir, strerror(errno));
+		return -1;
+	}
+	p = realpath(d->data_dir, NULL);
+	if (p) {
+		free(d->data_dir);
+		d->data_dir = p;
+	}
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	p = strrchr(exe, '/');
+	*p = '\0';
+	if (!d->rig_bin_dir)
+		d->rig_bin_dir = strdup(exe);
+	if (d->top_dir)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s/../../kernels/qemu-rig.sh", exe);
+	if (access(buf, R_OK) == 0) {
+		snprintf(buf, sizeof(buf), "%s/../..", exe);
+		d->top_dir = realpath(buf, NULL);
+	} else {
+		snprintf(buf, sizeof(buf), "%s/../share/klab", exe);
+		d->top_dir = realpath(buf, NULL);
+	}
+	if (!d->top_dir)
+		d->top_dir = strdup(".");
 	return 0;
 }
 
@@ -152,8 +206,11 @@ static void klabd_release(struct klabd *d)
 	free(d->data_dir);
 	free(d->top_dir);
 	free(d->public_url);
+	free(d->rig_bin_dir);
+	catalog_release(d);
 	config_release(&d->cfg);
 	pthread_mutex_destroy(&d->pool_lock);
+	pthread_mutex_destroy(&d->cat_lock);
 }
 
 int main(int argc, char **argv)
@@ -167,6 +224,7 @@ int main(int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	pthread_mutex_init(&d.pool_lock, NULL);
+	pthread_mutex_init(&d.cat_lock, NULL);
 	config_init(&d.cfg);
 	d.db_path = strdup("klab.db");
 	d.host = strdup("127.0.0.1");
@@ -186,7 +244,10 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (http_start(&d, err, sizeof(err)))
+	if (resolve_dirs(&d, argv[0], err, sizeof(err)) ||
+	    http_start(&d, err, sizeof(err)))
+		goto out_usage;
+	if (rigmgr_start(&d, err, sizeof(err)))
 		goto out_usage;
 	fprintf(stderr, "klabd: serving http://%s:%d/ (db %s)\n", d.host,
 		d.port, d.db_path);
@@ -196,11 +257,13 @@ int main(int argc, char **argv)
 	while (sigwait(&set, &sig) == 0 && sig != SIGTERM && sig != SIGINT)
 		;
 	fprintf(stderr, "klabd: signal %d, shutting down\n", sig);
+	rigmgr_stop(&d);
 	http_stop(&d);
 	rc = 0;
 	goto out;
 out_usage:
 	fprintf(stderr, "klabd: %s\n", err);
+	rigmgr_stop(&d);
 	http_stop(&d);
 out:
 	klabd_release(&d);

@@ -25,6 +25,7 @@ struct klabd {
 	long long max_upload;	/* bytes, default 16 MiB */
 	char *data_dir;		/* kernels, images, rig dirs, logs */
 	char *top_dir;		/* klab's source/install tree (suites, scripts) */
+	char *rig_bin_dir;	/* agent + workloads put into rig images */
 	char *public_url;	/* how agents reach us, for the rig cmdline */
 	struct config cfg;
 	struct MHD_Daemon *mhd;
@@ -33,6 +34,20 @@ struct klabd {
 	pthread_mutex_t pool_lock;	/* db handles for request threads */
 	struct db **pool;
 	size_t npool, pool_alloc;
+
+	/* the rig manager (rigmgr.c) */
+	struct rig **rigs;
+	size_t nrigs;
+	pthread_t mgr;
+	int mgr_running;
+	pthread_mutex_t mgr_lock;
+	pthread_cond_t mgr_cond;	/* new jobs / state changes */
+
+	/* the kernel catalog (catalog.c) */
+	pthread_mutex_t cat_lock;
+	char *base_image;		/* rig base initramfs, built on demand */
+	struct cat_file *files;		/* sha256 -> path, for downloads */
+	size_t nfiles;
 };
 
 struct req {
@@ -75,6 +90,13 @@ int api_runs(struct req *rq, struct web_response *r);
 int api_metrics(struct req *rq, struct web_response *r);
 int api_compare(struct req *rq, struct web_response *r);
 int api_history(struct req *rq, struct web_response *r);
+
+/* api_agent.c, api_jobs.c: the lab */
+int api_agent(struct req *rq, struct web_response *r);
+int api_job_add(struct req *rq, struct web_response *r);
+int api_jobs(struct req *rq, struct web_response *r);
+int api_rig_action(struct req *rq, struct web_response *r);
+int api_catalog(struct req *rq, struct web_response *r);
 
 /* Map a DB_E* code to an HTTP status. */
 int http_status_of(int dbrc);

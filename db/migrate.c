@@ -61,8 +61,6 @@ static const char *const migrations[] = {
 	"CREATE INDEX runs_kernel_rig_suite"
 	"  ON runs(kernel_id, rig_id, suite_id, repetition);"
 	"CREATE INDEX runs_finished ON runs(finished);"
-	"CREATE INDEX runs_rig ON runs(rig_id);"
-	"CREATE INDEX runs_suite ON runs(suite_id);"
 	"CREATE TABLE results ("
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  metric_id INTEGER NOT NULL REFERENCES metrics(id),"
@@ -104,8 +102,31 @@ static const char *const migrations[] = {
 	"  ('fio', 'fio jobs: IOPS, bandwidth and completion latency'),"
 	"  ('readlat', 'read latency summary: min, avg, max, share over"
 	" 2 s and 10 s');",
+	/* 2: the lab's job queue and kernel boot artifacts. */
+	"CREATE TABLE jobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kernel_id INTEGER NOT NULL REFERENCES kernels(id),"
+	"  rig_id INTEGER NOT NULL REFERENCES rigs(id),"
+	"  suite_id INTEGER NOT NULL REFERENCES suites(id),"
+	"  scheduler TEXT NOT NULL DEFAULT '',"
+	"  cmdline TEXT NOT NULL DEFAULT '',"
+	"  scale REAL NOT NULL DEFAULT 1,"
+	"  state TEXT NOT NULL DEFAULT 'queued',"
+	"  failure TEXT NOT NULL DEFAULT '',"
+	"  error TEXT NOT NULL DEFAULT '',"
+	"  console TEXT NOT NULL DEFAULT '',"
+	"  output TEXT NOT NULL DEFAULT '',"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  submission_id INTEGER,"
+	"  created INTEGER NOT NULL,"
+	"  started INTEGER,"
+	"  finished INTEGER);"
+	"CREATE INDEX jobs_rig_state ON jobs(rig_id, state, id);"
+	"CREATE INDEX runs_job ON runs(job_id);"
+	"ALTER TABLE kernels ADD COLUMN release TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE kernels ADD COLUMN image TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE kernels ADD COLUMN modules TEXT NOT NULL DEFAULT '';",
 };
-
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
 int db_schema_version(void)

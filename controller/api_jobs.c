@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Users' side of the lab: queue jobs (kernel x rig x suite, repeated and
+ * interleaved), list them with their failure class and console log, bring
+ * an offline rig back, and add kernels from Debian's archive.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "db/jobs.h"
+#include "klabd.h"
+#include "rig.h"
+
+static int reply(struct web_response *r, int status, json_t *doc)
+{
+	char *s = json_dumps(doc, JSON_COMPACT);
+
+	json_decref(doc);
+	r->status = status;
+	r->content_type = "application/json";
+	sb_reset(&r->body);
+	if (s)
+		sb_adds(&r->body, s);
+	sb_addc(&r->body, '\n');
+	free(s);
+	return status;
+}
+
+static json_t *body_object(struct req *rq, struct web_response *r)
+{
+	json_error_t je;
+	json_t *doc;
+	char err[300];
+
+	if (strcmp(rq->content_type, "application/json")) {
+		web_error_json(r, 415, "send application/json");
+		return NULL;
+	}
+	doc = json_loadb(rq->body, rq->body_len, 0, &je);
+	if (!json_is_object(doc)) {
+		snprintf(err, sizeof(err), "invalid json at line %d: %s",
+			 je.line, doc ? "expected an object" : je.text);
+		json_decref(doc);
+		web_error_json(r, 400, err);
+		return NULL;
+	}
+	return doc;
+}
+
+static json_t *job_json(const struct db_job *j, int full)
+{
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:f, s:s, s:s, "
+			      "s:s, s:i, s:I, s:I, s:I}", "id",
+			      (json_int_t)j->id, "kernel", j->kernel, "rig",
+			      j->rig, "suite", j->suite, "scheduler",
+			      j->scheduler, "cmdline", j->cmdline, "scale",
+			      j->scale, "state", j->state, "failure",
+			      j->failure, "error", j->error, "attempts",
+			      j->attempts, "created", (json_int_t)j->created,
+			      "started", (json_int_t)j->started, "finished",
+			      (json_int_t)j->finished);
+
+	if (full) {
+		json_object_set_new(o, "console", json_string(j->console));
+		json_object_set_new(o, "output", json_string(j->output));
+	}
+	return o;
+}
+
+/* POST /api/jobs {"kernels":[..] | "kernel", "rig", "suite", "scheduler",
+ * "scale", "repeat", "cmdline"}: repetitions interleave the kernels. */
+int api_job_add(struct req *rq, struct web_response *r)
+{
+	json_t *doc = body_object(rq, r), *ks, *ids;
+	struct db_job_new jn;
+	json_int_t repeat;
+	size_t i, nk;
+	int64_t id;
+	char err[300] = "";
+	int rc = 0, k;
+
+	if (!doc)
+		return r->status;
+	ks = json_object_get(doc, "kernels");
+	if (!json_is_array(ks)) {
+		ks = json_pack("[O]", json_object_get(doc, "kernel") ?
+			       json_object_get(doc, "kernel") : json_null());
+	} else {
+		json_incref(ks);
+	}
+	memset(&jn, 0, sizeof(jn));
+	jn.rig = json_string_value(json_object_get(doc, "rig"));
+	jn.suite = json_string_value(json_object_get(doc, "suite"));
+	jn.scheduler = json_string_value(json_object_get(doc, "scheduler"));
+	jn.cmdline = json_string_value(json_object_get(doc, "cmdline"));
+	jn.scale = json_number_value(json_object_get(doc, "scale"));
+	repeat = json_integer_value(json_object_get(doc, "repeat"));
+	nk = json_array_size(ks);
+	if (!jn.rig || !jn.suite || !nk || repeat < 0 || repeat > 1000) {
+		json_decref(ks);
+		json_decref(doc);
+		return web_error_json(r, 400, "a job needs 'kernel' (or "
+				      "'kernels'), 'rig' and 'suite'; "
+				      "'repeat' in 1..1000");
+	}
+	ids = json_array();
+	if (db_begin(rq->db))
+		rc = DB_ERR;
+	for (k = 0; !rc && k < (repeat ? repeat : 1); k++)
+		for (i = 0; !rc && i < nk; i++) {
+			jn.kernel = json_string_value(json_array_get(ks, i));
+			if (!jn.kernel) {
+				snprintf(err, sizeof(err), "kernels[%zu]: "
+					 "expected a string", i);
+				rc = DB_INVALID;
+				break;
+			}
+			rc = db_job_add(rq->db, &jn, &id, err, sizeof(err));
+			if (!rc)
+				json_array_append_new(ids, json_integer(id));
+		}
+	if (rc)
+		db_rollback(rq->db);
+	else
+		rc = db_commit(rq->db);
+	json_decref(ks);
+	json_decref(doc);
+	if (rc) {
+		json_decref(ids);
+		return web_error_json(r, http_status_of(rc), err[0] ? err :
+				      "cannot queue jobs");
+	}
+	rigmgr_kick(rq->d);
+	return reply(r, 201, json_pack("{s:o}", "jobs", ids));
+}
+
+int api_jobs(struct req *rq, struct web_response *r)
+{
+	struct db_job *v = NULL, j;
+	size_t n = 0, i;
+	long id;
+	json_t *a;
+
+	if (*rq->arg) {
+		if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
+			return web_error_json(r, 400, "invalid job id");
+		if (db_job_get(rq->db, id, &j))
+			return web_error_json(r, 404, "unknown job");
+		a = job_json(&j, 1);
+		db_job_release(&j);
+		return reply(r, 200, a);
+	}
+	if (db_job_list(rq->db, query_get(&rq->q, "rig"),
+			query_get(&rq->q, "state"), 500, &v, &n))
+		return web_error_json(r, 500, "cannot list jobs");
+	a = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, job_json(&v[i], 0));
+	db_jobs_free(v, n);
+	return reply(r, 200, json_pack("{s:o}", "jobs", a));
+}
+
+/* POST /api/rigs/NAME/online */
+int api_rig_action(struct req *rq, struct web_response *r)
+{
+	char name[256], err[300];
+	const char *slash = strchr(rq->arg, '/');
+	struct rig *g;
+
+	snprintf(name, sizeof(name), "%.*s", slash ? (int)(slash - rq->arg) :
+		 0, rq->arg);
+	if (!slash || strcmp(slash, "/online"))
+		return web_error_json(r, 404, "no such page");
+	g = rigmgr_find(rq->d, name);
+	if (!g) {
+		snprintf(err, sizeof(err), "unknown rig '%s'", name);
+		return web_error_json(r, 404, err);
+	}
+	rigmgr_online(g);
+	return reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
+}
+
+/* GET /api/catalog/available; POST /api/catalog/debian {"spec": ..} */
+int api_catalog(struct req *rq, struct web_response *r)
+{
+	struct strbuf out = STRBUF_INIT;
+	char err[600] = "", *ident = NULL;
+	json_t *doc;
+	int rc;
+
+	if (!strcmp(rq->arg, "available") && !strcmp(rq->method, "GET")) {
+		sb_init(&out);
+		rc = catalog_available(rq->d, &out, err, sizeof(err));
+		r->status = rc ? 502 : 200;
+		r->content_type = "text/plain; charset=utf-8";
+		sb_add(&r->body, out.buf, out.len);
+		sb_release(&out);
+		return rc ? web_error_json(r, 502, err) : 200;
+	}
+	if (strcmp(rq->arg, "debian") || strcmp(rq->method, "POST"))
+		return web_error_json(r, 404, "no such page");
+	doc = body_object(rq, r);
+	if (!doc)
+		return r->status;
+	rc = catalog_add_debian(rq->d, rq->db, json_string_value(
+				json_object_get(doc, "spec")) ?
+				json_string_value(json_object_get(doc,
+				"spec")) : "", &ident, err, sizeof(err));
+	json_decref(doc);
+	if (rc)
+		return web_error_json(r, 400, err[0] ? err :
+				      "cannot fetch the kernel");
+	rc = reply(r, 201, json_pack("{s:s}", "ident", ident));
+	free(ident);
+	return rc;
+}

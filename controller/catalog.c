@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kernel catalog and the rig images.  See catalog.h.  The heavy work is
+ * done by the scripts in kernels/; this file runs them, reads their
+ * key=value records and keeps the database in step.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "klabd.h"
+#include "lib/sha256.h"
+
+int catalog_script(struct klabd *d, const char *name,
+		   const char *const *args, struct strbuf *out, char *err,
+		   size_t errlen)
+{
+	struct strbuf path = STRBUF_INIT, errtxt = STRBUF_INIT;
+	char errpath[] = "/tmp/klab-script-XXXXXX";
+	const char *argv[32];
+	int pipefd[2], status, efd, i;
+	char buf[4096];
+	ssize_t n;
+	pid_t pid;
+
+	sb_init(&path);
+	sb_addf(&path, "%s/kernels/%s", d->top_dir, name);
+	argv[0] = "sh";
+	argv[1] = path.buf;
+	for (i = 0; args && args[i] && i < 29; i++)
+		argv[i + 2] = args[i];
+	argv[i + 2] = NULL;
+	efd = mkstemp(errpath);
+	if (efd < 0 || pipe(pipefd)) {
+		snprintf(err, errlen, "cannot run '%s': %s", name,
+			 strerror(errno));
+		sb_release(&path);
+		return -1;
+	}
+	unlink(errpath);
+	pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(efd, 2);
+		close(pipefd[0]);
+		execvp("sh", (char *const *)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], buf, sizeof(buf))) > 0)
+		sb_add(out, buf, (size_t)n);
+	close(pipefd[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		status = -1;
+	sb_init(&errtxt);
+	lseek(efd, 0, SEEK_SET);
+	while ((n = read(efd, buf, sizeof(buf))) > 0)
+		sb_add(&errtxt, buf, (size_t)n);
+	close(efd);
+	while (errtxt.len && errtxt.buf[errtxt.len - 1] == '\n')
+		errtxt.buf[--errtxt.len] = '\0';
+	snprintf(err, errlen, "%s", errtxt.len ? strrchr(errtxt.buf, '\n') ?
+		 strrchr(errtxt.buf, '\n') + 1 : errtxt.buf : "");
+	sb_release(&errtxt);
+	sb_release(&path);
+	if (status == -1 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Value of key in a key=value record (heap copy), or NULL. */
+static char *record_get(const char *rec, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = rec;
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			const char *e = strchr(p + kl + 1, '\n');
+
+			return strndup(p + kl + 1, e ? (size_t)(e - p - kl - 1) :
+				       strlen(p + kl + 1));
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+int catalog_add_debian(struct klabd *d, struct db *db, const char *spec,
+		       char **ident, char *err, size_t errlen)
+{
+	struct strbuf out = STRBUF_INIT, prov = STRBUF_INIT;
+	const char *args[4];
+	char *pkg = NULL, *up, *ver, *vml, *root, *pv;
+	int rc = -1;
+
+	sb_init(&out);
+	*ident = NULL;
+	if (!strncmp(spec, "newest-", 7)) {
+		args[0] = "newest";
+		args[1] = spec + 7;
+		args[2] = NULL;
+		if (catalog_script(d, "debian-kernels.sh", args, &out, err,
+				   errlen))
+			goto out;
+		pkg = strndup(out.buf, strcspn(out.buf, "\n"));
+		sb_reset(&out);
+	} else {
+		pkg = strdup(spec);
+	}
+	args[0] = "fetch";
+	args[1] = pkg;
+	args[2] = NULL;
+	if (catalog_script(d, "debian-kernels.sh", args, &out, err, errlen))
+		goto out;
+	up = record_get(out.buf, "upstream");
+	ver = record_get(out.buf, "version");
+	vml = record_get(out.buf, "vmlinuz");
+	root = record_get(out.buf, "root");
+	pv = record_get(out.buf, "package_version");
+	sb_init(&prov);
+	sb_addf(&prov, "debian package %s %s", pkg, pv ? pv : "");
+	if (up && ver && vml && root)
+		rc = catalog_add_image(d, db, up, ver, vml, root, "debian",
+				       prov.buf, err, errlen);
+	else
+		snprintf(err, errlen, "debian-kernels.sh gave an incomplete "
+			 "record for '%s'", pkg);
+	if (!rc)
+		*ident = strdup(up);
+	free(up);
+	free(ver);
+	free(vml);
+	free(root);
+	free(pv);
+	sb_release(&prov);
+out:
+	free(pkg);
+	sb_release(&out);
+	return rc;
+}
+
+int catalog_add_image(struct klabd *d, struct db *db, const char *ident,
+		      const char *release, const char *image,
+		      const char *modroot, const char *source,
+		      const char *provenance, char *err, size_t errlen)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *args[4];
+	struct db_kernel k;
+	char *modpart = NULL;
+	int rc;
+
+	sb_init(&out);
+	if (modroot && *modroot) {
+		args[0] = "modules";
+		args[1] = modroot;
+		args[2] = release;
+		args[3] = NULL;
+		if (catalog_script(d, "mkinitramfs.sh", args, &out, err,
+				   errlen)) {
+			sb_release(&out);
+			return -1;
+		}
+		modpart = strndup(out.buf, strcspn(out.buf, "\n"));
+	}
+	memset(&k, 0, sizeof(k));
+	k.ident = (char *)ident;
+	k.version = (char *)release;
+	k.base = k.patch_hash = k.config_hash = "";
+	k.source = (char *)source;
+	k.provenance = (char *)provenance;
+	rc = db_kernel_put(db, &k, err, errlen);
+	if (!rc)
+		rc = db_kernel_set_boot(db, ident, release, image,
+					modpart ? modpart : "");
+	free(modpart);
+	sb_release(&out);
+	return rc ? -1 : 0;
+}
+
+int catalog_available(struct klabd *d, struct strbuf *out, char *err,
+		      size_t errlen)
+{
+	const char *args[] = { "list-available", NULL };
+
+	return catalog_script(d, "debian-kernels.sh", args, out, err,
+			      errlen) ? -1 : 0;
+}
+
+/* The rig base image, built once per klabd run from the rig binaries. */
+static const char *base_image(struct klabd *d, char *err, size_t errlen)
+{
+	static const char *const progs[] = { "klab-agent", "tiotest", "rio",
+					     "iops", "klab-run" };
+	struct strbuf out = STRBUF_INIT, suites = STRBUF_INIT;
+	char paths[5][1024];
+	const char *args[9];
+	size_t i;
+
+	if (d->base_image)
+		return d->base_image;
+	args[0] = "base";
+	for (i = 0; i < 5; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s/%s", d->rig_bin_dir,
+			 progs[i]);
+		args[i + 1] = paths[i];
+	}
+	sb_init(&suites);
+	sb_addf(&suites, "%s/workloads/suites", d->top_dir);
+	args[6] = suites.buf;
+	args[7] = NULL;
+	sb_init(&out);
+	if (catalog_script(d, "mkinitramfs.sh", args, &out, err, errlen) == 0)
+		d->base_image = strndup(out.buf, strcspn(out.buf, "\n"));
+	sb_release(&out);
+	sb_release(&suites);
+	return d->base_image;
+}
+
+/* Concatenate a and b into path unless it exists.  0 or -1. */
+static int concat_files(const char *a, const char *b, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT, tmp = STRBUF_INIT;
+	int fd, rc = -1;
+
+	if (access(path, R_OK) == 0)
+		return 0;
+	sb_init(&sb);
+	sb_init(&tmp);
+	if (sb_read_file(&sb, a) || (b && *b && sb_read_file(&sb, b)))
+		goto out;
+	sb_addf(&tmp, "%s.tmp.%d", path, (int)getpid());
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		goto out;
+	if (write(fd, sb.buf, sb.len) == (ssize_t)sb.len && !fsync(fd))
+		rc = 0;
+	close(fd);
+	if (!rc)
+		rc = rename(tmp.buf, path);
+	if (rc)
+		unlink(tmp.buf);
+out:
+	sb_release(&sb);
+	sb_release(&tmp);
+	return rc;
+}
+
+int catalog_boot(struct klabd *d, struct db *db, const char *ident,
+		 char **release, char **image, char **initrd, char *err,
+		 size_t errlen)
+{
+	struct db_kernel_boot b;
+	struct strbuf path = STRBUF_INIT;
+	char sa[65], sb_[65];
+	const char *base;
+	int rc = -1;
+
+	*release = *image = *initrd = NULL;
+	if (db_kernel_get_boot(db, ident, &b)) {
+		snprintf(err, errlen, "kernel '%s' has no bootable image in "
+			 "the catalog", ident);
+		return -1;
+	}
+	pthread_mutex_lock(&d->cat_lock);
+	base = base_image(d, err, errlen);
+	if (!base)
+		goto out;
+	sb_init(&path);
+	sb_addf(&path, "%s/initrd", d->data_dir);
+	mkdir(path.buf, 0755);
+	if (sha256_file_hex(base, sa) ||
+	    (*b.modules && sha256_file_hex(b.modules, sb_))) {
+		snprintf(err, errlen, "cannot read the rig image parts of '%s'",
+			 ident);
+		goto out;
+	}
+	sb_addf(&path, "/%.16s-%.16s.cpio.gz", sa, *b.modules ? sb_ : "none");
+	if (concat_files(base, b.modules, path.buf)) {
+		snprintf(err, errlen, "cannot write '%s': %s", path.buf,
+			 strerror(errno));
+		goto out;
+	}
+	*release = strdup(b.release);
+	*image = strdup(b.image);
+	*initrd = sb_detach(&path, NULL);
+	rc = 0;
+out:
+	pthread_mutex_unlock(&d->cat_lock);
+	sb_release(&path);
+	db_kernel_boot_release(&b);
+	return rc;
+}
+
+int catalog_file_register(struct klabd *d, const char *path, char sha[65])
+{
+	size_t i;
+
+	if (sha256_file_hex(path, sha))
+		return -1;
+	pthread_mutex_lock(&d->cat_lock);
+	for (i = 0; i < d->nfiles; i++)
+		if (!strcmp(d->files[i].sha, sha))
+			break;
+	if (i == d->nfiles) {
+		d->files = realloc(d->files, (d->nfiles + 1) *
+				   sizeof(*d->files));
+		if (!d->files)
+			abort();
+		memcpy(d->files[i].sha, sha, 65);
+		d->files[i].path = strdup(path);
+		d->nfiles++;
+	}
+	pthread_mutex_unlock(&d->cat_lock);
+	return 0;
+}
+
+const char *catalog_file_path(struct klabd *d, const char *sha)
+{
+	const char *p = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&d->cat_lock);
+	for (i = 0; i < d->nfiles; i++)
+		if (!strcmp(d->files[i].sha, sha))
+			p = d->files[i].path;
+	pthread_mutex_unlock(&d->cat_lock);
+	return p;
+}
+
+void catalog_release(struct klabd *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nfiles; i++)
+		free(d->files[i].path);
+	free(d->files);
+	free(d->base_image);
+	d->files = NULL;
+	d->base_image = NULL;
+	d->nfiles = 0;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * catalog: where kernels come from and how a rig boots them.  Debian's
+ * prebuilt kernels are fetched with kernels/debian-kernels.sh; every kernel
+ * boots with the rig base image (kernels/mkinitramfs.sh base: busybox,
+ * klab-agent, kexec, fio, dbench, klab's workloads) plus its own modules
+ * part.  Files handed to agents are served by sha256.
+ */
+#ifndef KLAB_CATALOG_H
+#define KLAB_CATALOG_H
+
+#include "db/jobs.h"
+#include "lib/strbuf.h"
+
+struct klabd;
+
+struct cat_file {
+	char sha[65];
+	char *path;
+};
+
+/*
+ * Fetch a Debian kernel: spec is a package name or "newest-6.1" /
+ * "newest-6.12".  Registers it (ident = upstream version, "6.1.192") with
+ * its boot artifacts.  *ident is a heap copy.  0, or -1 with err set.
+ */
+int catalog_add_debian(struct klabd *d, struct db *db, const char *spec,
+		       char **ident, char *err, size_t errlen);
+/* Register a kernel image (built or local) with its modules root (may be
+ * NULL: no modules part, everything built in). */
+int catalog_add_image(struct klabd *d, struct db *db, const char *ident,
+		      const char *release, const char *image,
+		      const char *modroot, const char *source,
+		      const char *provenance, char *err, size_t errlen);
+/* `debian-kernels.sh list-available` output into out. */
+int catalog_available(struct klabd *d, struct strbuf *out, char *err,
+		      size_t errlen);
+/*
+ * What a rig boots for kernel ident: release, image path and the full
+ * initrd (base image + the kernel's modules part), built as needed.
+ */
+int catalog_boot(struct klabd *d, struct db *db, const char *ident,
+		 char **release, char **image, char **initrd, char *err,
+		 size_t errlen);
+/* Register path for download; sha receives its hash.  0 or -1. */
+int catalog_file_register(struct klabd *d, const char *path, char sha[65]);
+/* Path of a registered file, or NULL. */
+const char *catalog_file_path(struct klabd *d, const char *sha);
+/* Run a script of klab's tree (kernels/NAME) with args; stdout into out.
+ * Returns its exit status (-1 when it could not run); stderr into err. */
+int catalog_script(struct klabd *d, const char *name,
+		   const char *const *args, struct strbuf *out, char *err,
+		   size_t errlen);
+void catalog_release(struct klabd *d);
+
+#endif

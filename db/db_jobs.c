@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The job queue, kernel boot artifacts and rig tokens.  See jobs.h.
+ * Statements here are prepared per call: jobs move a few times a minute,
+ * not thousands of times a second like results.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db_int.h"
+#include "jobs.h"
+
+#define JOB_COLS \
+	"SELECT j.id, k.ident, g.name, s.name, j.scheduler, j.scale, " \
+	"j.state, j.failure, j.error, j.console, j.output, j.attempts, " \
+	"COALESCE(j.submission_id, 0), j.created, COALESCE(j.started, 0), " \
+	"COALESCE(j.finished, 0), j.cmdline FROM jobs j JOIN kernels k ON " \
+	"k.id = j.kernel_id JOIN rigs g ON g.id = j.rig_id JOIN suites s " \
+	"ON s.id = j.suite_id "
+
+static sqlite3_stmt *prep(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	return st;
+}
+
+static void job_from_row(sqlite3_stmt *st, struct db_job *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->id = sqlite3_column_int64(st, 0);
+	j->kernel = db_col_str(st, 1);
+	j->rig = db_col_str(st, 2);
+	j->suite = db_col_str(st, 3);
+	j->scheduler = db_col_str(st, 4);
+	j->scale = sqlite3_column_double(st, 5);
+	j->state = db_col_str(st, 6);
+	j->failure = db_col_str(st, 7);
+	j->error = db_col_str(st, 8);
+	j->console = db_col_str(st, 9);
+	j->output = db_col_str(st, 10);
+	j->attempts = sqlite3_column_int(st, 11);
+	j->submission = sqlite3_column_int64(st, 12);
+	j->created = sqlite3_column_int64(st, 13);
+	j->started = sqlite3_column_int64(st, 14);
+	j->finished = sqlite3_column_int64(st, 15);
+	j->cmdline = db_col_str(st, 16);
+}
+
+int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
+	       char *err, size_t errlen)
+{
+	int64_t kid = db_kernel_id(db, j->kernel), gid = db_rig_id(db, j->rig),
+		sid = db_suite_id(db, j->suite);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (kid <= 0)
+		return db_seterr(err, errlen, kid < 0 ? DB_ERR : DB_NOTFOUND,
+				 "unknown kernel '%s'", j->kernel);
+	if (gid <= 0)
+		return db_seterr(err, errlen, gid < 0 ? DB_ERR : DB_NOTFOUND,
+				 "unknown rig '%s'", j->rig);
+	if (sid <= 0)
+		return db_seterr(err, errlen, sid < 0 ? DB_ERR : DB_NOTFOUND,
+				 "unknown suite '%s'", j->suite);
+	st = prep(db, "INSERT INTO jobs (kernel_id, rig_id, suite_id, "
+		  "scheduler, scale, submission_id, created, cmdline) "
+		  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!st)
+		return db_sqlerr(db, err, errlen);
+	sqlite3_bind_int64(st, 1, kid);
+	sqlite3_bind_int64(st, 2, gid);
+	sqlite3_bind_int64(st, 3, sid);
+	db_bind_str0(st, 4, j->scheduler);
+	sqlite3_bind_double(st, 5, j->scale > 0 ? j->scale : 1.0);
+	if (j->submission > 0)
+		sqlite3_bind_int64(st, 6, j->submission);
+	sqlite3_bind_int64(st, 7, (int64_t)time(NULL));
+	db_bind_str0(st, 8, j->cmdline);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_sqlerr(db, err, errlen);
+	if (id)
+		*id = sqlite3_last_insert_rowid(db->h);
+	return DB_OK;
+}
+
+static int job_query_one(struct db *db, const char *sql, int64_t a,
+			 const char *b, struct db_job *out)
+{
+	sqlite3_stmt *st = prep(db, sql);
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	if (b)
+		sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_int64(st, 1, a);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		job_from_row(st, out);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return DB_OK;
+	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+}
+
+int db_job_get(struct db *db, int64_t id, struct db_job *out)
+{
+	return job_query_one(db, JOB_COLS "WHERE j.id = ?", id, NULL, out);
+}
+
+int db_job_next(struct db *db, const char *rig, struct db_job *out)
+{
+	return job_query_one(db, JOB_COLS "WHERE g.name = ? AND "
+			     "j.state = 'queued' ORDER BY j.id LIMIT 1", 0,
+			     rig, out);
+}
+
+int db_job_list(struct db *db, const char *rig, const char *state,
+		int limit, struct db_job **out, size_t *n)
+{
+	sqlite3_stmt *st = prep(db, JOB_COLS "WHERE (?1 IS NULL OR g.name = ?1)"
+				" AND (?2 IS NULL OR j.state = ?2) "
+				"ORDER BY j.id DESC LIMIT ?3");
+	struct db_job *v = NULL;
+	size_t cnt = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!st)
+		return DB_ERR;
+	db_bind_str(st, 1, rig);
+	db_bind_str(st, 2, state);
+	sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = db_xrealloc(v, (cnt + 1) * sizeof(*v));
+		job_from_row(st, &v[cnt++]);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_jobs_free(v, cnt);
+		return DB_ERR;
+	}
+	*out = v;
+	*n = cnt;
+	return DB_OK;
+}
+
+static int exec_bound(struct db *db, const char *sql, const char *s1,
+		      int64_t i2)
+{
+	sqlite3_stmt *st = prep(db, sql);
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	db_bind_str(st, 1, s1);
+	sqlite3_bind_int64(st, 2, i2);
+	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return DB_ERR;
+	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
+}
+
+int db_job_set_state(struct db *db, int64_t id, const char *state)
+{
+	return exec_bound(db, "UPDATE jobs SET state = ?1, "
+		"started = CASE WHEN ?1 = 'assigned' THEN ?3 ELSE started END, "
+		"finished = CASE WHEN ?1 IN ('done', 'failed') THEN ?3 "
+		"ELSE finished END WHERE id = ?2", state, id);
+}
+
+int db_job_fail(struct db *db, int64_t id, const char *klass,
+		const char *error, const char *console, const char *output,
+		int max_attempts)
+{
+	sqlite3_stmt *st = prep(db, "UPDATE jobs SET failure = ?1, error = ?2,"
+		" console = ?3, output = ?4, attempts = attempts + 1, "
+		"state = CASE WHEN ?1 = 'infra' AND attempts + 1 < ?5 "
+		"THEN 'queued' ELSE 'failed' END, finished = CASE WHEN "
+		"?1 = 'infra' AND attempts + 1 < ?5 THEN NULL ELSE ?6 END "
+		"WHERE id = ?7");
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	db_bind_str0(st, 1, klass);
+	db_bind_str0(st, 2, error);
+	db_bind_str0(st, 3, console);
+	db_bind_str0(st, 4, output);
+	sqlite3_bind_int(st, 5, max_attempts);
+	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 7, id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return DB_ERR;
+	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
+}
+
+int db_job_runs(struct db *db, int64_t id, int64_t **runs, size_t *n)
+{
+	sqlite3_stmt *st = prep(db, "SELECT id FROM runs WHERE job_id = ? "
+				"ORDER BY id");
+	int64_t *v = NULL;
+	size_t cnt = 0;
+	int rc;
+
+	*runs = NULL;
+	*n = 0;
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = db_xrealloc(v, (cnt + 1) * sizeof(*v));
+		v[cnt++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return DB_ERR;
+	}
+	*runs = v;
+	*n = cnt;
+	return DB_OK;
+}
+
+int db_job_requeue_stale(struct db *db)
+{
+	sqlite3_stmt *st = prep(db, "UPDATE jobs SET state = 'queued' WHERE "
+				"state IN ('assigned', 'booting', 'running')");
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? sqlite3_changes(db->h) : DB_ERR;
+}
+
+void db_job_release(struct db_job *j)
+{
+	if (!j)
+		return;
+	free(j->kernel);
+	free(j->rig);
+	free(j->suite);
+	free(j->scheduler);
+	free(j->cmdline);
+	free(j->state);
+	free(j->failure);
+	free(j->error);
+	free(j->console);
+	free(j->output);
+	memset(j, 0, sizeof(*j));
+}
+
+void db_jobs_free(struct db_job *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		db_job_release(&v[i]);
+	free(v);
+}
+
+int db_kernel_set_boot(struct db *db, const char *ident,
+		       const char *release, const char *image,
+		       const char *modules)
+{
+	sqlite3_stmt *st = prep(db, "UPDATE kernels SET release = ?, "
+				"image = ?, modules = ? WHERE ident = ?");
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	db_bind_str0(st, 1, release);
+	db_bind_str0(st, 2, image);
+	db_bind_str0(st, 3, modules);
+	db_bind_str0(st, 4, ident);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return DB_ERR;
+	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
+}
+
+int db_kernel_get_boot(struct db *db, const char *ident,
+		       struct db_kernel_boot *out)
+{
+	sqlite3_stmt *st = prep(db, "SELECT release, image, modules FROM "
+				"kernels WHERE ident = ? AND image != ''");
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!st)
+		return DB_ERR;
+	db_bind_str0(st, 1, ident);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->release = db_col_str(st, 0);
+		out->image = db_col_str(st, 1);
+		out->modules = db_col_str(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return DB_OK;
+	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+}
+
+void db_kernel_boot_release(struct db_kernel_boot *b)
+{
+	if (!b)
+		return;
+	free(b->release);
+	free(b->image);
+	free(b->modules);
+	memset(b, 0, sizeof(*b));
+}
+
+int db_rig_set_token(struct db *db, const char *rig, const char *token)
+{
+	int64_t id = db_rig_id(db, rig);
+
+	if (id <= 0)
+		return id < 0 ? DB_ERR : DB_NOTFOUND;
+	return exec_bound(db, "UPDATE rigs SET token = ?1 WHERE id = ?2 "
+			  "AND ?3 > 0", token, id);
+}
+
+char *db_rig_by_token(struct db *db, const char *token)
+{
+	sqlite3_stmt *st;
+	char *name = NULL;
+
+	if (!token || !*token)
+		return NULL;
+	st = prep(db, "SELECT name FROM rigs WHERE token = ?");
+	if (!st)
+		return NULL;
+	db_bind_str0(st, 1, token);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		name = db_col_str(st, 0);
+	sqlite3_finalize(st);
+	return name;
+}
