@@ -34,6 +34,13 @@ static void usage(FILE *f)
 	      "        [--format text|csv|json]   one metric across runs\n"
 	      "  kernels | rigs | suites | runs [--kernel ID] | metrics\n"
 	      "        list what klabd knows\n"
+	      "  kernel add debian PKG|newest-6.1|newest-6.12\n"
+	      "  kernel list [--available]        catalog / Debian's archive\n"
+	      "  job add K1 [K2...] --rig R --suite S [--scheduler X]\n"
+	      "        [--scale F] [--repeat N] [--cmdline TEXT]\n"
+	      "        queue cells; repetitions interleave the kernels\n"
+	      "  jobs [--rig R] | job show ID     the queue, failures, consoles\n"
+	      "  rig online NAME                  bring an offline rig back\n"
 	      "  health                           is klabd up\n"
 	      "\n"
 	      "The URL defaults to $KLAB_URL, else http://127.0.0.1:8080.\n"
@@ -123,7 +130,8 @@ struct args {
 	const char *pos[64];
 	int npos;
 	const char *kernel, *rig, *suite, *format, *base, *limit;
-	int fail_on_worse;
+	const char *scheduler, *scale, *repeat, *cmdline;
+	int fail_on_worse, available;
 };
 
 static int parse_cmd_args(int argc, char **argv, struct args *a)
@@ -139,12 +147,20 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 			a->fail_on_worse = 1;
 			continue;
 		}
+		if (!strcmp(o, "--available")) {
+			a->available = 1;
+			continue;
+		}
 		if (!strcmp(o, "--kernel")) dst = &a->kernel;
 		else if (!strcmp(o, "--rig")) dst = &a->rig;
 		else if (!strcmp(o, "--suite")) dst = &a->suite;
 		else if (!strcmp(o, "--format")) dst = &a->format;
 		else if (!strcmp(o, "--base")) dst = &a->base;
 		else if (!strcmp(o, "--limit")) dst = &a->limit;
+		else if (!strcmp(o, "--scheduler")) dst = &a->scheduler;
+		else if (!strcmp(o, "--scale")) dst = &a->scale;
+		else if (!strcmp(o, "--repeat")) dst = &a->repeat;
+		else if (!strcmp(o, "--cmdline")) dst = &a->cmdline;
 		if (dst) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "klab: option '%s' needs a "
@@ -366,11 +382,13 @@ static int cmd_list(const char *what, struct args *a)
 	static const char *const uf[] = { "id", "kernel", "rig", "suite",
 					  "repetition", "status", NULL };
 	static const char *const mf[] = { "name", "unit", "direction", NULL };
+	static const char *const jf[] = { "id", "kernel", "rig", "suite",
+					  "state", "failure", "error", NULL };
 	struct strbuf q = STRBUF_INIT, path = STRBUF_INIT;
 	struct http_result res;
 	const char *const *f = !strcmp(what, "kernels") ? kf :
 		!strcmp(what, "rigs") ? rf : !strcmp(what, "suites") ? sf :
-		!strcmp(what, "runs") ? uf : mf;
+		!strcmp(what, "runs") ? uf : !strcmp(what, "jobs") ? jf : mf;
 	json_t *doc;
 	int rc;
 
@@ -379,6 +397,7 @@ static int cmd_list(const char *what, struct args *a)
 	sb_addf(&path, "/api/%s", what);
 	qadd(&q, "kernel", a->kernel);
 	qadd(&q, "limit", a->limit);
+	qadd(&q, "rig", a->rig);
 	rc = http_do(path.buf, &q, NULL, 0, NULL, &res);
 	if (rc == EX_OK && res.status != 200)
 		rc = server_error(&res);
@@ -391,6 +410,112 @@ static int cmd_list(const char *what, struct args *a)
 	sb_release(&q);
 	sb_release(&path);
 	return rc;
+}
+
+/* POST a JSON document; print the reply (or a field of it). */
+static int post_json(const char *path, json_t *doc, int ok_status,
+		     const char *field)
+{
+	struct http_result res;
+	char *body = json_dumps(doc, JSON_COMPACT);
+	json_t *reply;
+	int rc;
+
+	json_decref(doc);
+	rc = http_do(path, NULL, body, strlen(body), "application/json", &res);
+	free(body);
+	if (rc == EX_OK && res.status != ok_status)
+		rc = server_error(&res);
+	else if (rc == EX_OK && field) {
+		reply = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		body = json_dumps(json_object_get(reply, field),
+				  JSON_ENCODE_ANY | JSON_COMPACT);
+		printf("%s\n", body ? body : "");
+		free(body);
+		json_decref(reply);
+	} else if (rc == EX_OK) {
+		fwrite(res.body.buf, 1, res.body.len, stdout);
+	}
+	sb_release(&res.body);
+	return rc;
+}
+
+static int get_print(const char *path, const struct strbuf *q)
+{
+	struct http_result res;
+	int rc = http_do(path, q, NULL, 0, NULL, &res);
+
+	if (rc == EX_OK && res.status != 200)
+		rc = server_error(&res);
+	else if (rc == EX_OK)
+		fwrite(res.body.buf, 1, res.body.len, stdout);
+	sb_release(&res.body);
+	return rc;
+}
+
+static int cmd_kernel(struct args *a)
+{
+	if (a->npos >= 1 && !strcmp(a->pos[0], "list") && a->available)
+		return get_print("/api/catalog/available", NULL);
+	if (a->npos >= 1 && !strcmp(a->pos[0], "list"))
+		return cmd_list("kernels", a);
+	if (a->npos == 3 && !strcmp(a->pos[0], "add") &&
+	    !strcmp(a->pos[1], "debian"))
+		return post_json("/api/catalog/debian",
+				 json_pack("{s:s}", "spec", a->pos[2]), 201,
+				 "ident");
+	fputs("klab: usage: klab kernel add debian SPEC | kernel list "
+	      "[--available]\n", stderr);
+	return EX_USAGE;
+}
+
+static int cmd_job(struct args *a)
+{
+	json_t *doc, *ks;
+	char path[64];
+	long n;
+	int i;
+
+	if (a->npos == 2 && !strcmp(a->pos[0], "show")) {
+		if (parse_long(a->pos[1], 1, 0x7fffffffL, &n)) {
+			fputs("klab: job show takes a job id\n", stderr);
+			return EX_USAGE;
+		}
+		snprintf(path, sizeof(path), "/api/jobs/%ld", n);
+		return get_print(path, NULL);
+	}
+	if (a->npos < 2 || strcmp(a->pos[0], "add") || !a->rig || !a->suite) {
+		fputs("klab: usage: klab job add KERNEL... --rig R --suite S\n",
+		      stderr);
+		return EX_USAGE;
+	}
+	ks = json_array();
+	for (i = 1; i < a->npos; i++)
+		json_array_append_new(ks, json_string(a->pos[i]));
+	doc = json_pack("{s:o, s:s, s:s}", "kernels", ks, "rig", a->rig,
+			"suite", a->suite);
+	if (a->scheduler)
+		json_object_set_new(doc, "scheduler", json_string(a->scheduler));
+	if (a->cmdline)
+		json_object_set_new(doc, "cmdline", json_string(a->cmdline));
+	if (a->scale)
+		json_object_set_new(doc, "scale", json_real(strtod(a->scale,
+								  NULL)));
+	if (a->repeat && !parse_long(a->repeat, 1, 1000, &n))
+		json_object_set_new(doc, "repeat", json_integer(n));
+	return post_json("/api/jobs", doc, 201, "jobs");
+}
+
+static int cmd_rig(struct args *a)
+{
+	char path[300];
+
+	if (a->npos != 2 || strcmp(a->pos[0], "online")) {
+		fputs("klab: usage: klab rig online NAME\n", stderr);
+		return EX_USAGE;
+	}
+	snprintf(path, sizeof(path), "/api/rigs/%s/online", a->pos[1]);
+	return post_json(path, json_object(), 200, NULL);
 }
 
 static int cmd_health(void)
@@ -441,6 +566,14 @@ int main(int argc, char **argv)
 		 !strcmp(cmd, "suites") || !strcmp(cmd, "runs") ||
 		 !strcmp(cmd, "metrics"))
 		rc = cmd_list(cmd, &a);
+	else if (!strcmp(cmd, "kernel"))
+		rc = cmd_kernel(&a);
+	else if (!strcmp(cmd, "job"))
+		rc = cmd_job(&a);
+	else if (!strcmp(cmd, "jobs"))
+		rc = cmd_list("jobs", &a);
+	else if (!strcmp(cmd, "rig"))
+		rc = cmd_rig(&a);
 	else if (!strcmp(cmd, "health"))
 		rc = cmd_health();
 	else {

@@ -41,7 +41,8 @@ enum rig_state {
 
 struct rig_ops {
 	const char *kind;
-	/* Start (or power-cycle into) the base kernel; console to rig->console. */
+	/* Start (or power-cycle into) the base kernel; console to
+	 * rig->console.  0, -1 on failure, 1 when not possible yet. */
 	int (*cold_boot)(struct rig *g, char *err, size_t errlen);
 	/* Stop the machine (QEMU: kill; remote: nothing). */
 	void (*halt)(struct rig *g);
@@ -74,6 +75,7 @@ struct rig {
 	time_t booted_at;	/* for the kexec-vs-cold-boot figures */
 	double last_boot_secs;
 	int cold_boots, kexecs;
+	int waiting;		/* cold boot deferred (no base kernel yet) */
 };
 
 extern const struct rig_ops rig_qemu_ops;

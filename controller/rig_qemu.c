@@ -22,12 +22,26 @@ static int qemu_cold_boot(struct rig *g, char *err, size_t errlen)
 {
 	char *release = NULL, *image = NULL, *initrd = NULL;
 	char script[1024], port[16], cpus[16], mem[16], size[16], out[1024];
+	struct db_kernel_boot b;
 	struct db *db;
 	int fd, rc;
 
 	db = klabd_db_get(g->d, err, errlen);
 	if (!db)
 		return -1;
+	if (!*g->base_kernel) {
+		snprintf(err, errlen, "rig '%s' has no base_kernel", g->name);
+		klabd_db_put(g->d, db);
+		return -1;
+	}
+	if (db_kernel_get_boot(db, g->base_kernel, &b) == DB_NOTFOUND) {
+		/* not fetched yet: wait for it, this is no failure */
+		klabd_db_put(g->d, db);
+		snprintf(err, errlen, "waiting for base kernel '%s' in the "
+			 "catalog", g->base_kernel);
+		return 1;
+	}
+	db_kernel_boot_release(&b);
 	rc = catalog_boot(g->d, db, g->base_kernel, &release, &image, &initrd,
 			  err, errlen);
 	klabd_db_put(g->d, db);

@@ -135,6 +135,7 @@ static const char *scan_console(struct rig *g)
 static void cold_boot(struct rig *g)
 {
 	char err[512] = "";
+	int rc;
 
 	snprintf(g->console, sizeof(g->console), "%s/console-%ld-%d.log",
 		 g->dir, (long)time(NULL), g->cold_boots);
@@ -143,8 +144,17 @@ static void cold_boot(struct rig *g)
 	g->banners_allowed = 1;
 	g->booted_at = time(NULL);
 	g->deadline = g->booted_at + g->boot_timeout;
+	rc = g->ops->cold_boot(g, err, sizeof(err));
+	if (rc > 0) {
+		/* not ready to boot yet (base kernel not fetched): stay cold */
+		if (!g->waiting)
+			fprintf(stderr, "klabd: rig %s: %s\n", g->name, err);
+		g->waiting = 1;
+		return;
+	}
+	g->waiting = 0;
 	g->cold_boots++;
-	if (g->ops->cold_boot(g, err, sizeof(err))) {
+	if (rc) {
 		fprintf(stderr, "klabd: rig %s: cannot boot: %s\n", g->name,
 			err);
 		fail_health(g, err);

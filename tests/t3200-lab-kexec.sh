@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The lab end to end: klabd + one scsi QEMU rig + two real Debian kernels
+# (newest 6.1, newest 6.12) + the tiobench suite scaled to seconds.  The
+# rig cold-boots 6.1 once; the agent kexecs into each job's kernel.  Checks
+# that each job's check-in reported its kernel release, that the console
+# shows kexec between the kernels and no second cold boot, and that the
+# results are on the compare page.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rig-lib.sh" 2>/dev/null || true
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+[ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
+
+cat >"$TMP/klabd.conf" <<CONF
+[rig scsi0]
+kind = qemu
+profile = scsi
+base_kernel = 6.1.192
+memory_mb = 768
+disk_mb = 128
+boot_timeout = 180
+job_timeout = 600
+CONF
+start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
+K1=$(klab kernel add debian newest-6.1 | tr -d '"') || fail "fetch 6.1"
+K2=$(klab kernel add debian newest-6.12 | tr -d '"') || fail "fetch 6.12"
+echo "kernels: $K1 $K2"
+[ "$K1" = 6.1.192 ] || echo "note: newest 6.1 is $K1, not the configured base 6.1.192"
+
+klab job add "$K1" "$K2" --rig scsi0 --suite tiobench --scale 0.02 >/dev/null || fail "queue"
+i=0
+while :; do
+	http GET "/api/jobs?rig=scsi0" >/dev/null
+	grep -q '"state":"\(queued\|assigned\|booting\|running\)"' "$TMP/body" || break
+	i=$((i + 5)); [ $i -gt 900 ] && { tail -50 "$TMP/klabd.log"; fail "jobs did not finish in 900 s"; }
+	sleep 5
+done
+cat "$TMP/body"; echo
+grep -q '"state":"failed"' "$TMP/body" && { tail -40 "$TMP/klabd.log"; fail "a job failed"; }
+expect_grep "check-in on .*6.1.0-.* (job 1)" "$TMP/klabd.log"
+expect_grep "check-in on .*6.12.* (job 2)" "$TMP/klabd.log"
+cons=$(ls "$TMP/data/rigs/scsi0/"console-*.log | wc -l)
+[ "$cons" -eq 1 ] || fail "expected one cold boot, found $cons console logs"
+c=$(ls "$TMP/data/rigs/scsi0/"console-*.log)
+n=$(grep -c 'Linux version' "$c")
+[ "$n" -eq 3 ] || fail "expected 3 'Linux version' banners (cold boot + 2 kexecs), got $n"
+grep -q 'kexec' "$c" || fail "no kexec in the console log"
+http GET "/compare?k=$K1&k=$K2&rig=scsi0&suite=tiobench" >/dev/null
+expect_status 200; expect_grep 'Sequential Reads'; expect_grep "$K2"
+klab compare "$K1" "$K2" --rig scsi0 --suite tiobench
+stop_klabd
+ok "two kernels compared via kexec on a scsi rig"
