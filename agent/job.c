@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One job on the rig, the two ways it goes: job_switch downloads the
+ * job's kernel and initramfs and kexecs into them (the new boot picks the
+ * job up again); job_run runs the suite on the running kernel: I/O
+ * scheduler on every test disk, the suite text into a file, klab-run
+ * with a timeout, then results.json plus the raw outputs uploaded until
+ * klabd acknowledges them.  Outcomes klabd must hear about that are not
+ * results go to /api/agent/jobs/ID/fail with their class.  See agent.h
+ * and docs/AGENT.md.
+ */
+#include "agent/agent.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define JOB_RAW_CAP (1L << 20)		/* bytes kept of one raw output */
+#define JOB_OUTPUT_CAP (64L << 10)	/* tail of klab-run's output on fail */
+#define JOB_DOWNLOAD_ATTEMPTS 5
+#define JOB_ANNOUNCE_ATTEMPTS 5
+#define JOB_SUITE_EXT ".suite"
+#define JOB_RUN_LOG "klab-run.log"
+
+int job_fail(const struct agent_config *cfg, long id, const char *cls,
+	     const char *error, const char *output)
+{
+	json_t *body = json_object(), *reply = NULL;
+	char path[64], err[512];
+	long status = 0;
+	int rc;
+
+	agent_log("job %ld: %s failure: %s", id, cls, error);
+	json_object_set_new(body, "class", json_string(cls));
+	json_object_set_new(body, "error", job_raw_text(error, strlen(error),
+							JOB_RAW_CAP));
+	if (output)
+		json_object_set_new(body, "output",
+				    job_raw_text(output, strlen(output),
+						 JOB_RAW_CAP));
+	snprintf(path, sizeof(path), "/api/agent/jobs/%ld/fail", id);
+	rc = http_json_retry(cfg, "POST", path, body, 60, 0, &status, &reply,
+			     err, sizeof(err));
+	if (rc == 0 && (status < 200 || status > 299)) {
+		http_reply_error(status, reply, err, sizeof(err));
+		rc = -1;
+	}
+	if (rc)
+		agent_log("job %ld: cannot report the failure: %s", id, err);
+	json_decref(reply);
+	json_decref(body);
+	return rc;
+}
+
+/* mkdir -p for the agent's own directories. */
+static int job_mkdirs(const char *path, char *err, size_t errlen)
+{
+	char buf[1024];
+	char *p;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create '%s': %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- kexec into the job's kernel ---- */
+
+static int job_fetch(const struct agent_config *cfg, const char *what,
+		     const char *url, const char *sha, struct strbuf *dest,
+		     char *err, size_t errlen)
+{
+	sb_addf(dest, "%s/%s-%s", cfg->workdir, what, sha);
+	return http_download(cfg, url, dest->buf, sha, JOB_DOWNLOAD_ATTEMPTS,
+			     err, errlen);
+}
+
+/* The command line for the next kernel: the job's, else this boot's. */
+static void job_append(const struct agent_config *cfg, const struct job *job,
+		       struct strbuf *out)
+{
+	struct strbuf cur = STRBUF_INIT;
+
+	sb_init(&cur);
+	if (!job->cmdline && sb_read_file(&cur, cfg->cmdline_file))
+		agent_log("cannot read '%s': %s", cfg->cmdline_file,
+			  strerror(errno));
+	agent_cmdline_for_job(out, job->cmdline ? job->cmdline : cur.buf, cfg,
+			      job->id, job->release);
+	sb_release(&cur);
+}
+
+/* POST /api/agent/jobs/ID/kexec; 0 once klabd acknowledged it. */
+static int job_announce(const struct agent_config *cfg, long id, char *err,
+			size_t errlen)
+{
+	json_t *reply = NULL;
+	char path[64];
+	long status = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/agent/jobs/%ld/kexec", id);
+	rc = http_json_retry(cfg, "POST", path, NULL, 30,
+			     JOB_ANNOUNCE_ATTEMPTS, &status, &reply, err,
+			     errlen);
+	if (rc == 0 && (status < 200 || status > 299)) {
+		http_reply_error(status, reply, err, errlen);
+		rc = -1;
+	}
+	json_decref(reply);
+	return rc;
+}
+
+int job_switch(const struct agent_config *cfg, const struct job *job)
+{
+	struct strbuf kernel = STRBUF_INIT, initrd = STRBUF_INIT;
+	struct strbuf append = STRBUF_INIT;
+	const char *cls = "infra";
+	char err[1024];
+
+	sb_init(&kernel);
+	sb_init(&initrd);
+	sb_init(&append);
+	agent_log("job %ld: kexec into %s (%s)", job->id, job->kernel,
+		  job->release);
+	if (job_mkdirs(cfg->workdir, err, sizeof(err)) ||
+	    job_fetch(cfg, "kernel", job->kernel_url, job->kernel_sha256,
+		      &kernel, err, sizeof(err)))
+		goto out_fail;
+	if (job->initrd_url &&
+	    job_fetch(cfg, "initrd", job->initrd_url, job->initrd_sha256,
+		      &initrd, err, sizeof(err)))
+		goto out_fail;
+	job_append(cfg, job, &append);
+	agent_log("job %ld: kexec -l %s, command line: %s", job->id,
+		  kernel.buf, append.buf);
+	if (kexec_load(cfg, kernel.buf, job->initrd_url ? initrd.buf : NULL,
+		       append.buf, err, sizeof(err)) ||
+	    job_announce(cfg, job->id, err, sizeof(err)))
+		goto out_fail;
+	agent_log("job %ld: kexec -e", job->id);
+	kexec_exec(cfg, err, sizeof(err));
+out_fail:
+	job_fail(cfg, job->id, cls, err, NULL);
+	sb_release(&kernel);
+	sb_release(&initrd);
+	sb_release(&append);
+	return -1;
+}
+
+/* ---- run the suite here ---- */
+
+/* The sysfs scheduler file of /dev/NAME (or of a partition's disk). */
+static int job_sched_path(const struct agent_config *cfg, const char *name,
+			  struct strbuf *path)
+{
+	struct stat st;
+
+	sb_addf(path, "%s/sys/block/%s/queue/scheduler", cfg->sysroot, name);
+	if (stat(path->buf, &st) == 0)
+		return 0;
+	sb_reset(path);
+	sb_addf(path, "%s/sys/class/block/%s/../queue/scheduler",
+		cfg->sysroot, name);
+	return stat(path->buf, &st);
+}
+
+static int job_write_file(const char *path, const char *text, char *err,
+			  size_t errlen)
+{
+	FILE *f = fopen(path, "we");
+	int bad;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot open '%s': %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	bad = fputs(text, f) == EOF;
+	bad |= fclose(f) != 0;
+	if (bad)
+		snprintf(err, errlen, "cannot write '%s': %s", path,
+			 strerror(errno));
+	return bad ? -1 : 0;
+}
+
+/* Set sched on one disk and check it took. */
+static int job_set_sched(const struct agent_config *cfg, long id,
+			 const char *disk, const char *sched, char *err,
+			 size_t errlen)
+{
+	struct strbuf path = STRBUF_INIT, now = STRBUF_INIT;
+	const char *name = strrchr(disk, '/') ? strrchr(disk, '/') + 1 : disk;
+	struct disk_info d;
+	int rc = -1;
+
+	sb_init(&path);
+	sb_init(&now);
+	if (strncmp(disk, "/dev/", 5)) {
+		agent_log("job %ld: disk '%s' is a file: no scheduler", id, disk);
+		rc = 0;
+	} else if (job_sched_path(cfg, name, &path)) {
+		snprintf(err, errlen, "disk '%s' has no I/O scheduler", disk);
+	} else if (job_write_file(path.buf, sched, err, errlen) == 0 &&
+		   sb_read_file(&now, path.buf) == 0 &&
+		   sysinfo_parse_scheduler(now.buf, &d) == 0) {
+		rc = strcmp(d.sched, sched) ? -1 : 0;
+		if (rc)
+			snprintf(err, errlen, "cannot set scheduler '%s' on "
+				 "'%s': it has %s", sched, disk, now.buf);
+		else
+			agent_log("job %ld: scheduler %s on %s", id, sched,
+				  disk);
+	} else if (!err[0]) {
+		snprintf(err, errlen, "cannot read '%s'", path.buf);
+	}
+	sb_release(&path);
+	sb_release(&now);
+	return rc;
+}
+
+/* The test disks: --disks, else the job's, else every disk found. */
+static int job_disk_list(const struct agent_config *cfg,
+			 const struct job *job, struct strbuf *list,
+			 char *err, size_t errlen)
+{
+	struct sysinfo si;
+	size_t i;
+
+	if (cfg->disks && *cfg->disks) {
+		sb_adds(list, cfg->disks);
+		return 0;
+	}
+	for (i = 0; job->disks[i]; i++)
+		sb_addf(list, "%s%s", i ? "," : "", job->disks[i]);
+	if (i)
+		return 0;
+	if (sysinfo_collect(cfg->sysroot, NULL, &si, err, errlen))
+		return -1;
+	for (i = 0; i < si.ndisks; i++)
+		sb_addf(list, "%s/dev/%s", i ? "," : "", si.disks[i].name);
+	sysinfo_release(&si);
+	if (list->len)
+		return 0;
+	snprintf(err, errlen, "no disks to test");
+	return -1;
+}
+
+/* Scheduler on every disk of the comma list. */
+static int job_set_scheds(const struct agent_config *cfg,
+			  const struct job *job, const char *list, char *err,
+			  size_t errlen)
+{
+	char disk[512];
+	const char *p = list;
+	size_t n;
+
+	while (job->scheduler && *p) {
+		n = strcspn(p, ",");
+		snprintf(disk, sizeof(disk), "%.*s", (int)n, p);
+		err[0] = '\0';
+		if (n && job_set_sched(cfg, job->id, disk, job->scheduler, err,
+				       errlen))
+			return -1;
+		p += n;
+		p += *p == ',';
+	}
+	return 0;
+}
+
+/* Read at most cap bytes of path into a raw JSON string. */
+static json_t *job_read_raw(const char *path, size_t cap)
+{
+	struct stat st;
+	json_t *s = NULL;
+	char *buf;
+	size_t n;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+		buf = malloc(cap ? cap : 1);
+		if (!buf)
+			abort();
+		n = fread(buf, 1, cap, f);
+		if (n == cap && (size_t)st.st_size > n)
+			n = (size_t)st.st_size;	/* cut: the note says so */
+		s = job_raw_text(buf, n, cap);
+		free(buf);
+	}
+	fclose(f);
+	return s;
+}
+
+/* "raw": every file klab-run left in out but results.json, and its log. */
+static json_t *job_collect_raw(const char *out, const char *runlog)
+{
+	struct strbuf path = STRBUF_INIT;
+	json_t *raw = json_object(), *s;
+	struct dirent *e;
+	DIR *dir;
+
+	sb_init(&path);
+	dir = opendir(out);
+	while (dir && (e = readdir(dir)) != NULL) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "results.json"))
+			continue;
+		sb_reset(&path);
+		sb_addf(&path, "%s/%s", out, e->d_name);
+		s = job_read_raw(path.buf, JOB_RAW_CAP);
+		if (s)
+			json_object_set_new(raw, e->d_name, s);
+	}
+	if (dir)
+		closedir(dir);
+	s = job_read_raw(runlog, JOB_RAW_CAP);
+	if (s)
+		json_object_set_new(raw, JOB_RUN_LOG, s);
+	sb_release(&path);
+	return raw;
+}
+
+/* POST the results until klabd answers; 0 when it stored them. */
+static int job_upload(const struct agent_config *cfg, const struct job *job,
+		      json_t *doc)
+{
+	json_t *reply = NULL;
+	char path[64], err[1024];
+	long status = 0;
+	int i;
+
+	snprintf(path, sizeof(path), "/api/agent/jobs/%ld/results", job->id);
+	for (i = 0; i < 2; i++) {
+		agent_log("job %ld: uploading results (%zu raw outputs)",
+			  job->id, json_object_size(json_object_get(doc, "raw")));
+		json_decref(reply);
+		http_json_retry(cfg, "POST", path, doc, 300, 0, &status, &reply,
+				err, sizeof(err));
+		if (status >= 200 && status <= 299) {
+			agent_log("job %ld: results stored (HTTP %ld)", job->id,
+				  status);
+			json_decref(reply);
+			return 0;
+		}
+		if (status != 413 || !json_object_get(doc, "raw"))
+			break;
+		agent_log("job %ld: upload too large, retrying without the raw "
+			  "outputs", job->id);
+		json_object_del(doc, "raw");
+	}
+	http_reply_error(status, reply, err, sizeof(err));
+	json_decref(reply);
+	return job_fail(cfg, job->id, "benchmark", err, NULL) ? -1 : 1;
+}
+
+struct job_paths {
+	struct strbuf dir, suites, suite, out, results, runlog;
+};
+
+static void job_paths_init(struct job_paths *p, const struct agent_config *cfg,
+			   const struct job *job)
+{
+	sb_init(&p->dir);
+	sb_init(&p->suites);
+	sb_init(&p->suite);
+	sb_init(&p->out);
+	sb_init(&p->results);
+	sb_init(&p->runlog);
+	sb_addf(&p->dir, "%s/job-%ld", cfg->workdir, job->id);
+	sb_addf(&p->suites, "%s/suites", p->dir.buf);
+	sb_addf(&p->suite, "%s/%s%s", p->suites.buf, job->suite,
+		JOB_SUITE_EXT);
+	sb_addf(&p->out, "%s/out", p->dir.buf);
+	sb_addf(&p->results, "%s/results.json", p->out.buf);
+	sb_addf(&p->runlog, "%s/%s", p->dir.buf, JOB_RUN_LOG);
+}
+
+static void job_paths_release(struct job_paths *p)
+{
+	sb_release(&p->dir);
+	sb_release(&p->suites);
+	sb_release(&p->suite);
+	sb_release(&p->out);
+	sb_release(&p->results);
+	sb_release(&p->runlog);
+}
+
+/* Remove what an earlier attempt of this job left in dir. */
+static void job_clean_dir(const char *dir)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	sb_init(&path);
+	while (d && (e = readdir(d)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		sb_reset(&path);
+		sb_addf(&path, "%s/%s", dir, e->d_name);
+		unlink(path.buf);
+	}
+	if (d)
+		closedir(d);
+	sb_release(&path);
+}
+
+/* Directories, suite file, schedulers; the disk list into disks. */
+static int job_prepare(const struct agent_config *cfg, const struct job *job,
+		       const struct job_paths *p, struct strbuf *disks,
+		       char *err, size_t errlen)
+{
+	if (job_mkdirs(p->suites.buf, err, errlen) ||
+	    job_mkdirs(p->out.buf, err, errlen))
+		return -1;
+	job_clean_dir(p->out.buf);
+	unlink(p->runlog.buf);
+	if (job_disk_list(cfg, job, disks, err, errlen) ||
+	    job_set_scheds(cfg, job, disks->buf, err, errlen))
+		return -1;
+	return job_write_file(p->suite.buf, job->suite_text, err, errlen);
+}
+
+/* klab-run SUITE ...; its exit status, or -1 with err. */
+static int job_klab_run(const struct agent_config *cfg, const struct job *job,
+			const struct job_paths *p, const char *disks,
+			char *err, size_t errlen)
+{
+	char scale[32];
+	char *argv[] = {
+		cfg->klab_run, job->suite, "--suites-dir", p->suites.buf,
+		"--disks", (char *)disks, "--out", p->out.buf, "--scale", scale,
+		"--id", job->kernel, NULL,
+	};
+	time_t t0 = time(NULL);
+	int rc;
+
+	snprintf(scale, sizeof(scale), "%g", job->scale);
+	agent_log("job %ld: running suite %s on %s (scale %s, timeout %ld s)",
+		  job->id, job->suite, disks, scale, job->timeout);
+	rc = proc_run(argv, p->runlog.buf, job->timeout, err, errlen);
+	agent_log("job %ld: klab-run ended after %ld s: %s", job->id,
+		  (long)(time(NULL) - t0), rc < 0 ? err : rc ? "failed" : "ok");
+	if (rc > 0)
+		snprintf(err, errlen, "klab-run %s exited with status %d",
+			 job->suite, rc);
+	return rc;
+}
+
+/* The last JOB_OUTPUT_CAP bytes of the run log, to go with a failure. */
+static char *job_log_tail(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+
+	sb_init(&sb);
+	if (sb_read_file(&sb, path))
+		return NULL;
+	s = strdup(sb.len > (size_t)JOB_OUTPUT_CAP ?
+		   sb.buf + sb.len - JOB_OUTPUT_CAP : sb.buf);
+	sb_release(&sb);
+	if (!s)
+		abort();
+	return s;
+}
+
+int job_run(const struct agent_config *cfg, const struct job *job)
+{
+	struct strbuf disks = STRBUF_INIT;
+	struct job_paths p;
+	json_error_t jerr;
+	json_t *doc = NULL;
+	char err[1024] = "", *tail;
+	int rc;
+
+	sb_init(&disks);
+	job_paths_init(&p, cfg, job);
+	if (job_prepare(cfg, job, &p, &disks, err, sizeof(err))) {
+		rc = job_fail(cfg, job->id, "benchmark", err, NULL);
+		goto out;
+	}
+	rc = job_klab_run(cfg, job, &p, disks.buf, err, sizeof(err));
+	doc = json_load_file(p.results.buf, 0, &jerr);
+	if (json_is_object(doc)) {
+		json_object_set_new(doc, "raw",
+				    job_collect_raw(p.out.buf, p.runlog.buf));
+		rc = job_upload(cfg, job, doc) < 0 ? -1 : 0;
+		goto out;
+	}
+	if (rc == 0)
+		snprintf(err, sizeof(err), "suite %s wrote no results: %s",
+			 job->suite, doc ? "results.json is not an object" :
+			 jerr.text);
+	tail = job_log_tail(p.runlog.buf);
+	rc = job_fail(cfg, job->id, "benchmark", err, tail);
+	free(tail);
+out:
+	json_decref(doc);
+	job_paths_release(&p);
+	sb_release(&disks);
+	return rc;
+}
