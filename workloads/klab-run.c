@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+/*
+ * klab-run: run one suite (workloads/suites/NAME.suite, docs/SUITES.md) on
+ * the rig's disks and write DIR/results.json, one klab-results/1 document
+ * with the suite's name, plus the raw outputs under DIR/raw/ and one
+ * document per repetition (DIR/rep-N.json).  The warm-up runs first and is
+ * discarded; each repetition starts the background load (if any), waits
+ * its warm-up, runs the measured workload and stops the load.  results.json
+ * holds, per metric, the mean over the repetitions.
+ *
+ * SIGTERM/SIGINT stop the running step (it writes what it measured), then
+ * results.json is written marked incomplete.  Exit 0 complete, 1 error,
+ * 2 interrupted.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/results.h"
+#include "workloads/child.h"
+#include "workloads/cpuusage.h"
+#include "workloads/driver.h"
+#include "workloads/iofile.h"
+#include "workloads/runctl.h"
+#include "workloads/suite.h"
+#include "workloads/wlcli.h"
+
+struct opts {
+	const char *suite, *disks, *out, *suites_dir, *id;
+	double scale;
+	unsigned reps;
+};
+
+struct plan {
+	struct suite s;
+	char *workload, *warmup, *background;
+	double bg_warmup, timeout;
+	char bindir[4096], rawdir[4096], first[4096], id[256];
+	int first_is_dir;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: klab-run SUITE --disks D1[,D2...] --out DIR [options]\n"
+		"  -d, --disks LIST      block devices, files or directories\n"
+		"  -o, --out DIR         results.json and raw/ go here\n"
+		"  -s, --scale F         multiply sizes and times (1.0)\n"
+		"  -S, --suites-dir DIR  where SUITE.suite lives\n"
+		"  -r, --repetitions N   override the suite's repetitions\n"
+		"      --id KERNEL       identifier (default: uname -r)\n");
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "disks", 1, NULL, 'd' }, { "out", 1, NULL, 'o' },
+		{ "scale", 1, NULL, 's' }, { "suites-dir", 1, NULL, 'S' },
+		{ "repetitions", 1, NULL, 'r' }, { "id", 1, NULL, 'i' },
+		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	int c, rc = 0;
+
+	while (!rc && (c = getopt_long(argc, argv, "d:o:s:S:r:h", lo,
+				       NULL)) != -1) {
+		switch (c) {
+		case 'd': o->disks = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 's': rc = wl_parse_double("scale", optarg, 0.0001, 10000,
+					       &o->scale); break;
+		case 'S': o->suites_dir = optarg; break;
+		case 'r': rc = wl_parse_uint("repetitions", optarg, 1, 1000,
+					     &o->reps); break;
+		case 'i': o->id = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (rc)
+		return -1;
+	if (optind + 1 != argc) {
+		fprintf(stderr, optind < argc ? "one SUITE expected\n"
+					      : "missing SUITE\n");
+		return -1;
+	}
+	o->suite = argv[optind];
+	if (!o->disks || !*o->disks || !o->out) {
+		fprintf(stderr, "missing --%s\n", !o->out ? "out" : "disks");
+		return -1;
+	}
+	return 0;
+}
+
+/* Every disk must exist, or be a file to create in an existing directory. */
+static int check_disks(const char *disks, char *first, size_t len,
+		       int *first_dir)
+{
+	char path[4096], dir[4096];
+	struct stat st;
+	int i;
+
+	for (i = 0; *disks; i++) {
+		size_t n = strcspn(disks, ",");
+
+		snprintf(path, sizeof(path), "%.*s", (int)n, disks);
+		disks += n + (disks[n] == ',');
+		if (!n) {
+			fprintf(stderr, "empty entry in --disks\n");
+			return -1;
+		}
+		snprintf(dir, sizeof(dir), "%s", path);
+		if (stat(path, &st) && stat(dirname(dir), &st)) {
+			fprintf(stderr, "disk '%s' does not exist\n", path);
+			return -1;
+		}
+		if (i == 0) {
+			snprintf(first, len, "%s", path);
+			*first_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+		}
+	}
+	return 0;
+}
+
+static void find_bindir(char *buf, size_t len, const char *argv0)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = 0;
+	} else if (strchr(argv0, '/')) {
+		snprintf(exe, sizeof(exe), "%s", argv0);
+	} else {
+		buf[0] = 0;
+		return;
+	}
+	snprintf(buf, len, "%s", dirname(exe));
+}
+
+static double expand_num(const char *s, const struct suite_vars *v,
+			 const char *key, char *err, size_t errlen)
+{
+	char *x = suite_expand(s, v, err, errlen), *end;
+	double d;
+
+	if (!x)
+		return -1;
+	d = strtod(x, &end);
+	if (end == x || *end || d < 0) {
+		snprintf(err, errlen, "invalid %s '%s' in suite", key, s);
+		d = -1;
+	}
+	free(x);
+	return d;
+}
+
+static int plan_expand(struct plan *p, const struct opts *o, char *err,
+		       size_t errlen)
+{
+	struct suite_vars v = { o->scale, p->first, o->disks, p->id,
+				cpu_count() };
+
+	p->workload = suite_expand(p->s.workload, &v, err, errlen);
+	if (!p->workload)
+		return -1;
+	if (p->s.warmup) {
+		p->warmup = suite_expand(p->s.warmup, &v, err, errlen);
+		if (!p->warmup)
+			return -1;
+	}
+	if (p->s.background) {
+		p->background = suite_expand(p->s.background, &v, err, errlen);
+		if (!p->background)
+			return -1;
+	}
+	p->bg_warmup = expand_num(p->s.background_warmup, &v,
+				  "background_warmup", err, errlen);
+	p->timeout = expand_num(p->s.timeout, &v, "timeout", err, errlen);
+	return p->bg_warmup < 0 || p->timeout < 0 ? -1 : 0;
+}
+
+static int plan_init(struct plan *p, const struct opts *o, const char *argv0,
+		     char *err, size_t errlen)
+{
+	char share[4096], tree[4096], *path;
+	const char *dirs[6];
+	int n = 0;
+
+	find_bindir(p->bindir, sizeof(p->bindir), argv0);
+	snprintf(share, sizeof(share), "%s/../share/klab/suites", p->bindir);
+	snprintf(tree, sizeof(tree), "%s/../../workloads/suites", p->bindir);
+	if (o->suites_dir)
+		dirs[n++] = o->suites_dir;
+	if (getenv("KLAB_SUITES"))
+		dirs[n++] = getenv("KLAB_SUITES");
+	if (p->bindir[0]) {
+		dirs[n++] = share;
+		dirs[n++] = tree;
+	}
+	dirs[n++] = "workloads/suites";
+	dirs[n] = NULL;
+	path = suite_find(o->suite, dirs, err, errlen);
+	if (!path)
+		return -1;
+	n = suite_load(&p->s, path, err, errlen);
+	free(path);
+	if (n)
+		return -1;
+	if (o->reps)
+		p->s.repetitions = o->reps;
+	return plan_expand(p, o, err, errlen);
+}
+
+static void plan_release(struct plan *p)
+{
+	suite_release(&p->s);
+	free(p->workload);
+	free(p->warmup);
+	free(p->background);
+}
+
+static int make_dirs(const char *out, char *rawdir, size_t len)
+{
+	if (mkdir(out, 0755) && errno != EEXIST) {
+		fprintf(stderr, "cannot create '%s': %s\n", out,
+			strerror(errno));
+		return -1;
+	}
+	snprintf(rawdir, len, "%s/raw", out);
+	if (mkdir(rawdir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "cannot create '%s': %s\n", rawdir,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int run_rep(const struct plan *p, const struct driver_env *env,
+		   unsigned rep, struct result_set *rs, char *err,
+		   size_t errlen)
+{
+	struct child bg = { 0, 0, 0 };
+	char tag[64], cwd[4096], st[128];
+	int rc = 0;
+
+	if (p->background) {
+		snprintf(tag, sizeof(tag), "background-%u", rep);
+		if (driver_start_background(p->background, env, tag, &bg, cwd,
+					    sizeof(cwd), err, errlen))
+			return -1;
+		if (wl_sleep(p->bg_warmup, 0, 0)) {
+			snprintf(err, errlen, "interrupted");
+			rc = -1;
+		}
+	}
+	if (!rc && p->background && child_poll(&bg)) {
+		child_status_str(bg.status, st, sizeof(st));
+		snprintf(err, errlen, "background load '%s' ended early (%s), "
+			 "see %s/%s.err", p->background, st, env->rawdir, tag);
+		rc = -1;
+	}
+	if (!rc) {
+		snprintf(tag, sizeof(tag), "run-%u", rep);
+		rc = driver_run(p->workload, env, tag, rs, err, errlen);
+	}
+	if (p->background) {
+		child_stop(&bg, 10);
+		if (cwd[0])
+			iofile_rmtree(cwd);
+	}
+	return rc;
+}
+
+/* sum += rep, counting how many repetitions gave each metric. */
+static void agg_add(struct result_set *sum, unsigned **cnt,
+		    const struct result_set *rep)
+{
+	size_t i, j;
+
+	for (i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->v[i];
+
+		for (j = 0; j < sum->n; j++)
+			if (!strcmp(sum->v[j].metric, r->metric) &&
+			    !strcmp(sum->v[j].kernel ? sum->v[j].kernel : "",
+				    r->kernel ? r->kernel : ""))
+				break;
+		if (j < sum->n) {
+			sum->v[j].value += r->value;
+			(*cnt)[j]++;
+			continue;
+		}
+		result_set_add(sum, r->kernel, r->metric, r->unit, r->value,
+			       r->dir);
+		*cnt = realloc(*cnt, sum->n * sizeof(**cnt));
+		if (!*cnt)
+			abort();
+		(*cnt)[sum->n - 1] = 1;
+	}
+}
+
+static void write_rep(const struct plan *p, const char *out, unsigned rep,
+		      struct result_set *rs)
+{
+	char path[4096];
+
+	result_set_setstr(&rs->suite, p->s.name);
+	if (!rs->kernel)
+		result_set_setstr(&rs->kernel, p->id);
+	snprintf(path, sizeof(path), "%s/rep-%u.json", out, rep);
+	wl_output_json(rs, path);
+}
+
+/* Warm-up and repetitions; the first error ends the run, into err. */
+static unsigned run_suite(const struct plan *p, const struct driver_env *env,
+			  const char *out, struct result_set *sum,
+			  unsigned **cnt, char *err, size_t errlen)
+{
+	struct result_set rs;
+	char msg[1024];
+	unsigned rep, done = 0;
+
+	if (p->warmup) {
+		result_set_init(&rs);
+		if (driver_run(p->warmup, env, "warmup", &rs, msg, sizeof(msg)))
+			snprintf(err, errlen, "warm-up: %s", msg);
+		result_set_release(&rs);
+	}
+	for (rep = 1; rep <= p->s.repetitions && !err[0] && !wl_stopping();
+	     rep++) {
+		result_set_init(&rs);
+		if (run_rep(p, env, rep, &rs, msg, sizeof(msg)))
+			snprintf(err, errlen, "repetition %u of %u: %s", rep,
+				 p->s.repetitions, msg);
+		else
+			done++;
+		write_rep(p, out, rep, &rs);
+		agg_add(sum, cnt, &rs);
+		result_set_release(&rs);
+		fprintf(stderr, "klab-run: %s: repetition %u of %u %s\n",
+			p->s.name, rep, p->s.repetitions,
+			err[0] ? "failed" : "done");
+	}
+	return done;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .scale = 1.0 };
+	struct plan p;
+	struct driver_env env;
+	struct result_set sum;
+	unsigned *cnt = NULL, done;
+	char err[1024] = "", path[4096];
+	size_t i;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	if (parse_args(argc, argv, &o) ||
+	    check_disks(o.disks, p.first, sizeof(p.first), &p.first_is_dir))
+		return 1;
+	if (o.id)
+		snprintf(p.id, sizeof(p.id), "%s", o.id);
+	else
+		wl_kernel_id(p.id, sizeof(p.id));
+	if (plan_init(&p, &o, argv[0], err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		plan_release(&p);
+		return 1;
+	}
+	if (make_dirs(o.out, p.rawdir, sizeof(p.rawdir))) {
+		plan_release(&p);
+		return 1;
+	}
+	wl_signals_install();
+	env = (struct driver_env){ p.bindir[0] ? p.bindir : NULL, p.rawdir,
+				   p.first_is_dir ? p.first : NULL, p.id,
+				   p.timeout };
+	result_set_init(&sum);
+	done = run_suite(&p, &env, o.out, &sum, &cnt, err, sizeof(err));
+	for (i = 0; i < sum.n; i++)
+		sum.v[i].value /= cnt[i];
+	result_set_setstr(&sum.kernel, p.id);
+	result_set_setstr(&sum.suite, p.s.name);
+	result_set_setstr(&sum.format, "klab-run");
+	sum.incomplete = done < p.s.repetitions;
+	if (err[0])
+		result_set_setstr(&sum.error, err);
+	snprintf(path, sizeof(path), "%s/results.json", o.out);
+	rc = wl_output_json(&sum, path);
+	fprintf(stderr, "klab-run: %s: %u of %u repetitions, %zu metrics in "
+		"%s%s%s\n", p.s.name, done, p.s.repetitions, sum.n, path,
+		err[0] ? "; error: " : "", err);
+	result_set_release(&sum);
+	free(cnt);
+	plan_release(&p);
+	if (rc)
+		return 1;
+	return wl_stop == WL_STOP_SIGNAL ? 2 : err[0] ? 1 : 0;
+}

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * suite: parse suite files and expand their placeholders (see suite.h and
+ * docs/SUITES.md).
+ */
+#include "workloads/suite.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/strbuf.h"
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+static char **field(struct suite *s, const char *key)
+{
+	static const char *const keys[] = {
+		"name", "description", "workload", "warmup", "background",
+		"background_warmup", "timeout",
+	};
+	char **f[] = {
+		&s->name, &s->description, &s->workload, &s->warmup,
+		&s->background, &s->background_warmup, &s->timeout,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(key, keys[i]) == 0)
+			return f[i];
+	return NULL;
+}
+
+static int set_key(struct suite *s, const char *key, const char *val,
+		   char *err, size_t errlen)
+{
+	char **f;
+	char *end;
+	long n;
+
+	if (strcmp(key, "repetitions") == 0) {
+		errno = 0;
+		n = strtol(val, &end, 10);
+		if (errno || end == val || *end || n < 1 || n > 1000) {
+			snprintf(err, errlen, "invalid repetitions '%s' "
+				 "(1 to 1000)", val);
+			return -1;
+		}
+		s->repetitions = (unsigned)n;
+		return 0;
+	}
+	f = field(s, key);
+	if (!f) {
+		snprintf(err, errlen, "unknown key '%s'", key);
+		return -1;
+	}
+	if (*f) {
+		snprintf(err, errlen, "key '%s' given twice", key);
+		return -1;
+	}
+	*f = strdup(val);
+	if (!*f)
+		abort();
+	return 0;
+}
+
+static int check_suite(struct suite *s, char *err, size_t errlen)
+{
+	if (!s->name || !s->workload || !s->warmup) {
+		snprintf(err, errlen, "'%s': missing key '%s'", s->path,
+			 !s->name ? "name" : !s->workload ? "workload"
+							 : "warmup");
+		return -1;
+	}
+	if (strcmp(s->warmup, "none") == 0) {
+		free(s->warmup);
+		s->warmup = NULL;
+	}
+	if (!s->repetitions)
+		s->repetitions = 1;
+	if (!s->timeout)
+		s->timeout = strdup("3600");
+	if (!s->background_warmup)
+		s->background_warmup = strdup("2");
+	if (!s->timeout || !s->background_warmup)
+		abort();
+	return 0;
+}
+
+int suite_load(struct suite *s, const char *path, char *err, size_t errlen)
+{
+	char line[4096], msg[512];
+	int lineno = 0, rc = 0;
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	s->path = strdup(path);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot read suite '%s': %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		char *p = trim(line), *eq;
+
+		lineno++;
+		if (!*p || *p == '#')
+			continue;
+		eq = strchr(p, '=');
+		if (!eq) {
+			snprintf(msg, sizeof(msg), "expected 'key = value'");
+			rc = -1;
+			break;
+		}
+		*eq = 0;
+		rc = set_key(s, trim(p), trim(eq + 1), msg, sizeof(msg));
+	}
+	fclose(f);
+	if (rc) {
+		snprintf(err, errlen, "'%s' line %d: %s", path, lineno, msg);
+		return -1;
+	}
+	return check_suite(s, err, errlen);
+}
+
+void suite_release(struct suite *s)
+{
+	free(s->path);
+	free(s->name);
+	free(s->description);
+	free(s->workload);
+	free(s->warmup);
+	free(s->background);
+	free(s->background_warmup);
+	free(s->timeout);
+	memset(s, 0, sizeof(*s));
+}
+
+char *suite_find(const char *name, const char *const *dirs, char *err,
+		 size_t errlen)
+{
+	char path[4096];
+	size_t i;
+
+	if (strchr(name, '/')) {
+		if (access(name, R_OK) == 0)
+			return strdup(name);
+		snprintf(err, errlen, "cannot read suite '%s': %s", name,
+			 strerror(errno));
+		return NULL;
+	}
+	for (i = 0; dirs[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s.suite", dirs[i], name);
+		if (access(path, R_OK) == 0)
+			return strdup(path);
+	}
+	snprintf(err, errlen, "unknown suite '%s' (looked in %s%s)", name,
+		 dirs[0] ? dirs[0] : "no directory", dirs[0] && dirs[1] ?
+		 " and others" : "");
+	return NULL;
+}
+
+static int expand_one(struct strbuf *sb, const char *name,
+		      const struct suite_vars *v)
+{
+	char *end;
+	double n;
+
+	if (strcmp(name, "disk") == 0) {
+		sb_adds(sb, v->disk);
+	} else if (strcmp(name, "disks") == 0) {
+		sb_adds(sb, v->disks);
+	} else if (strcmp(name, "id") == 0) {
+		sb_adds(sb, v->id);
+	} else if (strcmp(name, "ncpu") == 0) {
+		sb_addf(sb, "%u", v->ncpu);
+	} else {
+		n = strtod(name, &end);
+		if (end == name || *end || !isfinite(n) || n < 0)
+			return -1;
+		n = floor(n * v->scale + 0.5);
+		sb_addf(sb, "%.0f", n < 1 ? 1 : n);
+	}
+	return 0;
+}
+
+char *suite_expand(const char *s, const struct suite_vars *v, char *err,
+		   size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char name[64];
+
+	sb_init(&sb);
+	while (*s) {
+		const char *close;
+
+		if (*s != '{') {
+			sb_addc(&sb, *s++);
+			continue;
+		}
+		close = strchr(s, '}');
+		if (!close || (size_t)(close - s - 1) >= sizeof(name)) {
+			snprintf(err, errlen, "unterminated '{' in '%s'", s);
+			goto out_fail;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(close - s - 1), s + 1);
+		if (expand_one(&sb, name, v)) {
+			snprintf(err, errlen, "unknown placeholder '{%s}'", name);
+			goto out_fail;
+		}
+		s = close + 1;
+	}
+	return sb_detach(&sb, NULL);
+out_fail:
+	sb_release(&sb);
+	return NULL;
+}

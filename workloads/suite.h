@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * suite: the declarative suite files of workloads/suites/ (format in
+ * docs/SUITES.md).  A suite is "key = value" lines: the measured workload
+ * command, an optional background load, a warm-up command that runs and is
+ * discarded, repetitions and a timeout.  Commands name {N} numbers that the
+ * scale factor multiplies, and {disk}, {disks}, {ncpu}, {id} placeholders.
+ */
+#ifndef KLAB_SUITE_H
+#define KLAB_SUITE_H
+
+#include <stddef.h>
+
+struct suite {
+	char *path;
+	char *name;
+	char *description;
+	char *workload;		/* the measured command, unexpanded */
+	char *warmup;		/* NULL for "none" */
+	char *background;	/* NULL when there is none */
+	char *background_warmup;	/* seconds, unexpanded ("{5}") */
+	char *timeout;		/* seconds per run, unexpanded */
+	unsigned repetitions;
+};
+
+struct suite_vars {
+	double scale;
+	const char *disk;	/* first disk */
+	const char *disks;	/* all, comma-separated */
+	const char *id;
+	unsigned ncpu;
+};
+
+/*
+ * Parse the suite file at path.  Returns 0, or -1 with a message naming the
+ * file and line in err.  suite_release() frees it either way.
+ */
+int suite_load(struct suite *s, const char *path, char *err, size_t errlen);
+void suite_release(struct suite *s);
+
+/*
+ * Find SUITE: a path when it contains '/', else dir/SUITE.suite for the
+ * first dir in dirs (NULL-terminated) that has it.  Returns a new string,
+ * or NULL with err filled in.
+ */
+char *suite_find(const char *name, const char *const *dirs, char *err,
+		 size_t errlen);
+
+/*
+ * Expand placeholders in s: {N} or {N.N} becomes N x scale rounded to an
+ * integer (at least 1), {disk}, {disks}, {ncpu}, {id} their values.
+ * Returns a new string, or NULL with err filled in (unknown placeholder).
+ */
+char *suite_expand(const char *s, const struct suite_vars *v, char *err,
+		   size_t errlen);
+
+#endif
