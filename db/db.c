@@ -62,13 +62,17 @@ static int set_pragmas(struct db *db, char *err, size_t errlen)
 	size_t i;
 
 	if (sqlite3_busy_timeout(db->h, 5000) != SQLITE_OK)
-		return db_sqlerr(db, err, errlen);
+		goto out_err;
 	for (i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
 		if (sqlite3_exec(db->h, pragmas[i], NULL, NULL, NULL) !=
 		    SQLITE_OK)
-			return db_sqlerr(db, err, errlen);
+			goto out_err;
 	}
 	return DB_OK;
+
+out_err:
+	return db_seterr(err, errlen, DB_ERR, "cannot open database '%s': %s",
+			 db->path, sqlite3_errmsg(db->h));
 }
 
 struct db *db_open(const char *path, char *err, size_t errlen)

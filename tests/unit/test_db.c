@@ -151,6 +151,25 @@ static void test_open_migrate_reopen(void **state)
 	assert_null(db_open("", f->err, sizeof(f->err)));
 }
 
+static void test_open_garbage(void **state)
+{
+	struct fixture *f = *state;
+	char path[160];
+	FILE *fp;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/garbage.db", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	for (i = 0; i < 1000; i++)
+		fputs("this is not an sqlite file\n", fp);
+	fclose(fp);
+	assert_null(db_open(path, f->err, sizeof(f->err)));
+	assert_non_null(strstr(f->err, "cannot open database '"));
+	assert_non_null(strstr(f->err, "garbage.db': "));
+	unlink(path);
+}
+
 static void test_kernels(void **state)
 {
 	struct fixture *f = *state;
@@ -655,6 +674,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_open_migrate_reopen),
+		T(test_open_garbage),
 		T(test_kernels),
 		T(test_rigs_suites),
 		T(test_import_repetitions),
