@@ -325,6 +325,26 @@ static int agent_poll(const struct agent_config *cfg, struct job *job)
 	return rc;
 }
 
+/* --no-kexec for another kernel: fetch its files all the same. */
+static int agent_no_kexec(const struct agent_config *cfg,
+			  const struct job *job, const char *release)
+{
+	struct strbuf kernel = STRBUF_INIT, initrd = STRBUF_INIT;
+	char err[1024];
+	int rc;
+
+	sb_init(&kernel);
+	sb_init(&initrd);
+	agent_log("job %ld: --no-kexec: running on %s, not %s", job->id,
+		  release, job->release);
+	rc = job_fetch_boot(cfg, job, &kernel, &initrd, err, sizeof(err));
+	if (rc)
+		job_fail(cfg, job->id, "infra", err, NULL);
+	sb_release(&kernel);
+	sb_release(&initrd);
+	return rc;
+}
+
 /* Run job here or kexec into its kernel. */
 static void agent_handle(struct agent_config *cfg, const struct job *job)
 {
@@ -341,9 +361,8 @@ static void agent_handle(struct agent_config *cfg, const struct job *job)
 		job_switch(cfg, job);
 		return;
 	}
-	if (!same)
-		agent_log("job %ld: --no-kexec: running on %s, not %s", job->id,
-			  u.release, job->release);
+	if (!same && agent_no_kexec(cfg, job, u.release))
+		return;
 	job_run(cfg, job);
 	cfg->boot_job = 0;
 }

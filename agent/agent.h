@@ -208,6 +208,14 @@ int kexec_exec(const struct agent_config *cfg, char *err, size_t errlen);
 
 /* Run job on the running kernel and upload; 0 when klabd took the outcome. */
 int job_run(const struct agent_config *cfg, const struct job *job);
+/*
+ * Download job's kernel and initramfs into cfg->workdir (kept when the
+ * sha256 already matches); paths appended to kernel and initrd.
+ * 0, or -1 with err filled.
+ */
+int job_fetch_boot(const struct agent_config *cfg, const struct job *job,
+		   struct strbuf *kernel, struct strbuf *initrd, char *err,
+		   size_t errlen);
 /* Download, load and kexec into job's kernel; returns only on failure. */
 int job_switch(const struct agent_config *cfg, const struct job *job);
 /* POST /api/agent/jobs/ID/fail {"class":..,"error":..,"output":..}. */

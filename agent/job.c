@@ -127,11 +127,27 @@ static int job_announce(const struct agent_config *cfg, long id, char *err,
 	return rc;
 }
 
+int job_fetch_boot(const struct agent_config *cfg, const struct job *job,
+		   struct strbuf *kernel, struct strbuf *initrd, char *err,
+		   size_t errlen)
+{
+	if (job_mkdirs(cfg->workdir, err, errlen) ||
+	    job_fetch(cfg, "kernel", job->kernel_url, job->kernel_sha256,
+		      kernel, err, errlen))
+		return -1;
+	if (job->initrd_url &&
+	    job_fetch(cfg, "initrd", job->initrd_url, job->initrd_sha256,
+		      initrd, err, errlen))
+		return -1;
+	agent_log("job %ld: kernel and initramfs downloaded, sha256 checked",
+		  job->id);
+	return 0;
+}
+
 int job_switch(const struct agent_config *cfg, const struct job *job)
 {
 	struct strbuf kernel = STRBUF_INIT, initrd = STRBUF_INIT;
 	struct strbuf append = STRBUF_INIT;
-	const char *cls = "infra";
 	char err[1024];
 
 	sb_init(&kernel);
@@ -139,13 +155,7 @@ int job_switch(const struct agent_config *cfg, const struct job *job)
 	sb_init(&append);
 	agent_log("job %ld: kexec into %s (%s)", job->id, job->kernel,
 		  job->release);
-	if (job_mkdirs(cfg->workdir, err, sizeof(err)) ||
-	    job_fetch(cfg, "kernel", job->kernel_url, job->kernel_sha256,
-		      &kernel, err, sizeof(err)))
-		goto out_fail;
-	if (job->initrd_url &&
-	    job_fetch(cfg, "initrd", job->initrd_url, job->initrd_sha256,
-		      &initrd, err, sizeof(err)))
+	if (job_fetch_boot(cfg, job, &kernel, &initrd, err, sizeof(err)))
 		goto out_fail;
 	job_append(cfg, job, &append);
 	agent_log("job %ld: kexec -l %s, command line: %s", job->id,
@@ -157,7 +167,7 @@ int job_switch(const struct agent_config *cfg, const struct job *job)
 	agent_log("job %ld: kexec -e", job->id);
 	kexec_exec(cfg, err, sizeof(err));
 out_fail:
-	job_fail(cfg, job->id, cls, err, NULL);
+	job_fail(cfg, job->id, "infra", err, NULL);
 	sb_release(&kernel);
 	sb_release(&initrd);
 	sb_release(&append);
