@@ -226,6 +226,10 @@ void chart_svg(struct strbuf *sb, const struct chart *c)
 	sb_add_html(sb, c->title ? c->title : "chart");
 	sb_adds(sb, "</title>\n");
 	any = extent(c, &x0, &x1, &y0, &y1);
+	if (any && c->xlabels) {	/* keep points off the y axis */
+		x0 -= 0.5;
+		x1 += 0.5;
+	}
 	chart_ticks(x0, x1, 8, &f.xt);
 	chart_ticks(y0, y1, 6, &f.yt);
 	axes(sb, &f, c);

@@ -135,6 +135,8 @@ void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%s", isnan(v) ? "nan" : "inf");
 	else if (a == 0)
 		snprintf(buf, len, "0");
+	else if (a < 1e15 && v == floor(v))
+		snprintf(buf, len, "%.0f", v);
 	else if (a >= 1000)
 		snprintf(buf, len, "%.0f", v);
 	else if (a >= 100)

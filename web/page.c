@@ -39,7 +39,8 @@ static const char css[] =
 	"overflow:auto}\n"
 	"form.picker{background:#f4f4f8;padding:.5em 1em;"
 	"border:1px solid #ddd;display:inline-block}\n"
-	"form.picker label{margin-right:1em;vertical-align:top}\n"
+	"form.picker label{display:inline-block;margin-right:1em;"
+	"vertical-align:top}\n"
 	".note{color:#666;font-size:12px}\n"
 	".err{color:#8a1010}\n"
 	"svg.chart{border:1px solid #ddd;background:#fff}\n";

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for web/report_*.c: the plain-text report (tiobench tables
+ * exactly as tiobench.pl prints them, aligned columns, +-sd rows, delta
+ * lines with verdicts and p-values, dbench and read-latency lines, the
+ * generic table within 100 columns, ASCII only), and the CSV and JSON
+ * shapes, from results imported into a temporary database.
+ */
+#include "web_testlib.h"
+
+#include <jansson.h>
+
+#include "web/format.h"
+#include "web/report.h"
+
+static const struct tio_row r176 = { 512, 4096, 8, 41.20, 12.31, 0.741,
+				     1811.05, 0, 0, 335 };
+static const struct tio_row r192 = { 512, 4096, 8, 43.02, 12.90, 0.702,
+				     1650.40, 0, 0, 333 };
+
+static char *text_of(struct wfix *f, const char *const *k, size_t nk)
+{
+	struct comparison c;
+	struct strbuf sb = STRBUF_INIT;
+
+	wfix_compare(f, k, nk, &c);
+	sb_init(&sb);
+	report_text(&sb, &c);
+	compare_release(&c);
+	return sb_detach(&sb, NULL);
+}
+
+/* Every line plain ASCII, no tab, at most max columns. */
+static void assert_pasteable(const char *s, size_t max)
+{
+	size_t col = 0;
+
+	for (; *s; s++) {
+		if (*s == '\n') {
+			col = 0;
+			continue;
+		}
+		assert_true(*s >= 0x20 && *s < 0x7f);
+		col++;
+		if (col > max)
+			fail_msg("line longer than %zu: ...%.40s", max, s - 40);
+	}
+}
+
+static void test_tiobench_exact(void **state)
+{
+	struct wfix *f = *state;
+	struct result_set rs;
+	const char *k[] = { "6.1.176", "6.1.192" };
+	char *t;
+
+	result_set_init(&rs);
+	wfix_tio(&rs, "6.1.176", "seq_read", &r176);
+	wfix_tio(&rs, "6.1.192", "seq_read", &r192);
+	wfix_import(f, &rs, NULL);
+	t = text_of(f, k, 2);
+	assert_non_null(strstr(t,
+"\nSequential Reads\n"
+"                              File  Blk   Num                   Avg      Maximum      Lat%     Lat%    CPU\n"
+"Identifier                    Size  Size  Thr   Rate  (CPU%)  Latency    Latency      >2s      >10s    Eff\n"
+"---------------------------- ------ ----- ---  ------ ------ --------- -----------  -------- -------- -----\n"
+"6.1.176                       512   4096    8   41.20 12.31%     0.741     1811.05   0.00000  0.00000   335\n"
+"6.1.192                       512   4096    8   43.02 12.90%     0.702     1650.40   0.00000  0.00000   333\n"
+"  6.1.192 vs 6.1.176: rate +4.4% (same?), avg lat -5.3% (better?), max lat -8.9% (better?),\n"
+"    cpu +4.8% (same?)\n"));
+	assert_non_null(strstr(t, "klab comparison: 6.1.176 (baseline), "
+			       "6.1.192\nrig: scsi, suite: tio\n"
+			       "repetitions: 6.1.176 x1, 6.1.192 x1\n"));
+	assert_non_null(strstr(t, "\nsummary: 0 metrics worse, 2 better, "
+			       "5 same (1 kernel against 6.1.176)\n"));
+	assert_null(strstr(t, "Random Reads"));
+	assert_null(strstr(t, "+-sd"));
+	assert_pasteable(t, 107);
+	free(t);
+}
+
+/* Start and end columns of the whitespace-separated tokens of a line. */
+static size_t tokens(const char *line, size_t *start, size_t *end,
+		     size_t max)
+{
+	size_t i = 0, n = 0;
+
+	while (line[i] && line[i] != '\n' && n < max) {
+		while (line[i] == ' ')
+			i++;
+		if (!line[i] || line[i] == '\n')
+			break;
+		start[n] = i;
+		while (line[i] && line[i] != ' ' && line[i] != '\n')
+			i++;
+		end[n++] = i;
+	}
+	return n;
+}
+
+static const char *line_starting(const char *t, const char *prefix)
+{
+	const char *p = t;
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, strlen(prefix)))
+			return p;
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return NULL;
+}
+
+static void test_columns_aligned(void **state)
+{
+	struct wfix *f = *state;
+	struct result_set rs;
+	static const char longk[] = "6.1.192+elv-lowlat-with-a-very-long-name";
+	const char *k[] = { "6.1.176", longk };
+	struct tio_row a = r176, b = r192;
+	size_t s0[16], e0[16], s1[16], e1[16], sh[16], eh[16], n, i;
+	const char *l0, *l1, *h, *rule;
+	char *t;
+
+	b.max_lat = 28425.08;
+	b.cpu = 2.389;
+	a.rate = 0.53;
+	result_set_init(&rs);
+	wfix_tio(&rs, k[0], "rand_write", &a);
+	wfix_tio(&rs, k[1], "rand_write", &b);
+	wfix_import(f, &rs, NULL);
+	t = text_of(f, k, 2);
+	l0 = line_starting(t, "6.1.176 ");
+	l1 = line_starting(t, longk);
+	h = line_starting(t, "Identifier");
+	rule = line_starting(t, "-----");
+	assert_non_null(l0);
+	assert_non_null(l1);
+	assert_non_null(h);
+	n = tokens(l0, s0, e0, 16);
+	assert_int_equal(n, 11);
+	assert_int_equal(tokens(l1, s1, e1, 16), 11);
+	assert_int_equal(s0[1], s1[1]);		/* file size: left-aligned */
+	for (i = 2; i < n; i++)			/* the rest: right-aligned */
+		assert_int_equal(e0[i], e1[i]);
+	assert_true(s1[1] > strlen(longk));	/* the identifier fits */
+	tokens(h, sh, eh, 16);
+	assert_int_equal(sh[1], s0[1]);		/* "Size" over the sizes */
+	/* the rule spans the identifier, then ends where the values end
+	 * from Num Thr on (as in tiobench.pl's own output) */
+	assert_int_equal(tokens(rule, sh, eh, 16), 11);
+	assert_int_equal(eh[0] + 2, s0[1]);
+	for (i = 3; i < n; i++)
+		assert_int_equal(eh[i], e0[i]);
+	free(t);
+}
+
+static void test_repetitions(void **state)
+{
+	struct wfix *f = *state;
+	const char *k[] = { "6.1.176", "6.1.192" };
+	struct result_set rs;
+	int rep;
+	char *t;
+
+	for (rep = 0; rep < 3; rep++) {
+		struct tio_row a = r176, b = r192;
+
+		a.rate += rep * 0.1;
+		b.rate += rep * 0.1;
+		a.avg_lat += rep * 0.002;
+		b.avg_lat += rep * 0.002;
+		result_set_init(&rs);
+		wfix_tio(&rs, k[0], "seq_read", &a);
+		wfix_tio(&rs, k[1], "seq_read", &b);
+		wfix_import(f, &rs, NULL);
+	}
+	t = text_of(f, k, 2);
+	assert_non_null(strstr(t, "repetitions: 6.1.176 x3, 6.1.192 x3\n"));
+	assert_non_null(strstr(t,
+"6.1.176                       512   4096    8   41.30 12.31%     0.743     1811.05   0.00000  0.00000   335\n"
+"  +-sd (n=3)                                     0.10 0.000%     0.002        0.00   0.00000  0.00000     0\n"));
+	/* rate +4.4% with sd 0.1 on three runs each: significant */
+	assert_non_null(strstr(t, "rate +4.4% (better, p<0.001)"));
+	assert_null(strstr(t, "(better?)"));
+	assert_pasteable(t, 107);
+	free(t);
+}
+
+static void test_dbench_readlat_lines(void **state)
+{
+	struct wfix *f = *state;
+	const char *k[] = { "6.1.176", "6.1.192" };
+	struct result_set rs;
+	char *t;
+
+	result_set_init(&rs);
+	result_set_add(&rs, k[0], "dbench.throughput", "MB/s", 412.5,
+		       DIR_HIGHER);
+	result_set_add(&rs, k[0], "dbench.clients", "", 50, DIR_NONE);
+	result_set_add(&rs, k[0], "dbench.procs", "", 50, DIR_NONE);
+	result_set_add(&rs, k[0], "dbench.max_latency", "ms", 58.123,
+		       DIR_LOWER);
+	result_set_add(&rs, k[1], "dbench.throughput", "MB/s", 300,
+		       DIR_HIGHER);
+	result_set_add(&rs, k[1], "dbench.max_latency", "ms", 40, DIR_LOWER);
+	result_set_add(&rs, k[0], "readlat.read_mb", "MB", 30.1, DIR_NONE);
+	result_set_add(&rs, k[0], "readlat.rate", "MB/s", 0.41, DIR_HIGHER);
+	result_set_add(&rs, k[0], "readlat.lat_min", "ms", 0, DIR_LOWER);
+	result_set_add(&rs, k[0], "readlat.lat_avg", "ms", 6.1, DIR_LOWER);
+	result_set_add(&rs, k[0], "readlat.lat_max", "ms", 4420.3, DIR_LOWER);
+	result_set_add(&rs, k[0], "readlat.lat_2s", "%", 0, DIR_LOWER);
+	result_set_add(&rs, k[0], "readlat.lat_10s", "%", 0, DIR_LOWER);
+	wfix_import(f, &rs, NULL);
+	t = text_of(f, k, 2);
+	assert_non_null(strstr(t, "\ndbench\n6.1.176  Throughput 412.500 "
+		"MB/sec  50 clients  50 procs  max_latency=58.123 ms\n"
+		"6.1.192  Throughput 300.000 MB/sec  max_latency=40.000 ms\n"
+		"  6.1.192 vs 6.1.176: throughput -27.3% (worse?), "
+		"max latency -31.2% (better?)\n"));
+	assert_non_null(strstr(t, "\nRead latency\n"
+		"6.1.176  reads: 30.1 MB, 0.41 MB/s\n"
+		"6.1.176  read latency min 0.00 avg 6.1 max 4420.3 > 2s 0.00% "
+		"> 10s 0.00%\n"));
+	assert_null(strstr(t, "Other metrics"));
+	free(t);
+}
+
+static void test_generic_and_hostile(void **state)
+{
+	struct wfix *f = *state;
+	const char *k[] = { "6.1.176-base-kernel", "6.1.177-candidate-1",
+		"6.1.178-candidate-2", "6.1.179-candidate-3",
+		"<script>alert(1)</script>\xc3\xa9" };
+	struct result_set rs;
+	size_t i;
+	char *t;
+
+	result_set_init(&rs);
+	for (i = 0; i < 5; i++) {
+		result_set_add(&rs, k[i], "fio.randread.read.iops", "IOPS",
+			       4000 + 400.0 * (double)i, DIR_HIGHER);
+		result_set_add(&rs, k[i], "fio.randread.read.clat_p99", "us",
+			       1200 + 300.0 * (double)i, DIR_LOWER);
+	}
+	wfix_import(f, &rs, NULL);
+	t = text_of(f, k, 5);
+	assert_pasteable(t, 100);
+	assert_non_null(strstr(t, "<script>alert(1)</script>??"));
+	assert_non_null(strstr(t, "Other metrics (means; delta and verdict "
+			       "against 6.1.176-base-kernel)\nmetric"));
+	/* iops +10% better, p99 +25% worse for the first candidate */
+	assert_non_null(strstr(t, "fio.randread.read.iops     IOPS"));
+	assert_non_null(strstr(t, "4400  +10.0% better?"));
+	assert_non_null(strstr(t, "1500  +25.0% worse?"));
+	/* five kernels do not fit in 100 columns: a second block */
+	assert_non_null(strstr(strstr(t, "Other metrics") + 20, "\n\nmetric"));
+	assert_non_null(strstr(t, "summary: 4 metrics worse, 4 better, 0 same"
+			       " (4 kernels against 6.1.176-base-kernel)"));
+	free(t);
+}
+
+static void test_ascii(void **state)
+{
+	char buf[16];
+
+	fmt_ascii(buf, sizeof(buf), "a\tb\x01\xff\xc3\xa9 z");
+	assert_string_equal(buf, "a?b???? z");
+	fmt_ascii(buf, 4, "abcdef");
+	assert_string_equal(buf, "abc");
+}
+
+static size_t count_char(const char *s, char ch)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == ch;
+	return n;
+}
+
+static void test_csv_json(void **state)
+{
+	struct wfix *f = *state;
+	const char *k[] = { "6.1.176", "6.1.192", "6.1.200" };
+	struct result_set rs;
+	struct comparison c;
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j, *m, *cell;
+	const char *line;
+
+	result_set_init(&rs);
+	wfix_tio(&rs, k[0], "seq_read", &r176);
+	wfix_tio(&rs, k[1], "seq_read", &r192);
+	result_set_add(&rs, k[2], "iops.total", "IOPS", 10, DIR_HIGHER);
+	wfix_import(f, &rs, NULL);
+	wfix_compare(f, k, 3, &c);
+	sb_init(&sb);
+	report_csv(&sb, &c);
+	assert_int_equal(c.nm, 11);
+	assert_int_equal(count_char(sb.buf, '\n'), 1 + 11 * 3);
+	assert_int_equal(strncmp(sb.buf, "metric,unit,direction,kernel,"
+		"baseline,n,mean,stddev,min,max,delta_pct,p_value,verdict,"
+		"indicative\n", 94), 0);
+	for (line = sb.buf; *line; line = strchr(line, '\n') + 1) {
+		const char *e = strchr(line, '\n');
+		size_t commas = 0;
+
+		for (; line < e; line++)
+			commas += *line == ',';
+		assert_int_equal(commas, 13);
+	}
+	assert_non_null(strstr(sb.buf, "\ntiobench.seq_read.rate,MB/s,higher,"
+		"6.1.192,0,1,43.02,0,43.02,43.02,4.417475728,,same,1\n"));
+	assert_non_null(strstr(sb.buf, "\niops.total,IOPS,higher,6.1.176,1,0,"
+			       ",,,,,,none,0\n"));
+	j = report_json(&c);
+	assert_string_equal(json_string_value(json_object_get(j, "baseline")),
+			    "6.1.176");
+	assert_int_equal(json_array_size(json_object_get(j, "kernels")), 3);
+	m = json_array_get(json_object_get(j, "metrics"), 0);
+	assert_string_equal(json_string_value(json_object_get(m, "name")),
+			    "iops.total");
+	assert_int_equal(json_array_size(json_object_get(m, "cells")), 3);
+	cell = json_array_get(json_object_get(m, "cells"), 2);
+	assert_int_equal(json_integer_value(json_object_get(cell, "n")), 1);
+	assert_true(json_is_array(json_object_get(cell, "values")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+		j, "summary"), "worse")), (json_int_t)compare_count_worse(&c));
+	json_decref(j);
+	sb_release(&sb);
+	compare_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_tiobench_exact,
+						wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(test_columns_aligned,
+						wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(test_repetitions,
+						wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(test_dbench_readlat_lines,
+						wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(test_generic_and_hostile,
+						wfix_setup, wfix_teardown),
+		cmocka_unit_test(test_ascii),
+		cmocka_unit_test_setup_teardown(test_csv_json,
+						wfix_setup, wfix_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

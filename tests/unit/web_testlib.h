@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by test_report.c and test_web.c: a temporary database
+ * with one rig and suite, tiobench / dbench / read-latency result sets
+ * built in code and imported, and a comparison built from them.  Static
+ * inline so a test that uses only some of them still builds with -Werror.
+ */
+#ifndef KLAB_WEB_TESTLIB_H
+#define KLAB_WEB_TESTLIB_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "controller/compare.h"
+#include "db/db.h"
+#include "lib/results.h"
+
+struct wfix {
+	char dir[64], path[128];
+	struct db *db;
+	char err[256];
+};
+
+static inline int wfix_setup(void **state)
+{
+	struct wfix *f = calloc(1, sizeof(*f));
+	struct db_rig rig = { 0 };
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/klab-web-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/klab.db", f->dir);
+	f->db = db_open(f->path, f->err, sizeof(f->err));
+	assert_non_null(f->db);
+	rig.name = "scsi";
+	rig.kind = "manual";
+	rig.profile = "scsi";
+	rig.state = "idle";
+	rig.disks = 1;
+	rig.cpus = 2;
+	rig.memory_mb = 512;
+	assert_int_equal(db_rig_put(f->db, &rig, f->err, sizeof(f->err)), 0);
+	assert_int_equal(db_suite_put(f->db, "tio", "tiobench", f->err,
+				      sizeof(f->err)), 0);
+	*state = f;
+	return 0;
+}
+
+static inline int wfix_teardown(void **state)
+{
+	struct wfix *f = *state;
+	char p[160];
+
+	db_close(f->db);
+	unlink(f->path);
+	snprintf(p, sizeof(p), "%s-wal", f->path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", f->path);
+	unlink(p);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/* One tiobench row: the fields of tiobench.<phase>.* for kernel k. */
+struct tio_row {
+	double file_size, blk_size, threads, rate, cpu, avg_lat, max_lat;
+	double lat_2s, lat_10s, cpu_eff;
+};
+
+static inline void wfix_tio(struct result_set *rs, const char *k,
+			    const char *phase, const struct tio_row *r)
+{
+	static const struct {
+		const char *field, *unit;
+		enum metric_dir dir;
+	} f[] = {
+		{ "file_size", "MB", DIR_NONE }, { "blk_size", "B", DIR_NONE },
+		{ "threads", "", DIR_NONE }, { "rate", "MB/s", DIR_HIGHER },
+		{ "cpu", "%", DIR_LOWER }, { "avg_lat", "ms", DIR_LOWER },
+		{ "max_lat", "ms", DIR_LOWER }, { "lat_2s", "%", DIR_LOWER },
+		{ "lat_10s", "%", DIR_LOWER }, { "cpu_eff", "", DIR_HIGHER },
+	};
+	const double v[] = { r->file_size, r->blk_size, r->threads, r->rate,
+		r->cpu, r->avg_lat, r->max_lat, r->lat_2s, r->lat_10s,
+		r->cpu_eff };
+	char name[96];
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(*f); i++) {
+		snprintf(name, sizeof(name), "tiobench.%s.%s", phase,
+			 f[i].field);
+		result_set_add(rs, k, name, f[i].unit, v[i], f[i].dir);
+	}
+}
+
+static inline void wfix_import(struct wfix *f, struct result_set *rs,
+			       const char *raw)
+{
+	struct db_import_opts o = { 0 };
+
+	o.rig = "scsi";
+	o.suite = "tio";
+	if (raw) {
+		o.raw_name = "output.txt";
+		o.raw = raw;
+		o.raw_len = strlen(raw);
+	}
+	if (db_import(f->db, rs, &o, NULL, NULL, f->err, sizeof(f->err)))
+		fail_msg("import: %s", f->err);
+	result_set_release(rs);
+}
+
+static inline void wfix_compare(struct wfix *f, const char *const *k,
+				size_t nk, struct comparison *c)
+{
+	if (compare_build(f->db, k, nk, 0, "scsi", "tio", NULL, c, f->err,
+			  sizeof(f->err)))
+		fail_msg("compare: %s", f->err);
+}
+
+#endif
