@@ -21,15 +21,15 @@ static const char *const palette[] = {
 };
 #define NPALETTE (sizeof(palette) / sizeof(*palette))
 
-double chart_nice(double x, int round)
+double chart_nice(double x, int rounded)
 {
 	double e, f, nf;
 
 	if (!(x > 0) || !isfinite(x))
 		return 1;
 	e = floor(log10(x));
-	f = x / pow(10, e);
-	if (round)
+	f = round(x / pow(10, e) * 1e9) / 1e9;	/* 0.7 / 0.1 is 6.99.. */
+	if (rounded)
 		nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
 	else
 		nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;

@@ -48,8 +48,8 @@ struct chart_ticks {
 
 /* Append the chart as one <svg> element (all text escaped). */
 void chart_svg(struct strbuf *sb, const struct chart *c);
-/* A nice number near x: rounded (round != 0) or the next one up. */
-double chart_nice(double x, int round);
+/* A nice number near x: rounded (rounded != 0) or the next one up. */
+double chart_nice(double x, int rounded);
 /* About target ticks covering [min, max] at nice numbers. */
 void chart_ticks(double min, double max, int target, struct chart_ticks *t);
 

@@ -204,8 +204,10 @@ static void cell_title(struct strbuf *sb, const struct comparison *c,
 		fmt_p(p, sizeof(p), cell);
 		sb_addf(sb, "; %s vs ", d);
 		sb_add_html(sb, c->kernels[c->baseline]);
-		if (*p)
-			sb_addf(sb, ", %s", p);
+		if (*p) {
+			sb_adds(sb, ", ");
+			sb_add_html(sb, p);
+		}
 		if (cell->indicative)
 			sb_adds(sb, ", one value per side: indicative");
 		sb_addf(sb, "; %s", cmp_verdict_name(cell->verdict));
