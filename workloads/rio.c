@@ -228,16 +228,16 @@ static int start_load(struct child *load, const struct opts *o)
 }
 
 /*
- * Sleep secs (0: until stopped) while checking that the load still runs.
- * Returns 0 when the time is over, -1 when the run stopped.
+ * Sleep secs (forever: until stopped) while checking that the load still
+ * runs.  Returns 0 when the time is over, -1 when the run stopped.
  */
-static int wait_loaded(double secs, struct child *load, const struct opts *o,
-		       uint64_t deadline)
+static int wait_loaded(double secs, int forever, struct child *load,
+		       const struct opts *o, uint64_t deadline)
 {
 	uint64_t end = wl_now_ns() + (uint64_t)(secs * 1e9);
 	char st[128];
 
-	while (secs == 0 || wl_now_ns() < end) {
+	while (forever || wl_now_ns() < end) {
 		if (wl_sleep(0.05, deadline, o->timeout))
 			return -1;
 		if (o->load_cmd && child_poll(load)) {
@@ -267,10 +267,10 @@ static void run_all(struct run *r, const struct opts *o)
 	r->w0 = wl_now_ns();
 	if (start_workers(r->wr, o->writers, writer_run) == 0 &&
 	    start_load(&r->load, o) == 0 &&
-	    wait_loaded(o->warmup, &r->load, o, deadline) == 0) {
+	    wait_loaded(o->warmup, 0, &r->load, o, deadline) == 0) {
 		r->t0 = wl_now_ns();
 		if (start_workers(r->rd, o->readers, reader_run) == 0 &&
-		    wait_loaded(o->time, &r->load, o, deadline) == 0)
+		    wait_loaded(o->time, o->time == 0, &r->load, o, deadline) == 0)
 			wl_stop_set(WL_STOP_DONE);
 		readers_stop = 1;
 		join_workers(r->rd, o->readers);
