@@ -36,7 +36,7 @@ static const int run_order[TIO_NPHASES] = {
 };
 
 struct opts {
-	const char *disk, *out, *id;
+	const char *disk, *out, *id, *json;
 	unsigned threads, phases;
 	uint64_t size_mb, bs, rand_ops, seed;
 	int direct, sync, text;
@@ -303,6 +303,7 @@ static void usage(FILE *f)
 		"      --seed N        random offsets seed (1)\n"
 		"      --id KERNEL     identifier (default: uname -r)\n"
 		"      --text          tiobench text sections instead of JSON\n"
+		"      --json FILE     also write the JSON to FILE (with --text)\n"
 		"  -o, --out FILE      write the output to FILE\n");
 }
 
@@ -316,7 +317,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "sync", 0, NULL, 'S' }, { "timeout", 1, NULL, 'T' },
 		{ "seed", 1, NULL, 'e' }, { "id", 1, NULL, 'i' },
 		{ "text", 0, NULL, 'x' }, { "out", 1, NULL, 'o' },
-		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "json", 1, NULL, 'j' }, { "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc = 0;
 
@@ -342,6 +344,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'i': o->id = optarg; break;
 		case 'x': o->text = 1; break;
 		case 'o': o->out = optarg; break;
+		case 'j': o->json = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -390,16 +393,17 @@ static int emit(struct result_set *rs, const struct opts *o)
 
 	if (!o->text)
 		return wl_output_json(rs, o->out);
+	if (o->json && wl_output_json(rs, o->json))
+		rc = -1;
 	sb_init(&sb);
 	tiotext_format(&sb, rs, rs->kernel);
 	if (o->out && strcmp(o->out, "-") != 0)
 		f = fopen(o->out, "w");
-	if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len)
-		rc = -1;
-	if (f && f != stdout && fclose(f))
-		rc = -1;
-	if (rc)
+	if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len ||
+	    (f == stdout ? fflush(f) != 0 : fclose(f) != 0)) {
 		fprintf(stderr, "cannot write '%s'\n", o->out ? o->out : "-");
+		rc = -1;
+	}
 	sb_release(&sb);
 	return rc;
 }

@@ -57,6 +57,7 @@ static void format_row(struct strbuf *sb, const struct result_set *rs,
 		       const char *phase, const char *id)
 {
 	double size, blk, thr, rate, cpu, avg, max, l2, l10, eff;
+	int cpu_dec;
 
 	get(rs, phase, "file_size", &size);
 	get(rs, phase, "blk_size", &blk);
@@ -68,11 +69,13 @@ static void format_row(struct strbuf *sb, const struct result_set *rs,
 	get(rs, phase, "lat_2s", &l2);
 	get(rs, phase, "lat_10s", &l10);
 	get(rs, phase, "cpu_eff", &eff);
+	/* CPU% in five characters, as tiobench printed it: 5.251 28.50 114.6 */
+	cpu_dec = cpu < 9.9995 ? 3 : cpu < 99.995 ? 2 : cpu < 999.95 ? 1 : 0;
 	/* tiobench.pl's "%-30s%-6d%-5d%4d%8.2f..." with a blank kept
 	 * between columns when a value outgrows its width */
-	sb_addf(sb, "%-29s %-5.0f %-4.0f %3.0f %7.2f %.4g%% %9.3f %11.2f "
-		"%9.5f %8.5f %5.0f\n", id, size, blk, thr, rate, cpu, avg, max,
-		l2, l10, eff);
+	sb_addf(sb, "%-29s %-5.0f %-5.0f %3.0f %7.2f %.*f%% %9.3f %11.2f "
+		"%9.5f %8.5f %5.0f\n", id, size, blk, thr, rate, cpu_dec, cpu,
+		avg, max, l2, l10, eff);
 }
 
 int tiotext_format(struct strbuf *sb, const struct result_set *rs,
