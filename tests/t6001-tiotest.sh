@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tiotest on files in a temporary directory (and a loop device when the
+# machine allows): consistent numbers (bytes = rate x time, request counts,
+# ordered percentiles), --text in tiobench's layout, parameter errors,
+# disk full, timeout and SIGTERM (partial results, files removed).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wl-lib.sh"
+T=$KLAB_BIN/tiotest
+mkdir -p "$TMP/d"
+
+"$T" --disk "$TMP/d" --threads 4 --size 32 --random 300 --id 6.1.176 \
+	--out "$TMP/r.json" || fail "tiotest run: exit $?"
+[ "$(jq -r .schema "$TMP/r.json")" = klab-results/1 ] || fail "schema"
+[ "$(jq -r .incomplete "$TMP/r.json")" = false ] || fail "incomplete"
+[ "$(jq -r '.results[0].kernel' "$TMP/r.json")" = 6.1.176 ] || fail "--id"
+for p in seq_write seq_read rand_write rand_read; do
+	m=tiobench.$p
+	rate=$(metric $m.rate "$TMP/r.json"); secs=$(metric $m.elapsed "$TMP/r.json")
+	ops=$(metric $m.ops "$TMP/r.json"); max=$(metric $m.max_lat "$TMP/r.json")
+	avg=$(metric $m.avg_lat "$TMP/r.json")
+	case $p in
+	seq_*) want=$((32 * 1024 * 1024 / 4096)) ;;	# every block once
+	rand_*) want=$((4 * 300)) ;;
+	esac
+	check "$ops == $want" "$p: $ops requests, expected $want"
+	# bytes moved = rate x time, within 0.1%
+	check "($rate * $secs * 1048576 - $ops * 4096)^2 <= (0.001 * $ops * 4096)^2" \
+		"$p: rate x time != bytes"
+	last=$(ordered "$TMP/r.json" $m)
+	check "$last <= $max && $avg <= $max && $avg > 0" "$p: avg/p99.99/max order"
+	[ "$(metric $m.threads "$TMP/r.json")" = 4 ] || fail "$p threads"
+done
+no_test_files "$TMP/d"
+ok "four phases consistent"
+
+# --text: the four sections in tiobench's layout, the JSON beside it
+"$T" --disk "$TMP/d" --threads 2 --size 8 --random 100 --text \
+	--json "$TMP/t.json" --id 6.1.192 >"$TMP/t.txt" || fail "--text"
+for s in "Sequential Reads" "Random Reads" "Sequential Writes" "Random Writes"; do
+	grep -q "^$s\$" "$TMP/t.txt" || fail "section '$s' missing"
+done
+grep -q '^Identifier                    Size  Size  Thr   Rate  (CPU%)  Latency    Latency      >2s      >10s    Eff$' \
+	"$TMP/t.txt" || fail "header line"
+[ "$(grep -c '^---------------------------- ------ ----- ---  ------' "$TMP/t.txt")" = 4 ] || fail "rules"
+row=$(grep -A4 '^Random Reads' "$TMP/t.txt" | tail -1)
+set -- $row
+[ "$1 $2 $3 $4" = "6.1.192 8 4096 2" ] || fail "row: $row"
+rate=$(metric tiobench.rand_read.rate "$TMP/t.json")
+check "($5 - $rate)^2 <= 0.005^2" "text rate $5 != json $rate"
+ok "--text layout matches its JSON"
+
+# parameter errors: exit 1, a message naming the option
+"$T" --threads 0 --disk "$TMP/d" 2>"$TMP/e"; [ $? -eq 1 ] || fail "threads 0"
+grep -q "for --threads" "$TMP/e" || fail "threads message: $(cat "$TMP/e")"
+"$T" --disk "$TMP/d" --phases seq_read,bogus 2>"$TMP/e"; [ $? -eq 1 ] || fail "phases"
+"$T" --disk "$TMP/d" --direct --block 1000 2>"$TMP/e"; [ $? -eq 1 ] || fail "direct block"
+"$T" 2>"$TMP/e"; [ $? -eq 1 ] && grep -q "missing --disk" "$TMP/e" || fail "no disk"
+"$T" --disk /nonexistent/dir/f --size 1 --threads 1 >"$TMP/o" 2>&1
+[ $? -eq 1 ] || fail "missing parent dir"
+ok "parameter errors"
+
+# timeout: an error result naming it
+"$T" --disk "$TMP/d" --threads 2 --size 2048 --timeout 0.5 --sync \
+	--out "$TMP/to.json" 2>/dev/null; rc=$?
+[ $rc -eq 1 ] || fail "timeout exit $rc"
+jq -r .error "$TMP/to.json" | grep -q "timeout after 0.5 s" || fail "timeout error: $(jq .error "$TMP/to.json")"
+no_test_files "$TMP/d"
+ok "timeout"
+
+# SIGTERM: stop, write what was measured marked incomplete, remove files
+"$T" --disk "$TMP/d" --threads 2 --size 4096 --sync --out "$TMP/sig.json" 2>/dev/null &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid; rc=$?
+[ $rc -eq 2 ] || fail "SIGTERM exit $rc"
+[ "$(jq -r .incomplete "$TMP/sig.json")" = true ] || fail "not marked incomplete"
+ops=$(metric tiobench.seq_write.ops "$TMP/sig.json")
+check "$ops > 0" "no partial numbers after SIGTERM"
+no_test_files "$TMP/d"
+ok "SIGTERM"
+
+# disk full on a small tmpfs
+mkdir -p "$TMP/small"
+if mount -t tmpfs -o size=4m tmpfs "$TMP/small" 2>/dev/null; then
+	"$T" --disk "$TMP/small" --threads 2 --size 16 --out "$TMP/full.json" 2>/dev/null
+	rc=$?
+	no_test_files "$TMP/small"
+	umount "$TMP/small"
+	[ $rc -eq 1 ] || fail "disk full exit $rc"
+	jq -r .error "$TMP/full.json" | grep -q "disk full on '$TMP/small/klab-tiotest" ||
+		fail "disk full error: $(jq .error "$TMP/full.json")"
+	ok "disk full"
+else
+	echo "no tmpfs mount allowed: disk-full case skipped"
+fi
+
+# a loop device: regions of a block device, O_DIRECT
+dev=$(loop_dev 64)
+if [ -n "$dev" ]; then
+	"$T" --disk "$dev" --threads 4 --size 32 --random 200 --direct \
+		--out "$TMP/loop.json"; rc=$?
+	"$T" --disk "$dev" --threads 4 --size 128 --out "$TMP/big.json" 2>/dev/null
+	rc2=$?
+	losetup -d "$dev"
+	[ $rc -eq 0 ] || fail "loop device run: exit $rc"
+	check "$(metric tiobench.rand_read.ops "$TMP/loop.json") == 800" "loop ops"
+	[ $rc2 -eq 1 ] || fail "too small device: exit $rc2"
+	jq -r .error "$TMP/big.json" | grep -q "too small" || fail "too small: $(jq .error "$TMP/big.json")"
+	ok "loop device $dev"
+else
+	echo "no loop device on this machine: block-device case skipped"
+fi
+exit 0
