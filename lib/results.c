@@ -263,6 +263,15 @@ static int metric_name_valid(const char *s)
 
 enum str_kind { STR_KERNEL, STR_NAME, STR_TEXT };
 
+/* "results[3]" + "value" -> "results[3].value" in place; returns path. */
+static const char *path_member(char *path, size_t len, const char *key)
+{
+	size_t n = strlen(path);
+
+	snprintf(path + n, len - n, ".%s", key);
+	return path;
+}
+
 /*
  * Check one JSON string value against its kind's rules; path names it in
  * errors.  Returns the string (owned by v), or NULL with err filled in.
@@ -311,16 +320,19 @@ static int get_opt_str(const json_t *o, const char *key, enum str_kind kind,
 	return 0;
 }
 
-/* One member of results[i]: must be present; path is "results[i].key". */
-static json_t *get_member(const json_t *o, size_t i, const char *key,
-			  char *path, size_t pathlen, struct import_error *err)
+/* The string member key of results[i]; NULL with err set when bad. */
+static const char *member_str(const json_t *o, size_t i, const char *key,
+			      enum str_kind kind, struct import_error *err)
 {
 	json_t *v = json_object_get(o, key);
+	char path[64];
 
-	snprintf(path, pathlen, "results[%zu].%s", i, key);
-	if (!v)
+	snprintf(path, sizeof(path), "results[%zu].%s", i, key);
+	if (!v) {
 		import_fail(err, 0, path, "missing");
-	return v;
+		return NULL;
+	}
+	return check_str(v, path, kind, err);
 }
 
 static int result_from_json(struct result_set *rs, const json_t *o, size_t i,
@@ -331,36 +343,36 @@ static int result_from_json(struct result_set *rs, const json_t *o, size_t i,
 	json_t *v;
 	enum metric_dir d;
 
-	if (!json_is_object(o)) {
-		snprintf(path, sizeof(path), "results[%zu]", i);
+	snprintf(path, sizeof(path), "results[%zu]", i);
+	if (!json_is_object(o))
 		return import_fail(err, 0, path, "not an object");
-	}
 	v = json_object_get(o, "kernel");
-	snprintf(path, sizeof(path), "results[%zu].kernel", i);
-	if ((!v || json_is_null(v)) && !kernel)
-		return import_fail(err, 0, path, "missing, and the document "
+	if (v && !json_is_null(v))
+		kernel = member_str(o, i, "kernel", STR_KERNEL, err);
+	else if (!kernel)
+		return import_fail(err, 0, path_member(path, sizeof(path),
+				   "kernel"), "missing, and the document "
 				   "names no kernel");
-	if (v && !json_is_null(v) && !(kernel = check_str(v, path, STR_KERNEL,
-							    err)))
+	if (!kernel)
 		return -1;
-	v = get_member(o, i, "metric", path, sizeof(path), err);
-	if (!v || !(metric = check_str(v, path, STR_NAME, err)))
+	metric = member_str(o, i, "metric", STR_NAME, err);
+	if (!metric)
 		return -1;
 	if (!metric_name_valid(metric))
-		return import_fail(err, 0, path, "invalid metric name");
-	v = get_member(o, i, "unit", path, sizeof(path), err);
-	if (!v || !(unit = check_str(v, path, STR_NAME, err)))
-		return -1;
-	v = get_member(o, i, "direction", path, sizeof(path), err);
-	if (!v || !(dir = check_str(v, path, STR_NAME, err)))
+		return import_fail(err, 0, path_member(path, sizeof(path),
+				   "metric"), "invalid metric name");
+	unit = member_str(o, i, "unit", STR_NAME, err);
+	dir = unit ? member_str(o, i, "direction", STR_NAME, err) : NULL;
+	if (!dir)
 		return -1;
 	if (metric_dir_parse(dir, &d))
-		return import_fail(err, 0, path, "not higher, lower or none");
-	v = get_member(o, i, "value", path, sizeof(path), err);
-	if (!v)
-		return -1;
-	if (!json_is_number(v) || !isfinite(json_number_value(v)))
-		return import_fail(err, 0, path, "not a finite number");
+		return import_fail(err, 0, path_member(path, sizeof(path),
+				   "direction"), "not higher, lower or none");
+	v = json_object_get(o, "value");
+	if (!v || !json_is_number(v) || !isfinite(json_number_value(v)))
+		return import_fail(err, 0, path_member(path, sizeof(path),
+				   "value"), v ? "not a finite number"
+					       : "missing");
 	result_set_add(rs, kernel, metric, unit, json_number_value(v), d);
 	return 0;
 }
