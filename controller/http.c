@@ -274,15 +274,15 @@ static enum MHD_Result send_file(struct klabd *d, struct MHD_Connection *conn,
 	const char *path = catalog_file_path(d, sha);
 	enum MHD_Result ret;
 	struct stat st;
-	int fd = -1;
+	int fd = -1, bad = 0;
 
 	web_response_init(&r);
 	if (!auth || strncmp(auth, "Bearer ", 7) ||
 	    !rigmgr_by_token(d, auth + 7))
-		web_error_json(&r, 401, "unknown or missing rig token");
+		bad = web_error_json(&r, 401, "unknown or missing rig token");
 	else if (!path || (fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st))
-		web_error_json(&r, 404, "no such file");
-	if (r.status) {
+		bad = web_error_json(&r, 404, "no such file");
+	if (bad) {
 		if (fd >= 0)
 			close(fd);
 		ret = send_response(conn, &r);
