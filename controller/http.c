@@ -280,6 +280,10 @@ static enum MHD_Result send_file(struct klabd *d, struct MHD_Connection *conn,
 	if (!auth || strncmp(auth, "Bearer ", 7) ||
 	    !rigmgr_by_token(d, auth + 7))
 		bad = web_error_json(&r, 401, "unknown or missing rig token");
+	else if (d->fault_downloads > 0 &&
+		 __atomic_fetch_sub(&d->fault_downloads, 1, __ATOMIC_SEQ_CST) > 0)
+		bad = web_error_json(&r, 503, "download refused "
+				     "(fault_downloads is set)");
 	else if (!path || (fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st))
 		bad = web_error_json(&r, 404, "no such file");
 	if (bad) {

@@ -80,6 +80,16 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 		set_str(&d->top_dir, v);
 	if ((v = config_get(&d->cfg, "", "rig_bin_dir")))
 		set_str(&d->rig_bin_dir, v);
+	if ((v = config_get(&d->cfg, "", "fault_downloads"))) {
+		long n;
+
+		if (parse_long(v, 0, 1000000, &n)) {
+			snprintf(err, errlen, "%s: invalid fault_downloads '%s'",
+				 d->cfg.path, v);
+			return -1;
+		}
+		d->fault_downloads = (int)n;
+	}
 	if ((v = config_get(&d->cfg, "", "max_upload"))) {
 		if (config_parse_size(v, &sz) || sz <= 0) {
 			snprintf(err, errlen, "%s: invalid max_upload '%s'",

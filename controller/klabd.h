@@ -27,6 +27,7 @@ struct klabd {
 	char *top_dir;		/* klab's source/install tree (suites, scripts) */
 	char *rig_bin_dir;	/* agent + workloads put into rig images */
 	char *public_url;	/* how agents reach us, for the rig cmdline */
+	int fault_downloads;	/* testing: refuse this many agent downloads */
 	struct config cfg;
 	struct MHD_Daemon *mhd;
 	volatile sig_atomic_t stop;

@@ -18,6 +18,33 @@
 #include "klabd.h"
 #include "rig.h"
 
+/* A QEMU left running by a klabd that died: stop it before a cold boot,
+ * so two machines never share the rig's disks. */
+static void qemu_kill_stale(struct rig *g)
+{
+	char path[1100], cmd[64];
+	struct strbuf sb = STRBUF_INIT;
+	long pid;
+
+	snprintf(path, sizeof(path), "%s/qemu.pid", g->dir);
+	sb_init(&sb);
+	if (sb_read_file(&sb, path) == 0) {
+		sb.buf[strcspn(sb.buf, "\n")] = '\0';
+		if (!parse_long(sb.buf, 2, 1 << 22, &pid)) {
+			snprintf(cmd, sizeof(cmd), "/proc/%ld/cmdline", pid);
+			sb_reset(&sb);
+			if (sb_read_file(&sb, cmd) == 0 &&
+			    strstr(sb.buf, "qemu-system")) {
+				fprintf(stderr, "klabd: rig %s: stopping stale "
+					"QEMU %ld\n", g->name, pid);
+				kill((pid_t)pid, SIGKILL);
+			}
+		}
+		unlink(path);
+	}
+	sb_release(&sb);
+}
+
 static int qemu_cold_boot(struct rig *g, char *err, size_t errlen)
 {
 	char *release = NULL, *image = NULL, *initrd = NULL;
@@ -47,6 +74,7 @@ static int qemu_cold_boot(struct rig *g, char *err, size_t errlen)
 	klabd_db_put(g->d, db);
 	if (rc)
 		goto out;
+	qemu_kill_stale(g);
 	snprintf(script, sizeof(script), "%s/kernels/qemu-rig.sh",
 		 g->d->top_dir);
 	snprintf(port, sizeof(port), "%d", g->d->port);
