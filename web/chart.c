@@ -67,6 +67,31 @@ void chart_ticks(double min, double max, int target, struct chart_ticks *t)
 		t->decimals = 12;
 }
 
+/* Append v with one decimal, without printf (charts have many points). */
+static void add_fixed1(struct strbuf *sb, double v)
+{
+	char buf[32], *p = buf + sizeof(buf);
+	long long n = llround(v * 10);
+	int neg = n < 0;
+
+	if (!isfinite(v) || fabs(v) > 1e15) {
+		sb_addf(sb, "%.1f", v);
+		return;
+	}
+	if (neg)
+		n = -n;
+	*--p = (char)('0' + n % 10);
+	*--p = '.';
+	n /= 10;
+	do {
+		*--p = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	if (neg)
+		*--p = '-';
+	sb_add(sb, p, (size_t)(buf + sizeof(buf) - p));
+}
+
 struct frame {
 	int w, h;
 	struct chart_ticks xt, yt;
@@ -159,6 +184,26 @@ static void xlabels(struct strbuf *sb, const struct frame *f,
 	}
 }
 
+static void polyline(struct strbuf *sb, const struct frame *f,
+		     const struct chart_series *se, const char *col)
+{
+	size_t j;
+	int first = 1;
+
+	sb_addf(sb, "<polyline fill=\"none\" stroke=\"%s\" "
+		"stroke-width=\"1.5\" points=\"", col);
+	for (j = 0; j < se->n; j++) {
+		if (!isfinite(se->pts[j].x) || !isfinite(se->pts[j].y))
+			continue;
+		sb_adds(sb, first ? "" : " ");
+		first = 0;
+		add_fixed1(sb, px(f, se->pts[j].x));
+		sb_addc(sb, ',');
+		add_fixed1(sb, py(f, se->pts[j].y));
+	}
+	sb_adds(sb, "\"/>\n");
+}
+
 static void series(struct strbuf *sb, const struct frame *f,
 		   const struct chart *c, size_t s)
 {
@@ -167,23 +212,18 @@ static void series(struct strbuf *sb, const struct frame *f,
 	size_t j;
 
 	sb_adds(sb, "<g class=\"series\">");
-	if (c->lines && se->n > 1) {
-		sb_addf(sb, "<polyline fill=\"none\" stroke=\"%s\" "
-			"stroke-width=\"1.5\" points=\"", col);
-		for (j = 0; j < se->n; j++)
-			if (isfinite(se->pts[j].x) && isfinite(se->pts[j].y))
-				sb_addf(sb, "%s%.1f,%.1f", j ? " " : "",
-					px(f, se->pts[j].x),
-					py(f, se->pts[j].y));
-		sb_adds(sb, "\"/>\n");
-	}
+	if (c->lines && se->n > 1)
+		polyline(sb, f, se, col);
 	for (j = 0; j < se->n; j++) {
 		const struct chart_point *p = &se->pts[j];
 
 		if (!isfinite(p->x) || !isfinite(p->y))
 			continue;
-		sb_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-			"fill=\"%s\"><title>", px(f, p->x), py(f, p->y), col);
+		sb_adds(sb, "<circle cx=\"");
+		add_fixed1(sb, px(f, p->x));
+		sb_adds(sb, "\" cy=\"");
+		add_fixed1(sb, py(f, p->y));
+		sb_addf(sb, "\" r=\"3\" fill=\"%s\"><title>", col);
 		if (p->tip)
 			sb_add_html(sb, p->tip);
 		else

@@ -27,6 +27,11 @@ struct hist {
 	size_t ng;
 };
 
+/* A point's value and time, formatted once for the chart and the table. */
+struct hfmt {
+	char v[24], t[24];
+};
+
 static const char *nonempty(const char *s)
 {
 	return s && *s ? s : NULL;
@@ -124,31 +129,39 @@ static json_t *hist_json(const struct hist *h)
 
 /* ---- HTML --------------------------------------------------------- */
 
-static void tip(char **out, const struct db_sample *s)
+/* Hover titles of every point in one buffer: off[i] is tip i. */
+static void tips_build(struct strbuf *sb, size_t *off, const struct hist *h,
+		       const struct hfmt *hf)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char v[64], t[32];
+	size_t i;
 
-	sb_init(&sb);
-	fmt_num(v, sizeof(v), s->value);
-	page_time(t, sizeof(t), s->time);
-	sb_addf(&sb, "%s: %s %s (run %lld, repetition %d, %s)", s->kernel, v,
-		s->unit, (long long)s->run_id, s->repetition, t);
-	*out = sb_detach(&sb, NULL);
+	for (i = 0; i < h->n; i++) {
+		const struct db_sample *s = &h->s[h->order[i]];
+
+		off[i] = sb->len;
+		sb_addf(sb, "%s: %s %s (run %lld, repetition %d, %s)",
+			s->kernel, hf[i].v, s->unit, (long long)s->run_id,
+			s->repetition, hf[i].t);
+		sb_addc(sb, '\0');
+	}
 }
 
-static void hist_chart(struct strbuf *sb, const struct hist *h)
+static void hist_chart(struct strbuf *sb, const struct hist *h,
+		       const struct hfmt *hf)
 {
 	struct chart_series *se = calloc(h->ng + 1, sizeof(*se));
 	struct chart_point *pts = calloc(h->n + 1, sizeof(*pts));
 	struct chart_label *xl = calloc(h->n + 1, sizeof(*xl));
-	char **tips = calloc(h->n + 1, sizeof(*tips));
+	size_t *off = calloc(h->n + 1, sizeof(*off));
 	size_t *start = calloc(h->ng + 1, sizeof(*start));
+	struct strbuf tips = STRBUF_INIT;
 	struct chart c = { 0 };
 	size_t i, g, nxl = 0;
 
-	if (!se || !pts || !xl || !tips || !start)
+	if (!se || !pts || !xl || !off || !start)
 		abort();
+	sb_init(&tips);
+	tips_build(&tips, off, h, hf);
 	for (i = 0; i < h->n; i++)	/* slice of each kernel in pts */
 		start[h->group[i] + 1]++;
 	for (g = 0; g < h->ng; g++) {
@@ -164,8 +177,7 @@ static void hist_chart(struct strbuf *sb, const struct hist *h)
 		p = &pts[start[g] + se[g].n++];
 		p->x = (double)(i + 1);
 		p->y = h->s[j].value;
-		tip(&tips[i], &h->s[j]);
-		p->tip = tips[i];
+		p->tip = tips.buf + off[i];
 		if (!i || h->group[h->order[i - 1]] != g) {
 			xl[nxl].x = p->x;
 			xl[nxl++].text = h->kernels[g];
@@ -179,19 +191,18 @@ static void hist_chart(struct strbuf *sb, const struct hist *h)
 	c.nxl = nxl;
 	c.lines = 1;
 	chart_svg(sb, &c);
-	for (i = 0; i < h->n; i++)
-		free(tips[i]);
-	free(tips);
+	sb_release(&tips);
 	free(start);
+	free(off);
 	free(xl);
 	free(pts);
 	free(se);
 }
 
-static void hist_table(struct strbuf *sb, const struct hist *h)
+static void hist_table(struct strbuf *sb, const struct hist *h,
+		       const struct hfmt *hf)
 {
 	size_t i;
-	char v[64], t[32];
 
 	sb_adds(sb, "<table class=\"history\"><thead><tr><th>kernel</th>"
 		"<th>run</th><th>repetition</th><th>time (UTC)</th>"
@@ -199,16 +210,36 @@ static void hist_table(struct strbuf *sb, const struct hist *h)
 	for (i = 0; i < h->n; i++) {
 		const struct db_sample *s = &h->s[h->order[i]];
 
-		fmt_num(v, sizeof(v), s->value);
-		page_time(t, sizeof(t), s->time);
 		sb_adds(sb, "<tr><td>");
 		page_link(sb, "/kernels/", s->kernel, s->kernel);
 		sb_addf(sb, "</td><td><a href=\"/runs/%lld\">%lld</a></td>"
 			"<td class=\"num\">%d</td><td>%s</td>"
 			"<td class=\"num\">%s</td></tr>\n", (long long)s->run_id,
-			(long long)s->run_id, s->repetition, t, v);
+			(long long)s->run_id, s->repetition, hf[i].t, hf[i].v);
 	}
 	sb_adds(sb, "</tbody></table>\n");
+}
+
+/* Value and time strings in display order; runs share their time. */
+static struct hfmt *hist_fmt(const struct hist *h)
+{
+	struct hfmt *hf = calloc(h->n + 1, sizeof(*hf));
+	int64_t last = -1;
+	size_t i;
+
+	if (!hf)
+		abort();
+	for (i = 0; i < h->n; i++) {
+		const struct db_sample *s = &h->s[h->order[i]];
+
+		fmt_num(hf[i].v, sizeof(hf[i].v), s->value);
+		if (i && s->time == last)
+			memcpy(hf[i].t, hf[i - 1].t, sizeof(hf[i].t));
+		else
+			page_time(hf[i].t, sizeof(hf[i].t), s->time);
+		last = s->time;
+	}
+	return hf;
 }
 
 static void select_open(struct strbuf *sb, const char *label,
@@ -291,6 +322,8 @@ static void hist_query(struct strbuf *sb, const struct hist *h)
 
 static void hist_html(struct strbuf *sb, struct db *db, const struct hist *h)
 {
+	struct hfmt *hf;
+
 	page_begin(sb, h->metric ? h->metric : "History", "history");
 	sb_adds(sb, "<h1>History</h1>\n");
 	hist_picker(sb, db, h);
@@ -309,8 +342,11 @@ static void hist_html(struct strbuf *sb, struct db *db, const struct hist *h)
 	sb_adds(sb, "&amp;format=csv\">csv</a> &middot; <a href=\"/history?");
 	hist_query(sb, h);
 	sb_adds(sb, "&amp;format=json\">json</a></p>\n");
-	hist_chart(sb, h);
-	hist_table(sb, h);
+	hf = hist_fmt(h);
+	sb_grow(sb, h->n * 420);
+	hist_chart(sb, h, hf);
+	hist_table(sb, h, hf);
+	free(hf);
 	page_end(sb);
 }
 
@@ -325,7 +361,7 @@ static int hist_params(struct query *q, struct hist *h,
 	memset(h, 0, sizeof(*h));
 	if (page_format(q, PF_HTML | PF_CSV | PF_JSON, &h->f, r))
 		return -1;
-	if (page_int_param(q, "limit", 1000, 1, 10000000, &h->limit, r))
+	if (page_int_param(q, "limit", 1000, 1, 1000000, &h->limit, r))
 		return -1;
 	h->metric = nonempty(query_get(q, "metric"));
 	h->rig = nonempty(query_get(q, "rig"));
