@@ -12,11 +12,12 @@
 #include <stdlib.h>
 
 #include "format.h"
+#include "page.h"
 
 static void csv_num(struct strbuf *sb, double v)
 {
 	if (isfinite(v))
-		sb_addf(sb, ",%.17g", v);
+		sb_addf(sb, ",%.10g", v);
 	else
 		sb_addc(sb, ',');
 }
@@ -63,21 +64,6 @@ void report_csv(struct strbuf *sb, const struct comparison *c)
 			csv_cell(sb, c, &c->m[i], k);
 }
 
-/* A string as JSON; bytes that are not UTF-8 become '?'. */
-static json_t *jstr(const char *s)
-{
-	json_t *j;
-	char buf[1024];
-
-	if (!s)
-		return json_null();
-	j = json_string(s);
-	if (j)
-		return j;
-	fmt_ascii(buf, sizeof(buf), s);
-	return json_string(buf);
-}
-
 /* A double as JSON; non-finite values (never expected) become null. */
 static json_t *jnum(double v)
 {
@@ -91,7 +77,7 @@ static json_t *json_cell(const struct comparison *c,
 	json_t *o = json_object(), *vals;
 	size_t i;
 
-	json_object_set_new(o, "kernel", jstr(c->kernels[k]));
+	json_object_set_new(o, "kernel", page_jstr(c->kernels[k]));
 	json_object_set_new(o, "n", json_integer((json_int_t)cell->s.n));
 	if (!cell->present) {
 		json_object_set_new(o, "verdict", json_string("none"));
@@ -125,8 +111,8 @@ static json_t *json_metrics(const struct comparison *c)
 		const struct cmp_metric *m = &c->m[i];
 		json_t *o = json_object(), *cells = json_array();
 
-		json_object_set_new(o, "name", jstr(m->name));
-		json_object_set_new(o, "unit", jstr(m->unit));
+		json_object_set_new(o, "name", page_jstr(m->name));
+		json_object_set_new(o, "unit", page_jstr(m->unit));
 		json_object_set_new(o, "direction",
 				    json_string(metric_dir_name(m->dir)));
 		for (k = 0; k < c->nk; k++)
@@ -145,12 +131,12 @@ json_t *report_json(const struct comparison *c)
 	if (!o || !ks)
 		abort();
 	for (k = 0; k < c->nk; k++)
-		json_array_append_new(ks, jstr(c->kernels[k]));
+		json_array_append_new(ks, page_jstr(c->kernels[k]));
 	json_object_set_new(o, "kernels", ks);
 	json_object_set_new(o, "baseline",
-			    jstr(c->kernels[c->baseline]));
-	json_object_set_new(o, "rig", jstr(c->rig));
-	json_object_set_new(o, "suite", jstr(c->suite));
+			    page_jstr(c->kernels[c->baseline]));
+	json_object_set_new(o, "rig", page_jstr(c->rig));
+	json_object_set_new(o, "suite", page_jstr(c->suite));
 	opts = json_pack("{s:f, s:f, s:f}", "alpha", c->opts.alpha,
 			 "min_pct", c->opts.min_pct, "single_pct",
 			 c->opts.single_pct);
