@@ -86,8 +86,8 @@ static void text_header(struct text *t)
 		wrap_item(&w, item);
 	}
 	wrap_end(&w);
-	sb_addf(t->sb, "verdicts: Welch t-test, p < %g and |delta| >= %g%%; "
-		"\"?\": one value per side,\n    indicative, |delta| >= %g%%\n",
+	sb_addf(t->sb, "verdicts: Welch t-test (p < %g, |delta| >= %g%%); "
+		"\"?\" = one value per side (|delta| >= %g%%)\n",
 		c->opts.alpha, c->opts.min_pct, c->opts.single_pct);
 }
 
@@ -429,7 +429,8 @@ static int gen_widths(struct text *t, struct gen *g)
 
 static void gen_rule(struct strbuf *sb, int w)
 {
-	sb_addc(sb, ' ');
+	if (sb->len && sb->buf[sb->len - 1] != '\n')
+		sb_addc(sb, ' ');
 	while (w-- > 0)
 		sb_addc(sb, '-');
 }
@@ -444,8 +445,10 @@ static void gen_head(struct text *t, struct gen *g, size_t from, size_t to)
 		if (k != b)
 			sb_addf(t->sb, " %*s %7s %-8s", g->vw[k], t->id[k],
 				"delta", "verdict");
+	while (t->sb->buf[t->sb->len - 1] == ' ')
+		t->sb->buf[--t->sb->len] = '\0';
 	sb_addc(t->sb, '\n');
-	gen_rule(t->sb, g->mw - 1);
+	gen_rule(t->sb, g->mw);
 	gen_rule(t->sb, g->uw);
 	gen_rule(t->sb, g->vw[b]);
 	for (k = from; k < to; k++) {
