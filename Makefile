@@ -93,7 +93,7 @@ $(O)/bin/%: $(O)/workloads/%.o $(O)/libwl.a $(O)/libcore.a
 
 $(O)/tests/%: tests/unit/%.c $(O)/libctl.a $(O)/libwl.a $(O)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(CMOCKA_LIBS) $(LDLIBS)
 
 unit: $(UNIT_BINS)
 
