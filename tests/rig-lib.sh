@@ -5,7 +5,7 @@
 # cache, builds rig images with kernels/mkinitramfs.sh, boots QEMU rigs with
 # kernels/qemu-rig.sh and waits (bounded) for the guest to power off.  A
 # test's scratch directory and every QEMU or server it started are removed
-# on exit.  Skips (exit 77) only when qemu-system-x86_64 is missing.
+# on exit (kept with KLAB_KEEP=1).  Skips (exit 77) only when qemu-system-x86_64 is missing.
 
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 KERNELS=$TOP/kernels
@@ -23,7 +23,8 @@ rig_cleanup() {
 	for p in $PIDS; do
 		kill "$p" 2>/dev/null
 	done
-	[ -z "$WORK" ] || rm -rf "$WORK"
+	[ -z "$WORK" ] || [ -n "${KLAB_KEEP:-}" ] || rm -rf "$WORK"
+	[ -z "${KLAB_KEEP:-}" ] || echo "kept '$WORK'"
 }
 
 # rig_setup NAME: skip without QEMU, make the scratch directory $WORK.
