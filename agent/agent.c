@@ -305,7 +305,7 @@ static int agent_poll(const struct agent_config *cfg, struct job *job)
 	sb_adds(&path, "/api/agent/next?rig=");
 	sb_add_urlenc(&path, cfg->rig);
 	sb_addf(&path, "&wait=%d", cfg->poll_wait);
-	rc = http_json(cfg, "GET", path.buf, NULL, cfg->poll_wait + 30L,
+	rc = http_json(cfg, "GET", path.buf, NULL, cfg->poll_wait + 300L,
 		       &status, &reply, err, sizeof(err));
 	if (rc == 0 && status == 204) {
 		rc = 0;

@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# klab-agent on the host against a real klabd (docs/AGENT.md), no QEMU:
+# a remote rig with a known token, a Debian kernel in the catalog, jobs
+# queued through the API.  The agent runs with --once --no-kexec on two
+# temporary files as disks and a stand-in klab-run that records how it was
+# called and writes a klab-results/1 document plus a raw output.  Checks
+# the boot files were downloaded and their sha256 checked, the suite ran
+# with the job's parameters, the results and raw outputs are stored, a
+# failing suite is reported as a benchmark failure with its output, and a
+# wrong token or missing settings end the agent with a clear error.
+. "$(dirname "$0")/lib.sh"
+AGENT=$KLAB_BIN/klab-agent
+[ -x "$AGENT" ] || fail "no '$AGENT': build with make O=build/san SANITIZE=1"
+
+cat >"$TMP/klabd.conf" <<CONF
+[rig host0]
+kind = remote
+token = tok-host0
+boot_timeout = 600
+job_timeout = 300
+CONF
+start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
+http GET "/api/agent/next?rig=host0&wait=0" -H 'Authorization: Bearer tok-host0' >/dev/null
+[ "$STATUS" = 404 ] && skip "klabd has no agent API yet (/api/agent/next answered 404)"
+K=$(klab kernel add debian newest-6.1 | tr -d '"') || fail "cannot add the newest 6.1 kernel"
+echo "kernel: $K"
+
+# the stand-in klab-run: FAKE_DIR gets its argv and the suite file
+cat >"$TMP/fake-klab-run" <<'SH'
+#!/bin/sh
+printf '%s\n' "$@" >"$FAKE_DIR/args"
+suite=$1; shift
+while [ $# -ge 2 ]; do
+	case $1 in
+	--suites-dir) sd=$2 ;; --out) out=$2 ;; --id) id=$2 ;;
+	esac
+	shift 2
+done
+cp "$sd/$suite.suite" "$FAKE_DIR/suite" || exit 9
+echo "fake klab-run: $suite on $id"
+if [ -n "${FAKE_FAIL:-}" ]; then
+	echo "fake: device '/dev/sdz' vanished" >&2
+	exit 3
+fi
+printf 'raw output of %s\n\377 not utf-8\n' "$suite" >"$out/tiotest-1.txt"
+cat >"$out/results.json" <<EOF
+{"schema":"klab-results/1","kernel":"$id","suite":"$suite","format":"tiobench",
+ "results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":42.5,
+ "direction":"higher"}]}
+EOF
+SH
+chmod +x "$TMP/fake-klab-run"
+FAKE_DIR=$TMP/fake
+mkdir -p "$FAKE_DIR"
+export FAKE_DIR
+head -c 1M /dev/zero >"$TMP/d1"
+head -c 2M /dev/zero >"$TMP/d2"
+echo "console=ttyS0 quiet" >"$TMP/cmdline"
+
+# run_agent LOG [extra options]: one job, bounded in time
+run_agent() {
+	log=$1; shift
+	timeout 120 "$AGENT" --url "$URL" --rig host0 --once --no-kexec \
+		--disks "$TMP/d1,$TMP/d2" --workdir "$TMP/agent" \
+		--klab-run "$TMP/fake-klab-run" --cmdline-file "$TMP/cmdline" \
+		--poll-wait 5 --backoff-max 2 "$@" >"$log" 2>&1
+}
+
+# --- a job that succeeds ---
+http POST /api/jobs -H 'Content-Type: application/json' --data-binary \
+	"{\"kernels\":[\"$K\"],\"rig\":\"host0\",\"suite\":\"tiobench\",\"scheduler\":\"mq-deadline\",\"scale\":0.05}" >/dev/null
+expect_status 201
+run_agent "$TMP/agent1.log" --token tok-host0 || { cat "$TMP/agent1.log"; fail "the agent exited $?"; }
+cat "$TMP/agent1.log"
+expect_grep 'klab-agent: registered as host0' "$TMP/agent1.log"
+expect_grep 'kernel and initramfs downloaded, sha256 checked' "$TMP/agent1.log"
+expect_grep "disk '$TMP/d1' is a file: no scheduler" "$TMP/agent1.log"
+expect_grep 'results stored (HTTP 201)' "$TMP/agent1.log"
+grep -q '^20[0-9-]*T[0-9:.]*Z klab-agent: ' "$TMP/agent1.log" || fail "log lines carry no timestamp"
+expect_grep 'check-in on ' "$TMP/klabd.log"
+# the files are what klabd serves, named by their checked sha256
+for f in "$TMP"/agent/kernel-* "$TMP"/agent/initrd-*; do
+	[ -f "$f" ] || fail "no downloaded '$f'"
+	[ "$(sha256sum <"$f" | cut -d' ' -f1)" = "${f##*-}" ] || fail "'$f' does not match its sha256"
+done
+# klab-run got the job's parameters and the suite klabd sent
+[ "$(sed -n 1p "$FAKE_DIR/args")" = tiobench ] || fail "suite argument: $(cat "$FAKE_DIR/args")"
+expect_grep "^$TMP/d1,$TMP/d2\$" "$FAKE_DIR/args"
+expect_grep '^0.05$' "$FAKE_DIR/args"
+expect_grep "^$K\$" "$FAKE_DIR/args"
+if [ -f "$TOP/workloads/suites/tiobench.suite" ]; then
+	cmp -s "$FAKE_DIR/suite" "$TOP/workloads/suites/tiobench.suite" || fail "suite text differs from klabd's"
+fi
+http GET "/api/jobs?rig=host0" >/dev/null; expect_status 200
+expect_grep '"state":"done"'
+http GET "/api/runs?rig=host0" >/dev/null; expect_status 200
+run=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$TMP/body" | head -n 1)
+[ -n "$run" ] || fail "no run stored for rig host0: $(cat "$TMP/body")"
+http GET "/api/runs/$run" >/dev/null; expect_status 200
+expect_grep 'tiobench.seq_read.rate'; expect_grep 'tiotest-1.txt'; expect_grep 'klab-run.log'
+http GET "/api/runs/$run/raw/tiotest-1.txt" >/dev/null; expect_status 200
+expect_grep 'raw output of tiobench'; expect_grep '? not utf-8'
+http GET "/api/runs/$run/raw/klab-run.log" >/dev/null; expect_status 200
+expect_grep "fake klab-run: tiobench on $K"
+ok "a job ran on the host and its results and raw outputs are stored"
+
+# --- a failing suite is a benchmark failure with its output ---
+http POST /api/jobs -H 'Content-Type: application/json' --data-binary \
+	"{\"kernels\":[\"$K\"],\"rig\":\"host0\",\"suite\":\"tiobench\",\"scale\":0.05}" >/dev/null
+expect_status 201
+job=$(sed -n 's/.*"jobs":\[\([0-9]*\).*/\1/p' "$TMP/body")
+FAKE_FAIL=1 run_agent "$TMP/agent2.log" --token tok-host0 || { cat "$TMP/agent2.log"; fail "the agent exited $?"; }
+cat "$TMP/agent2.log"
+expect_grep 'benchmark failure: klab-run tiobench exited with status 3' "$TMP/agent2.log"
+http GET "/api/jobs/$job" >/dev/null; expect_status 200
+expect_grep '"state":"failed"'; expect_grep '"failure":"benchmark"'
+expect_grep "device '/dev/sdz' vanished"
+ok "a failing suite is reported as a benchmark failure with its output"
+
+# --- refused and unconfigured agents say why and stop (not as init) ---
+run_agent "$TMP/agent3.log" --token wrong && fail "the agent accepted a wrong token"
+cat "$TMP/agent3.log"
+expect_grep "cannot register rig 'host0': klabd answered 401: unknown or missing rig token" "$TMP/agent3.log"
+"$AGENT" --url "$URL" --rig host0 --cmdline-file "$TMP/cmdline" >"$TMP/agent4.log" 2>&1
+[ $? -eq 2 ] || fail "missing token: expected exit 2"
+expect_grep 'no token: give --token or klab.token= on the kernel command line' "$TMP/agent4.log"
+"$AGENT" --url "$URL" --cmdline-file /dev/null --nope >"$TMP/agent5.log" 2>&1
+[ $? -eq 2 ] || fail "bad option: expected exit 2"
+stop_klabd
+ok "wrong token and missing settings are clear errors"
