@@ -125,8 +125,12 @@ void child_stop(struct child *c, double grace)
 		waitpid(c->pid, &c->status, 0);
 		c->pid = 0;
 	}
-	/* whatever the leader started and left behind goes too */
+	/* whatever the leader started and left behind goes too; wait (a
+	 * little) until it is gone so that its files stop changing */
 	kill(-pgid, SIGKILL);
+	end = wl_now_ns() + 2000000000ull;
+	while (kill(-pgid, 0) == 0 && wl_now_ns() < end)
+		nanosleep(&slice, NULL);
 }
 
 void child_status_str(int status, char *buf, size_t len)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "workloads/runctl.h"
@@ -274,5 +275,16 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 
 int iofile_rmtree(const char *path)
 {
-	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	int i, rc = -1;
+
+	/* a killed load may still finish a create or two: retry */
+	for (i = 0; i < 20 && rc; i++) {
+		rc = nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		if (rc && errno == ENOENT)
+			return 0;
+		if (rc)
+			nanosleep(&pause, NULL);
+	}
+	return rc;
 }

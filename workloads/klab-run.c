@@ -322,7 +322,7 @@ static unsigned run_suite(const struct plan *p, const struct driver_env *env,
 			  unsigned **cnt, char *err, size_t errlen)
 {
 	struct result_set rs;
-	char msg[1024];
+	char msg[768];
 	unsigned rep, done = 0;
 
 	if (p->warmup) {

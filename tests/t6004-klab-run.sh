@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# klab-run: every suite at a small scale factor on directories under a
+# temporary directory; results.json is a klab-results/1 document with the
+# suite's name that a real klabd imports; raw outputs and per-repetition
+# documents are kept; nothing is left on the disks.  The tiotest --text
+# output imported by klabd gives back tiotest's own JSON numbers.  Errors:
+# unknown suite, bad suite file, missing disk; SIGTERM mid-run.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wl-lib.sh"
+KR=$KLAB_BIN/klab-run
+SUITES=$TOP/workloads/suites
+mkdir -p "$TMP/d1" "$TMP/d2"
+start_klabd
+
+run_suite() {
+	s=$1; shift
+	t0=$(date +%s)
+	"$KR" "$s" --disks "$TMP/d1,$TMP/d2" --out "$TMP/out-$s" \
+		--suites-dir "$SUITES" --id 6.1.176 "$@" 2>"$TMP/$s.log" ||
+		fail "klab-run $s: exit $?: $(tail -3 "$TMP/$s.log")"
+	f=$TMP/out-$s/results.json
+	[ "$(jq -r .suite "$f")" = "$s" ] || fail "$s: suite name"
+	[ "$(jq -r .incomplete "$f")" = false ] || fail "$s: incomplete"
+	[ "$(jq -r '.results | length' "$f")" -gt 0 ] || fail "$s: no results"
+	[ -s "$TMP/out-$s/raw/warmup.err" ] || [ -f "$TMP/out-$s/raw/warmup.out" ] ||
+		fail "$s: no warm-up raw output"
+	no_test_files "$TMP/d1"; no_test_files "$TMP/d2"
+	[ -z "$(ls "$TMP/d1" "$TMP/d2" | grep -v '^/\|^$')" ] || fail "$s: left: $(ls -R "$TMP/d1")"
+	klab import "$f" >"$TMP/imp" || fail "$s: klabd refused results.json: $(cat "$TMP/imp")"
+	ok "$s ($(( $(date +%s) - t0 )) s)"
+}
+
+run_suite tiobench --scale 0.01 --repetitions 2
+f=$TMP/out-tiobench
+for n in 1 2; do [ -s "$f/rep-$n.json" ] && [ -s "$f/raw/run-$n.json" ] || fail "repetition $n files"; done
+# results.json holds the mean of the repetitions
+a=$(metric tiobench.rand_read.rate "$f/rep-1.json"); b=$(metric tiobench.rand_read.rate "$f/rep-2.json")
+m=$(metric tiobench.rand_read.rate "$f/results.json")
+check "(($a + $b) / 2 - $m)^2 < 1e-9 * $m^2" "mean of $a and $b is not $m"
+run_suite tiobench-under-writes --scale 0.01 --repetitions 1
+check "$(metric tiobench.seq_read.ops "$TMP/out-tiobench-under-writes/results.json") > 0" "under writes"
+run_suite iops-alldisks --scale 0.02 --repetitions 1
+check "$(metric iops.dev.d1 "$TMP/out-iops-alldisks/results.json") > 0" "iops d1"
+check "$(metric iops.dev.d2 "$TMP/out-iops-alldisks/results.json") > 0" "iops d2"
+# tiotest --text, imported by klabd, gives back its own JSON numbers
+"$KLAB_BIN/tiotest" --disk "$TMP/d1" --threads 2 --size 8 --random 200 \
+	--text --json "$TMP/rt.json" --id 6.1.192 >"$TMP/rt.txt" || fail "tiotest --text"
+klab import "$TMP/rt.txt" --suite manual >"$TMP/imp" || fail "text import: $(cat "$TMP/imp")"
+for p in seq_read rand_read seq_write rand_write; do
+	for fld in file_size:0.5 blk_size:0.5 threads:0.5 rate:0.005 avg_lat:0.0005 \
+		max_lat:0.005 lat_2s:0.000005 cpu_eff:0.5; do
+		k=${fld%%:*}; tol=${fld#*:}
+		want=$(metric tiobench.$p.$k "$TMP/rt.json")
+		got=$(klab history tiobench.$p.$k --suite manual --format json |
+			jq -r '[.points[] | select(.kernel == "6.1.192") | .value][0]')
+		check "($got - $want)^2 <= ($tol + 1e-9)^2" "$p.$k: text gave $got, JSON $want"
+	done
+done
+ok "tiotest --text round-trips through the importer"
+
+# errors
+"$KR" nosuch --disks "$TMP/d1" --out "$TMP/o" --suites-dir "$SUITES" 2>"$TMP/e"
+[ $? -eq 1 ] && grep -q "unknown suite 'nosuch'" "$TMP/e" || fail "unknown suite: $(cat "$TMP/e")"
+printf 'name = x\nworkload = tiotest --disk {disk}\nwarmup = none\nbogus = 1\n' >"$TMP/bad.suite"
+"$KR" "$TMP/bad.suite" --disks "$TMP/d1" --out "$TMP/o" 2>"$TMP/e"
+grep -q "line 4: unknown key 'bogus'" "$TMP/e" || fail "bad key: $(cat "$TMP/e")"
+printf 'name = x\nworkload = tiotest --size {x} --disk {disk}\nwarmup = none\n' >"$TMP/bad2.suite"
+"$KR" "$TMP/bad2.suite" --disks "$TMP/d1" --out "$TMP/o" 2>"$TMP/e"
+grep -q "unknown placeholder '{x}'" "$TMP/e" || fail "placeholder: $(cat "$TMP/e")"
+"$KR" tiobench --disks /nonexistent/x --out "$TMP/o" --suites-dir "$SUITES" 2>"$TMP/e"
+grep -q "disk '/nonexistent/x' does not exist" "$TMP/e" || fail "missing disk: $(cat "$TMP/e")"
+printf 'name = x\nworkload = tiotest --threads 2 --size 4096 --sync --disk {disk}\nwarmup = none\ntimeout = 1\n' >"$TMP/slow.suite"
+"$KR" "$TMP/slow.suite" --disks "$TMP/d1" --out "$TMP/slow" 2>/dev/null; rc=$?
+[ $rc -eq 1 ] || fail "timeout exit $rc"
+jq -r .error "$TMP/slow/results.json" | grep -q "repetition 1 of 1: tiotest: timeout after 1 s" ||
+	fail "timeout error: $(jq .error "$TMP/slow/results.json")"
+no_test_files "$TMP/d1"
+ok "errors"
+
+# SIGTERM: the running step stops, results.json is written incomplete
+"$KR" tiobench --disks "$TMP/d1" --out "$TMP/sig" --suites-dir "$SUITES" \
+	--scale 4 2>/dev/null &
+pid=$!
+i=0
+while [ ! -e "$TMP/sig/raw/warmup.err" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -TERM $pid
+wait $pid; rc=$?
+[ $rc -eq 2 ] || fail "SIGTERM exit $rc: $(jq .error "$TMP/sig/results.json" 2>&1)"
+[ "$(jq -r .incomplete "$TMP/sig/results.json")" = true ] || fail "not incomplete"
+no_test_files "$TMP/d1"
+ok "SIGTERM"
+exit 0
