@@ -320,31 +320,53 @@ static json_t *job_read_raw(const char *path, size_t cap)
 	return s;
 }
 
+#define JOB_RAW_DEPTH 3	/* out/, out/raw/, one more level */
+
+/* Add every non-empty file below dir to raw as "prefix/name". */
+static void job_raw_dir(json_t *raw, const char *dir, const char *prefix,
+			int depth)
+{
+	struct strbuf path = STRBUF_INIT, name = STRBUF_INIT;
+	struct dirent *e;
+	struct stat st;
+	DIR *d = opendir(dir);
+	json_t *s;
+
+	sb_init(&path);
+	sb_init(&name);
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' ||
+		    (!*prefix && !strcmp(e->d_name, "results.json")))
+			continue;
+		sb_reset(&path);
+		sb_addf(&path, "%s/%s", dir, e->d_name);
+		sb_reset(&name);
+		sb_addf(&name, "%s%s%s", prefix, *prefix ? "/" : "", e->d_name);
+		if (lstat(path.buf, &st))
+			continue;
+		if (S_ISDIR(st.st_mode) && depth > 1)
+			job_raw_dir(raw, path.buf, name.buf, depth - 1);
+		if (!S_ISREG(st.st_mode) || !st.st_size)
+			continue;
+		s = job_read_raw(path.buf, JOB_RAW_CAP);
+		if (s)
+			json_object_set_new(raw, name.buf, s);
+	}
+	if (d)
+		closedir(d);
+	sb_release(&path);
+	sb_release(&name);
+}
+
 /* "raw": every file klab-run left in out but results.json, and its log. */
 static json_t *job_collect_raw(const char *out, const char *runlog)
 {
-	struct strbuf path = STRBUF_INIT;
 	json_t *raw = json_object(), *s;
-	struct dirent *e;
-	DIR *dir;
 
-	sb_init(&path);
-	dir = opendir(out);
-	while (dir && (e = readdir(dir)) != NULL) {
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, "results.json"))
-			continue;
-		sb_reset(&path);
-		sb_addf(&path, "%s/%s", out, e->d_name);
-		s = job_read_raw(path.buf, JOB_RAW_CAP);
-		if (s)
-			json_object_set_new(raw, e->d_name, s);
-	}
-	if (dir)
-		closedir(dir);
+	job_raw_dir(raw, out, "", JOB_RAW_DEPTH);
 	s = job_read_raw(runlog, JOB_RAW_CAP);
 	if (s)
 		json_object_set_new(raw, JOB_RUN_LOG, s);
-	sb_release(&path);
 	return raw;
 }
 
@@ -413,11 +435,12 @@ static void job_paths_release(struct job_paths *p)
 	sb_release(&p->runlog);
 }
 
-/* Remove what an earlier attempt of this job left in dir. */
-static void job_clean_dir(const char *dir)
+/* Remove what an earlier attempt of this job left in dir (not dir). */
+static void job_clean_dir(const char *dir, int depth)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct dirent *e;
+	struct stat st;
 	DIR *d = opendir(dir);
 
 	sb_init(&path);
@@ -426,7 +449,13 @@ static void job_clean_dir(const char *dir)
 			continue;
 		sb_reset(&path);
 		sb_addf(&path, "%s/%s", dir, e->d_name);
-		unlink(path.buf);
+		if (lstat(path.buf, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    depth > 1) {
+			job_clean_dir(path.buf, depth - 1);
+			rmdir(path.buf);
+		} else {
+			unlink(path.buf);
+		}
 	}
 	if (d)
 		closedir(d);
@@ -441,7 +470,7 @@ static int job_prepare(const struct agent_config *cfg, const struct job *job,
 	if (job_mkdirs(p->suites.buf, err, errlen) ||
 	    job_mkdirs(p->out.buf, err, errlen))
 		return -1;
-	job_clean_dir(p->out.buf);
+	job_clean_dir(p->out.buf, JOB_RAW_DEPTH);
 	unlink(p->runlog.buf);
 	if (job_disk_list(cfg, job, disks, err, errlen) ||
 	    job_set_scheds(cfg, job, disks->buf, err, errlen))

@@ -58,6 +58,13 @@ head -c 1M /dev/zero >"$TMP/d1"
 head -c 2M /dev/zero >"$TMP/d2"
 echo "console=ttyS0 quiet" >"$TMP/cmdline"
 
+# run_of_job JOB: the id of the run stored for that job
+run_of_job() {
+	for r in $(http GET "/api/runs?rig=host0" | grep -o '"id":[0-9]*' | cut -d: -f2); do
+		http GET "/api/runs/$r" | grep -q "\"job\":$1[,}]" && { echo "$r"; return; }
+	done
+}
+
 # run_agent LOG [extra options]: one job, bounded in time
 run_agent() {
 	log=$1; shift
@@ -94,9 +101,8 @@ if [ -f "$TOP/workloads/suites/tiobench.suite" ]; then
 fi
 http GET "/api/jobs?rig=host0" >/dev/null; expect_status 200
 expect_grep '"state":"done"'
-http GET "/api/runs?rig=host0" >/dev/null; expect_status 200
-run=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$TMP/body" | head -n 1)
-[ -n "$run" ] || fail "no run stored for rig host0: $(cat "$TMP/body")"
+run=$(run_of_job 1)
+[ -n "$run" ] || fail "no run stored for job 1: $(http GET /api/runs)"
 http GET "/api/runs/$run" >/dev/null; expect_status 200
 expect_grep 'tiobench.seq_read.rate'; expect_grep 'tiotest-1.txt'; expect_grep 'klab-run.log'
 http GET "/api/runs/$run/raw/tiotest-1.txt" >/dev/null; expect_status 200
@@ -104,6 +110,27 @@ expect_grep 'raw output of tiobench'; expect_grep '? not utf-8'
 http GET "/api/runs/$run/raw/klab-run.log" >/dev/null; expect_status 200
 expect_grep "fake klab-run: tiobench on $K"
 ok "a job ran on the host and its results and raw outputs are stored"
+
+# --- the real klab-run and tiobench suite, scaled to about a second ---
+if "$KLAB_BIN/klab-run" --help >/dev/null 2>&1; then
+	http POST /api/jobs -H 'Content-Type: application/json' --data-binary \
+		"{\"kernels\":[\"$K\"],\"rig\":\"host0\",\"suite\":\"tiobench\",\"scale\":0.005}" >/dev/null
+	expect_status 201
+	job=$(sed -n 's/.*"jobs":\[\([0-9]*\).*/\1/p' "$TMP/body")
+	run_agent "$TMP/agent1b.log" --token tok-host0 --klab-run "$KLAB_BIN/klab-run" ||
+		{ cat "$TMP/agent1b.log"; fail "the agent exited $?"; }
+	cat "$TMP/agent1b.log"
+	expect_grep 'results stored (HTTP 201)' "$TMP/agent1b.log"
+	http GET "/api/jobs/$job" >/dev/null; expect_grep '"state":"done"'
+	run=$(run_of_job "$job")
+	[ -n "$run" ] || fail "no run stored for job $job"
+	http GET "/api/runs/$run" >/dev/null; expect_status 200
+	expect_grep 'tiobench.rand_write'; expect_grep 'raw/run-1.json'
+	http GET "/api/runs/$run/raw/raw/run-1.json" >/dev/null; expect_status 200
+	ok "the real klab-run's tiobench results and raw outputs are stored"
+else
+	echo "note: no working '$KLAB_BIN/klab-run': the real suite part is left out"
+fi
 
 # --- a failing suite is a benchmark failure with its output ---
 http POST /api/jobs -H 'Content-Type: application/json' --data-binary \
