@@ -79,7 +79,7 @@ patch_explain() {
 		f = $0; sub(/^(checking|patching) file /, "", f)
 		gsub(/^'\''|'\''$/, "", f)
 	}
-	/^\|\+\+\+ / && !missing {
+	/^\|\+\+\+ / {
 		m = $2; sub(/^[^\/]*\//, "", m); sub(/\t.*/, "", m)
 	}
 	/^can.t find file to patch/ { want = 1 }

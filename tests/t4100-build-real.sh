@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t4100 (slow tier, KLAB_SLOW=1): the real kernel path of
+# kernels/build-kernel.sh.  Builds Debian's linux-source-6.1 with the lab
+# config, then base + canary-slow, both through ccache into the shared cache
+# (outside the clone, so a rerun finds them), checks an identical request is
+# answered from the cache, then boots each bzImage under QEMU TCG with a
+# virtio-scsi disk and a busybox initramfs whose /init prints uname -r and
+# the disk's scheduler, reads 16 MiB with O_DIRECT and powers off.  The
+# read timings are printed for the log, never asserted.
+set -u
+if [ "${KLAB_SLOW:-0}" != 1 ]; then
+	echo "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
+	exit 77
+fi
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+BUILD=$TOP/kernels/build-kernel.sh
+CACHE=${KLAB_BUILD_CACHE:-/var/cache/klab/builds}
+for need in /usr/src/linux-source-6.1.tar.xz /bin/busybox; do
+	[ -e "$need" ] || { echo "missing $need (apt-get install linux-source-6.1 busybox-static)"; exit 77; }
+done
+for cmd in qemu-system-x86_64 cpio gzip ccache; do
+	command -v "$cmd" >/dev/null || { echo "missing command '$cmd'"; exit 77; }
+done
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+bad() {
+	echo "not ok: $*"
+	fails=$((fails + 1))
+}
+
+field() {
+	sed -n "s/^$1=//p" "$2" | head -n 1
+}
+
+# build NAME [--patch FILE]: build (or find) a kernel, record in $TMP/NAME
+build() {
+	name=$1; shift
+	t0=$(date +%s)
+	"$BUILD" --base debian-6.1 --cache "$CACHE" --ccache "$@" \
+		>"$TMP/$name" 2>"$TMP/$name.err"
+	rc=$?
+	echo "$name: exit $rc in $(($(date +%s) - t0)) s," \
+		"$(field cache "$TMP/$name"), build_seconds=$(field build_seconds "$TMP/$name")"
+	[ $rc -eq 0 ] || { tail -n 30 "$TMP/$name.err"; bad "$name build failed"; }
+}
+
+initramfs() {
+	r=$TMP/root
+	mkdir -p "$r/bin" "$r/dev" "$r/proc" "$r/sys"
+	cp /bin/busybox "$r/bin/busybox"
+	mknod "$r/dev/console" c 5 1 || return 1
+	cat >"$r/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+echo "klab-init release=$(/bin/busybox uname -r)"
+echo "klab-init scheduler=$(/bin/busybox cat /sys/block/sda/queue/scheduler)"
+t0=$(/bin/busybox cut -d ' ' -f 1 /proc/uptime)
+/bin/busybox dd if=/dev/sda of=/dev/null bs=4096 count=4096 iflag=direct 2>/dev/null
+t1=$(/bin/busybox cut -d ' ' -f 1 /proc/uptime)
+echo "klab-init dd-4k-direct-16MiB start=$t0 end=$t1"
+/bin/busybox poweroff -f
+INIT
+	chmod +x "$r/init"
+	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -9) >"$TMP/initrd.gz"
+}
+
+# boot NAME: boot the kernel of record $TMP/NAME, console in $TMP/NAME.console
+boot() {
+	name=$1 rec=$TMP/$1
+	t0=$(date +%s)
+	timeout 300 qemu-system-x86_64 -accel tcg -m 512 -nographic -no-reboot \
+		-kernel "$(field vmlinuz "$rec")" -initrd "$TMP/initrd.gz" \
+		-append 'console=ttyS0 panic=-1' \
+		-device virtio-scsi-pci,id=scsi0 \
+		-drive file="$TMP/disk.img",if=none,id=d0,format=raw \
+		-device scsi-hd,drive=d0,bus=scsi0.0 \
+		</dev/null >"$TMP/$name.console" 2>&1
+	rc=$?
+	echo "$name: qemu exit $rc after $(($(date +%s) - t0)) s"
+	grep 'klab-init' "$TMP/$name.console"
+	[ $rc -eq 0 ] || bad "$name: qemu exit $rc"
+	want=$(field kernelrelease "$rec")
+	grep -q "klab-init release=$want" "$TMP/$name.console" ||
+		bad "$name: init did not report release '$want'"
+	grep -q 'klab-init scheduler=.*\[mq-deadline\]' "$TMP/$name.console" ||
+		bad "$name: no virtio-scsi disk with mq-deadline"
+	grep -q 'reboot: Power down' "$TMP/$name.console" ||
+		bad "$name: did not power off"
+	[ $fails -eq 0 ] || tail -n 40 "$TMP/$name.console"
+}
+
+build base
+build canary --patch "$TOP/kernels/patches/canary-slow.patch"
+build again
+[ "$(field cache "$TMP/again")" = hit ] || bad "identical request was not a cache hit"
+[ "$(field key "$TMP/again")" = "$(field key "$TMP/base")" ] || bad "identical request, other key"
+[ "$(field kernelrelease "$TMP/base")" != "$(field kernelrelease "$TMP/canary")" ] ||
+	bad "base and canary have the same release"
+[ $fails -eq 0 ] || exit 1
+
+initramfs || { echo "cannot build the initramfs"; exit 1; }
+truncate -s 64M "$TMP/disk.img"
+boot base
+boot canary
+
+[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
+echo "real builds and boots passed"
