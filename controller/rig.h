@@ -76,6 +76,7 @@ struct rig {
 	double last_boot_secs;
 	int cold_boots, kexecs;
 	int waiting;		/* cold boot deferred (no base kernel yet) */
+	char why[256];		/* the console line that failed the boot */
 };
 
 extern const struct rig_ops rig_qemu_ops;

@@ -115,11 +115,17 @@ static const char *scan_console(struct rig *g)
 			keep = (size_t)(nl - buf) + 1;
 			g->console_off += (long)keep;
 			nl[1] = '\0';
-			for (i = 0; i < 3; i++)
-				if (strstr(line, bad[i])) {
-					fclose(f);
-					return bad[i];
-				}
+			for (i = 0; i < 3; i++) {
+				char *hit = strstr(line, bad[i]), *eol;
+
+				if (!hit)
+					continue;
+				eol = strchr(hit, '\n');
+				snprintf(g->why, sizeof(g->why), "console: %.*s",
+					 (int)(eol ? eol - hit : 200), hit);
+				fclose(f);
+				return g->why;
+			}
 			for (; (line = strstr(line, "Linux version ")); line++)
 				g->banners_seen++;
 			if (fseek(f, g->console_off, SEEK_SET))

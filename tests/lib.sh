@@ -21,7 +21,7 @@ ok() { echo "ok: $*"; }
 # start_klabd [extra klabd args...]: sets PORT, URL, KLAB_URL, KLABD_PID
 start_klabd() {
 	rm -f "$TMP/port"
-	"$KLAB_BIN/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
+	"$KLAB_BIN/klabd" --listen "${KLABD_LISTEN:-127.0.0.1:0}" --db "$TMP/klab.db" \
 		--data-dir "$TMP/data" --port-file "$TMP/port" "$@" \
 		>>"$TMP/klabd.log" 2>&1 &
 	KLABD_PID=$!

@@ -5,7 +5,8 @@
 # the kernel, no reboot of the rig); a kernel that panics at boot
 # (rdinit= that does not exist, panic=1) is a kernel failure recorded with
 # its console log, and the rig recovers by itself with a cold boot of its
-# base kernel and takes the next job.
+# base kernel and takes the next job.  Then klabd is killed in the middle
+# of a job and restarted: no acknowledged result is lost.
 . "$(dirname "$0")/lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
 [ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
@@ -48,7 +49,7 @@ wait_idle
 klab job add "$K" --rig scsi0 --suite tiobench --scale 0.01 >/dev/null || fail "queue 1"
 wait_job 1
 expect_grep '"state":"failed"'; expect_grep '"failure":"infra"'; expect_grep '"attempts":3'
-expect_grep 'download'
+expect_grep 'api/agent/files/.*503'
 n=$(ls "$TMP/data/rigs/scsi0/"console-*.log | wc -l)
 [ "$n" -eq 1 ] || fail "an infrastructure failure rebooted the rig ($n boots)"
 ok "download failure is infra, retried, rig untouched"
@@ -68,6 +69,29 @@ n=$(ls "$TMP/data/rigs/scsi0/"console-*.log | wc -l)
 klab job add "$K" --rig scsi0 --suite tiobench --scale 0.01 >/dev/null || fail "queue 3"
 wait_job 3
 expect_grep '"state":"done"'
+ok "rig recovered by itself and ran the next job"
+
+# 4: klabd dies (SIGKILL) in the middle of a job and comes back on the same
+# port: every acknowledged result is still there, the job is run again
+before=$(http GET /api/health | sed 's/.*"results":\([0-9]*\).*/\1/')
+[ "$before" -gt 0 ] || fail "no results stored before the restart"
+klab job add "$K" --rig scsi0 --suite tiobench --scale 0.01 >/dev/null || fail "queue 4"
+i=0
+until http GET /api/jobs/4 | grep -q '"state":"\(booting\|running\)"'; do
+	i=$((i + 1)); [ $i -gt 300 ] && fail "job 4 never started"
+	sleep 1
+done
+kill -KILL "$KLABD_PID"; wait "$KLABD_PID" 2>/dev/null; KLABD_PID=
+echo "klabd killed during job 4"
+KLABD_LISTEN=127.0.0.1:$PORT start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
+after=$(http GET /api/health | sed 's/.*"results":\([0-9]*\).*/\1/')
+[ "$after" -ge "$before" ] || fail "results lost in the restart: $before -> $after"
+expect_grep 'unfinished jobs back in the queue' "$TMP/klabd.log"
+wait_job 4
+expect_grep '"state":"done"'
+sqlite3 "$TMP/klab.db" 'PRAGMA integrity_check' | grep -qx ok || fail "database not consistent"
+n=$(sqlite3 "$TMP/klab.db" "SELECT count(*) FROM runs WHERE job_id = 4")
+[ "$n" -eq 1 ] || fail "job 4 stored $n runs, expected 1"
 klab jobs --rig scsi0
 stop_klabd
-ok "rig recovered by itself and ran the next job"
+ok "klabd restarted mid-job lost no acknowledged result"
