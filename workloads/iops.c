@@ -86,7 +86,7 @@ static int open_disk(struct run *r, unsigned i, const char *path,
 	char err[512];
 	void *buf;
 	struct stat st;
-	uint64_t len = o->size_mb << 20;
+	uint64_t len = o->size_mb << 20, have;
 
 	if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
 		len = o->bs;	/* the whole device, sized below */
@@ -108,7 +108,11 @@ static int open_disk(struct run *r, unsigned i, const char *path,
 	if (reg->bdev || d->nblk == 0)
 		return d->nblk ? 0 : (wl_fail("disk '%s' is smaller than one "
 					      "block", path), -1);
-	/* a file: give reads real blocks to read, not holes */
+	/* a file: give reads real blocks to read, not holes; a file that
+	 * was there before and is long enough is used as it is */
+	if (!reg->created && iofile_size(d->fd, &have) == 0 &&
+	    have >= reg->off + reg->len)
+		return 0;
 	buf = iofile_buffer(1 << 20);
 	iofile_fill(d->fd, d->file, 0, reg->len, 1 << 20, buf);
 	free(buf);
