@@ -46,7 +46,7 @@ struct run {
 	unsigned nw;
 	struct cpu_stat c0, c1;
 	uint64_t t0, t1;
-	int uring;
+	int uring, have_cpu;
 };
 
 /* A metric-safe name for disk: its base name, [A-Za-z0-9_-] kept. */
@@ -180,14 +180,14 @@ static void measure(struct run *r, const struct opts *o)
 
 	if (start_workers(r, o) == 0 &&
 	    wl_sleep(o->ramp, deadline, o->timeout) == 0) {
-		cpu_stat_read(&r->c0);
+		r->have_cpu = cpu_stat_read(&r->c0) == 0;
 		r->t0 = wl_now_ns();
 		r->sh.measuring = 1;
 		if (wl_sleep(o->time, deadline, o->timeout) == 0)
 			wl_stop_set(WL_STOP_DONE);
 		r->sh.measuring = 0;
 		r->t1 = wl_now_ns();
-		cpu_stat_read(&r->c1);
+		r->have_cpu &= cpu_stat_read(&r->c1) == 0;
 	}
 	r->sh.stop = 1;
 	for (i = 0; i < r->nw; i++)
@@ -214,9 +214,14 @@ static void report(struct result_set *rs, const struct run *r,
 	total = (double)ops / secs;
 	cpu = cpu_stat_busy_pct(&r->c0, &r->c1);
 	wl_result(rs, "iops", "total", "IOPS", total, DIR_HIGHER);
-	wl_result(rs, "iops", "sys_cpu", "%", cpu, DIR_LOWER);
-	wl_result(rs, "iops", "per_cpu", "IOPS/%", cpu > 0 ? total / cpu : 0,
-		  DIR_HIGHER);
+	if (r->have_cpu) {
+		wl_result(rs, "iops", "sys_cpu", "%", cpu, DIR_LOWER);
+		wl_result(rs, "iops", "per_cpu", "IOPS/%",
+			  cpu > 0 ? total / cpu : 0, DIR_HIGHER);
+	} else {
+		fprintf(stderr, "iops: cannot read /proc/stat (is /proc "
+			"mounted?): no CPU numbers\n");
+	}
 	for (d = 0; d < r->sh.ndisk; d++) {
 		char name[160];
 
