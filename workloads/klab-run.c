@@ -6,7 +6,8 @@
  * document per repetition (DIR/rep-N.json).  The warm-up runs first and is
  * discarded; each repetition starts the background load (if any), waits
  * its warm-up, runs the measured workload and stops the load.  results.json
- * holds, per metric, the mean over the repetitions.
+ * holds, per metric, the mean over the completed repetitions (the partial
+ * numbers of a stopped one when none completed).
  *
  * SIGTERM/SIGINT stop the running step (it writes what it measured), then
  * results.json is written marked incomplete.  Exit 0 complete, 1 error,
@@ -340,7 +341,10 @@ static unsigned run_suite(const struct plan *p, const struct driver_env *env,
 		else
 			done++;
 		write_rep(p, out, rep, &rs);
-		agg_add(sum, cnt, &rs);
+		/* a failed repetition's partial numbers only when nothing
+		 * better exists: they would bias the mean */
+		if (!err[0] || !done)
+			agg_add(sum, cnt, &rs);
 		result_set_release(&rs);
 		fprintf(stderr, "klab-run: %s: repetition %u of %u %s\n",
 			p->s.name, rep, p->s.repetitions,
