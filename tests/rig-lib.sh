@@ -91,7 +91,15 @@ boot_rig() {
 		fi
 		sleep 0.5
 	done
-	echo "rig powered off after $(($(date +%s) - start)) s"
+	secs=$(($(date +%s) - start))
+	if ! grep -q 'reboot: Power down' "$con"; then
+		echo "--- console (last 60 lines)"
+		tail -n 60 "$con"
+		echo "--- qemu output"
+		cat "$(printf '%s\n' "$out" | sed -n 's/^dir=//p')/qemu.out"
+		fail "rig stopped after $secs s without powering off"
+	fi
+	echo "rig powered off after $secs s"
 }
 
 # expect CONSOLE PATTERN WHAT: the console log (less the serial line's
