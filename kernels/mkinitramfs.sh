@@ -47,7 +47,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 usage() {
-	sed -n '/^#   mkinitramfs.sh/,/^set -eu/p' "$0" | sed '$d; s/^# *//' >&2
+	sed -n '/^#   mkinitramfs.sh/,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -192,6 +192,7 @@ module_paths() {
 build_modules() {
 	root=$1 kver=$2
 	dir=$root/lib/modules/$kver
+	[ -d "$root" ] || die "kernel root '$root' does not exist"
 	new_stage
 	mkdir -p "$STAGE/lib/modules/$kver"
 	list=$STAGE/lib/modules/$kver/klab.modules
