@@ -424,7 +424,7 @@ int main(int argc, char **argv)
 	}
 	if (getpid() == 1)
 		cfg.init = 1;
-	if (cfg.init && !proc_supervise(getpid() == 1, &code)) {
+	if (cfg.init && !proc_supervise(getpid() == 1 || !cfg.once, &code)) {
 		agent_config_release(&cfg);
 		return code;
 	}

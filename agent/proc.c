@@ -152,14 +152,19 @@ static int proc_reap(pid_t child)
 
 int proc_supervise(int forever, int *code)
 {
+	int pid1 = getpid() == 1;
 	pid_t pid;
 
-	if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L))
+	if (!pid1 && prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L))
 		agent_log("cannot become a subreaper: %s", strerror(errno));
 	for (;;) {
 		pid = fork();
-		if (pid == 0)
+		if (pid == 0) {
+			/* without a PID 1 to outlive, die with the supervisor */
+			if (!pid1)
+				prctl(PR_SET_PDEATHSIG, SIGTERM, 0L, 0L, 0L);
 			return 1;
+		}
 		if (pid < 0) {
 			agent_log("cannot fork the agent: %s", strerror(errno));
 			sleep(PROC_RESTART_S);
