@@ -23,7 +23,7 @@ int catalog_script(struct klabd *d, const char *name,
 {
 	struct strbuf path = STRBUF_INIT, errtxt = STRBUF_INIT;
 	char errpath[] = "/tmp/klab-script-XXXXXX";
-	const char *argv[32];
+	const char *argv[96];
 	int pipefd[2], status, efd, i;
 	char buf[4096];
 	ssize_t n;
@@ -31,11 +31,11 @@ int catalog_script(struct klabd *d, const char *name,
 
 	sb_init(&path);
 	sb_addf(&path, "%s/kernels/%s", d->top_dir, name);
-	argv[0] = "sh";
-	argv[1] = path.buf;
-	for (i = 0; args && args[i] && i < 29; i++)
-		argv[i + 2] = args[i];
-	argv[i + 2] = NULL;
+	/* run it by its own #! line: build-kernel.sh is bash */
+	argv[0] = path.buf;
+	for (i = 0; args && args[i] && i < 94; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
 	efd = mkstemp(errpath);
 	if (efd < 0 || pipe(pipefd)) {
 		snprintf(err, errlen, "cannot run '%s': %s", name,
@@ -49,7 +49,7 @@ int catalog_script(struct klabd *d, const char *name,
 		dup2(pipefd[1], 1);
 		dup2(efd, 2);
 		close(pipefd[0]);
-		execvp("sh", (char *const *)argv);
+		execv(path.buf, (char *const *)argv);
 		_exit(127);
 	}
 	close(pipefd[1]);

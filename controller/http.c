@@ -70,6 +70,8 @@ static const struct route routes[] = {
 	{ "POST", "/api/jobs", 1, api_job_add },
 	{ "GET", "/api/jobs", 0, api_jobs },
 	{ "GET", "/api/catalog", 0, api_catalog },
+	{ "POST", "/api/builds", 1, api_build_add },
+	{ "GET", "/api/builds", 0, api_builds },
 	{ "POST", "/api/catalog", 0, api_catalog },
 	{ "GET", "/api/suites", 0, api_suites },
 	{ "POST", "/api/suites", 1, api_suite_put },

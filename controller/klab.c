@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/config.h"
 #include "lib/strbuf.h"
@@ -41,6 +42,10 @@ static void usage(FILE *f)
 	      "        queue cells; repetitions interleave the kernels\n"
 	      "  jobs [--rig R] | job show ID     the queue, failures, consoles\n"
 	      "  rig online NAME                  bring an offline rig back\n"
+	      "  build BASE [PATCH...] [--ident ID] [--wait]\n"
+	      "        build a kernel (BASE: debian-6.1, debian-6.12,\n"
+	      "        git:PATH@COMMIT); it joins the catalog when built\n"
+	      "  builds | build show ID | build log ID\n"
 	      "  health                           is klabd up\n"
 	      "\n"
 	      "The URL defaults to $KLAB_URL, else http://127.0.0.1:8080.\n"
@@ -130,8 +135,8 @@ struct args {
 	const char *pos[64];
 	int npos;
 	const char *kernel, *rig, *suite, *format, *base, *limit;
-	const char *scheduler, *scale, *repeat, *cmdline;
-	int fail_on_worse, available;
+	const char *scheduler, *scale, *repeat, *cmdline, *ident;
+	int fail_on_worse, available, wait;
 };
 
 static int parse_cmd_args(int argc, char **argv, struct args *a)
@@ -151,6 +156,10 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 			a->available = 1;
 			continue;
 		}
+		if (!strcmp(o, "--wait")) {
+			a->wait = 1;
+			continue;
+		}
 		if (!strcmp(o, "--kernel")) dst = &a->kernel;
 		else if (!strcmp(o, "--rig")) dst = &a->rig;
 		else if (!strcmp(o, "--suite")) dst = &a->suite;
@@ -161,6 +170,7 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 		else if (!strcmp(o, "--scale")) dst = &a->scale;
 		else if (!strcmp(o, "--repeat")) dst = &a->repeat;
 		else if (!strcmp(o, "--cmdline")) dst = &a->cmdline;
+		else if (!strcmp(o, "--ident")) dst = &a->ident;
 		if (dst) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "klab: option '%s' needs a "
@@ -518,6 +528,104 @@ static int cmd_rig(struct args *a)
 	return post_json(path, json_object(), 200, NULL);
 }
 
+/* Poll a build until it is done or failed; print its outcome. */
+static int build_wait(long id)
+{
+	struct http_result res;
+	char path[64];
+	json_t *doc;
+	const char *st;
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/builds/%ld", id);
+	for (;;) {
+		rc = http_do(path, NULL, NULL, 0, NULL, &res);
+		if (rc || res.status != 200) {
+			rc = rc ? rc : server_error(&res);
+			sb_release(&res.body);
+			return rc;
+		}
+		doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		sb_release(&res.body);
+		st = json_string_value(json_object_get(doc, "state"));
+		if (st && (!strcmp(st, "done") || !strcmp(st, "failed"))) {
+			if (!strcmp(st, "done"))
+				printf("build %ld: %s\n", id, json_string_value(
+				       json_object_get(doc, "ident")));
+			else
+				fprintf(stderr, "klab: build %ld failed: %s\n",
+					id, json_string_value(json_object_get(
+					doc, "error")));
+			rc = strcmp(st, "done") ? EX_SERVER : EX_OK;
+			json_decref(doc);
+			return rc;
+		}
+		json_decref(doc);
+		sleep(5);
+	}
+}
+
+static int cmd_build(struct args *a)
+{
+	struct strbuf text = STRBUF_INIT, q = STRBUF_INIT;
+	struct http_result res;
+	json_t *doc, *ps, *reply;
+	char path[64], *body;
+	long id = 0;
+	int i, rc;
+
+	if (a->npos == 2 && (!strcmp(a->pos[0], "show") ||
+			     !strcmp(a->pos[0], "log"))) {
+		if (parse_long(a->pos[1], 1, 0x7fffffffL, &id))
+			return EX_USAGE;
+		snprintf(path, sizeof(path), "/api/builds/%ld%s", id,
+			 strcmp(a->pos[0], "log") ? "" : "/log");
+		return get_print(path, NULL);
+	}
+	if (a->npos < 1) {
+		fputs("klab: usage: klab build BASE [PATCH...]\n", stderr);
+		return EX_USAGE;
+	}
+	ps = json_array();
+	for (i = 1; i < a->npos; i++) {
+		const char *n = strrchr(a->pos[i], '/');
+
+		sb_init(&text);
+		if (sb_read_file(&text, a->pos[i])) {
+			fprintf(stderr, "klab: cannot read '%s'\n", a->pos[i]);
+			json_decref(ps);
+			sb_release(&text);
+			return EX_USAGE;
+		}
+		json_array_append_new(ps, json_pack("{s:s, s:s%}", "name",
+				      n ? n + 1 : a->pos[i], "text", text.buf,
+				      text.len));
+		sb_release(&text);
+	}
+	doc = json_pack("{s:s, s:o}", "base", a->pos[0], "patches", ps);
+	if (a->ident)
+		json_object_set_new(doc, "ident", json_string(a->ident));
+	body = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	sb_init(&q);
+	rc = http_do("/api/builds", &q, body, strlen(body), "application/json",
+		     &res);
+	free(body);
+	sb_release(&q);
+	if (rc == EX_OK && res.status != 202)
+		rc = server_error(&res);
+	else if (rc == EX_OK) {
+		reply = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		id = (long)json_integer_value(json_object_get(reply, "build"));
+		json_decref(reply);
+		printf("build %ld queued\n", id);
+	}
+	sb_release(&res.body);
+	if (rc == EX_OK && a->wait)
+		rc = build_wait(id);
+	return rc;
+}
+
 static int cmd_health(void)
 {
 	struct http_result res;
@@ -574,6 +682,10 @@ int main(int argc, char **argv)
 		rc = cmd_list("jobs", &a);
 	else if (!strcmp(cmd, "rig"))
 		rc = cmd_rig(&a);
+	else if (!strcmp(cmd, "build"))
+		rc = cmd_build(&a);
+	else if (!strcmp(cmd, "builds"))
+		rc = get_print("/api/builds", NULL);
 	else if (!strcmp(cmd, "health"))
 		rc = cmd_health();
 	else {

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "catalog.h"
 #include "klabd.h"
 #include "rig.h"
@@ -80,6 +81,26 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 		set_str(&d->top_dir, v);
 	if ((v = config_get(&d->cfg, "", "rig_bin_dir")))
 		set_str(&d->rig_bin_dir, v);
+	if ((v = config_get(&d->cfg, "", "build_cache")))
+		set_str(&d->build_cache, v);
+	if ((v = config_get(&d->cfg, "", "build_fragment")))
+		set_str(&d->build_fragment, v);
+	if ((v = config_get(&d->cfg, "", "build_must_have")))
+		set_str(&d->build_must_have, v);
+	if ((v = config_get(&d->cfg, "", "build_jobs")))
+		set_str(&d->build_jobs, v);
+	if ((v = config_get(&d->cfg, "", "build_time_limit")))
+		set_str(&d->build_time_limit, v);
+	if ((v = config_get(&d->cfg, "", "max_builds"))) {
+		long n;
+
+		if (parse_long(v, 1, 8, &n)) {
+			snprintf(err, errlen, "%s: max_builds: expected 1..8, "
+				 "got '%s'", d->cfg.path, v);
+			return -1;
+		}
+		d->max_builds = (int)n;
+	}
 	if ((v = config_get(&d->cfg, "", "fault_downloads"))) {
 		long n;
 
@@ -217,6 +238,11 @@ static void klabd_release(struct klabd *d)
 	free(d->top_dir);
 	free(d->public_url);
 	free(d->rig_bin_dir);
+	free(d->build_cache);
+	free(d->build_fragment);
+	free(d->build_must_have);
+	free(d->build_jobs);
+	free(d->build_time_limit);
 	catalog_release(d);
 	config_release(&d->cfg);
 	pthread_mutex_destroy(&d->pool_lock);
@@ -241,6 +267,7 @@ int main(int argc, char **argv)
 	d.port = 8080;
 	d.max_upload = 16LL << 20;
 	d.data_dir = strdup("klab-data");
+	d.max_builds = 1;
 	if (parse_args(&d, argc, argv, &port_file, err, sizeof(err)))
 		goto out_usage;
 	/* open once up front: migrations run here, errors show at start */
@@ -257,7 +284,8 @@ int main(int argc, char **argv)
 	if (resolve_dirs(&d, argv[0], err, sizeof(err)) ||
 	    http_start(&d, err, sizeof(err)))
 		goto out_usage;
-	if (rigmgr_start(&d, err, sizeof(err)))
+	if (rigmgr_start(&d, err, sizeof(err)) ||
+	    build_start(&d, err, sizeof(err)))
 		goto out_usage;
 	fprintf(stderr, "klabd: serving http://%s:%d/ (db %s)\n", d.host,
 		d.port, d.db_path);
@@ -267,12 +295,14 @@ int main(int argc, char **argv)
 	while (sigwait(&set, &sig) == 0 && sig != SIGTERM && sig != SIGINT)
 		;
 	fprintf(stderr, "klabd: signal %d, shutting down\n", sig);
+	build_stop(&d);
 	rigmgr_stop(&d);
 	http_stop(&d);
 	rc = 0;
 	goto out;
 out_usage:
 	fprintf(stderr, "klabd: %s\n", err);
+	build_stop(&d);
 	rigmgr_stop(&d);
 	http_stop(&d);
 out:

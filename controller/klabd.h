@@ -44,6 +44,17 @@ struct klabd {
 	pthread_mutex_t mgr_lock;
 	pthread_cond_t mgr_cond;	/* new jobs / state changes */
 
+	/* the kernel builder (build.c) */
+	char *build_cache;		/* NULL: build-kernel.sh's default */
+	char *build_fragment;		/* config fragment, NULL: the lab's */
+	char *build_must_have;		/* NULL: build-kernel.sh's list */
+	char *build_jobs, *build_time_limit;	/* NULL: defaults */
+	int max_builds;			/* builds at once, default 1 */
+	int build_running, nbuilders;
+	pthread_t builders[8];
+	pthread_mutex_t build_lock;
+	pthread_cond_t build_cond;
+
 	/* the kernel catalog (catalog.c) */
 	pthread_mutex_t cat_lock;
 	char *base_image;		/* rig base initramfs, built on demand */
@@ -98,6 +109,8 @@ int api_job_add(struct req *rq, struct web_response *r);
 int api_jobs(struct req *rq, struct web_response *r);
 int api_rig_action(struct req *rq, struct web_response *r);
 int api_catalog(struct req *rq, struct web_response *r);
+int api_build_add(struct req *rq, struct web_response *r);
+int api_builds(struct req *rq, struct web_response *r);
 
 /* Map a DB_E* code to an HTTP status. */
 int http_status_of(int dbrc);

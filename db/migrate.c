@@ -126,7 +126,21 @@ static const char *const migrations[] = {
 	"ALTER TABLE kernels ADD COLUMN release TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE kernels ADD COLUMN image TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE kernels ADD COLUMN modules TEXT NOT NULL DEFAULT '';",
+	/* 3: kernel build requests. */
+	"CREATE TABLE builds ("
+	"  id INTEGER PRIMARY KEY,"
+	"  ident TEXT NOT NULL DEFAULT '',"
+	"  base TEXT NOT NULL,"
+	"  patches TEXT NOT NULL DEFAULT '',"
+	"  state TEXT NOT NULL DEFAULT 'queued',"
+	"  error TEXT NOT NULL DEFAULT '',"
+	"  record TEXT NOT NULL DEFAULT '',"
+	"  log TEXT NOT NULL DEFAULT '',"
+	"  created INTEGER NOT NULL,"
+	"  finished INTEGER);"
+	"CREATE INDEX builds_state ON builds(state, id);",
 };
+
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
 int db_schema_version(void)

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Build requests over HTTP: POST /api/builds checks the patch series at
+ * once (refusing one that does not apply, naming patch, file and hunk) and
+ * queues the build; GET /api/builds[/ID[/log]] follows it.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "catalog.h"
+#include "db/builds.h"
+#include "klabd.h"
+#include "lib/sha256.h"
+
+static int reply(struct web_response *r, int status, json_t *doc)
+{
+	char *s = json_dumps(doc, JSON_COMPACT);
+
+	json_decref(doc);
+	r->status = status;
+	r->content_type = "application/json";
+	sb_reset(&r->body);
+	if (s)
+		sb_adds(&r->body, s);
+	sb_addc(&r->body, '\n');
+	free(s);
+	return status;
+}
+
+static int base_ok(const char *b)
+{
+	return !strcmp(b, "debian-6.1") || !strcmp(b, "debian-6.12") ||
+	       (!strncmp(b, "git:", 4) && b[4]) ||
+	       (!strncmp(b, "dir:", 4) && b[4]);
+}
+
+/* A patch name safe as a file name: [A-Za-z0-9._-], not starting with '.' */
+static void safe_name(const char *in, char *out, size_t len)
+{
+	size_t i, j = 0;
+
+	for (i = 0; in[i] && j + 1 < len; i++) {
+		char c = in[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+		    (c == '.' && j))
+			out[j++] = c;
+	}
+	if (!j)
+		j = (size_t)snprintf(out, len, "patch");
+	out[j] = '\0';
+}
+
+/* Store each patch under DATA/patches/SHA12/NAME; paths '\n'-joined. */
+static int store_patches(struct klabd *d, json_t *patches,
+			 struct strbuf *paths, char *err, size_t errlen)
+{
+	char dir[1100], name[128], sha[65], path[1400];
+	json_t *p;
+	size_t i;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/patches", d->data_dir);
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create '%.400s': %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	json_array_foreach(patches, i, p) {
+		const char *n = json_string_value(json_object_get(p, "name"));
+		json_t *t = json_object_get(p, "text");
+
+		if (!n || !json_is_string(t)) {
+			snprintf(err, errlen, "patches[%zu]: needs 'name' and "
+				 "'text' strings", i);
+			return -1;
+		}
+		safe_name(n, name, sizeof(name));
+		sha256_hex(json_string_value(t), json_string_length(t), sha);
+		/* DATA/patches/SHA12/NAME: errors name the user's file */
+		snprintf(path, sizeof(path), "%s/%.12s", dir, sha);
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create '%.400s': %s",
+				 path, strerror(errno));
+			return -1;
+		}
+		snprintf(path, sizeof(path), "%s/%.12s/%s", dir, sha, name);
+		f = fopen(path, "w");
+		if (!f || fwrite(json_string_value(t), 1, json_string_length(t),
+				 f) != json_string_length(t) || fclose(f)) {
+			snprintf(err, errlen, "cannot write '%.400s'", path);
+			return -1;
+		}
+		sb_addf(paths, "%s%s", paths->len ? "\n" : "", path);
+	}
+	return 0;
+}
+
+/* build-kernel.sh --check: 0 when every patch applies, else err. */
+static int check_patches(struct klabd *d, const char *base, char *paths,
+			 char *err, size_t errlen)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *args[80];
+	size_t n = 0;
+	char *p = paths, *nl;
+	int rc;
+
+	args[n++] = "--base";
+	args[n++] = base;
+	while (p && *p && n < 70) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		args[n++] = "--patch";
+		args[n++] = p;
+		p = nl ? nl + 1 : NULL;
+	}
+	n += build_common_args(d, args + n);
+	args[n++] = "--check";
+	args[n] = NULL;
+	sb_init(&out);
+	rc = catalog_script(d, "build-kernel.sh", args, &out, err, errlen);
+	sb_release(&out);
+	return rc;
+}
+
+int api_build_add(struct req *rq, struct web_response *r)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(rq->body, rq->body_len, 0, &je), *patches;
+	struct strbuf paths = STRBUF_INIT;
+	const char *base, *ident;
+	char err[700] = "", *check;
+	int64_t id;
+	int rc;
+
+	if (!json_is_object(doc)) {
+		json_decref(doc);
+		snprintf(err, sizeof(err), "invalid json at line %d: %s",
+			 je.line, je.text);
+		return web_error_json(r, 400, err);
+	}
+	base = json_string_value(json_object_get(doc, "base"));
+	ident = json_string_value(json_object_get(doc, "ident"));
+	patches = json_object_get(doc, "patches");
+	if (!base || !base_ok(base)) {
+		json_decref(doc);
+		return web_error_json(r, 400, "field 'base': expected "
+				      "debian-6.1, debian-6.12, git:PATH@COMMIT "
+				      "or dir:PATH");
+	}
+	sb_init(&paths);
+	if (patches && !json_is_array(patches))
+		rc = web_error_json(r, 400, "field 'patches': expected a list");
+	else if (store_patches(rq->d, patches, &paths, err, sizeof(err)))
+		rc = web_error_json(r, 400, err);
+	else if ((check = strdup(paths.buf)),
+		 (rc = check_patches(rq->d, base, check, err, sizeof(err))),
+		 free(check), rc)
+		rc = web_error_json(r, rc == 2 ? 422 : 500, err[0] ? err :
+				    "the patch check failed");
+	else if (db_build_add(rq->db, ident ? ident : "", base, paths.buf,
+			      &id))
+		rc = web_error_json(r, 500, "cannot queue the build");
+	else {
+		build_kick(rq->d);
+		rc = reply(r, 202, json_pack("{s:I}", "build", (json_int_t)id));
+	}
+	sb_release(&paths);
+	json_decref(doc);
+	return rc;
+}
+
+static json_t *build_json(const struct db_build *b)
+{
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}",
+			 "id", (json_int_t)b->id, "ident", b->ident, "base",
+			 b->base, "patches", b->patches, "state", b->state,
+			 "error", b->error, "record", b->record, "created",
+			 (json_int_t)b->created, "finished",
+			 (json_int_t)b->finished);
+}
+
+int api_builds(struct req *rq, struct web_response *r)
+{
+	struct db_build *v = NULL, b;
+	char idbuf[24];
+	const char *slash = strchr(rq->arg, '/');
+	size_t n = 0, i;
+	long id;
+	json_t *a;
+	int rc;
+
+	if (!*rq->arg) {
+		if (db_build_list(rq->db, 200, &v, &n))
+			return web_error_json(r, 500, "cannot list builds");
+		a = json_array();
+		for (i = 0; i < n; i++)
+			json_array_append_new(a, build_json(&v[i]));
+		db_builds_free(v, n);
+		return reply(r, 200, json_pack("{s:o}", "builds", a));
+	}
+	snprintf(idbuf, sizeof(idbuf), "%.*s", slash ?
+		 (int)(slash - rq->arg) : (int)strlen(rq->arg), rq->arg);
+	if (parse_long(idbuf, 1, 0x7fffffffL, &id))
+		return web_error_json(r, 400, "invalid build id");
+	if (db_build_get(rq->db, id, &b))
+		return web_error_json(r, 404, "unknown build");
+	if (slash && !strcmp(slash, "/log")) {
+		r->status = 200;
+		r->content_type = "text/plain; charset=utf-8";
+		if (!*b.log || sb_read_file(&r->body, b.log))
+			rc = web_error_json(r, 404, "no build log");
+		else
+			rc = 200;
+	} else if (slash) {
+		rc = web_error_json(r, 404, "no such page");
+	} else {
+		rc = reply(r, 200, build_json(&b));
+	}
+	db_build_release(&b);
+	return rc;
+}

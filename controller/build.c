@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kernel builder queue: build requests (a base, an ordered patch
+ * series) are checked at once (a patch that does not apply is refused with
+ * the patch, file and hunk, never queued), stored, and built by at most
+ * max_builds worker threads running kernels/build-kernel.sh, which caches
+ * every artifact under the hash of its inputs: an identical request is
+ * answered from the cache and builds nothing.  A built kernel enters the
+ * catalog with its base, patches, config hash, compiler, build time and
+ * bzImage size, and boots on the rigs like any other.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "catalog.h"
+#include "db/builds.h"
+#include "klabd.h"
+#include "lib/sha256.h"
+#include "rig.h"
+
+/* Value of key in a key=value record (heap copy, "" when absent). */
+static char *rec(const char *r, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = r;
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			return strndup(p + kl + 1, strcspn(p + kl + 1, "\n"));
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return strdup("");
+}
+
+size_t build_common_args(struct klabd *d, const char **args)
+{
+	size_t n = 0;
+
+	if (d->build_cache) {
+		args[n++] = "--cache";
+		args[n++] = d->build_cache;
+	}
+	if (d->build_fragment) {
+		args[n++] = "--config";
+		args[n++] = d->build_fragment;
+	}
+	if (d->build_must_have) {
+		args[n++] = "--must-have";
+		args[n++] = d->build_must_have;
+	}
+	if (d->build_jobs) {
+		args[n++] = "--jobs";
+		args[n++] = d->build_jobs;
+	}
+	if (d->build_time_limit) {
+		args[n++] = "--time-limit";
+		args[n++] = d->build_time_limit;
+	}
+	return n;
+}
+
+/* argv for build-kernel.sh: --base B [--patch P]... + extra; static
+ * storage owned by the caller's arrays. */
+static size_t build_args(struct klabd *d, const char *base,
+			 char *patches, const char **args, size_t max)
+{
+	size_t n = 0;
+	char *p = patches, *nl;
+
+	args[n++] = "--base";
+	args[n++] = base;
+	while (p && *p && n + 8 < max) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl++ = '\0';
+		if (*p) {
+			args[n++] = "--patch";
+			args[n++] = p;
+		}
+		p = nl;
+	}
+	n += build_common_args(d, args + n);
+	args[n] = NULL;
+	return n;
+}
+
+static void build_publish(struct klabd *d, struct db *db,
+			  struct db_build *b, const char *out)
+{
+	char *ver = rec(out, "version"), *img = rec(out, "vmlinuz"),
+	     *bk = rec(out, "base_kernel"), *ph = rec(out, "patch_sha256"),
+	     *ch = rec(out, "config_hash"), *cc = rec(out, "compiler"),
+	     *secs = rec(out, "build_seconds"), *sz = rec(out, "bzimage_bytes"),
+	     *pn = rec(out, "patches"), *key = rec(out, "key"),
+	     *cache = rec(out, "cache"), *log = rec(out, "log");
+	struct strbuf prov = STRBUF_INIT;
+	struct db_kernel k;
+	const char *ident = *b->ident ? b->ident : ver;
+	char err[300] = "";
+
+	sb_init(&prov);
+	sb_addf(&prov, "build %lld: %s%s%s; %s; make bzImage %s s; bzImage %s "
+		"bytes; key %.16s (%s)", (long long)b->id, b->base,
+		*pn ? " + " : "", pn, cc, secs, sz, key, cache);
+	memset(&k, 0, sizeof(k));
+	k.ident = (char *)ident;
+	k.version = ver;
+	k.base = bk;
+	k.patch_hash = ph;
+	k.config_hash = ch;
+	k.source = "build";
+	k.provenance = prov.buf;
+	if (!*ver || !*img)
+		db_build_finish(db, b->id, "failed", "", "build-kernel.sh gave "
+				"no kernel release or image", out, log);
+	else if (db_kernel_put(db, &k, err, sizeof(err)) ||
+		 db_kernel_set_boot(db, ident, ver, img, ""))
+		db_build_finish(db, b->id, "failed", "", err[0] ? err :
+				"cannot record the kernel", out, log);
+	else
+		db_build_finish(db, b->id, "done", ident, "", out, log);
+	fprintf(stderr, "klabd: build %lld: %s (%s)\n", (long long)b->id,
+		ident, cache);
+	sb_release(&prov);
+	free(ver); free(img); free(bk); free(ph); free(ch); free(cc);
+	free(secs); free(sz); free(pn); free(key); free(cache); free(log);
+}
+
+static void build_run(struct klabd *d, struct db *db, struct db_build *b)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *args[80];
+	char err[600] = "", *patches = strdup(b->patches), *log;
+	int rc;
+
+	sb_init(&out);
+	build_args(d, b->base, patches, args, 70);
+	fprintf(stderr, "klabd: build %lld: %s starts\n", (long long)b->id,
+		b->base);
+	rc = catalog_script(d, "build-kernel.sh", args, &out, err,
+			    sizeof(err));
+	if (rc == 0) {
+		build_publish(d, db, b, out.buf);
+	} else {
+		log = rec(out.buf, "log");
+		db_build_finish(db, b->id, "failed", "", err[0] ? err :
+				"build-kernel.sh failed", out.buf, log);
+		fprintf(stderr, "klabd: build %lld failed (exit %d): %s\n",
+			(long long)b->id, rc, err);
+		free(log);
+	}
+	free(patches);
+	sb_release(&out);
+}
+
+static void *build_main(void *arg)
+{
+	struct klabd *d = arg;
+	struct db_build b;
+	struct timespec ts;
+	struct db *db;
+	char err[256];
+
+	pthread_mutex_lock(&d->build_lock);
+	while (d->build_running) {
+		pthread_mutex_unlock(&d->build_lock);
+		db = klabd_db_get(d, err, sizeof(err));
+		if (db && db_build_take(db, &b) == DB_OK) {
+			build_run(d, db, &b);
+			db_build_release(&b);
+			klabd_db_put(d, db);
+			pthread_mutex_lock(&d->build_lock);
+			continue;
+		}
+		klabd_db_put(d, db);
+		pthread_mutex_lock(&d->build_lock);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 2;
+		pthread_cond_timedwait(&d->build_cond, &d->build_lock, &ts);
+	}
+	pthread_mutex_unlock(&d->build_lock);
+	return NULL;
+}
+
+int build_start(struct klabd *d, char *err, size_t errlen)
+{
+	struct db *db = klabd_db_get(d, err, errlen);
+	int i, n;
+
+	pthread_mutex_init(&d->build_lock, NULL);
+	pthread_cond_init(&d->build_cond, NULL);
+	if (!db)
+		return -1;
+	n = db_build_requeue_stale(db);
+	klabd_db_put(d, db);
+	if (n > 0)
+		fprintf(stderr, "klabd: %d unfinished builds back in the "
+			"queue\n", n);
+	d->build_running = 1;
+	for (i = 0; i < d->max_builds && i < 8; i++)
+		if (pthread_create(&d->builders[i], NULL, build_main, d) == 0)
+			d->nbuilders++;
+	return 0;
+}
+
+void build_stop(struct klabd *d)
+{
+	int i;
+
+	if (!d->build_running)
+		return;
+	pthread_mutex_lock(&d->build_lock);
+	d->build_running = 0;
+	pthread_cond_broadcast(&d->build_cond);
+	pthread_mutex_unlock(&d->build_lock);
+	/* a build in progress is not waited for: build-kernel.sh publishes
+	 * atomically and the next klabd requeues what was building */
+	for (i = 0; i < d->nbuilders; i++)
+		if (pthread_tryjoin_np(d->builders[i], NULL))
+			pthread_detach(d->builders[i]);
+	d->nbuilders = 0;
+}
+
+void build_kick(struct klabd *d)
+{
+	pthread_mutex_lock(&d->build_lock);
+	pthread_cond_broadcast(&d->build_cond);
+	pthread_mutex_unlock(&d->build_lock);
+}

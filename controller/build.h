@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * build: the kernel builder queue of klabd (build.c) and its API
+ * (api_builds.c).  See docs/BUILDS.md for what kernels/build-kernel.sh does.
+ */
+#ifndef KLAB_BUILD_H
+#define KLAB_BUILD_H
+
+#include <stddef.h>
+
+struct klabd;
+
+/* Start max_builds worker threads (requeueing interrupted builds). */
+int build_start(struct klabd *d, char *err, size_t errlen);
+void build_stop(struct klabd *d);
+/* The options every build-kernel.sh call gets from klabd's config
+ * (--cache, --config, --must-have, --jobs, --time-limit): up to 10
+ * entries into args, returns how many. */
+size_t build_common_args(struct klabd *d, const char **args);
+/* Wake a worker after a build was queued. */
+void build_kick(struct klabd *d);
+
+#endif
