@@ -24,12 +24,17 @@
 #        base + modules concatenated
 #   mkinitramfs.sh pack DIR OUT
 #        any directory as one more part (test scripts, payloads)
+#   mkinitramfs.sh prune [-c CACHE] [DAYS]
+#        remove base and rig images unused for DAYS (2) days; a build of
+#        the base image does this too.  Modules parts are kept (catalog
+#        entries name them).
 set -eu
 umask 022
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 KLAB_CACHE=${KLAB_CACHE:-/var/cache/klab}
 CACHE=${KLAB_INITRAMFS_CACHE:-$KLAB_CACHE/initramfs}
+KEEP_DAYS=${KLAB_INITRAMFS_KEEP_DAYS:-2}
 MODULES_DEFAULT="mq-deadline bfq kyber-iosched virtio_pci virtio_scsi
 virtio_blk virtio_net sd_mod ata_piix libata scsi_mod ext4"
 MODULES=${KLAB_MODULES:-$MODULES_DEFAULT}
@@ -155,7 +160,9 @@ seal() {
 		cpio -o -H newc --reproducible -R 0:0 --quiet) >"$raw"
 	sum=$(sha256sum "$raw" | cut -c1-16)
 	out=$CACHE/$kind-$sum.cpio.gz
-	if [ ! -f "$out" ]; then
+	if [ -f "$out" ]; then
+		touch "$out"
+	else
 		gzip -6 -n -c "$raw" >"$out.tmp.$$"
 		mv "$out.tmp.$$" "$out"
 		echo "mkinitramfs: built '$out' ($(du -k "$out" | cut -f1) KiB)" >&2
@@ -174,6 +181,17 @@ build_base() {
 	# applets last: real programs (kexec, klab's) win over busybox names
 	add_busybox
 	seal base
+	prune "$KEEP_DAYS" >&2
+}
+
+# prune DAYS: every rebuild of klab's programs makes a new base image, so
+# drop the base and rig images nobody has used (mtime, touched on every
+# cache hit) for DAYS days.
+prune() {
+	case $1 in ''|*[!0-9]*) die "'$1' is not a number of days" ;; esac
+	find "$CACHE" -maxdepth 1 \( -name 'base-*.cpio.gz' -o -name 'rig-*.cpio.gz' \
+		-o -name 'stage.*' -o -name '*.tmp.*' \) -mmin +"$(($1 * 1440))" \
+		-exec rm -rf {} + -exec echo "mkinitramfs: pruned" {} +
 }
 
 # module_paths ROOT KVER: the closure of $MODULES, relative to the
@@ -229,7 +247,9 @@ build_rig() {
 	b=$(basename "$base" .cpio.gz)
 	m=$(basename "$mods" .cpio.gz)
 	out=$CACHE/rig-${b#base-}-${m##*-}.cpio.gz
-	if [ ! -f "$out" ]; then
+	if [ -f "$out" ]; then
+		touch "$out"
+	else
 		cat "$base" "$mods" >"$out.tmp.$$"
 		mv "$out.tmp.$$" "$out"
 	fi
@@ -260,5 +280,6 @@ base) build_base "$@" ;;
 modules) [ $# -eq 2 ] || usage; build_modules "$1" "$2" ;;
 rig) [ $# -ge 2 ] || usage; build_rig "$@" ;;
 pack) [ $# -eq 2 ] || usage; cmd_pack "$1" "$2" ;;
+prune) [ $# -le 1 ] || usage; mkdir -p "$CACHE"; prune "${1:-$KEEP_DAYS}" ;;
 *) usage ;;
 esac
