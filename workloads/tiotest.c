@@ -189,15 +189,26 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	free(all);
 }
 
-/* Write every region once so that read phases have data to read. */
+/*
+ * Write every region once so that read phases have data to read (not
+ * holes).  A block device, or a file that was there before and is long
+ * enough, is read as it is.
+ */
 static int prefill(struct worker *ws, const struct opts *o)
 {
+	const struct ioregion *r;
+	uint64_t have;
 	unsigned i;
 
-	for (i = 0; i < o->threads && !wl_stopping(); i++)
-		if (iofile_fill(ws[i].fd, ws[i].r->file, ws[i].r->off,
-				ws[i].r->len, (size_t)o->bs, ws[i].buf))
+	for (i = 0; i < o->threads && !wl_stopping(); i++) {
+		r = ws[i].r;
+		if (r->bdev || (!r->created && iofile_size(ws[i].fd, &have) == 0
+				&& have >= r->off + r->len))
+			continue;
+		if (iofile_fill(ws[i].fd, r->file, r->off, r->len,
+				(size_t)o->bs, ws[i].buf))
 			return -1;
+	}
 	return wl_stopping() ? -1 : 0;
 }
 
