@@ -8,6 +8,9 @@
  *       response byte minus request sent: libcurl's starttransfer minus
  *       pretransfer; klabd renders a page whole before sending, so this is
  *       the time to build it) and of the total time, in ms, and the size.
+ *       With KLAB_BENCH_PID set to the server's pid, also its CPU time
+ *       (user + system, all threads, from /proc/PID/stat) per request:
+ *       what a busy neighbour on a shared machine disturbs least.
  *   bench_http load CLIENTS SECONDS URL...
  *       CLIENTS concurrent connections (one curl multi handle), each
  *       fetching the URLs in turn until SECONDS have passed; prints the
@@ -24,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/strbuf.h"
 
@@ -64,6 +68,38 @@ static size_t keep(char *p, size_t size, size_t n, void *arg)
 {
 	sb_add(arg, p, size * n);
 	return size * n;
+}
+
+/* CPU seconds (user + system) of process pid so far; -1 if unknown. */
+static double proc_cpu_s(long pid)
+{
+	unsigned long long ut, st;
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the command may hold spaces: fields 14, 15 follow the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+			 "%*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static long server_pid(void)
+{
+	const char *s = getenv("KLAB_BENCH_PID");
+
+	return s ? strtol(s, NULL, 10) : 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -116,8 +152,9 @@ static void time_url(CURL *h, const char *url, long n)
 	double *srv = calloc((size_t)n, sizeof(*srv));
 	double *tot = calloc((size_t)n, sizeof(*tot));
 	curl_off_t pre, start, total;
+	double cpu0 = -1, cpu1;
 	size_t bytes = 0;
-	long i;
+	long i, pid = server_pid();
 	CURLcode rc;
 
 	if (!srv || !tot)
@@ -130,6 +167,8 @@ static void time_url(CURL *h, const char *url, long n)
 		if (rc != CURLE_OK)
 			die(url, curl_easy_strerror(rc));
 		check_status(h, url, 200);
+		if (i == -1)
+			cpu0 = proc_cpu_s(pid);
 		if (i < 0)
 			continue;
 		curl_easy_getinfo(h, CURLINFO_PRETRANSFER_TIME_T, &pre);
@@ -138,11 +177,15 @@ static void time_url(CURL *h, const char *url, long n)
 		srv[i] = (double)(start - pre) / 1000.0;
 		tot[i] = (double)total / 1000.0;
 	}
+	cpu1 = proc_cpu_s(pid);
 	printf("%s\tserver_median_ms=%.3f\tserver_p90_ms=%.3f\t"
-	       "server_min_ms=%.3f\ttotal_median_ms=%.3f\tbytes=%zu\tn=%ld\n",
+	       "server_min_ms=%.3f\ttotal_median_ms=%.3f\tbytes=%zu\tn=%ld",
 	       url, quantile(srv, (size_t)n, 0.5), quantile(srv, (size_t)n, 0.9),
 	       quantile(srv, (size_t)n, 0.0), quantile(tot, (size_t)n, 0.5),
 	       bytes, n);
+	if (cpu0 >= 0 && cpu1 >= 0)
+		printf("\tserver_cpu_ms=%.2f", (cpu1 - cpu0) * 1000 / (double)n);
+	putchar('\n');
 	free(srv);
 	free(tot);
 }

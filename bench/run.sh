@@ -28,7 +28,10 @@ WARN="-Wall -Wextra -Wstrict-prototypes -Wvla -Wno-unused-parameter
       -Wmissing-prototypes -Wshadow -Wformat=2"
 
 cd "$TOP"
-make -s -j2 all
+# klabd and libcore.a in a build dir of our own (plain -O2 -g): a rebuild
+# of build/ by someone else cannot swap the binary under a running test
+OBJ=build/bench/obj
+make -s -j2 O=$OBJ $OBJ/bin/klabd $OBJ/libcore.a
 mkdir -p "$B"
 # bench_db: the build line from its header, into build/bench/
 # shellcheck disable=SC2046
@@ -36,11 +39,11 @@ cc -std=c11 -D_GNU_SOURCE -O2 -I. -o "$B/bench_db" bench/bench_db.c \
 	db/[a-z]*.c $(pkg-config --cflags --libs sqlite3) -lm
 # shellcheck disable=SC2086,SC2046
 cc -std=c11 -D_GNU_SOURCE -O2 -g $WARN -I. -o "$B/bench_fill" \
-	bench/bench_fill.c build/libcore.a \
+	bench/bench_fill.c $OBJ/libcore.a \
 	$(pkg-config --cflags --libs jansson sqlite3) -lm
 # shellcheck disable=SC2086,SC2046
 cc -std=c11 -D_GNU_SOURCE -O2 -g $WARN -I. -o "$B/bench_http" \
-	bench/bench_http.c build/libcore.a $(pkg-config --cflags --libs libcurl)
+	bench/bench_http.c $OBJ/libcore.a $(pkg-config --cflags --libs libcurl)
 
 TMP=$(mktemp -d /tmp/klab-bench.XXXXXX)
 KLABD_PID=
@@ -65,7 +68,7 @@ echo "== fill: compare and history sets through db_import"
 "$B/bench_fill" db "$TMP/klab.db" | tee "$TMP/fill.out"
 stored=$(sed -n 's/^stored: //p' "$TMP/fill.out")
 
-"$TOP/build/bin/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
+"$TOP/$OBJ/bin/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
 	--data-dir "$TMP/data" --port-file "$TMP/port" >"$TMP/klabd.log" 2>&1 &
 KLABD_PID=$!
 i=0
@@ -76,6 +79,7 @@ while [ ! -s "$TMP/port" ]; do
 	sleep 0.05
 done
 U="http://127.0.0.1:$(cat "$TMP/port")"
+export KLAB_BENCH_PID=$KLABD_PID
 MEM_START=$(mem)
 
 echo "== fill: the rest through POST /api/import"
@@ -123,9 +127,9 @@ H=$(line "$U/api/health"); S=$(line "$U/style.css")
 C=$(line "$CMP"); CT=$(line "$CMP&format=text"); HI=$(line "$HIST")
 ref=$(field total_median_ms "$H")
 row() {
-	printf '| %s | %s | %s | %s | %s | %s |\n' "$1" \
+	printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$1" \
 		"$(field server_median_ms "$2")" "$(field server_p90_ms "$2")" \
-		"$(field total_median_ms "$2")" \
+		"$(field total_median_ms "$2")" "$(field server_cpu_ms "$2")" \
 		"$(awk -v a="$(field total_median_ms "$2")" -v b="$ref" \
 			'BEGIN { printf "%.0f", a / b }')" "$(field bytes "$2")"
 }
@@ -146,10 +150,11 @@ row() {
 	echo
 	echo "Pages, $N requests each on one connection, $TOTAL results stored;"
 	echo "server = first response byte minus request sent, total = whole"
-	echo "answer received; ratio = total median / total median of /api/health:"
+	echo "answer received, cpu = klabd's CPU time (all threads) per request;"
+	echo "x health = total median / total median of /api/health:"
 	echo
-	echo "| request | server median ms | server p90 ms | total median ms | x health | bytes |"
-	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+	echo "| request | server median ms | server p90 ms | total median ms | klabd cpu ms | x health | bytes |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 	row "GET /api/health (reference)" "$H"
 	row "GET /style.css" "$S"
 	row "compare, 10 kernels, HTML" "$C"

@@ -223,7 +223,9 @@ static void series(struct strbuf *sb, const struct frame *f,
 		add_fixed1(sb, px(f, p->x));
 		sb_adds(sb, "\" cy=\"");
 		add_fixed1(sb, py(f, p->y));
-		sb_addf(sb, "\" r=\"3\" fill=\"%s\"><title>", col);
+		sb_adds(sb, "\" r=\"3\" fill=\"");
+		sb_adds(sb, col);
+		sb_adds(sb, "\"><title>");
 		if (p->tip)
 			sb_add_html(sb, p->tip);
 		else

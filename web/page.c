@@ -223,7 +223,8 @@ void page_time(char *buf, size_t len, int64_t t)
 void page_link(struct strbuf *sb, const char *prefix, const char *value,
 	       const char *text)
 {
-	sb_addf(sb, "<a href=\"%s", prefix);
+	sb_adds(sb, "<a href=\"");
+	sb_adds(sb, prefix);
 	sb_add_urlenc(sb, value);
 	sb_adds(sb, "\">");
 	sb_add_html(sb, text);

@@ -37,28 +37,60 @@ static const char *nonempty(const char *s)
 	return s && *s ? s : NULL;
 }
 
+/* FNV-1a of a kernel name, to group points by kernel. */
+static size_t name_hash(const char *s)
+{
+	size_t x = 2166136261u;
+
+	while (*s)
+		x = (x ^ (unsigned char)*s++) * 16777619u;
+	return x;
+}
+
+/*
+ * The group of kernel k, a new one at its first appearance.  slot is an
+ * open-addressing table (mask + 1 slots, a power of two above twice the
+ * points) holding group + 1, 0 when empty: a linear search over the
+ * groups costs points x kernels string compares (10k points of 100
+ * kernels: half a million).
+ */
+static size_t group_of(struct hist *h, size_t *slot, size_t mask,
+		       const char *k)
+{
+	size_t i = name_hash(k) & mask;
+
+	while (slot[i] && strcmp(h->kernels[slot[i] - 1], k))
+		i = (i + 1) & mask;
+	if (!slot[i]) {
+		h->kernels[h->ng] = k;
+		slot[i] = ++h->ng;
+	}
+	return slot[i] - 1;
+}
+
 /* Group samples by kernel (first appearance), then order them. */
 static void hist_order(struct hist *h)
 {
-	size_t i, g, pos = 0, *count;
+	size_t i, g, pos = 0, *count, *slot, mask = 15;
 
+	while (mask < 2 * h->n)
+		mask = mask * 2 + 1;
 	h->order = calloc(h->n + 1, sizeof(*h->order));
 	h->group = calloc(h->n + 1, sizeof(*h->group));
 	h->kernels = calloc(h->n + 1, sizeof(*h->kernels));
 	count = calloc(h->n + 1, sizeof(*count));
-	if (!h->order || !h->group || !h->kernels || !count)
+	slot = calloc(mask + 1, sizeof(*slot));
+	if (!h->order || !h->group || !h->kernels || !count || !slot)
 		abort();
 	for (i = 0; i < h->n; i++) {
-		g = i && !strcmp(h->s[i].kernel, h->kernels[h->group[i - 1]]) ?
-			h->group[i - 1] : 0;
-		for (; g < h->ng; g++)
-			if (!strcmp(h->kernels[g], h->s[i].kernel))
-				break;
-		if (g == h->ng)
-			h->kernels[h->ng++] = h->s[i].kernel;
+		if (i && !strcmp(h->s[i].kernel, h->kernels[h->group[i - 1]]))
+			g = h->group[i - 1];
+		else
+			g = group_of(h, slot, mask, h->s[i].kernel);
 		h->group[i] = g;
 		count[g]++;
 	}
+	free(slot);
 	if (!h->by_kernel) {
 		for (i = 0; i < h->n; i++)
 			h->order[i] = i;
@@ -129,6 +161,22 @@ static json_t *hist_json(const struct hist *h)
 
 /* ---- HTML --------------------------------------------------------- */
 
+/* Append n in decimal without printf: two of these per point. */
+static void add_i64(struct strbuf *sb, long long n)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u = n < 0 ? 0ULL - (unsigned long long)n
+				     : (unsigned long long)n;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (n < 0)
+		*--p = '-';
+	sb_add(sb, p, (size_t)(buf + sizeof(buf) - p));
+}
+
 /* Hover titles of every point in one buffer: off[i] is tip i. */
 static void tips_build(struct strbuf *sb, size_t *off, const struct hist *h,
 		       const struct hfmt *hf)
@@ -138,10 +186,20 @@ static void tips_build(struct strbuf *sb, size_t *off, const struct hist *h,
 	for (i = 0; i < h->n; i++) {
 		const struct db_sample *s = &h->s[h->order[i]];
 
+		/* "K: V U (run R, repetition N, T)", without printf */
 		off[i] = sb->len;
-		sb_addf(sb, "%s: %s %s (run %lld, repetition %d, %s)",
-			s->kernel, hf[i].v, s->unit, (long long)s->run_id,
-			s->repetition, hf[i].t);
+		sb_adds(sb, s->kernel);
+		sb_adds(sb, ": ");
+		sb_adds(sb, hf[i].v);
+		sb_addc(sb, ' ');
+		sb_adds(sb, s->unit);
+		sb_adds(sb, " (run ");
+		add_i64(sb, s->run_id);
+		sb_adds(sb, ", repetition ");
+		add_i64(sb, s->repetition);
+		sb_adds(sb, ", ");
+		sb_adds(sb, hf[i].t);
+		sb_adds(sb, ")");
 		sb_addc(sb, '\0');
 	}
 }
@@ -212,10 +270,17 @@ static void hist_table(struct strbuf *sb, const struct hist *h,
 
 		sb_adds(sb, "<tr><td>");
 		page_link(sb, "/kernels/", s->kernel, s->kernel);
-		sb_addf(sb, "</td><td><a href=\"/runs/%lld\">%lld</a></td>"
-			"<td class=\"num\">%d</td><td>%s</td>"
-			"<td class=\"num\">%s</td></tr>\n", (long long)s->run_id,
-			(long long)s->run_id, s->repetition, hf[i].t, hf[i].v);
+		sb_adds(sb, "</td><td><a href=\"/runs/");
+		add_i64(sb, s->run_id);
+		sb_adds(sb, "\">");
+		add_i64(sb, s->run_id);
+		sb_adds(sb, "</a></td><td class=\"num\">");
+		add_i64(sb, s->repetition);
+		sb_adds(sb, "</td><td>");
+		sb_adds(sb, hf[i].t);
+		sb_adds(sb, "</td><td class=\"num\">");
+		sb_adds(sb, hf[i].v);
+		sb_adds(sb, "</td></tr>\n");
 	}
 	sb_adds(sb, "</tbody></table>\n");
 }
