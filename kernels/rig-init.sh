@@ -112,7 +112,7 @@ net_up() {
 	*) ip addr add "${net%,*}" dev "$iface"
 		case $net in *,*) ip route add default via "${net#*,}" ;; esac ;;
 	esac
-	log "network $iface: $(ip -4 -o addr show dev "$iface" | awk '{print $4}')"
+	log "network $iface: $(ip -4 -o addr show dev "$iface" | awk '{print $4}') ($net)"
 }
 
 shell_forever() {

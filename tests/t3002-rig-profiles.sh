@@ -3,7 +3,7 @@
 # t3002: the ide and manydisk rig profiles boot the newest Debian 6.1 cloud
 # kernel and see their disks: one PIIX IDE disk (sda, mq-deadline) and 64
 # virtio-scsi disks (scsi-id 0-7 x lun 0-7) on 4 vCPUs.  The disk images are
-# fully written, not sparse.
+# fully written, not sparse.  The ide rig configures its network by DHCP.
 . "$(dirname "$0")/rig-lib.sh"
 rig_setup t3002
 
@@ -40,14 +40,16 @@ check_written() {
 	echo "ok: $# disk images fully written"
 }
 
+# the ide rig also takes its address by DHCP (klab.net=dhcp, remote rigs)
 boot_rig "$WORK/ide.log" --profile ide --dir "$WORK/ide" --disk-size 32 \
-	--kernel "$vmlinuz" --initrd "$WORK/initrd" --append "$append"
+	--kernel "$vmlinuz" --initrd "$WORK/initrd" --append "$append klab.net=dhcp"
 check_written "$WORK"/ide/disk-*.img
 tr -d '\r' <"$WORK/ide.log" | grep '^T: '
 grep -q '^file=.*,if=ide,' "$WORK/ide/qemu.args" || fail "ide rig has no if=ide drive"
 expect "$WORK/ide.log" '^T: ndisks=1$' "ide rig sees one disk"
 expect "$WORK/ide.log" '^T: disk sda [0-9]+:0:0:0 .*\[mq-deadline\].* ATA' "ide disk sda (ATA) with mq-deadline"
 expect "$WORK/ide.log" 'ata_piix' "PIIX IDE driver"
+expect "$WORK/ide.log" '^klab-init: network eth0: 10\.0\.2\.[0-9]+/24 \(dhcp\)$' "address by DHCP"
 
 RIG_TIMEOUT=${RIG_TIMEOUT_MANYDISK:-150}
 boot_rig "$WORK/many.log" --profile manydisk --dir "$WORK/many" --disk-size 4 \
