@@ -131,7 +131,7 @@ row() {
 		"$(field server_median_ms "$2")" "$(field server_p90_ms "$2")" \
 		"$(field total_median_ms "$2")" "$(field server_cpu_ms "$2")" \
 		"$(awk -v a="$(field total_median_ms "$2")" -v b="$ref" \
-			'BEGIN { printf "%.0f", a / b }')" "$(field bytes "$2")"
+			'BEGIN { printf "%.1f", a / b }')" "$(field bytes "$2")"
 }
 {
 	echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores" \
