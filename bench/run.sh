@@ -49,7 +49,11 @@ TMP=$(mktemp -d /tmp/klab-bench.XXXXXX)
 KLABD_PID=
 cleanup() {
 	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
-	[ -n "${KLAB_BENCH_KEEP:-}" ] && echo "kept: $TMP" >&2 || rm -rf "$TMP"
+	if [ -n "${KLAB_BENCH_KEEP:-}" ]; then
+		echo "kept: $TMP" >&2
+	else
+		rm -rf "$TMP"
+	fi
 }
 trap cleanup EXIT INT TERM
 die() { echo "bench/run.sh: $*" >&2; exit 1; }
