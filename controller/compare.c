@@ -28,15 +28,24 @@ const char *cmp_verdict_name(enum cmp_verdict v)
 }
 
 static struct cmp_metric *metric_get(struct comparison *c,
-				     const struct db_sample *s)
+				     const struct db_sample *s, size_t *hint)
 {
 	struct cmp_metric *m;
 	size_t i;
 
-	/* samples come sorted by kernel, then metric: search the list */
-	for (i = 0; i < c->nm; i++)
-		if (!strcmp(c->m[i].name, s->metric))
+	/* samples come sorted by kernel, then metric, so each kernel meets
+	 * the metrics in the same order: try where the last one was first */
+	for (i = *hint; i < *hint + 2 && i < c->nm; i++)
+		if (!strcmp(c->m[i].name, s->metric)) {
+			*hint = i;
 			return &c->m[i];
+		}
+	for (i = 0; i < c->nm; i++)
+		if (!strcmp(c->m[i].name, s->metric)) {
+			*hint = i;
+			return &c->m[i];
+		}
+	*hint = c->nm;
 	m = realloc(c->m, (c->nm + 1) * sizeof(*m));
 	if (!m)
 		abort();
@@ -134,8 +143,8 @@ int compare_build(struct db *db, const char *const *kernels, size_t nk,
 		  char *err, size_t errlen)
 {
 	struct db_sample *s = NULL;
-	size_t ns = 0, i;
-	int rc;
+	size_t ns = 0, i, hint = 0;
+	int rc, k = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (!nk || baseline >= nk) {
@@ -161,11 +170,13 @@ int compare_build(struct db *db, const char *const *kernels, size_t nk,
 	out->rig = rig ? strdup(rig) : NULL;
 	out->suite = suite ? strdup(suite) : NULL;
 	for (i = 0; i < ns; i++) {
-		int k = kernel_index(out, s[i].kernel);
-
+		if (k < 0 || strcmp(out->kernels[k], s[i].kernel)) {
+			k = kernel_index(out, s[i].kernel);
+			hint = 0;
+		}
 		if (k < 0)
 			continue;
-		cell_add(&metric_get(out, &s[i])->cells[k], s[i].value);
+		cell_add(&metric_get(out, &s[i], &hint)->cells[k], s[i].value);
 	}
 	db_samples_free(s, ns);
 	summarise(out);

@@ -117,6 +117,12 @@ void klabd_db_put(struct klabd *d, struct db *db)
 	if (!db)
 		return;
 	pthread_mutex_lock(&d->pool_lock);
+	if (d->npool >= 8) {
+		/* a burst of clients is over: keep a few handles, not all */
+		pthread_mutex_unlock(&d->pool_lock);
+		db_close(db);
+		return;
+	}
 	if (d->npool == d->pool_alloc) {
 		size_t na = d->pool_alloc ? d->pool_alloc * 2 : 8;
 		struct db **p = realloc(d->pool, na * sizeof(*p));

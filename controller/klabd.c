@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,9 @@ int main(int argc, char **argv)
 	struct db *db;
 	int sig = 0, rc = 1;
 
+	/* a thread per connection: without a cap glibc gives each its own
+	 * arena and keeps the memory after a burst of clients */
+	mallopt(M_ARENA_MAX, 2);
 	memset(&d, 0, sizeof(d));
 	pthread_mutex_init(&d.pool_lock, NULL);
 	pthread_mutex_init(&d.cat_lock, NULL);
