@@ -26,6 +26,8 @@ http GET /api/kernels/fake+elv >/dev/null; expect_status 200
 expect_grep '"source":"build"'; expect_grep '"config_hash":"[0-9a-f]\{64\}"'
 expect_grep '"patch_hash":"[0-9a-f]\{64\}"'; expect_grep 'good-elv'
 http GET /api/builds/1/log >/dev/null; expect_status 200
+http GET /kernels/fake+elv >/dev/null; expect_status 200
+expect_grep 'href="/api/builds/1/log"'
 
 # identical request: answered from the cache, no build
 klab build "dir:$D/build-tree" "$D/patches/good-elv.patch" --ident fake+elv2 --wait >/dev/null 2>&1 ||

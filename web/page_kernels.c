@@ -6,6 +6,7 @@
  * base kernel.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
@@ -88,6 +89,22 @@ static void field(struct strbuf *sb, const char *name, const char *value)
 	sb_adds(sb, "</td></tr>\n");
 }
 
+/* Built kernels: a link to the build log ("build N: ..." provenance). */
+static void build_log_link(struct strbuf *sb, const struct db_kernel *k)
+{
+	long id;
+	char *end;
+
+	if (!k->source || strcmp(k->source, "build") || !k->provenance ||
+	    strncmp(k->provenance, "build ", 6))
+		return;
+	id = strtol(k->provenance + 6, &end, 10);
+	if (id <= 0 || *end != ':')
+		return;
+	sb_addf(sb, "<tr><th>build log</th><td><a href=\"/api/builds/%ld/log\">"
+		"build %ld</a></td></tr>\n", id, id);
+}
+
 static void kernel_html(struct strbuf *sb, const struct db_kernel *k,
 			const struct db_run *runs, size_t nr)
 {
@@ -116,6 +133,7 @@ static void kernel_html(struct strbuf *sb, const struct db_kernel *k,
 	field(sb, "config hash", k->config_hash);
 	field(sb, "source", k->source);
 	field(sb, "provenance", k->provenance);
+	build_log_link(sb, k);
 	page_time(t, sizeof(t), k->created);
 	field(sb, "added (UTC)", t);
 	sb_addf(sb, "</table>\n<h2>Runs (%zu)</h2>\n", nr);
