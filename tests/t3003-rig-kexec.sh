@@ -19,6 +19,8 @@ rel2=$(record_get "$WORK/k612.txt" version)
 mkdir -p "$WORK/p2/klab-test"
 cat >"$WORK/p2/klab-test/stage2.sh" <<'EOF'
 echo "T2: uname=$(uname -r)"
+read -r up idle </proc/uptime
+echo "T2: uptime=$up (6.12 userland)"
 for d in /sys/block/sd*; do
 	[ -e "$d" ] && echo "T2: disk ${d##*/} $(cat $d/queue/scheduler)"
 done
@@ -33,8 +35,12 @@ cp "$(record_get "$WORK/k612.txt" vmlinuz)" "$WORK/p1/kexec/vmlinuz"
 cat "$image2" "$WORK/p2.cpio.gz" >"$WORK/p1/kexec/initrd"
 cat >"$WORK/p1/klab-test/stage1.sh" <<'EOF'
 echo "T1: uname=$(uname -r)"
+read -r up idle </proc/uptime
+echo "T1: uptime=$up (before kexec -l)"
 kexec -l /kexec/vmlinuz --initrd=/kexec/initrd --command-line="console=ttyS0,115200 panic=-1 klab.init=shell klab.test=/klab-test/stage2.sh klab.disks=1" &&
 	echo "T1: loaded"
+read -r up idle </proc/uptime
+echo "T1: uptime=$up (before kexec -e)"
 echo "T1: kexec -e"
 kexec -e
 echo "T1: kexec -e failed"
