@@ -17,6 +17,8 @@ struct klabd;
 struct cat_file {
 	char sha[65];
 	char *path;
+	long long size;		/* of the file when hashed */
+	long long mtime;
 };
 
 /*
