@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""lab_report: the arithmetic of bench/bench_lab.sh.
+
+Reads one bench_lab run: klabd's log with a host time stamp per line
+("EPOCH.mmm klabd: ..."), the rig's console logs (the agent's lines carry
+the guest's own UTC time stamps), the job list, and the stored results
+through klabd's /api/runs.  Prints the markdown section for
+docs/PERFORMANCE.md: kexec switch against cold boot, per-cell overhead
+against klab-run's time, coefficient of variation of every metric over
+the cells, and the load average.  Host and guest clocks are never mixed:
+intervals inside the guest come from guest stamps, the others from host
+stamps.
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import statistics
+import urllib.request
+from datetime import datetime, timezone
+
+HOST = re.compile(r"^(\d+\.\d+) klabd: rig \S+: (.*)$")
+GUEST = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z klab-agent: "
+                   r"job (\d+): (.*)$")
+GUEST_STEPS = {
+    "kexec into": "g_start",
+    "kernel and initramfs downloaded": "g_fetched",
+    "kexec -l": "g_load",
+    "kexec -e": "g_exec",
+    "running suite": "g_run",
+    "klab-run ended": "g_ran",
+    "uploading results": "g_up",
+    "results stored": "g_stored",
+}
+
+
+def host_events(path):
+    """Boots and cells from klabd's stamped log: (cold, kexec, cells)."""
+    cold, kexec, cells, cur = [], [], {}, None
+    cold_start = None
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = HOST.match(line)
+            if not m:
+                continue
+            t, msg = float(m.group(1)), m.group(2)
+            if re.match(r"(cold|recovering) -> booting", msg):
+                cold_start = (t, msg.startswith("cold"))
+            elif " -> assigned" in msg:
+                cur = {"assigned": t}
+            elif msg.startswith("assigned -> booting") and cur:
+                cur["kexec"] = t
+            elif msg.startswith("check-in on"):
+                job = int(re.search(r"\(job (\d+)\)", msg).group(1))
+                if job == 0 and cold_start:
+                    cold.append((t - cold_start[0], cold_start[1]))
+                    cold_start = None
+                elif job and cur and "kexec" in cur:
+                    cur["checkin"] = t
+                    cur["job"] = job
+                    kexec.append(t - cur["kexec"])
+            elif msg.startswith("running -> idle") and cur and "job" in cur:
+                cur["done"] = t
+                cells[cur["job"]] = cur
+                cur = None
+    return cold, kexec, cells
+
+
+def guest_events(rigdir):
+    """Per job, the guest time of each agent step (first occurrence)."""
+    steps = {}
+    for path in sorted(glob.glob(os.path.join(rigdir, "console-*.log"))):
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = GUEST.search(line)
+                if not m:
+                    continue
+                t = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f")
+                t = t.replace(tzinfo=timezone.utc).timestamp()
+                job = steps.setdefault(int(m.group(2)), {})
+                for prefix, key in GUEST_STEPS.items():
+                    if m.group(3).startswith(prefix) and key not in job:
+                        job[key] = t
+    return steps
+
+
+def get(url):
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(url, timeout=60) as r:
+        return json.load(r)
+
+
+def cell_results(url, jobs):
+    """Per job: the cell's values (klab-run's mean of its repetitions)
+    and each repetition's values (its raw rep-N.json); units, directions."""
+    runs = get(url + "/api/runs?rig=scsi0&suite=tiobench&limit=10000")
+    cell, reps, units, dirs = {}, {}, {}, {}
+    for run in runs["runs"]:
+        if run["job"] not in jobs or run["status"] != "done":
+            continue
+        doc = get("%s/api/runs/%d" % (url, run["id"]))
+        for r in doc["results"]:
+            cell.setdefault(run["job"], {})[r["metric"]] = r["value"]
+            units[r["metric"]] = r["unit"]
+            dirs[r["metric"]] = r["direction"]
+        for name in doc["raw"]:
+            if not re.fullmatch(r"rep-\d+\.json", name):
+                continue
+            rep = get("%s/api/runs/%d/raw/%s" % (url, run["id"], name))
+            for r in rep["results"]:
+                reps.setdefault(r["metric"], []).append(r["value"])
+    return cell, reps, units, dirs
+
+
+def cv(values):
+    if len(values) < 2:
+        return float("nan")
+    m = statistics.mean(values)
+    return statistics.stdev(values) / abs(m) * 100 if m else float("nan")
+
+
+def med(v):
+    return statistics.median(v) if v else float("nan")
+
+
+def boots_section(cold, kexec):
+    rec = [s for s, first in cold if not first]
+    first = [s for s, f in cold if f]
+    out = ["**Kernel switch** (same kernel, same rig): kexec = the agent's "
+           "`POST /kexec` (sent right before `kexec -e`) to its check-in; "
+           "cold boot = QEMU started to check-in, timed by klabd's log.", ""]
+    out.append("| boot | n | median s | min s | max s |")
+    out.append("| --- | ---: | ---: | ---: | ---: |")
+    for name, v in (("recovery cold boot (QEMU start)", rec),
+                    ("kexec switch", kexec)):
+        if v:
+            out.append("| %s | %d | %.1f | %.1f | %.1f |" %
+                       (name, len(v), med(v), min(v), max(v)))
+    if first:
+        out.append("| first cold boot (disk image written) | 1 | %.1f | | |"
+                   % first[0])
+    if rec and kexec:
+        out += ["", "kexec / cold boot (medians): **%.2f**." %
+                (med(kexec) / med(rec))]
+    return out
+
+
+def overhead_section(cells, steps, nbytes):
+    keys = ("download", "kexec_load", "boot", "setup", "suite", "upload",
+            "total")
+    rows = {k: [] for k in keys}
+    for job, c in sorted(cells.items()):
+        g = steps.get(job, {})
+        need = ("g_start", "g_fetched", "g_load", "g_exec", "g_run", "g_ran",
+                "g_up", "g_stored")
+        if any(k not in g for k in need):
+            continue
+        v = {"download": g["g_fetched"] - g["g_start"],
+             "kexec_load": g["g_exec"] - g["g_load"],
+             "boot": c["checkin"] - c["kexec"],
+             "suite": g["g_ran"] - g["g_run"],
+             "upload": g["g_stored"] - g["g_up"],
+             "total": c["done"] - c["assigned"]}
+        v["setup"] = v["total"] - sum(v[k] for k in keys
+                                      if k not in ("setup", "total"))
+        for k in keys:
+            rows[k].append(v[k])
+    n = len(rows["total"])
+    if not n:
+        return ["No complete cell in the logs."]
+    m = {k: med(rows[k]) for k in keys}
+    over = [t - s for t, s in zip(rows["total"], rows["suite"])]
+    names = {"download": "download kernel + initramfs (sha256 checked)",
+             "kexec_load": "`kexec -l` + `POST /kexec`",
+             "boot": "kexec -e to check-in (boot)",
+             "setup": "scheduler and setup (rest: job hand-out, register, "
+                      "scheduler, suite file, klabd bookkeeping)",
+             "upload": "upload of results + raw outputs",
+             "suite": "**klab-run (benchmark, warm-up included)**",
+             "total": "cell: assigned -> results stored"}
+    out = ["**Per-cell overhead**, median of %d cells (guest intervals from "
+           "the agent's stamps, boot and total from klabd's):" % n, "",
+           "| part | median s | share of cell |", "| --- | ---: | ---: |"]
+    for k in ("download", "kexec_load", "boot", "setup", "upload", "suite",
+              "total"):
+        out.append("| %s | %.1f | %.0f%% |" %
+                   (names[k], m[k], m[k] / m["total"] * 100))
+    out += ["", "Overhead (cell minus klab-run) median %.1f s against "
+            "klab-run %.1f s: overhead / benchmark = **%.2f**." %
+            (med(over), m["suite"], med(over) / m["suite"])]
+    if nbytes:
+        out += ["", "The download is %.1f MB (kernel %.1f MB, rig initramfs "
+                "%.1f MB): %.1f MB/s from klabd through QEMU's user network "
+                "(guestfwd to socat) into the TCG guest." %
+                (sum(nbytes) / 1e6, nbytes[0] / 1e6, nbytes[1] / 1e6,
+                 sum(nbytes) / 1e6 / m["download"])]
+    return out
+
+
+def noise_section(cell, reps, units, dirs):
+    jobs = sorted(cell)
+    n = len(jobs)
+    out = ["**Noise**: coefficient of variation (sample sd / mean) of every "
+           "tiobench metric with a direction over %d cells of the same "
+           "kernel (a cell's value is klab-run's mean of its "
+           "repetitions), and over the single repetitions of all cells "
+           "(rep-N.json).  With n cells per kernel, the smallest "
+           "difference a two-sided test at 5%% finds with 80%% power is "
+           "about 2.8 x CV x sqrt(2/n)." % n, "",
+           "| metric | unit | mean | CV of cells | CV of repetitions | "
+           "detectable, %d vs %d cells |" % (n, n),
+           "| --- | --- | ---: | ---: | ---: | ---: |"]
+    cvs = []
+    for k in sorted({k for j in jobs for k in cell[j]}):
+        v = [cell[j][k] for j in jobs if k in cell[j]]
+        c = cv(v)
+        if dirs.get(k) == "none" or math.isnan(c):
+            continue
+        cvs.append((c, k))
+        out.append("| %s | %s | %.4g | %.1f%% | %.1f%% | %.1f%% |" %
+                   (k, units.get(k, ""), statistics.mean(v), c,
+                    cv(reps.get(k, [])), 2.8 * c * math.sqrt(2 / n)))
+    if cvs:
+        under = sum(1 for c, _ in cvs if c <= 3)
+        out += ["", "%d metrics: median CV of cells %.1f%%, %d of them at "
+                "or under 3%%; the largest %.1f%% (%s)." %
+                (len(cvs), med([c for c, _ in cvs]), under, max(cvs)[0],
+                 max(cvs)[1])]
+    return out
+
+
+def load_section(path, load0, load1):
+    v = []
+    with open(path) as f:
+        for line in f:
+            try:
+                v.append(float(line))
+            except ValueError:
+                pass
+    if not v:
+        return []
+    return ["Load average of the machine (1 min, sampled every 10 s over "
+            "the run): median %.1f, min %.1f, max %.1f on %d CPUs; "
+            "(1, 5, 15 min) %s at the start, %s at the end." %
+            (med(v), min(v), max(v), os.cpu_count(), load0, load1)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for a in ("dir", "url", "kernel", "scale", "start", "load0", "load1"):
+        ap.add_argument("--" + a, required=True)
+    ap.add_argument("--kernel-bytes", type=int, default=0)
+    ap.add_argument("--initrd-bytes", type=int, default=0)
+    a = ap.parse_args()
+    cold, kexec, cells = host_events(os.path.join(a.dir, "klabd.log"))
+    steps = guest_events(os.path.join(a.dir, "data", "rigs", "scsi0"))
+    cell, reps, units, dirs = cell_results(a.url, set(cells))
+    out = ["Run of %s: kernel %s on a `scsi` rig (1 vCPU, 768 MiB, one "
+           "256 MiB virtio-scsi disk, TCG), tiobench suite at scale %s "
+           "(warm-up + 3 repetitions per cell)." % (a.start, a.kernel,
+                                                   a.scale)]
+    out += load_section(os.path.join(a.dir, "load"), a.load0, a.load1)
+    for part in (boots_section(cold, kexec), overhead_section(cells, steps, [a.kernel_bytes, a.initrd_bytes]
+                                  if a.kernel_bytes else None),
+                 noise_section(cell, reps, units, dirs)):
+        out += [""] + part
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
