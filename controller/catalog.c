@@ -99,6 +99,7 @@ int catalog_add_debian(struct klabd *d, struct db *db, const char *spec,
 {
 	struct strbuf out = STRBUF_INIT, prov = STRBUF_INIT;
 	const char *args[4];
+	struct db_kernel k;
 	char *pkg = NULL, *up, *ver, *vml, *root, *pv;
 	int rc = -1;
 
@@ -128,6 +129,16 @@ int catalog_add_debian(struct klabd *d, struct db *db, const char *spec,
 	pv = record_get(out.buf, "package_version");
 	sb_init(&prov);
 	sb_addf(&prov, "debian package %s %s", pkg, pv ? pv : "");
+	/* ident: the upstream version kernel developers write ("6.1.192");
+	 * Debian ships some upstream versions in several ABI builds, so a
+	 * second build of one version is known by its uname -r instead */
+	if (up && ver && db_kernel_get(db, up, &k) == DB_OK) {
+		if (strcmp(k.version, ver)) {
+			free(up);
+			up = strdup(ver);
+		}
+		db_kernel_release(&k);
+	}
 	if (up && ver && vml && root)
 		rc = catalog_add_image(d, db, up, ver, vml, root, "debian",
 				       prov.buf, err, errlen);

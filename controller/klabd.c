@@ -302,6 +302,7 @@ int main(int argc, char **argv)
 	build_stop(&d);
 	rigmgr_stop(&d);
 	http_stop(&d);
+	rigmgr_free(&d);
 	rc = 0;
 	goto out;
 out_usage:
@@ -309,6 +310,7 @@ out_usage:
 	build_stop(&d);
 	rigmgr_stop(&d);
 	http_stop(&d);
+	rigmgr_free(&d);
 out:
 	klabd_release(&d);
 	return rc;

@@ -84,9 +84,14 @@ extern const struct rig_ops rig_remote_ops;
 
 const char *rig_state_name(enum rig_state s);
 
-/* rigmgr.c: start/stop the manager thread over the configured rigs. */
+/*
+ * rigmgr.c: start/stop the manager thread over the configured rigs.  Stop
+ * halts the rigs and wakes every long poll; free the rigs only after the
+ * HTTP server has stopped (request threads use them).
+ */
 int rigmgr_start(struct klabd *d, char *err, size_t errlen);
 void rigmgr_stop(struct klabd *d);
+void rigmgr_free(struct klabd *d);
 /* Find a rig by name (the pointer lives as long as klabd). */
 struct rig *rigmgr_find(struct klabd *d, const char *name);
 struct rig *rigmgr_by_token(struct klabd *d, const char *token);

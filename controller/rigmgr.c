@@ -586,15 +586,19 @@ int rigmgr_start(struct klabd *d, char *err, size_t errlen)
 
 void rigmgr_stop(struct klabd *d)
 {
+	if (!d->mgr_running)
+		return;
+	pthread_mutex_lock(&d->mgr_lock);
+	d->mgr_running = 0;
+	pthread_cond_broadcast(&d->mgr_cond);
+	pthread_mutex_unlock(&d->mgr_lock);
+	pthread_join(d->mgr, NULL);
+}
+
+void rigmgr_free(struct klabd *d)
+{
 	size_t i;
 
-	if (d->mgr_running) {
-		pthread_mutex_lock(&d->mgr_lock);
-		d->mgr_running = 0;
-		pthread_cond_broadcast(&d->mgr_cond);
-		pthread_mutex_unlock(&d->mgr_lock);
-		pthread_join(d->mgr, NULL);
-	}
 	for (i = 0; i < d->nrigs; i++)
 		rig_destroy(d->rigs[i]);
 	free(d->rigs);

@@ -21,6 +21,7 @@ pass=0 fail=0 skip=0 failed=""
 run_one() {
 	name=$1; shift
 	log="$LOGDIR/$name.log"
+	mkdir -p "$(dirname "$log")"
 	start=$(date +%s)
 	"$@" >"$log" 2>&1
 	rc=$?
