@@ -5,7 +5,8 @@
 # config, then base + canary-slow, both through ccache into the shared cache
 # (outside the clone, so a rerun finds them), checks an identical request is
 # answered from the cache, then boots each bzImage under QEMU TCG with a
-# virtio-scsi disk and a busybox initramfs whose /init prints uname -r and
+# virtio-scsi disk (and the base once more on PIIX IDE with 2 vCPUs) and a
+# busybox initramfs whose /init prints uname -r and
 # the disk's scheduler, reads 16 MiB with O_DIRECT and powers off.  The
 # read timings are printed for the log, never asserted.
 set -u
@@ -69,29 +70,35 @@ INIT
 	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -9) >"$TMP/initrd.gz"
 }
 
-# boot NAME: boot the kernel of record $TMP/NAME, console in $TMP/NAME.console
+# boot NAME RIG: boot the kernel of record $TMP/NAME with the disk of RIG
+# (scsi: virtio-scsi, ide: PIIX IDE, 2 vCPUs), console in $TMP/NAME-RIG.console
 boot() {
-	name=$1 rec=$TMP/$1
+	name=$1 rig=$2 rec=$TMP/$1 con=$TMP/$1-$2.console
+	case $rig in
+	scsi) disk="-device virtio-scsi-pci,id=scsi0
+		-drive file=$TMP/disk.img,if=none,id=d0,format=raw
+		-device scsi-hd,drive=d0,bus=scsi0.0" ;;
+	ide) disk="-smp 2 -drive file=$TMP/disk.img,if=ide,format=raw" ;;
+	esac
 	t0=$(date +%s)
+	# shellcheck disable=SC2086
 	timeout 300 qemu-system-x86_64 -accel tcg -m 512 -nographic -no-reboot \
 		-kernel "$(field vmlinuz "$rec")" -initrd "$TMP/initrd.gz" \
-		-append 'console=ttyS0 panic=-1' \
-		-device virtio-scsi-pci,id=scsi0 \
-		-drive file="$TMP/disk.img",if=none,id=d0,format=raw \
-		-device scsi-hd,drive=d0,bus=scsi0.0 \
-		</dev/null >"$TMP/$name.console" 2>&1
+		-append 'console=ttyS0 panic=-1' $disk \
+		</dev/null >"$con" 2>&1
 	rc=$?
+	name=$name-$rig
 	echo "$name: qemu exit $rc after $(($(date +%s) - t0)) s"
-	grep 'klab-init' "$TMP/$name.console"
+	grep 'klab-init' "$con"
 	[ $rc -eq 0 ] || bad "$name: qemu exit $rc"
 	want=$(field kernelrelease "$rec")
-	grep -q "klab-init release=$want" "$TMP/$name.console" ||
+	grep -q "klab-init release=$want" "$con" ||
 		bad "$name: init did not report release '$want'"
-	grep -q 'klab-init scheduler=.*\[mq-deadline\]' "$TMP/$name.console" ||
+	grep -q 'klab-init scheduler=.*\[mq-deadline\]' "$con" ||
 		bad "$name: no virtio-scsi disk with mq-deadline"
-	grep -q 'reboot: Power down' "$TMP/$name.console" ||
+	grep -q 'reboot: Power down' "$con" ||
 		bad "$name: did not power off"
-	[ $fails -eq 0 ] || tail -n 40 "$TMP/$name.console"
+	[ $fails -eq 0 ] || tail -n 40 "$con"
 }
 
 build base
@@ -105,8 +112,9 @@ build again
 
 initramfs || { echo "cannot build the initramfs"; exit 1; }
 truncate -s 64M "$TMP/disk.img"
-boot base
-boot canary
+boot base scsi
+boot canary scsi
+boot base ide
 
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "real builds and boots passed"
