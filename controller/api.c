@@ -14,22 +14,6 @@
 #include "lib/import.h"
 #include "web/report.h"
 
-static int reply_json(struct web_response *r, int status, json_t *doc)
-{
-	char *s = json_dumps(doc, JSON_COMPACT | JSON_ENSURE_ASCII);
-
-	json_decref(doc);
-	if (!s)
-		return web_error_json(r, 500, "cannot encode json");
-	r->status = status;
-	r->content_type = "application/json";
-	sb_reset(&r->body);
-	sb_adds(&r->body, s);
-	sb_addc(&r->body, '\n');
-	free(s);
-	return status;
-}
-
 static int reply_db_error(struct web_response *r, int rc, const char *err)
 {
 	return web_error_json(r, http_status_of(rc), err[0] ? err :
@@ -38,7 +22,7 @@ static int reply_db_error(struct web_response *r, int rc, const char *err)
 
 int api_health(struct req *rq, struct web_response *r)
 {
-	return reply_json(r, 200, json_pack("{s:b, s:s, s:I}", "ok", 1,
+	return api_reply(r, 200, json_pack("{s:b, s:s, s:I}", "ok", 1,
 					    "version", KLAB_VERSION,
 					    "results",
 					    (json_int_t)db_count(rq->db,
@@ -73,7 +57,7 @@ static int import_reply(struct web_response *r, const struct result_set *rs,
 		if (!seen)
 			json_array_append_new(kernels, json_string(k));
 	}
-	return reply_json(r, 201, json_pack("{s:o, s:o, s:I, s:s, s:s, s:s}",
+	return api_reply(r, 201, json_pack("{s:o, s:o, s:I, s:s, s:s, s:s}",
 		"runs", runs, "kernels", kernels, "results",
 		(json_int_t)rs->n, "format", rs->format ? rs->format : "",
 		"rig", rig, "suite", suite));
@@ -164,7 +148,7 @@ int api_kernels(struct req *rq, struct web_response *r)
 			return reply_db_error(r, rc, rc == DB_NOTFOUND ? err :
 					      "database error");
 		}
-		rc = reply_json(r, 200, kernel_json(&k));
+		rc = api_reply(r, 200, kernel_json(&k));
 		db_kernel_release(&k);
 		return rc;
 	}
@@ -175,29 +159,7 @@ int api_kernels(struct req *rq, struct web_response *r)
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, kernel_json(&v[i]));
 	db_kernels_free(v, n);
-	return reply_json(r, 200, json_pack("{s:o}", "kernels", a));
-}
-
-/* Parse the JSON request body, or answer 400 and return NULL. */
-static json_t *body_json(struct req *rq, struct web_response *r)
-{
-	json_error_t je;
-	json_t *doc;
-	char err[400];
-
-	if (strcmp(rq->content_type, "application/json")) {
-		web_error_json(r, 415, "send application/json");
-		return NULL;
-	}
-	doc = json_loadb(rq->body, rq->body_len, 0, &je);
-	if (!doc || !json_is_object(doc)) {
-		snprintf(err, sizeof(err), "invalid json at line %d: %s",
-			 je.line, doc ? "expected an object" : je.text);
-		json_decref(doc);
-		web_error_json(r, 400, err);
-		return NULL;
-	}
-	return doc;
+	return api_reply(r, 200, json_pack("{s:o}", "kernels", a));
 }
 
 static char *jstr(json_t *o, const char *key)
@@ -209,7 +171,7 @@ static char *jstr(json_t *o, const char *key)
 
 int api_kernel_put(struct req *rq, struct web_response *r)
 {
-	json_t *doc = body_json(rq, r);
+	json_t *doc = api_body(rq, r, 1);
 	struct db_kernel k;
 	char err[300] = "";
 	int rc;
@@ -232,7 +194,7 @@ int api_kernel_put(struct req *rq, struct web_response *r)
 	json_decref(doc);
 	if (rc)
 		return reply_db_error(r, rc, err);
-	return reply_json(r, 201, json_pack("{s:b}", "ok", 1));
+	return api_reply(r, 201, json_pack("{s:b}", "ok", 1));
 }
 
 static json_t *rig_json(const struct db_rig *g)
@@ -258,7 +220,7 @@ int api_rigs(struct req *rq, struct web_response *r)
 			snprintf(err, sizeof(err), "unknown rig '%s'", rq->arg);
 			return reply_db_error(r, rc, err);
 		}
-		rc = reply_json(r, 200, rig_json(&g));
+		rc = api_reply(r, 200, rig_json(&g));
 		db_rig_release(&g);
 		return rc;
 	}
@@ -268,12 +230,12 @@ int api_rigs(struct req *rq, struct web_response *r)
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, rig_json(&v[i]));
 	db_rigs_free(v, n);
-	return reply_json(r, 200, json_pack("{s:o}", "rigs", a));
+	return api_reply(r, 200, json_pack("{s:o}", "rigs", a));
 }
 
 int api_rig_put(struct req *rq, struct web_response *r)
 {
-	json_t *doc = body_json(rq, r);
+	json_t *doc = api_body(rq, r, 1);
 	struct db_rig g;
 	char err[300] = "";
 	int rc;
@@ -297,7 +259,7 @@ int api_rig_put(struct req *rq, struct web_response *r)
 	json_decref(doc);
 	if (rc)
 		return reply_db_error(r, rc, err);
-	return reply_json(r, 201, json_pack("{s:b}", "ok", 1));
+	return api_reply(r, 201, json_pack("{s:b}", "ok", 1));
 }
 
 int api_suites(struct req *rq, struct web_response *r)
@@ -314,12 +276,12 @@ int api_suites(struct req *rq, struct web_response *r)
 				      v[i].name, "description",
 				      v[i].description));
 	db_suites_free(v, n);
-	return reply_json(r, 200, json_pack("{s:o}", "suites", a));
+	return api_reply(r, 200, json_pack("{s:o}", "suites", a));
 }
 
 int api_suite_put(struct req *rq, struct web_response *r)
 {
-	json_t *doc = body_json(rq, r);
+	json_t *doc = api_body(rq, r, 1);
 	char err[300] = "";
 	int rc;
 
@@ -334,7 +296,7 @@ int api_suite_put(struct req *rq, struct web_response *r)
 	json_decref(doc);
 	if (rc)
 		return reply_db_error(r, rc, err);
-	return reply_json(r, 201, json_pack("{s:b}", "ok", 1));
+	return api_reply(r, 201, json_pack("{s:b}", "ok", 1));
 }
 
 static json_t *run_json(const struct db_run *u)
@@ -410,7 +372,7 @@ static int run_one(struct req *rq, struct web_response *r, int64_t id)
 	json_object_set_new(doc, "results", res);
 	json_object_set_new(doc, "raw", raws);
 	db_run_release(&u);
-	return reply_json(r, 200, doc);
+	return api_reply(r, 200, doc);
 }
 
 int api_runs(struct req *rq, struct web_response *r)
@@ -444,7 +406,7 @@ int api_runs(struct req *rq, struct web_response *r)
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, run_json(&v[i]));
 	db_runs_free(v, n);
-	return reply_json(r, 200, json_pack("{s:o}", "runs", a));
+	return api_reply(r, 200, json_pack("{s:o}", "runs", a));
 }
 
 int api_metrics(struct req *rq, struct web_response *r)
@@ -461,7 +423,7 @@ int api_metrics(struct req *rq, struct web_response *r)
 				      v[i].name, "unit", v[i].unit,
 				      "direction", metric_dir_name(v[i].dir)));
 	db_metrics_free(v, n);
-	return reply_json(r, 200, json_pack("{s:o}", "metrics", a));
+	return api_reply(r, 200, json_pack("{s:o}", "metrics", a));
 }
 
 int api_compare(struct req *rq, struct web_response *r)
@@ -492,7 +454,7 @@ int api_compare(struct req *rq, struct web_response *r)
 	free(k);
 	if (rc)
 		return reply_db_error(r, rc, err);
-	rc = reply_json(r, 200, report_json(&c));
+	rc = api_reply(r, 200, report_json(&c));
 	compare_release(&c);
 	return rc;
 }
@@ -524,7 +486,7 @@ int api_history(struct req *rq, struct web_response *r)
 				      s[i].value, "run", (json_int_t)s[i].run_id,
 				      "repetition", s[i].repetition, "time",
 				      (json_int_t)s[i].time));
-	rc = reply_json(r, 200, json_pack("{s:s, s:s, s:s, s:o}", "metric",
+	rc = api_reply(r, 200, json_pack("{s:s, s:s, s:s, s:o}", "metric",
 			metric, "unit", n ? s[0].unit : "", "direction",
 			n ? metric_dir_name(s[0].dir) : "none", "points", a));
 	db_samples_free(s, n);

@@ -16,21 +16,6 @@
 #include "lib/import.h"
 #include "rig.h"
 
-static int reply(struct web_response *r, int status, json_t *doc)
-{
-	char *s = json_dumps(doc, JSON_COMPACT);
-
-	json_decref(doc);
-	r->status = status;
-	r->content_type = "application/json";
-	sb_reset(&r->body);
-	if (s)
-		sb_adds(&r->body, s);
-	sb_addc(&r->body, '\n');
-	free(s);
-	return status;
-}
-
 /* The rig whose token authorises this request, or NULL after a 401. */
 static struct rig *agent_rig(struct req *rq, struct web_response *r)
 {
@@ -43,26 +28,10 @@ static struct rig *agent_rig(struct req *rq, struct web_response *r)
 	return g;
 }
 
-static json_t *body_object(struct req *rq, struct web_response *r)
-{
-	json_error_t je;
-	json_t *doc = json_loadb(rq->body, rq->body_len, 0, &je);
-	char err[300];
-
-	if (!json_is_object(doc)) {
-		snprintf(err, sizeof(err), "invalid json at line %d: %s",
-			 je.line, doc ? "expected an object" : je.text);
-		json_decref(doc);
-		web_error_json(r, 400, err);
-		return NULL;
-	}
-	return doc;
-}
-
 static int agent_register(struct req *rq, struct web_response *r,
 			  struct rig *g)
 {
-	json_t *doc = body_object(rq, r);
+	json_t *doc = api_body(rq, r, 0);
 	const char *rel;
 	char err[300] = "";
 	int rc;
@@ -75,7 +44,7 @@ static int agent_register(struct req *rq, struct web_response *r,
 	json_decref(doc);
 	if (rc)
 		return web_error_json(r, rc, err);
-	return reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
+	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
 }
 
 static json_t *job_json(struct req *rq, struct rig *g, struct db_job *j,
@@ -155,7 +124,7 @@ static int agent_next(struct req *rq, struct web_response *r, struct rig *g)
 		rigmgr_job_fail(g, id, "infra", why, "", err, sizeof(err));
 		return web_error_json(r, 500, why);
 	}
-	return reply(r, 200, json_pack("{s:o}", "job", doc));
+	return api_reply(r, 200, json_pack("{s:o}", "job", doc));
 }
 
 /* Store the raw outputs the agent attached ("raw": {name: text}). */
@@ -183,7 +152,7 @@ static int ack(struct web_response *r, int status, const int64_t *ids,
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, json_integer(ids[i]));
-	return reply(r, status, json_pack("{s:b, s:o}", "stored", 1, "runs",
+	return api_reply(r, status, json_pack("{s:b, s:o}", "stored", 1, "runs",
 					  a));
 }
 
@@ -251,7 +220,7 @@ static int agent_results(struct req *rq, struct web_response *r,
 static int agent_fail(struct req *rq, struct web_response *r, struct rig *g,
 		      struct db_job *j)
 {
-	json_t *doc = body_object(rq, r);
+	json_t *doc = api_body(rq, r, 0);
 	const char *klass, *error, *output;
 	char err[300] = "";
 	int rc;
@@ -272,7 +241,7 @@ static int agent_fail(struct req *rq, struct web_response *r, struct rig *g,
 	json_decref(doc);
 	if (rc)
 		return web_error_json(r, rc, err);
-	return reply(r, 200, json_pack("{s:b}", "ok", 1));
+	return api_reply(r, 200, json_pack("{s:b}", "ok", 1));
 }
 
 /* /api/agent/jobs/ID/(kexec|results|fail) */
@@ -298,7 +267,7 @@ static int agent_job(struct req *rq, struct web_response *r, struct rig *g,
 	} else if (!strcmp(slash, "/kexec")) {
 		rc = rigmgr_kexec(g, id, err, sizeof(err));
 		rc = rc ? web_error_json(r, rc, err) :
-			reply(r, 200, json_pack("{s:b}", "ok", 1));
+			api_reply(r, 200, json_pack("{s:b}", "ok", 1));
 	} else if (!strcmp(slash, "/results")) {
 		rc = agent_results(rq, r, g, &j);
 	} else if (!strcmp(slash, "/fail")) {

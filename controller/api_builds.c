@@ -18,21 +18,6 @@
 #include "klabd.h"
 #include "lib/sha256.h"
 
-static int reply(struct web_response *r, int status, json_t *doc)
-{
-	char *s = json_dumps(doc, JSON_COMPACT);
-
-	json_decref(doc);
-	r->status = status;
-	r->content_type = "application/json";
-	sb_reset(&r->body);
-	if (s)
-		sb_adds(&r->body, s);
-	sb_addc(&r->body, '\n');
-	free(s);
-	return status;
-}
-
 static int base_ok(const char *b)
 {
 	return !strcmp(b, "debian-6.1") || !strcmp(b, "debian-6.12") ||
@@ -172,7 +157,7 @@ int api_build_add(struct req *rq, struct web_response *r)
 		rc = web_error_json(r, 500, "cannot queue the build");
 	else {
 		build_kick(rq->d);
-		rc = reply(r, 202, json_pack("{s:I}", "build", (json_int_t)id));
+		rc = api_reply(r, 202, json_pack("{s:I}", "build", (json_int_t)id));
 	}
 	sb_release(&paths);
 	json_decref(doc);
@@ -206,7 +191,7 @@ int api_builds(struct req *rq, struct web_response *r)
 		for (i = 0; i < n; i++)
 			json_array_append_new(a, build_json(&v[i]));
 		db_builds_free(v, n);
-		return reply(r, 200, json_pack("{s:o}", "builds", a));
+		return api_reply(r, 200, json_pack("{s:o}", "builds", a));
 	}
 	snprintf(idbuf, sizeof(idbuf), "%.*s", slash ?
 		 (int)(slash - rq->arg) : (int)strlen(rq->arg), rq->arg);
@@ -224,7 +209,7 @@ int api_builds(struct req *rq, struct web_response *r)
 	} else if (slash) {
 		rc = web_error_json(r, 404, "no such page");
 	} else {
-		rc = reply(r, 200, build_json(&b));
+		rc = api_reply(r, 200, build_json(&b));
 	}
 	db_build_release(&b);
 	return rc;

@@ -14,42 +14,6 @@
 #include "klabd.h"
 #include "rig.h"
 
-static int reply(struct web_response *r, int status, json_t *doc)
-{
-	char *s = json_dumps(doc, JSON_COMPACT);
-
-	json_decref(doc);
-	r->status = status;
-	r->content_type = "application/json";
-	sb_reset(&r->body);
-	if (s)
-		sb_adds(&r->body, s);
-	sb_addc(&r->body, '\n');
-	free(s);
-	return status;
-}
-
-static json_t *body_object(struct req *rq, struct web_response *r)
-{
-	json_error_t je;
-	json_t *doc;
-	char err[300];
-
-	if (strcmp(rq->content_type, "application/json")) {
-		web_error_json(r, 415, "send application/json");
-		return NULL;
-	}
-	doc = json_loadb(rq->body, rq->body_len, 0, &je);
-	if (!json_is_object(doc)) {
-		snprintf(err, sizeof(err), "invalid json at line %d: %s",
-			 je.line, doc ? "expected an object" : je.text);
-		json_decref(doc);
-		web_error_json(r, 400, err);
-		return NULL;
-	}
-	return doc;
-}
-
 static json_t *job_json(const struct db_job *j, int full)
 {
 	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:f, s:s, s:s, "
@@ -74,7 +38,7 @@ static json_t *job_json(const struct db_job *j, int full)
  * "scale", "repeat", "cmdline"}: repetitions interleave the kernels. */
 int api_job_add(struct req *rq, struct web_response *r)
 {
-	json_t *doc = body_object(rq, r), *ks, *ids;
+	json_t *doc = api_body(rq, r, 1), *ks, *ids;
 	struct db_job_new jn;
 	json_int_t repeat;
 	size_t i, nk;
@@ -134,7 +98,7 @@ int api_job_add(struct req *rq, struct web_response *r)
 				      "cannot queue jobs");
 	}
 	rigmgr_kick(rq->d);
-	return reply(r, 201, json_pack("{s:o}", "jobs", ids));
+	return api_reply(r, 201, json_pack("{s:o}", "jobs", ids));
 }
 
 int api_jobs(struct req *rq, struct web_response *r)
@@ -151,7 +115,7 @@ int api_jobs(struct req *rq, struct web_response *r)
 			return web_error_json(r, 404, "unknown job");
 		a = job_json(&j, 1);
 		db_job_release(&j);
-		return reply(r, 200, a);
+		return api_reply(r, 200, a);
 	}
 	if (db_job_list(rq->db, query_get(&rq->q, "rig"),
 			query_get(&rq->q, "state"), 500, &v, &n))
@@ -160,7 +124,7 @@ int api_jobs(struct req *rq, struct web_response *r)
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, job_json(&v[i], 0));
 	db_jobs_free(v, n);
-	return reply(r, 200, json_pack("{s:o}", "jobs", a));
+	return api_reply(r, 200, json_pack("{s:o}", "jobs", a));
 }
 
 /* POST /api/rigs/NAME/online */
@@ -180,7 +144,7 @@ int api_rig_action(struct req *rq, struct web_response *r)
 		return web_error_json(r, 404, err);
 	}
 	rigmgr_online(g);
-	return reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
+	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
 }
 
 /* GET /api/catalog/available; POST /api/catalog/debian {"spec": ..} */
@@ -202,7 +166,7 @@ int api_catalog(struct req *rq, struct web_response *r)
 	}
 	if (strcmp(rq->arg, "debian") || strcmp(rq->method, "POST"))
 		return web_error_json(r, 404, "no such page");
-	doc = body_object(rq, r);
+	doc = api_body(rq, r, 1);
 	if (!doc)
 		return r->status;
 	rc = catalog_add_debian(rq->d, rq->db, json_string_value(
@@ -213,7 +177,7 @@ int api_catalog(struct req *rq, struct web_response *r)
 	if (rc)
 		return web_error_json(r, 400, err[0] ? err :
 				      "cannot fetch the kernel");
-	rc = reply(r, 201, json_pack("{s:s}", "ident", ident));
+	rc = api_reply(r, 201, json_pack("{s:s}", "ident", ident));
 	free(ident);
 	return rc;
 }

@@ -112,6 +112,13 @@ int api_catalog(struct req *rq, struct web_response *r);
 int api_build_add(struct req *rq, struct web_response *r);
 int api_builds(struct req *rq, struct web_response *r);
 
+/* api_util.c: answer with a JSON document (takes the reference); parse
+ * the request body as a JSON object or answer 400 (415 when strict and
+ * the content type is not application/json) and return NULL. */
+struct json_t;
+int api_reply(struct web_response *r, int status, struct json_t *doc);
+struct json_t *api_body(struct req *rq, struct web_response *r, int strict);
+
 /* Map a DB_E* code to an HTTP status. */
 int http_status_of(int dbrc);
 
