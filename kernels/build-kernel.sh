@@ -219,7 +219,8 @@ patches_apply() {
 	done
 }
 
-# The text hashed into both keys, with LAST as its final line(s).
+# The text hashed into both keys; $1 is its last line (the merged config's
+# hash for the key, the fragment's for the input key).
 key_text() {
 	echo "klab-build-key v1"
 	echo "base $BASE_ID"
@@ -401,6 +402,7 @@ main() {
 	WORK=$(mktemp -d "$CACHE/tmp/build.XXXXXX") ||
 		die "cannot create a build directory in '$CACHE/tmp'"
 	trap cleanup EXIT
+	trap 'exit 1' INT TERM HUP
 	patches_split
 	INPUT_KEY=$(key_text "fragment $(sha256_of <"$FRAGMENT")" | sha256_of)
 	[ "$MODE" = check ] && prepare_tree
