@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # t4002: stability of the build key of kernels/build-kernel.sh.  The same
 # inputs give the same key, run after run; changing any input (base tree,
-# a patch's diff, patch order, the fragment, the compiler) changes it; what
+# a git base's commit, a patch's diff, patch order, the fragment, the compiler) changes it; what
 # does not reach the kernel (a patch's commit message, a comment in the
 # fragment, ccache) changes neither the key nor, except for the fragment
 # comment, the input key.  Runs on the fake tree in a few seconds.
@@ -88,6 +88,20 @@ k=$(keys --config "$TMP/comment.config" -- "$P/good-elv.patch")
 sed -i 's/^VERSION = 0.1.0/VERSION = 0.1.1/' "$TMP/b/Makefile"
 cp "$D/build-tree/block/plug.h" "$TMP/b/block/plug.h"
 differ "base tree" "$ref" "$(keys --base "dir:$TMP/b" -- "$P/good-elv.patch")"
+
+# A git base: keyed by commit and tree; an unknown commit is refused.
+G="git -C $TMP/repo -c user.name=t -c user.email=t@localhost"
+cp -r "$D/build-tree" "$TMP/repo"
+$G init -q && $G add -A && $G commit -qm one &&
+	$G commit -q --allow-empty -m two || bad "cannot make a git base"
+g1=$(keys --base "git:$TMP/repo@HEAD~1" -- "$P/good-elv.patch")
+same "git base, same commit" "$g1" \
+	"$(keys --base "git:$TMP/repo@$($G rev-parse HEAD~1)" -- "$P/good-elv.patch")"
+differ "git base, other commit" "$g1" "$(keys --base "git:$TMP/repo@HEAD" -- "$P/good-elv.patch")"
+"$BUILD" --base "git:$TMP/repo@nosuch" --cache "$TMP/cache" --print-key \
+	>"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q "^error=unknown base 'git:$TMP/repo@nosuch': no commit 'nosuch'" \
+	"$TMP/out" || bad "unknown commit: $(cat "$TMP/out")"
 
 # The compiler: the same gcc announcing another version.
 cat >"$TMP/fakecc" <<'CC'
