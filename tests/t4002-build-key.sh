@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # t4002: stability of the build key of kernels/build-kernel.sh.  The same
-# inputs give the same key, run after run; changing any input (base tree,
-# a git base's commit, a patch's diff, patch order, the fragment, the compiler) changes it; what
-# does not reach the kernel (a patch's commit message, a comment in the
-# fragment, ccache) changes neither the key nor, except for the fragment
-# comment, the input key.  Runs on the fake tree in a few seconds.
+# inputs give the same key, run after run; changing any input (base tree, a
+# git base's commit, a patch's diff, patch order, the fragment, the
+# compiler) changes it; what does not reach the kernel (a patch's commit
+# message, a comment in the fragment, ccache) changes neither the key nor,
+# except for the fragment comment, the input key.  Runs on the fake tree in
+# a few seconds.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 D=$TOP/tests/data
