@@ -207,7 +207,8 @@ def noise_section(cell, reps, units, dirs):
            "tiobench metric with a direction over %d cells of the same "
            "kernel (a cell's value is klab-run's mean of its "
            "repetitions), and over the single repetitions of all cells "
-           "(rep-N.json).  With n cells per kernel, the smallest "
+           "(rep-N.json); metrics that were 0 in every cell (lat_2s, "
+           "lat_10s) have no CV and are left out.  With n cells per kernel, the smallest "
            "difference a two-sided test at 5%% finds with 80%% power is "
            "about 2.8 x CV x sqrt(2/n)." % n, "",
            "| metric | unit | mean | CV of cells | CV of repetitions | "
