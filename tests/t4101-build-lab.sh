@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Slow tier (KLAB_SLOW=1, `make check-slow`): the whole pipeline with built
+# kernels.  klabd builds base 6.1 with the lab config and base + the
+# canary-slow patch (a deliberate 500 us delay on every request start),
+# both join the catalog, the scsi rig kexecs into each (interleaved,
+# repeated cells), and the comparison must flag the canary as a regression
+# (klab compare --fail-on-worse exits 4).  The self-test that klab catches
+# a regression.
+. "$(dirname "$0")/lib.sh"
+[ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+[ -f /usr/src/linux-source-6.1.tar.xz ] || skip "linux-source-6.1 is not installed"
+[ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
+
+BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$("$TOP/kernels/debian-kernels.sh" newest 6.1)" |
+	sed -n 's/^upstream=//p')
+cat >"$TMP/klabd.conf" <<CONF
+max_builds = 1
+[rig scsi0]
+kind = qemu
+profile = scsi
+base_kernel = $BASE
+memory_mb = 768
+disk_mb = 128
+boot_timeout = 240
+job_timeout = 600
+CONF
+start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
+klab kernel add debian newest-6.1 >/dev/null || fail "fetch the rig's base kernel"
+
+klab build debian-6.1 --ident lab-6.1 --wait >"$TMP/b1" 2>&1 ||
+	fail "base build: $(cat "$TMP/b1")"
+klab build debian-6.1 "$TOP/kernels/patches/canary-slow.patch" \
+	--ident lab-6.1+canary-slow --wait >"$TMP/b2" 2>&1 ||
+	fail "canary build: $(cat "$TMP/b2")"
+http GET /api/kernels/lab-6.1+canary-slow >/dev/null; expect_status 200
+expect_grep '"source":"build"'; expect_grep 'canary-slow'
+
+klab job add lab-6.1 lab-6.1+canary-slow --rig scsi0 --suite tiobench \
+	--scale 0.02 --repeat 3 >/dev/null || fail "queue"
+i=0
+while :; do
+	http GET "/api/jobs?rig=scsi0" >/dev/null
+	grep -q '"state":"\(queued\|assigned\|booting\|running\)"' "$TMP/body" || break
+	i=$((i + 10)); [ $i -gt 2400 ] && { tail -40 "$TMP/klabd.log"; fail "jobs did not finish"; }
+	sleep 10
+done
+grep -q '"state":"failed"' "$TMP/body" && { cat "$TMP/body"; fail "a job failed"; }
+expect_grep 'check-in on .*-klab+canary-slow' "$TMP/klabd.log"
+klab compare lab-6.1 lab-6.1+canary-slow --rig scsi0 --suite tiobench \
+	--fail-on-worse >"$TMP/cmp.txt"
+rc=$?
+cat "$TMP/cmp.txt"
+[ $rc -eq 4 ] || fail "the canary was not flagged as a regression (exit $rc)"
+stop_klabd
+ok "built kernels booted by kexec; the canary regression is caught"
