@@ -29,7 +29,8 @@ cat >"$TMP/fake-kexec" <<'SH'
 #!/bin/sh
 printf '%s\n' "$@" >>"$FAKE_DIR/kexec.args"
 case $1 in
--l) [ -s "$2" ] || { echo "kexec: cannot read '$2'" >&2; exit 1; } ;;
+-l) k=$2; [ "$k" = -i ] && k=$3
+    [ -s "$k" ] || { echo "kexec: cannot read '$k'" >&2; exit 1; } ;;
 -e) [ -n "${FAKE_SWITCH:-}" ] && kill -9 $PPID	# the old kernel is gone
     echo "kexec: pretending to switch" ;;
 esac
@@ -55,7 +56,7 @@ kernel=$(ls "$TMP"/agent/kernel-*) || fail "no kernel downloaded"
 initrd=$(ls "$TMP"/agent/initrd-*) || fail "no initramfs downloaded"
 rel=$(sed -n 's/.*klab.release=\([^ ]*\).*/\1/p' "$FAKE_DIR/kexec.args")
 [ -n "$rel" ] || fail "no klab.release on the kexec command line"
-printf '%s\n' -l "$kernel" "--initrd=$initrd" \
+printf '%s\n' -l -i "$kernel" "--initrd=$initrd" \
 	"--append=console=ttyS0,115200 klab.disks=1 quiet klab.url=$URL klab.rig=host0 klab.token=tok-host0 klab.job=1 klab.release=$rel" \
 	-e >"$TMP/want"
 diff -u "$TMP/want" "$FAKE_DIR/kexec.args" || fail "kexec was not called as expected"
