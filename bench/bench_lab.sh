@@ -3,12 +3,13 @@
 # bench_lab: what a lab cell costs besides the benchmark, and how noisy the
 # rig is.  In one klabd run with one `scsi` QEMU rig (TCG) and one Debian
 # kernel (the rig's base kernel, so cold boots and kexecs boot the same
-# kernel), it queues PANICS jobs that panic at boot (each ends in a
-# recovery cold boot: QEMU start to agent check-in) and then CELLS cells of
-# the tiobench suite on that kernel (each a kexec switch: the agent's POST
-# /kexec, sent just before kexec -e, to its check-in).  From klabd's log
-# (time-stamped here as it is written), the guest console (the agent's
-# own time-stamped lines) and the stored results (/api/runs) it reports:
+# kernel), it queues CELLS cells of the tiobench suite on that kernel (each
+# a kexec switch: the agent's POST /kexec, sent just before kexec -e, to
+# its check-in) with PANICS jobs that panic at boot spread among them
+# (each ends in a recovery cold boot: QEMU start to agent check-in).  From
+# klabd's log and the rig's consoles (both time-stamped here by
+# lab_stamp.py as they are written), the agent's own time-stamped console
+# lines and the stored results (/api/runs) it reports:
 #   1. kexec switch against cold boot: medians and their ratio;
 #   2. per-cell overhead (assigned -> results stored, minus klab-run's own
 #      time: download, kexec -l, boot, setup, upload) against klab-run's
@@ -26,7 +27,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 TOP=$(pwd)
-CELLS=10 PANICS=3 SCALE=0.05 KEEP=0
+CELLS=10 PANICS=3 SCALE=0.1 KEEP=0
 KERNEL=${KLAB_LAB_KERNEL:-6.1.192}
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -45,10 +46,11 @@ for t in qemu-system-x86_64 python3 curl sqlite3; do
 done
 
 W=$(mktemp -d /tmp/klab-benchlab.XXXXXX)
-KLABD_PID= STAMP_PID= LOAD_PID=
+KLABD_PID= STAMP_PID= LOAD_PID= CONS_PID=
 cleanup() {
 	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
 	[ -n "$LOAD_PID" ] && kill "$LOAD_PID" 2>/dev/null
+	[ -n "$CONS_PID" ] && kill "$CONS_PID" 2>/dev/null
 	[ -n "$STAMP_PID" ] && wait "$STAMP_PID" 2>/dev/null
 	if [ "$KEEP" = 1 ]; then log "kept: $W"; else rm -rf "$W"; fi
 }
@@ -83,10 +85,7 @@ job_timeout = 1800
 CONF
 # klabd's stderr through a stamper: "EPOCH.mmm line" as each line arrives
 mkfifo "$W/klabd.fifo"
-python3 -u -c 'import sys, time
-for l in sys.stdin:
-    sys.stdout.write("%.3f %s" % (time.time(), l))' \
-	<"$W/klabd.fifo" >"$W/klabd.log" &
+python3 bench/lab_stamp.py lines <"$W/klabd.fifo" >"$W/klabd.log" &
 STAMP_PID=$!
 "$W/bin/klabd" --listen 127.0.0.1:0 --db "$W/klab.db" --data-dir "$W/data" \
 	--port-file "$W/port" --config "$W/klabd.conf" --rig-bin "$W/bin" \
@@ -100,6 +99,10 @@ while [ ! -s "$W/port" ]; do
 	sleep 0.05
 done
 KLAB_URL=http://127.0.0.1:$(cat "$W/port")
+LIMIT=$((2400 + CELLS * 600 + PANICS * 300))
+python3 bench/lab_stamp.py consoles "$W/data/rigs/scsi0" "$LIMIT" \
+	>"$W/consoles.log" &
+CONS_PID=$!
 export KLAB_URL
 klab() { "$W/bin/klab" "$@"; }
 api() { curl -s --noproxy '*' --max-time 30 "$KLAB_URL$1"; }
@@ -113,26 +116,37 @@ until api /api/rigs/scsi0 | grep -q '"state":"idle"'; do
 	sleep 5
 done
 
-# The panics first (each recovers by a cold boot), then the cells.
-if [ "$PANICS" -gt 0 ]; then
-	klab job add "$K" --rig scsi0 --suite tiobench --scale "$SCALE" \
-		--repeat "$PANICS" --cmdline "rdinit=/nonexistent panic=1" \
-		>/dev/null || die "cannot queue the panic jobs"
-fi
-klab job add "$K" --rig scsi0 --suite tiobench --scale "$SCALE" \
-	--repeat "$CELLS" >/dev/null || die "cannot queue the cells"
+# The cells, with the panics spread among them (each panic is followed by
+# a recovery cold boot), so that cold boots and kexecs see the same load.
+queue() {	# queue [klab job add options...]: one job of kernel K
+	klab job add "$K" --rig scsi0 --suite tiobench --scale "$SCALE" "$@" \
+		>/dev/null || die "cannot queue a job"
+}
+p=0 i=0
+while [ $i -lt "$CELLS" ]; do
+	i=$((i + 1))
+	queue
+	if [ $i -lt "$CELLS" ] && [ $((i * (PANICS + 1) / CELLS)) -gt $p ]; then
+		p=$((p + 1))
+		queue --cmdline "rdinit=/nonexistent panic=1"
+	fi
+done
 log "queued $PANICS panics and $CELLS cells at scale $SCALE"
-limit=$((1800 + CELLS * 600 + PANICS * 300)) t=0
+t=0
 while :; do
 	api "/api/jobs?rig=scsi0" >"$W/jobs.json"
 	grep -q '"state":"\(queued\|assigned\|booting\|running\)"' "$W/jobs.json" || break
-	t=$((t + 10)); [ $t -gt $limit ] && die "jobs not finished after $limit s"
+	t=$((t + 10)); [ $t -gt $LIMIT ] && die "jobs not finished after $LIMIT s"
 	[ $((t % 120)) = 0 ] && log "$t s: $(grep -o '"state":"[a-z]*"' "$W/jobs.json" | sort | uniq -c | tr -s ' \n' ' ')"
 	sleep 10
 done
-# let the rig go idle so the last "-> idle" line is in the log
-sleep 2
-kill "$LOAD_PID" 2>/dev/null; LOAD_PID=
+# the rig back to idle: the last "-> idle" (or a recovery's check-in) logged
+i=0
+until api /api/rigs/scsi0 | grep -q '"state":"idle"'; do
+	i=$((i + 2)); [ $i -gt 600 ] && die "rig not idle 600 s after the last job"
+	sleep 2
+done
+kill "$LOAD_PID" "$CONS_PID" 2>/dev/null; LOAD_PID= CONS_PID=
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 image=$(sqlite3 "$W/klab.db" "SELECT image FROM kernels WHERE ident = '$K'")
 KB=$(stat -c %s "$image" 2>/dev/null || echo 0)

@@ -38,8 +38,9 @@ GUEST_STEPS = {
 
 
 def host_events(path):
-    """Boots and cells from klabd's stamped log: (cold, kexec, cells)."""
-    cold, kexec, cells, cur = [], [], {}, None
+    """Boots and cells from klabd's stamped log: (cold, kexec, cells,
+    boots); boots are (kind, start, check-in) with kind cold or kexec."""
+    cold, kexec, cells, cur, boots = [], [], {}, None, []
     cold_start = None
     with open(path, errors="replace") as f:
         for line in f:
@@ -57,16 +58,83 @@ def host_events(path):
                 job = int(re.search(r"\(job (\d+)\)", msg).group(1))
                 if job == 0 and cold_start:
                     cold.append((t - cold_start[0], cold_start[1]))
+                    if not cold_start[1]:
+                        boots.append(("cold", cold_start[0], t))
                     cold_start = None
                 elif job and cur and "kexec" in cur:
                     cur["checkin"] = t
                     cur["job"] = job
                     kexec.append(t - cur["kexec"])
+                    boots.append(("kexec", cur["kexec"], t))
             elif msg.startswith("running -> idle") and cur and "job" in cur:
                 cur["done"] = t
                 cells[cur["job"]] = cur
                 cur = None
-    return cold, kexec, cells
+    return cold, kexec, cells, boots
+
+
+CONSOLE_MARKS = (("kexec_core: Starting new kernel", "handover"),
+                 ("Linux version ", "banner"),
+                 ("Run /init as init process", "init"))
+
+
+def console_marks(path):
+    """(host time, mark) of the boot milestones in the stamped consoles."""
+    marks = []
+    if not os.path.exists(path):
+        return marks
+    with open(path, errors="replace") as f:
+        for line in f:
+            for text, mark in CONSOLE_MARKS:
+                if text in line:
+                    marks.append((float(line.split(" ", 1)[0]), mark))
+    return marks
+
+
+def phases_section(boots, marks):
+    """Where a boot's time goes, on the host's clock, median per phase."""
+    names = {"kexec": ("kexec: POST /kexec -> `Starting new kernel` "
+                       "(`kexec -e`, device shutdown)",
+                       "kexec: `Starting new kernel` -> banner "
+                       "(purgatory's checks, decompression)"),
+             "cold": ("", "cold: QEMU start -> `Linux version` banner "
+                          "(QEMU, firmware, kernel load, decompression)")}
+    rows = {}
+    for kind, start, end in boots:
+        first = {}
+        for t, mark in marks:
+            if start <= t <= end and mark not in first:
+                first[mark] = t
+        if "banner" not in first or "init" not in first:
+            continue
+        if kind == "kexec" and "handover" not in first:
+            continue
+        pre = first.get("handover", start)
+        v = rows.setdefault(kind, {"pre": [], "load": [], "kern": [],
+                                   "user": []})
+        v["pre"].append(pre - start)
+        v["load"].append(first["banner"] - pre)
+        v["kern"].append(first["init"] - first["banner"])
+        v["user"].append(end - first["init"])
+    if not rows:
+        return []
+    out = ["Where a boot's time goes (host time stamps of the console lines, "
+           "medians):", "",
+           "| phase | cold boot s | kexec switch s |",
+           "| --- | ---: | ---: |"]
+
+    def cell(kind, key):
+        v = rows.get(kind, {}).get(key)
+        return "%.1f (n=%d)" % (med(v), len(v)) if v else ""
+    out.append("| %s | | %s |" % (names["kexec"][0], cell("kexec", "pre")))
+    out.append("| %s; %s | %s | %s |" %
+               (names["cold"][1], names["kexec"][1], cell("cold", "load"),
+                cell("kexec", "load")))
+    out.append("| banner -> `Run /init` (kernel init, initramfs unpack) "
+               "| %s | %s |" % (cell("cold", "kern"), cell("kexec", "kern")))
+    out.append("| `/init` -> check-in (modules, network, agent register) "
+               "| %s | %s |" % (cell("cold", "user"), cell("kexec", "user")))
+    return out
 
 
 def guest_events(rigdir):
@@ -256,7 +324,9 @@ def main():
     ap.add_argument("--kernel-bytes", type=int, default=0)
     ap.add_argument("--initrd-bytes", type=int, default=0)
     a = ap.parse_args()
-    cold, kexec, cells = host_events(os.path.join(a.dir, "klabd.log"))
+    cold, kexec, cells, boots = host_events(os.path.join(a.dir,
+                                                         "klabd.log"))
+    marks = console_marks(os.path.join(a.dir, "consoles.log"))
     steps = guest_events(os.path.join(a.dir, "data", "rigs", "scsi0"))
     cell, reps, units, dirs = cell_results(a.url, set(cells))
     out = ["Run of %s: kernel %s on a `scsi` rig (1 vCPU, 768 MiB, one "
@@ -264,7 +334,8 @@ def main():
            "(warm-up + 3 repetitions per cell)." % (a.start, a.kernel,
                                                    a.scale)]
     out += load_section(os.path.join(a.dir, "load"), a.load0, a.load1)
-    for part in (boots_section(cold, kexec), overhead_section(cells, steps, [a.kernel_bytes, a.initrd_bytes]
+    for part in (boots_section(cold, kexec), phases_section(boots, marks),
+                 overhead_section(cells, steps, [a.kernel_bytes, a.initrd_bytes]
                                   if a.kernel_bytes else None),
                  noise_section(cell, reps, units, dirs)):
         out += [""] + part
