@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 # t4100 (slow tier, KLAB_SLOW=1): the real kernel path of
 # kernels/build-kernel.sh.  Builds Debian's linux-source-6.1 with the lab
-# config, then base + canary-slow, both through ccache into the shared cache
-# (outside the clone, so a rerun finds them), checks an identical request is
-# answered from the cache, then boots each bzImage under QEMU TCG with a
-# virtio-scsi disk (and the base once more on PIIX IDE with 2 vCPUs) and a
-# busybox initramfs whose /init prints uname -r and
-# the disk's scheduler, reads 16 MiB with O_DIRECT and powers off.  The
-# read timings are printed for the log, never asserted.
+# config, then base + canary-slow and base + each other shipped patch, all
+# through ccache into the shared cache (outside the clone, so a rerun finds
+# them), checks an identical request is answered from the cache, then boots
+# each bzImage under QEMU TCG with a virtio-scsi disk (and the base once
+# more on PIIX IDE with 2 vCPUs) and a busybox initramfs whose /init prints
+# uname -r and the disk's scheduler, reads 16 MiB with O_DIRECT and powers
+# off.  The read timings are printed for the log, never asserted.
 set -u
 if [ "${KLAB_SLOW:-0}" != 1 ]; then
 	echo "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
@@ -108,6 +108,13 @@ build again
 [ "$(field key "$TMP/again")" = "$(field key "$TMP/base")" ] || bad "identical request, other key"
 [ "$(field kernelrelease "$TMP/base")" != "$(field kernelrelease "$TMP/canary")" ] ||
 	bad "base and canary have the same release"
+others=""
+for p in "$TOP"/kernels/patches/*.patch; do
+	n=$(basename "$p" .patch)
+	[ "$n" = canary-slow ] && continue
+	build "$n" --patch "$p"
+	others="$others $n"
+done
 [ $fails -eq 0 ] || exit 1
 
 initramfs || { echo "cannot build the initramfs"; exit 1; }
@@ -115,6 +122,9 @@ truncate -s 64M "$TMP/disk.img"
 boot base scsi
 boot canary scsi
 boot base ide
+for n in $others; do
+	boot "$n" scsi
+done
 
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "real builds and boots passed"
