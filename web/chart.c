@@ -205,16 +205,16 @@ static void polyline(struct strbuf *sb, const struct frame *f,
 }
 
 static void series(struct strbuf *sb, const struct frame *f,
-		   const struct chart *c, size_t s)
+		   const struct chart *c, size_t s, int markers)
 {
 	const struct chart_series *se = &c->series[s];
 	const char *col = palette[s % NPALETTE];
 	size_t j;
 
 	sb_adds(sb, "<g class=\"series\">");
-	if (c->lines && se->n > 1)
+	if ((c->lines || !markers) && se->n > 1)
 		polyline(sb, f, se, col);
-	for (j = 0; j < se->n; j++) {
+	for (j = 0; markers && j < se->n; j++) {
 		const struct chart_point *p = &se->pts[j];
 
 		if (!isfinite(p->x) || !isfinite(p->y))
@@ -255,7 +255,7 @@ void chart_svg(struct strbuf *sb, const struct chart *c)
 {
 	struct frame f;
 	double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
-	size_t s;
+	size_t s, total;
 	int any;
 
 	f.w = c->width > ML + MR + 10 ? c->width : 800;
@@ -289,8 +289,12 @@ void chart_svg(struct strbuf *sb, const struct chart *c)
 	} else {
 		if (c->xlabels)
 			xlabels(sb, &f, c);
+		/* thousands of hover markers cost more than they tell: past
+		 * CHART_MAX_MARKERS points the series are lines only */
+		for (s = 0, total = 0; s < c->ns; s++)
+			total += c->series[s].n;
 		for (s = 0; s < c->ns; s++)
-			series(sb, &f, c, s);
+			series(sb, &f, c, s, total <= CHART_MAX_MARKERS);
 		legend(sb, &f, c);
 	}
 	sb_adds(sb, "</svg>\n");

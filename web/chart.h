@@ -47,6 +47,10 @@ struct chart_ticks {
 };
 
 /* Append the chart as one <svg> element (all text escaped). */
+/* Above this many points in all, series are drawn as lines without a
+ * hover marker per point. */
+#define CHART_MAX_MARKERS 1000
+
 void chart_svg(struct strbuf *sb, const struct chart *c);
 /* A nice number near x: rounded (rounded != 0) or the next one up. */
 double chart_nice(double x, int rounded);

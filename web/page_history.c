@@ -257,15 +257,22 @@ static void hist_chart(struct strbuf *sb, const struct hist *h,
 	free(se);
 }
 
+/* A 10k-row table is read by nobody and costs most of the page. */
+#define HIST_TABLE_ROWS 1000
+
 static void hist_table(struct strbuf *sb, const struct hist *h,
 		       const struct hfmt *hf)
 {
-	size_t i;
+	size_t i = h->n > HIST_TABLE_ROWS ? h->n - HIST_TABLE_ROWS : 0;
 
+	if (i)
+		sb_addf(sb, "<p class=\"note\">The table shows the last %d of "
+			"%zu values; the CSV and JSON forms have all of them."
+			"</p>\n", HIST_TABLE_ROWS, h->n);
 	sb_adds(sb, "<table class=\"history\"><thead><tr><th>kernel</th>"
 		"<th>run</th><th>repetition</th><th>time (UTC)</th>"
 		"<th class=\"num\">value</th></tr></thead>\n<tbody>\n");
-	for (i = 0; i < h->n; i++) {
+	for (; i < h->n; i++) {
 		const struct db_sample *s = &h->s[h->order[i]];
 
 		sb_adds(sb, "<tr><td>");
