@@ -17,7 +17,7 @@
 #   3. the rig's noise: coefficient of variation of every tiobench metric
 #      over the cells (cell means) against the 3% a regression lab needs;
 # and the machine's load average during the run.  Loopback only; every
-# wait is bounded.  Takes about 20-25 minutes on 2 loaded cores.
+# wait is bounded.  Takes 15-25 minutes on 2 loaded cores.
 #
 #   bench/bench_lab.sh [--cells N] [--panics N] [--scale F] [--keep]
 #   KLAB_LAB_BIN=DIR   use these binaries (copied) instead of building

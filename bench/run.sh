@@ -18,7 +18,7 @@
 #   bench/run.sh             (or: make bench)
 #   KLAB_BENCH_N=100 KLAB_BENCH_LOAD_S=10 KLAB_BENCH_CLIENTS=32 bench/run.sh
 # The lab benchmark (kexec vs cold boot, per-cell overhead, rig noise on a
-# QEMU rig) takes 20-25 minutes: bench/bench_lab.sh on its own, or
+# QEMU rig) takes 15-25 minutes: bench/bench_lab.sh on its own, or
 # KLAB_BENCH_LAB=1 bench/run.sh to run it after this one.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
