@@ -46,7 +46,7 @@ for t in qemu-system-x86_64 python3 curl sqlite3; do
 done
 
 W=$(mktemp -d /tmp/klab-benchlab.XXXXXX)
-KLABD_PID= STAMP_PID= LOAD_PID= CONS_PID=
+KLABD_PID='' STAMP_PID='' LOAD_PID='' CONS_PID=''
 cleanup() {
 	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
 	[ -n "$LOAD_PID" ] && kill "$LOAD_PID" 2>/dev/null
@@ -146,7 +146,7 @@ until api /api/rigs/scsi0 | grep -q '"state":"idle"'; do
 	i=$((i + 2)); [ $i -gt 600 ] && die "rig not idle 600 s after the last job"
 	sleep 2
 done
-kill "$LOAD_PID" "$CONS_PID" 2>/dev/null; LOAD_PID= CONS_PID=
+kill "$LOAD_PID" "$CONS_PID" 2>/dev/null; LOAD_PID='' CONS_PID=''
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 image=$(sqlite3 "$W/klab.db" "SELECT image FROM kernels WHERE ident = '$K'")
 KB=$(stat -c %s "$image" 2>/dev/null || echo 0)
