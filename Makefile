@@ -111,9 +111,12 @@ bench: all
 	bench/run.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/klab
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/klab/workloads
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	cp -r workloads/suites kernels $(DESTDIR)$(PREFIX)/share/klab/
+	cp -r kernels $(DESTDIR)$(PREFIX)/share/klab/
+	cp -r workloads/suites $(DESTDIR)$(PREFIX)/share/klab/workloads/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/klab
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/klab/
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	sed 's|@PREFIX@|$(PREFIX)|g' controller/klabd.service > \
 		$(DESTDIR)$(PREFIX)/lib/systemd/system/klabd.service
