@@ -105,7 +105,7 @@ check:
 	tests/run.sh
 
 check-slow: all
-	KLAB_SLOW=1 tests/run.sh tests/t4*.sh
+	KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t4*.sh
 
 bench: all
 	bench/run.sh
