@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # t4100 (slow tier, KLAB_SLOW=1): the real kernel path of
 # kernels/build-kernel.sh.  Builds Debian's linux-source-6.1 with the lab
-# config, then base + canary-slow and base + each other shipped patch, all
-# through ccache into the shared cache (outside the clone, so a rerun finds
+# config, then base + canary-slow and base + each other shipped patch (and
+# base 6.12 when linux-source-6.12 is installed), all through ccache into the shared cache (outside the clone, so a rerun finds
 # them), checks an identical request is answered from the cache, then boots
 # each bzImage under QEMU TCG with a virtio-scsi disk (and the base once
 # more on PIIX IDE with 2 vCPUs) and a busybox initramfs whose /init prints
@@ -40,7 +40,7 @@ field() {
 build() {
 	name=$1; shift
 	t0=$(date +%s)
-	"$BUILD" --base debian-6.1 --cache "$CACHE" --ccache "$@" \
+	"$BUILD" --base "${BASE:-debian-6.1}" --cache "$CACHE" --ccache "$@" \
 		>"$TMP/$name" 2>"$TMP/$name.err"
 	rc=$?
 	echo "$name: exit $rc in $(($(date +%s) - t0)) s," \
@@ -115,6 +115,12 @@ for p in "$TOP"/kernels/patches/*.patch; do
 	build "$n" --patch "$p"
 	others="$others $n"
 done
+# The 6.12 line too, when its source is installed (no patch: they are
+# written against 6.1).
+if [ -f /usr/src/linux-source-6.12.tar.xz ]; then
+	BASE=debian-6.12 build base612
+	others="$others base612"
+fi
 [ $fails -eq 0 ] || exit 1
 
 initramfs || { echo "cannot build the initramfs"; exit 1; }
