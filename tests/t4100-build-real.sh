@@ -3,8 +3,9 @@
 # t4100 (slow tier, KLAB_SLOW=1): the real kernel path of
 # kernels/build-kernel.sh.  Builds Debian's linux-source-6.1 with the lab
 # config, then base + canary-slow and base + each other shipped patch (and
-# base 6.12 when linux-source-6.12 is installed), all through ccache into the shared cache (outside the clone, so a rerun finds
-# them), checks an identical request is answered from the cache, then boots
+# base 6.12 when linux-source-6.12 is installed), all through ccache into
+# the shared cache (outside the clone, so a rerun finds them), checks an
+# identical request is answered from the cache, then boots
 # each bzImage under QEMU TCG with a virtio-scsi disk (and the base once
 # more on PIIX IDE with 2 vCPUs) and a busybox initramfs whose /init prints
 # uname -r and the disk's scheduler, reads 16 MiB with O_DIRECT and powers
