@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=sh
 # build-lib.sh: the pure steps of a kernel build, sourced by build-kernel.sh.
 #
 # Splitting a submission into patches (single diff, git format-patch file or
