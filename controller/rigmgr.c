@@ -191,11 +191,11 @@ static void rig_step(struct rig *g, time_t now)
 	why = scan_console(g);
 	if (!why && g->ops->alive(g))
 		why = "the machine stopped (reboot or power-off)";
-	if (!why && g->state != RIG_IDLE && g->state != RIG_ASSIGNED &&
-	    now > g->deadline) {
-		snprintf(msg, sizeof(msg), "no check-in within %d s (hang)",
-			 g->state == RIG_BOOTING ? g->boot_timeout :
-			 g->job_timeout);
+	if (!why && g->state != RIG_IDLE && now > g->deadline) {
+		snprintf(msg, sizeof(msg), "%s within %d s (hang)",
+			 g->state == RIG_ASSIGNED ? "no kexec announced" :
+			 "no check-in", g->state == RIG_BOOTING ?
+			 g->boot_timeout : g->job_timeout);
 		why = msg;
 	}
 	if (!why)
@@ -276,6 +276,9 @@ static int64_t take_job(struct rig *g)
 	klabd_db_put(g->d, db);
 	if (id) {
 		g->job = id;
+		/* the agent downloads and loads the kernel before it
+		 * announces the kexec: the job's time limit covers that */
+		g->deadline = time(NULL) + g->job_timeout;
 		set_state(g, RIG_ASSIGNED);
 	}
 	return id;
