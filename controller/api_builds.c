@@ -94,21 +94,9 @@ static int check_patches(struct klabd *d, const char *base, char *paths,
 {
 	struct strbuf out = STRBUF_INIT;
 	const char *args[80];
-	size_t n = 0;
-	char *p = paths, *nl;
+	size_t n = build_args(d, base, paths, args, 78);
 	int rc;
 
-	args[n++] = "--base";
-	args[n++] = base;
-	while (p && *p && n < 70) {
-		nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		args[n++] = "--patch";
-		args[n++] = p;
-		p = nl ? nl + 1 : NULL;
-	}
-	n += build_common_args(d, args + n);
 	args[n++] = "--check";
 	args[n] = NULL;
 	sb_init(&out);
@@ -119,20 +107,15 @@ static int check_patches(struct klabd *d, const char *base, char *paths,
 
 int api_build_add(struct req *rq, struct web_response *r)
 {
-	json_error_t je;
-	json_t *doc = json_loadb(rq->body, rq->body_len, 0, &je), *patches;
+	json_t *doc = api_body(rq, r, 0), *patches;
 	struct strbuf paths = STRBUF_INIT;
 	const char *base, *ident;
 	char err[700] = "", *check;
 	int64_t id;
 	int rc;
 
-	if (!json_is_object(doc)) {
-		json_decref(doc);
-		snprintf(err, sizeof(err), "invalid json at line %d: %s",
-			 je.line, je.text);
-		return web_error_json(r, 400, err);
-	}
+	if (!doc)
+		return r->status;
 	base = json_string_value(json_object_get(doc, "base"));
 	ident = json_string_value(json_object_get(doc, "ident"));
 	patches = json_object_get(doc, "patches");

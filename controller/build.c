@@ -24,22 +24,6 @@
 #include "lib/sha256.h"
 #include "rig.h"
 
-/* Value of key in a key=value record (heap copy, "" when absent). */
-static char *rec(const char *r, const char *key)
-{
-	size_t kl = strlen(key);
-	const char *p = r;
-
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == '=')
-			return strndup(p + kl + 1, strcspn(p + kl + 1, "\n"));
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return strdup("");
-}
-
 size_t build_common_args(struct klabd *d, const char **args)
 {
 	size_t n = 0;
@@ -67,9 +51,7 @@ size_t build_common_args(struct klabd *d, const char **args)
 	return n;
 }
 
-/* argv for build-kernel.sh: --base B [--patch P]... + extra; static
- * storage owned by the caller's arrays. */
-static size_t build_args(struct klabd *d, const char *base,
+size_t build_args(struct klabd *d, const char *base,
 			 char *patches, const char **args, size_t max)
 {
 	size_t n = 0;
@@ -77,7 +59,8 @@ static size_t build_args(struct klabd *d, const char *base,
 
 	args[n++] = "--base";
 	args[n++] = base;
-	while (p && *p && n + 8 < max) {
+	/* two per patch, leaving room for the ten common ones + NULL */
+	while (p && *p && n + 12 < max) {
 		nl = strchr(p, '\n');
 		if (nl)
 			*nl++ = '\0';
@@ -95,12 +78,18 @@ static size_t build_args(struct klabd *d, const char *base,
 static void build_publish(struct klabd *d, struct db *db,
 			  struct db_build *b, const char *out)
 {
-	char *ver = rec(out, "version"), *img = rec(out, "vmlinuz"),
-	     *bk = rec(out, "base_kernel"), *ph = rec(out, "patch_sha256"),
-	     *ch = rec(out, "config_hash"), *cc = rec(out, "compiler"),
-	     *secs = rec(out, "build_seconds"), *sz = rec(out, "bzimage_bytes"),
-	     *pn = rec(out, "patches"), *key = rec(out, "key"),
-	     *cache = rec(out, "cache"), *log = rec(out, "log");
+	char *ver = catalog_record_get(out, "version"),
+	     *img = catalog_record_get(out, "vmlinuz"),
+	     *bk = catalog_record_get(out, "base_kernel"),
+	     *ph = catalog_record_get(out, "patch_sha256"),
+	     *ch = catalog_record_get(out, "config_hash"),
+	     *cc = catalog_record_get(out, "compiler"),
+	     *secs = catalog_record_get(out, "build_seconds"),
+	     *sz = catalog_record_get(out, "bzimage_bytes"),
+	     *pn = catalog_record_get(out, "patches"),
+	     *key = catalog_record_get(out, "key"),
+	     *cache = catalog_record_get(out, "cache"),
+	     *log = catalog_record_get(out, "log");
 	struct strbuf prov = STRBUF_INIT;
 	struct db_kernel k;
 	const char *ident = *b->ident ? b->ident : ver;
@@ -150,7 +139,7 @@ static void build_run(struct klabd *d, struct db *db, struct db_build *b)
 	if (rc == 0) {
 		build_publish(d, db, b, out.buf);
 	} else {
-		log = rec(out.buf, "log");
+		log = catalog_record_get(out.buf, "log");
 		db_build_finish(db, b->id, "failed", "", err[0] ? err :
 				"build-kernel.sh failed", out.buf, log);
 		fprintf(stderr, "klabd: build %lld failed (exit %d): %s\n",

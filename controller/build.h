@@ -17,6 +17,13 @@ void build_stop(struct klabd *d);
  * (--cache, --config, --must-have, --jobs, --time-limit): up to 10
  * entries into args, returns how many. */
 size_t build_common_args(struct klabd *d, const char **args);
+/*
+ * argv for build-kernel.sh: --base BASE, --patch P for each line of
+ * patches (cut in place at its newlines), then the common options; at
+ * most max entries, NULL-terminated.  Returns the count.
+ */
+size_t build_args(struct klabd *d, const char *base, char *patches,
+		  const char **args, size_t max);
 /* Wake a worker after a build was queued. */
 void build_kick(struct klabd *d);
 

@@ -74,24 +74,19 @@ int catalog_script(struct klabd *d, const char *name,
 	return WEXITSTATUS(status);
 }
 
-/* Value of key in a key=value record (heap copy), or NULL. */
-static char *record_get(const char *rec, const char *key)
+char *catalog_record_get(const char *rec, const char *key)
 {
 	size_t kl = strlen(key);
 	const char *p = rec;
 
 	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == '=') {
-			const char *e = strchr(p + kl + 1, '\n');
-
-			return strndup(p + kl + 1, e ? (size_t)(e - p - kl - 1) :
-				       strlen(p + kl + 1));
-		}
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			return strndup(p + kl + 1, strcspn(p + kl + 1, "\n"));
 		p = strchr(p, '\n');
 		if (p)
 			p++;
 	}
-	return NULL;
+	return strdup("");
 }
 
 int catalog_add_debian(struct klabd *d, struct db *db, const char *spec,
@@ -122,24 +117,24 @@ int catalog_add_debian(struct klabd *d, struct db *db, const char *spec,
 	args[2] = NULL;
 	if (catalog_script(d, "debian-kernels.sh", args, &out, err, errlen))
 		goto out;
-	up = record_get(out.buf, "upstream");
-	ver = record_get(out.buf, "version");
-	vml = record_get(out.buf, "vmlinuz");
-	root = record_get(out.buf, "root");
-	pv = record_get(out.buf, "package_version");
+	up = catalog_record_get(out.buf, "upstream");
+	ver = catalog_record_get(out.buf, "version");
+	vml = catalog_record_get(out.buf, "vmlinuz");
+	root = catalog_record_get(out.buf, "root");
+	pv = catalog_record_get(out.buf, "package_version");
 	sb_init(&prov);
 	sb_addf(&prov, "debian package %s %s", pkg, pv ? pv : "");
 	/* ident: the upstream version kernel developers write ("6.1.192");
 	 * Debian ships some upstream versions in several ABI builds, so a
 	 * second build of one version is known by its uname -r instead */
-	if (up && ver && db_kernel_get(db, up, &k) == DB_OK) {
+	if (*up && *ver && db_kernel_get(db, up, &k) == DB_OK) {
 		if (strcmp(k.version, ver)) {
 			free(up);
 			up = strdup(ver);
 		}
 		db_kernel_release(&k);
 	}
-	if (up && ver && vml && root)
+	if (*up && *ver && *vml && *root)
 		rc = catalog_add_image(d, db, up, ver, vml, root, "debian",
 				       prov.buf, err, errlen);
 	else

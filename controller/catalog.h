@@ -48,6 +48,9 @@ int catalog_boot(struct klabd *d, struct db *db, const char *ident,
 int catalog_file_register(struct klabd *d, const char *path, char sha[65]);
 /* Path of a registered file, or NULL. */
 const char *catalog_file_path(struct klabd *d, const char *sha);
+/* Value of key in the key=value record the kernels/ scripts print (heap
+ * copy; "" when absent). */
+char *catalog_record_get(const char *rec, const char *key);
 /* Run a script of klab's tree (kernels/NAME) with args; stdout into out.
  * Returns its exit status (-1 when it could not run); stderr into err. */
 int catalog_script(struct klabd *d, const char *name,

@@ -26,19 +26,10 @@ static void build_from_row(sqlite3_stmt *st, struct db_build *b)
 	b->finished = sqlite3_column_int64(st, 9);
 }
 
-static sqlite3_stmt *prep(struct db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	return st;
-}
-
 int db_build_add(struct db *db, const char *ident, const char *base,
 		 const char *patches, int64_t *id)
 {
-	sqlite3_stmt *st = prep(db, "INSERT INTO builds (ident, base, patches,"
+	sqlite3_stmt *st = db_prepare(db, "INSERT INTO builds (ident, base, patches,"
 				" created) VALUES (?, ?, ?, ?)");
 	int rc;
 
@@ -58,7 +49,7 @@ int db_build_add(struct db *db, const char *ident, const char *base,
 
 int db_build_get(struct db *db, int64_t id, struct db_build *out)
 {
-	sqlite3_stmt *st = prep(db, BUILD_COLS "WHERE id = ?");
+	sqlite3_stmt *st = db_prepare(db, BUILD_COLS "WHERE id = ?");
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -77,7 +68,7 @@ int db_build_get(struct db *db, int64_t id, struct db_build *out)
 int db_build_list(struct db *db, int limit, struct db_build **out,
 		  size_t *n)
 {
-	sqlite3_stmt *st = prep(db, BUILD_COLS "ORDER BY id DESC LIMIT ?");
+	sqlite3_stmt *st = db_prepare(db, BUILD_COLS "ORDER BY id DESC LIMIT ?");
 	struct db_build *v = NULL;
 	size_t cnt = 0;
 	int rc;
@@ -108,7 +99,7 @@ int db_build_take(struct db *db, struct db_build *out)
 
 	if (db_begin(db))
 		return DB_ERR;
-	st = prep(db, BUILD_COLS "WHERE state = 'queued' ORDER BY id LIMIT 1");
+	st = db_prepare(db, BUILD_COLS "WHERE state = 'queued' ORDER BY id LIMIT 1");
 	if (!st) {
 		db_rollback(db);
 		return DB_ERR;
@@ -122,7 +113,7 @@ int db_build_take(struct db *db, struct db_build *out)
 		db_rollback(db);
 		return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
 	}
-	st = prep(db, "UPDATE builds SET state = 'building' WHERE id = ?");
+	st = db_prepare(db, "UPDATE builds SET state = 'building' WHERE id = ?");
 	if (!st || (sqlite3_bind_int64(st, 1, out->id), sqlite3_step(st)) !=
 	    SQLITE_DONE) {
 		sqlite3_finalize(st);
@@ -138,7 +129,7 @@ int db_build_finish(struct db *db, int64_t id, const char *state,
 		    const char *ident, const char *error,
 		    const char *record, const char *log)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE builds SET state = ?, ident = "
+	sqlite3_stmt *st = db_prepare(db, "UPDATE builds SET state = ?, ident = "
 				"CASE WHEN ? != '' THEN ?2 ELSE ident END, "
 				"error = ?, record = ?, log = ?, finished = ? "
 				"WHERE id = ?");
@@ -160,7 +151,7 @@ int db_build_finish(struct db *db, int64_t id, const char *state,
 
 int db_build_requeue_stale(struct db *db)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE builds SET state = 'queued' "
+	sqlite3_stmt *st = db_prepare(db, "UPDATE builds SET state = 'queued' "
 				"WHERE state = 'building'");
 	int rc;
 

@@ -94,7 +94,10 @@ int db_bind_str(sqlite3_stmt *st, int i, const char *s);
 int db_bind_str0(sqlite3_stmt *st, int i, const char *s);
 /* A heap copy of column i, "" when it is NULL. */
 char *db_col_str(sqlite3_stmt *st, int i);
-char *db_xstrdup(const char *s);	/* aborts when out of memory */
+char *db_xstrdup(const char *s);
+/* A fresh (uncached) statement for rarely run SQL; NULL on error.  The
+ * caller finalizes it. */
+sqlite3_stmt *db_prepare(struct db *db, const char *sql);	/* aborts when out of memory */
 void *db_xrealloc(void *p, size_t n);	/* aborts when out of memory */
 
 /* Id of the named row, 0 when absent, negative DB_E* on error. */

@@ -20,15 +20,6 @@
 	"k.id = j.kernel_id JOIN rigs g ON g.id = j.rig_id JOIN suites s " \
 	"ON s.id = j.suite_id "
 
-static sqlite3_stmt *prep(struct db *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	return st;
-}
-
 static void job_from_row(sqlite3_stmt *st, struct db_job *j)
 {
 	memset(j, 0, sizeof(*j));
@@ -68,7 +59,7 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 	if (sid <= 0)
 		return db_seterr(err, errlen, sid < 0 ? DB_ERR : DB_NOTFOUND,
 				 "unknown suite '%s'", j->suite);
-	st = prep(db, "INSERT INTO jobs (kernel_id, rig_id, suite_id, "
+	st = db_prepare(db, "INSERT INTO jobs (kernel_id, rig_id, suite_id, "
 		  "scheduler, scale, submission_id, created, cmdline) "
 		  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!st)
@@ -94,7 +85,7 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 static int job_query_one(struct db *db, const char *sql, int64_t a,
 			 const char *b, struct db_job *out)
 {
-	sqlite3_stmt *st = prep(db, sql);
+	sqlite3_stmt *st = db_prepare(db, sql);
 	int rc;
 
 	if (!st)
@@ -127,7 +118,7 @@ int db_job_next(struct db *db, const char *rig, struct db_job *out)
 int db_job_list(struct db *db, const char *rig, const char *state,
 		int limit, struct db_job **out, size_t *n)
 {
-	sqlite3_stmt *st = prep(db, JOB_COLS "WHERE (?1 IS NULL OR g.name = ?1)"
+	sqlite3_stmt *st = db_prepare(db, JOB_COLS "WHERE (?1 IS NULL OR g.name = ?1)"
 				" AND (?2 IS NULL OR j.state = ?2) "
 				"ORDER BY j.id DESC LIMIT ?3");
 	struct db_job *v = NULL;
@@ -158,7 +149,7 @@ int db_job_list(struct db *db, const char *rig, const char *state,
 static int exec_bound(struct db *db, const char *sql, const char *s1,
 		      int64_t i2)
 {
-	sqlite3_stmt *st = prep(db, sql);
+	sqlite3_stmt *st = db_prepare(db, sql);
 	int rc;
 
 	if (!st)
@@ -185,7 +176,7 @@ int db_job_fail(struct db *db, int64_t id, const char *klass,
 		const char *error, const char *console, const char *output,
 		int max_attempts)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE jobs SET failure = ?1, error = ?2,"
+	sqlite3_stmt *st = db_prepare(db, "UPDATE jobs SET failure = ?1, error = ?2,"
 		" console = ?3, output = ?4, attempts = attempts + 1, "
 		"state = CASE WHEN ?1 = 'infra' AND attempts + 1 < ?5 "
 		"THEN 'queued' ELSE 'failed' END, finished = CASE WHEN "
@@ -211,7 +202,7 @@ int db_job_fail(struct db *db, int64_t id, const char *klass,
 
 int db_job_runs(struct db *db, int64_t id, int64_t **runs, size_t *n)
 {
-	sqlite3_stmt *st = prep(db, "SELECT id FROM runs WHERE job_id = ? "
+	sqlite3_stmt *st = db_prepare(db, "SELECT id FROM runs WHERE job_id = ? "
 				"ORDER BY id");
 	int64_t *v = NULL;
 	size_t cnt = 0;
@@ -238,7 +229,7 @@ int db_job_runs(struct db *db, int64_t id, int64_t **runs, size_t *n)
 
 int db_job_requeue_stale(struct db *db)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE jobs SET state = 'queued' WHERE "
+	sqlite3_stmt *st = db_prepare(db, "UPDATE jobs SET state = 'queued' WHERE "
 				"state IN ('assigned', 'booting', 'running')");
 	int rc;
 
@@ -279,7 +270,7 @@ int db_kernel_set_boot(struct db *db, const char *ident,
 		       const char *release, const char *image,
 		       const char *modules)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE kernels SET release = ?, "
+	sqlite3_stmt *st = db_prepare(db, "UPDATE kernels SET release = ?, "
 				"image = ?, modules = ? WHERE ident = ?");
 	int rc;
 
@@ -299,7 +290,7 @@ int db_kernel_set_boot(struct db *db, const char *ident,
 int db_kernel_get_boot(struct db *db, const char *ident,
 		       struct db_kernel_boot *out)
 {
-	sqlite3_stmt *st = prep(db, "SELECT release, image, modules FROM "
+	sqlite3_stmt *st = db_prepare(db, "SELECT release, image, modules FROM "
 				"kernels WHERE ident = ? AND image != ''");
 	int rc;
 
@@ -346,7 +337,7 @@ char *db_rig_by_token(struct db *db, const char *token)
 
 	if (!token || !*token)
 		return NULL;
-	st = prep(db, "SELECT name FROM rigs WHERE token = ?");
+	st = db_prepare(db, "SELECT name FROM rigs WHERE token = ?");
 	if (!st)
 		return NULL;
 	db_bind_str0(st, 1, token);

@@ -239,3 +239,12 @@ struct db_metric_ent *db_metric_cache_add(struct db *db, const char *name,
 	db->nmetrics++;
 	return e;
 }
+
+sqlite3_stmt *db_prepare(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	return st;
+}
