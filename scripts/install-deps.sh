@@ -7,7 +7,7 @@ PKGS="build-essential pkg-config git curl ca-certificates python3
 libmicrohttpd-dev libjansson-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev
 libcmocka-dev liburing-dev
 qemu-system-x86 qemu-utils kexec-tools busybox-static fio dbench socat cpio
-kmod xz-utils zstd
+kmod xz-utils zstd bubblewrap
 chromium
 ccache flex bison bc libelf-dev libssl-dev linux-source-6.1"
 [ "${KLAB_NO_CHROMIUM:-}" ] && PKGS=$(echo "$PKGS" | sed 's/chromium//')
