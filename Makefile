@@ -37,8 +37,9 @@ ifeq ($(WERROR),1)
 override CFLAGS += -Werror
 endif
 
-# Code shared by several binaries: lib/ and the data layer.
-CORE_SRC := $(wildcard lib/*.c) $(wildcard db/*.c)
+# Code shared by several binaries: lib/, the data layer and judge/ (the
+# comparison model and verdict rules: pure functions over samples).
+CORE_SRC := $(wildcard lib/*.c) $(wildcard db/*.c) $(wildcard judge/*.c)
 # Controller pieces (controller/ but the two mains) and page rendering.
 CTL_MAINS := controller/klabd.c controller/klab.c
 CTL_SRC := $(filter-out $(CTL_MAINS),$(wildcard controller/*.c)) \

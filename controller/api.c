@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "judge/compare.h"
 #include "klabd.h"
 #include "lib/import.h"
 #include "web/report.h"

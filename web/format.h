@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "controller/compare.h"
+#include "judge/compare.h"
 
 #define TIO_NPHASES 4
 #define TIO_IDENT_WIDTH 30	/* identifier column of tiobench.pl */

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "controller/compare.h"
+#include "judge/compare.h"
 #include "lib/strbuf.h"
 
 /* Lines longer than this are wrapped in the text report. */

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "controller/compare.h"
+#include "judge/compare.h"
 #include "db/db.h"
 #include "lib/results.h"
 

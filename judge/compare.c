@@ -3,7 +3,7 @@
  * The comparison model: samples from the database grouped by metric and
  * kernel, summarised, and judged against the baseline.  See compare.h.
  */
-#include "compare.h"
+#include "judge/compare.h"
 
 #include <math.h>
 #include <stdio.h>
