@@ -287,12 +287,10 @@ static int deny(struct web_response *r, int status, const char *fmt, ...)
 	return web_error_json(r, status, msg);
 }
 
-/* The role and CSRF part of auth_request(), caller identified. */
+/* The role part of auth_request(), caller identified. */
 static int check_role(struct req *rq, const struct route *rt, int form,
 		      struct web_response *r)
 {
-	const char *field;
-
 	if (rt->role == ROLE_OPEN)
 		return 0;
 	if (rt->role == ROLE_READ)
@@ -315,10 +313,6 @@ static int check_role(struct req *rq, const struct route *rt, int form,
 		return deny(r, 403, "token '%s' has role '%s': %s %s needs "
 			    "role '%s'", rq->who, auth_role_name(rq->role),
 			    rq->method, rq->path, auth_role_name(rt->role));
-	field = query_get(&rq->q, "csrf");
-	if (form && (!field || !auth_hex_equal(field, rq->csrf)))
-		return deny(r, 403, "missing or wrong csrf token: reload the "
-			    "page and try again");
 	return 0;
 }
 
@@ -328,6 +322,7 @@ int auth_request(struct req *rq, const struct route *rt,
 	const char *types = rt->types ? rt->types : "application/json";
 	int post = !strcmp(rq->method, "POST");
 	int form = post && type_listed(types, FORM_TYPE);
+	const char *field;
 	int rc;
 
 	identify(rq, rt);
@@ -340,6 +335,12 @@ int auth_request(struct req *rq, const struct route *rt,
 	if (post && rq->body_len && !type_listed(types, rq->content_type))
 		return deny(r, 415, "unsupported content type '%s' for %s: "
 			    "send %s", rq->content_type, rq->path, types);
+	/* a form acting for a signed-in user proves it came from our page */
+	field = query_get(&rq->q, "csrf");
+	if (form && rt->role >= ROLE_SUBMITTER &&
+	    (!field || !auth_hex_equal(field, rq->csrf)))
+		return deny(r, 403, "missing or wrong csrf token: reload the "
+			    "page and try again");
 	return 0;
 }
 
