@@ -67,7 +67,7 @@ static int cmdline_check(const struct klabd *d, const char *cmdline,
 	const char *allow = d->cmdline_allow ? d->cmdline_allow :
 		CMDLINE_ALLOW_DEFAULT, *p = cmdline;
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
-		"QRSTUVWXYZ0123456789_.,:=-";
+		"QRSTUVWXYZ0123456789_.,:=/-";
 	size_t n;
 
 	while (p && *p) {
