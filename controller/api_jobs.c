@@ -109,6 +109,42 @@ static int suite_check(const struct klabd *d, const char *suite, char *err,
 	return 0;
 }
 
+/* Queue repeat x kernels jobs in one transaction, their ids into ids,
+ * and record who did; 0 or a DB_E* code with err filled. */
+static int jobs_insert(struct req *rq, struct db_job_new *jn, json_t *ks,
+		       json_int_t repeat, json_t *ids, char *err,
+		       size_t errlen)
+{
+	size_t i, nk = json_array_size(ks);
+	json_int_t k;
+	int64_t id;
+	int rc = db_begin(rq->db) ? DB_ERR : 0;
+
+	for (k = 0; !rc && k < repeat; k++)
+		for (i = 0; !rc && i < nk; i++) {
+			jn->kernel = json_string_value(json_array_get(ks, i));
+			if (!jn->kernel) {
+				snprintf(err, errlen, "kernels[%zu]: "
+					 "expected a string", i);
+				rc = DB_INVALID;
+				break;
+			}
+			rc = db_job_add(rq->db, jn, &id, err, errlen);
+			if (!rc)
+				json_array_append_new(ids, json_integer(id));
+		}
+	if (rc) {
+		db_rollback(rq->db);
+		return rc;
+	}
+	rc = db_commit(rq->db);
+	if (!rc)
+		auth_audit(rq, "job add", jn->rig, "%zu jobs, suite '%s', "
+			   "cmdline '%s'", json_array_size(ids), jn->suite,
+			   jn->cmdline ? jn->cmdline : "");
+	return rc;
+}
+
 /* POST /api/jobs {"kernels":[..] | "kernel", "rig", "suite", "scheduler",
  * "scale", "repeat", "cmdline"}: repetitions interleave the kernels. */
 int api_job_add(struct req *rq, struct web_response *r)
@@ -116,10 +152,9 @@ int api_job_add(struct req *rq, struct web_response *r)
 	json_t *doc = api_body(rq, r, 1), *ks, *ids;
 	struct db_job_new jn;
 	json_int_t repeat;
-	size_t i, nk;
-	int64_t id;
+	size_t nk;
 	char err[300] = "";
-	int rc = 0, k;
+	int rc;
 
 	if (!doc)
 		return r->status;
@@ -152,29 +187,8 @@ int api_job_add(struct req *rq, struct web_response *r)
 		return web_error_json(r, 403, err);
 	}
 	ids = json_array();
-	if (db_begin(rq->db))
-		rc = DB_ERR;
-	for (k = 0; !rc && k < (repeat ? repeat : 1); k++)
-		for (i = 0; !rc && i < nk; i++) {
-			jn.kernel = json_string_value(json_array_get(ks, i));
-			if (!jn.kernel) {
-				snprintf(err, sizeof(err), "kernels[%zu]: "
-					 "expected a string", i);
-				rc = DB_INVALID;
-				break;
-			}
-			rc = db_job_add(rq->db, &jn, &id, err, sizeof(err));
-			if (!rc)
-				json_array_append_new(ids, json_integer(id));
-		}
-	if (rc)
-		db_rollback(rq->db);
-	else
-		rc = db_commit(rq->db);
-	if (!rc)
-		auth_audit(rq, "job add", jn.rig, "%zu jobs, suite '%s', "
-			   "cmdline '%s'", json_array_size(ids), jn.suite,
-			   jn.cmdline ? jn.cmdline : "");
+	rc = jobs_insert(rq, &jn, ks, repeat ? repeat : 1, ids, err,
+			 sizeof(err));
 	json_decref(ks);
 	json_decref(doc);
 	if (rc) {

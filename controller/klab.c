@@ -694,11 +694,10 @@ static int cmd_health(void)
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* --url URL and --token TOKEN before the command; the index after them. */
+static int global_options(int argc, char **argv, const char **opt_token)
 {
-	const char *cmd, *opt_token = NULL;
-	struct args a;
-	int i = 1, rc;
+	int i = 1;
 
 	if (getenv("KLAB_URL") && *getenv("KLAB_URL"))
 		base_url = getenv("KLAB_URL");
@@ -707,9 +706,19 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--url"))
 			base_url = argv[i + 1];
 		else
-			opt_token = argv[i + 1];
+			*opt_token = argv[i + 1];
 		i += 2;
 	}
+	return i;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd, *opt_token = NULL;
+	struct args a;
+	int i, rc;
+
+	i = global_options(argc, argv, &opt_token);
 	if (i >= argc) {
 		usage(stderr);
 		return EX_USAGE;

@@ -93,6 +93,24 @@ static int check_rig_tokens(const struct config *cfg, char *err,
 	return 0;
 }
 
+/* read_access, job_cmdline_allow and the rigs' tokens. */
+static int apply_auth_config(struct klabd *d, char *err, size_t errlen)
+{
+	const char *v;
+
+	if ((v = config_get(&d->cfg, "", "job_cmdline_allow")))
+		set_str(&d->cmdline_allow, v);
+	if ((v = config_get(&d->cfg, "", "read_access"))) {
+		if (strcmp(v, "open") && strcmp(v, "token")) {
+			snprintf(err, errlen, "%s: read_access: expected "
+				 "'open' or 'token', got '%s'", d->cfg.path, v);
+			return -1;
+		}
+		d->read_token = !strcmp(v, "token");
+	}
+	return check_rig_tokens(&d->cfg, err, errlen);
+}
+
 /* Settings from the config file; the command line overrides them. */
 static int apply_config(struct klabd *d, char *err, size_t errlen)
 {
@@ -108,17 +126,7 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 		set_str(&d->data_dir, v);
 	if ((v = config_get(&d->cfg, "", "public_url")))
 		set_str(&d->public_url, v);
-	if ((v = config_get(&d->cfg, "", "job_cmdline_allow")))
-		set_str(&d->cmdline_allow, v);
-	if ((v = config_get(&d->cfg, "", "read_access"))) {
-		if (strcmp(v, "open") && strcmp(v, "token")) {
-			snprintf(err, errlen, "%s: read_access: expected "
-				 "'open' or 'token', got '%s'", d->cfg.path, v);
-			return -1;
-		}
-		d->read_token = !strcmp(v, "token");
-	}
-	if (check_rig_tokens(&d->cfg, err, errlen))
+	if (apply_auth_config(d, err, errlen))
 		return -1;
 	if ((v = config_get(&d->cfg, "", "top_dir")))
 		set_str(&d->top_dir, v);
@@ -427,13 +435,26 @@ out:
 	return rc;
 }
 
+/* Open the database once up front (migrations run here, errors show at
+ * start), keep it private, and draw the session keys. */
+static int open_state(struct klabd *d, char *err, size_t errlen)
+{
+	struct db *db = db_open(d->db_path, err, errlen);
+
+	if (!db)
+		return -1;
+	klabd_db_put(d, db);
+	db_path_private(d->db_path);
+	d->auth = auth_create(err, errlen);
+	return d->auth ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct klabd d;
 	const char *port_file = NULL;
 	char err[512] = "";
 	sigset_t set;
-	struct db *db;
 	int sig = 0, rc = 1;
 
 	/* a thread per connection: without a cap glibc gives each its own
@@ -453,14 +474,7 @@ int main(int argc, char **argv)
 	d.max_builds = 1;
 	if (parse_args(&d, argc, argv, &port_file, err, sizeof(err)))
 		goto out_usage;
-	/* open once up front: migrations run here, errors show at start */
-	db = db_open(d.db_path, err, sizeof(err));
-	if (!db)
-		goto out_usage;
-	klabd_db_put(&d, db);
-	db_path_private(d.db_path);
-	d.auth = auth_create(err, sizeof(err));
-	if (!d.auth)
+	if (open_state(&d, err, sizeof(err)))
 		goto out_usage;
 	/* signals go to sigwait below, never to the server threads */
 	sigemptyset(&set);
