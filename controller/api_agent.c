@@ -259,43 +259,44 @@ static int agent_job(struct req *rq, struct web_response *r,
 	return 0;
 }
 
-int api_agent_kexec(struct req *rq, struct web_response *r)
+static int agent_kexec(struct req *rq, struct web_response *r,
+		       struct rig *g, struct db_job *j)
 {
 	char err[300] = "";
+	int rc = rigmgr_kexec(g, j->id, err, sizeof(err));
+
+	return rc ? web_error_json(r, rc, err) :
+		api_reply(r, 200, json_pack("{s:b}", "ok", 1));
+}
+
+/* Run fn on the job of the path, when the caller's rig holds it. */
+static int with_job(struct req *rq, struct web_response *r,
+		    int (*fn)(struct req *, struct web_response *,
+			      struct rig *, struct db_job *))
+{
 	struct db_job j;
 	int rc = agent_job(rq, r, &j);
 
 	if (rc)
 		return rc;
-	rc = rigmgr_kexec(rq->rig, j.id, err, sizeof(err));
-	rc = rc ? web_error_json(r, rc, err) :
-		api_reply(r, 200, json_pack("{s:b}", "ok", 1));
+	rc = fn(rq, r, rq->rig, &j);
 	db_job_release(&j);
 	return rc;
+}
+
+int api_agent_kexec(struct req *rq, struct web_response *r)
+{
+	return with_job(rq, r, agent_kexec);
 }
 
 int api_agent_results(struct req *rq, struct web_response *r)
 {
-	struct db_job j;
-	int rc = agent_job(rq, r, &j);
-
-	if (rc)
-		return rc;
-	rc = agent_results(rq, r, rq->rig, &j);
-	db_job_release(&j);
-	return rc;
+	return with_job(rq, r, agent_results);
 }
 
 int api_agent_fail(struct req *rq, struct web_response *r)
 {
-	struct db_job j;
-	int rc = agent_job(rq, r, &j);
-
-	if (rc)
-		return rc;
-	rc = agent_fail(rq, r, rq->rig, &j);
-	db_job_release(&j);
-	return rc;
+	return with_job(rq, r, agent_fail);
 }
 
 /* GET /api/agent/files/SHA256: kernels and images, streamed from disk by

@@ -226,18 +226,29 @@ int api_jobs(struct req *rq, struct web_response *r)
 	return api_reply(r, 200, json_pack("{s:o}", "jobs", a));
 }
 
-/* POST /api/rigs/NAME/online */
-int api_rig_online(struct req *rq, struct web_response *r)
+struct rig *api_rig_bring_online(struct req *rq, struct web_response *r,
+				 const char *via)
 {
 	struct rig *g = rigmgr_find(rq->d, rq->arg);
 	char err[300];
 
 	if (!g) {
 		snprintf(err, sizeof(err), "unknown rig '%s'", rq->arg);
-		return web_error_json(r, 404, err);
+		web_error_json(r, 404, err);
+		return NULL;
 	}
 	rigmgr_online(g);
-	auth_audit(rq, "rig online", g->name, "over the api");
+	auth_audit(rq, "rig online", g->name, "%s", via);
+	return g;
+}
+
+/* POST /api/rigs/NAME/online */
+int api_rig_online(struct req *rq, struct web_response *r)
+{
+	struct rig *g = api_rig_bring_online(rq, r, "over the api");
+
+	if (!g)
+		return r->status;
 	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
 }
 

@@ -424,15 +424,8 @@ int web_login_post(struct req *rq, struct web_response *r)
 /* POST /rigs/NAME/online from the rigs page (operator, session + CSRF). */
 int web_rig_online_post(struct req *rq, struct web_response *r)
 {
-	struct rig *g = rigmgr_find(rq->d, rq->arg);
-	char err[300];
-
-	if (!g) {
-		snprintf(err, sizeof(err), "unknown rig '%s'", rq->arg);
-		return web_error_json(r, 404, err);
-	}
-	rigmgr_online(g);
-	auth_audit(rq, "rig online", g->name, "from the rigs page");
+	if (!api_rig_bring_online(rq, r, "from the rigs page"))
+		return r->status;
 	snprintf(r->location, sizeof(r->location), "/rigs");
 	r->status = 303;
 	return 303;

@@ -133,6 +133,10 @@ int api_agent_file(struct req *rq, struct web_response *r);
 int api_job_add(struct req *rq, struct web_response *r);
 int api_jobs(struct req *rq, struct web_response *r);
 int api_rig_online(struct req *rq, struct web_response *r);
+/* Bring the rig named by rq->arg online and audit it (via says how); the
+ * rig, or NULL with a 404 in r. */
+struct rig *api_rig_bring_online(struct req *rq, struct web_response *r,
+				 const char *via);
 int api_catalog_available(struct req *rq, struct web_response *r);
 int api_catalog_debian(struct req *rq, struct web_response *r);
 int api_build_add(struct req *rq, struct web_response *r);
