@@ -261,6 +261,8 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 	MHD_add_response_header(resp, "Content-Type", r->content_type ?
 				r->content_type : "text/plain; charset=utf-8");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	/* no page of ours in another site's frame: no clickjacked forms */
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
 	if (r->location[0])
 		MHD_add_response_header(resp, "Location", r->location);
 	if (r->cookie[0])

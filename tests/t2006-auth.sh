@@ -18,6 +18,9 @@ cat >"$TMP/klabd.conf" <<CONF
 kind = remote
 token = tok-r1-secret-0123456789
 autostart = no
+[rig r2]
+kind = remote
+autostart = no
 CONF
 start_klabd --config "$TMP/klabd.conf"
 OPER=$KLAB_TOKEN
@@ -84,6 +87,32 @@ http GET "/api/agent/next?wait=0" -H 'Authorization: Bearer tok-r1-secret-012345
 call tok-r1-secret-0123456789 POST /api/kernels application/json '{"ident":"k2"}'
 expect_status 401
 http GET /api/agent/next -H 'Authorization: Bearer ' >/dev/null; expect_status 401
+
+# a boot file through the table's file route: the rig token, streamed
+http POST /api/kernels -H 'Content-Type: application/json' -d '{"ident":"kx"}' >/dev/null
+expect_status 201
+head -c 300000 /dev/urandom >"$TMP/img"
+sqlite3 "$TMP/klab.db" "UPDATE kernels SET release = '6.1.0-x', image = '$TMP/img' WHERE ident = 'kx'"
+call "$SUB" POST /api/jobs application/json '{"kernel":"kx","rig":"r1","suite":"tiobench"}'
+expect_status 201
+RT='Authorization: Bearer tok-r1-secret-0123456789'
+http POST /api/agent/register -H "$RT" -H 'Content-Type: application/json' \
+	-d '{"kernel_release":"x","job":0}' >/dev/null
+expect_status 200
+http GET "/api/agent/next?wait=10" -H "$RT" >"$TMP/next"
+expect_status 200
+u=$(jq -r .job.kernel_url "$TMP/next")
+case $u in /api/agent/files/*) ;; *) fail "no kernel_url in $(cat "$TMP/next")";; esac
+HTTP_NOAUTH=1 http GET "$u" >/dev/null; expect_status 401
+http GET "$u" >/dev/null; expect_status 401	# a user token is not a rig's
+STATUS=$(curl -s -o "$TMP/got" -w '%{http_code}' -H "$RT" "$URL$u")
+expect_status 200
+cmp -s "$TMP/got" "$TMP/img" || fail "the downloaded file differs"
+[ "$(jq -r .job.kernel_sha256 "$TMP/next")" = "$(sha256sum "$TMP/img" | cut -c1-64)" ] ||
+	fail "kernel_sha256 is not the file's"
+http POST /api/agent/jobs/1/fail -H "$RT" -H 'Content-Type: application/json' \
+	-d '{"class":"infra","error":"test"}' >/dev/null
+ok "boot files through the route table with the rig token"
 
 # cross-site simple forms: no token -> 401; with a token the API reads
 # only the types it documents (415), a form route only urlencoded
@@ -174,10 +203,11 @@ expect_grep 'unknown token'
 curl -s -o /dev/null -D "$TMP/h" -c "$J" --data-urlencode "token=$OPER" \
 	--data-urlencode "next=/rigs" "$URL/login" || fail "POST /login"
 expect_grep '^HTTP/1.1 303' "$TMP/h"
+grep -qi '^x-frame-options: DENY' "$TMP/h" || fail "pages may be framed"
 grep -i '^set-cookie: klab_session=[0-9a-f]\{64\}; Path=/; HttpOnly; SameSite=Strict' "$TMP/h" >/dev/null ||
 	fail "session cookie: $(grep -i set-cookie "$TMP/h")"
 curl -s -b "$J" "$URL/rigs" >"$TMP/rigs.html" || fail "GET /rigs"
-expect_grep 'action="/rigs/r1/online"' "$TMP/rigs.html"
+expect_grep 'action="/rigs/r2/online"' "$TMP/rigs.html"
 CSRF=$(sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$TMP/rigs.html")
 [ ${#CSRF} -eq 64 ] || fail "no csrf token in the rigs page"
 curl -s "$URL/rigs" | grep -q 'name="csrf"' && fail "the anonymous rigs page has a form"
@@ -185,30 +215,30 @@ post_form() {	# post_form COOKIEJAR PATH DATA: sets STATUS
 	STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -b "$1" -H 'Content-Type: application/x-www-form-urlencoded' \
 		--data-binary "$3" "$URL$2")
 }
-post_form "$J" /rigs/r1/online "online=r1"; expect_status 403
+post_form "$J" /rigs/r2/online "online=r2"; expect_status 403
 expect_grep 'csrf'
-post_form "$J" /rigs/r1/online "csrf=$(printf %064d 0)"; expect_status 403
-post_form /dev/null /rigs/r1/online "csrf=$CSRF"; expect_status 401
+post_form "$J" /rigs/r2/online "csrf=$(printf %064d 0)"; expect_status 403
+post_form /dev/null /rigs/r2/online "csrf=$CSRF"; expect_status 401
 # the cookie never authorises the API, even with the CSRF field
 STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -b "$J" -H 'Content-Type: application/json' \
-	--data-binary '{}' "$URL/api/rigs/r1/online")
+	--data-binary '{}' "$URL/api/rigs/r2/online")
 expect_status 401
 STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -b "$J" -H 'Content-Type: text/plain' \
-	--data-binary "csrf=$CSRF" "$URL/rigs/r1/online")
+	--data-binary "csrf=$CSRF" "$URL/rigs/r2/online")
 expect_status 415
-post_form "$J" /rigs/r1/online "csrf=$CSRF"; expect_status 303
-http GET /api/rigs/r1 >/dev/null
+post_form "$J" /rigs/r2/online "csrf=$CSRF"; expect_status 303
+http GET /api/rigs/r2 >/dev/null
 expect_nogrep '"state":"offline"'
 # a submitter's session gets no form, and its posts are refused
 SJ=$TMP/cookies-sub
 curl -s -o /dev/null -c "$SJ" --data-urlencode "token=$SUB" "$URL/login"
 curl -s -b "$SJ" "$URL/rigs" | grep -q 'name="csrf"' && fail "a submitter got the operator's form"
-post_form "$SJ" /rigs/r1/online "csrf=$CSRF"; expect_status 403
+post_form "$SJ" /rigs/r2/online "csrf=$CSRF"; expect_status 403
 ok "login cookie and CSRF-protected rig form"
 
 # the audit log: who did what
 http GET /api/audit >/dev/null; expect_status 200
-for a in '"action":"import","subject":"upload"' '"who":"alice"' '"action":"rig online","subject":"r1"' \
+for a in '"action":"import","subject":"upload"' '"who":"alice"' '"action":"rig online","subject":"r2"' \
 	'"action":"token add","subject":"alice"' '"action":"token revoke","subject":"bob"' \
 	'"action":"login"' '"who":"test-operator","role":"operator","action":"rig online"'; do
 	expect_grep "$a"
