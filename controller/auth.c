@@ -250,8 +250,11 @@ static void identify(struct req *rq, const struct route *rt)
 
 	rq->who[0] = '\0';
 	rq->role = ROLE_OPEN;
+	rq->csrf[0] = '\0';
 	if (rq->auth && !strncmp(rq->auth, "Bearer ", 7))
 		bearer = rq->auth + 7;
+	if (bearer || rt->role == ROLE_AGENT)
+		rq->session[0] = '\0';	/* one identity per request */
 	if (rt->role == ROLE_AGENT) {
 		rq->rig = bearer ? rigmgr_by_token(rq->d, bearer) : NULL;
 		if (rq->rig) {
@@ -338,7 +341,7 @@ int auth_request(struct req *rq, const struct route *rt,
 	/* a form acting for a signed-in user proves it came from our page */
 	field = query_get(&rq->q, "csrf");
 	if (form && rt->role >= ROLE_SUBMITTER &&
-	    (!field || !auth_hex_equal(field, rq->csrf)))
+	    (!field || !rq->csrf[0] || !auth_hex_equal(field, rq->csrf)))
 		return deny(r, 403, "missing or wrong csrf token: reload the "
 			    "page and try again");
 	return 0;

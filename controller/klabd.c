@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,9 +319,22 @@ static void db_path_private(const char *path)
 	}
 }
 
+/* Who runs `klabd token` on this host, for the audit log. */
+static const char *local_user(char *buf, size_t len)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	if (pw)
+		snprintf(buf, len, "local:%s", pw->pw_name);
+	else
+		snprintf(buf, len, "local:uid %u", (unsigned)getuid());
+	return buf;
+}
+
 static int token_add(struct db *db, const char *name, const char *role)
 {
 	char secret[AUTH_HEX_LEN + 1], hash[AUTH_HEX_LEN + 1], err[300] = "";
+	char who[128];
 
 	if (auth_role_parse(role) < 0) {
 		fprintf(stderr, "klabd: invalid role '%s': expected "
@@ -337,8 +351,8 @@ static int token_add(struct db *db, const char *name, const char *role)
 		fprintf(stderr, "klabd: %s\n", err);
 		return 1;
 	}
-	db_audit_add(db, "klabd token", "operator", "token add", name,
-		     role);
+	db_audit_add(db, local_user(who, sizeof(who)), "operator",
+		     "token add", name, role);
 	/* the only time the secret is shown */
 	printf("%s\n", secret);
 	return 0;
@@ -367,14 +381,15 @@ static int token_list(struct db *db)
 static int token_revoke(struct db *db, const char *name)
 {
 	int rc = db_token_revoke(db, name);
+	char who[128];
 
 	if (rc == DB_NOTFOUND)
 		fprintf(stderr, "klabd: no token named '%s'\n", name);
 	else if (rc)
 		fprintf(stderr, "klabd: cannot revoke token '%s'\n", name);
 	else
-		db_audit_add(db, "klabd token", "operator", "token revoke",
-			     name, "");
+		db_audit_add(db, local_user(who, sizeof(who)), "operator",
+			     "token revoke", name, "");
 	return rc ? 1 : 0;
 }
 

@@ -226,6 +226,11 @@ expect_status 401
 STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -b "$J" -H 'Content-Type: text/plain' \
 	--data-binary "csrf=$CSRF" "$URL/rigs/r2/online")
 expect_status 415
+# a bearer token does not stand in for the session's CSRF field
+STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -b "$J" -H "Authorization: Bearer $OPER" \
+	-H 'Content-Type: application/x-www-form-urlencoded' --data-binary 'csrf=' "$URL/rigs/r2/online")
+expect_status 401
+post_form "$J" /rigs/r2/online "csrf="; expect_status 403
 post_form "$J" /rigs/r2/online "csrf=$CSRF"; expect_status 303
 http GET /api/rigs/r2 >/dev/null
 expect_nogrep '"state":"offline"'
@@ -239,7 +244,8 @@ ok "login cookie and CSRF-protected rig form"
 # the audit log: who did what
 http GET /api/audit >/dev/null; expect_status 200
 for a in '"action":"import","subject":"upload"' '"who":"alice"' '"action":"rig online","subject":"r2"' \
-	'"action":"token add","subject":"alice"' '"action":"token revoke","subject":"bob"' \
+	'"who":"local:[^"]*","role":"operator","action":"token add","subject":"alice"' \
+	'"action":"token revoke","subject":"bob"' \
 	'"action":"login"' '"who":"test-operator","role":"operator","action":"rig online"'; do
 	expect_grep "$a"
 done
