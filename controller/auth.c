@@ -328,6 +328,10 @@ int auth_request(struct req *rq, const struct route *rt,
 	const char *field;
 	int rc;
 
+	/* a browser says where a form post comes from: only our pages */
+	if (form && rq->fetch_site && strcmp(rq->fetch_site, "same-origin"))
+		return deny(r, 403, "form posted from another site "
+			    "(Sec-Fetch-Site: %s)", rq->fetch_site);
 	identify(rq, rt);
 	rc = check_role(rq, rt, form, r);
 	if (rc)

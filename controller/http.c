@@ -327,6 +327,8 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 	rq.content_type = ct;
 	rq.auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					      "Authorization");
+	rq.fetch_site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						    "Sec-Fetch-Site");
 	sid = MHD_lookup_connection_value(conn, MHD_COOKIE_KIND,
 					  "klab_session");
 	snprintf(rq.session, sizeof(rq.session), "%s", sid ? sid : "");

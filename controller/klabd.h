@@ -78,6 +78,7 @@ struct req {
 	size_t body_len;
 	const char *content_type;	/* without parameters, "" if none */
 	const char *auth;	/* Authorization header or NULL */
+	const char *fetch_site;	/* Sec-Fetch-Site header or NULL */
 	struct db *db;
 	void *conn;		/* struct MHD_Connection */
 	/* who is asking, filled by auth_request() before the handler runs */

@@ -231,6 +231,11 @@ STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -b "$J" -H "Authorization: Bea
 	-H 'Content-Type: application/x-www-form-urlencoded' --data-binary 'csrf=' "$URL/rigs/r2/online")
 expect_status 401
 post_form "$J" /rigs/r2/online "csrf="; expect_status 403
+# a browser's cross-site form is refused before anything else
+STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -b "$J" -H 'Sec-Fetch-Site: cross-site' \
+	-H 'Content-Type: application/x-www-form-urlencoded' --data-binary "csrf=$CSRF" "$URL/rigs/r2/online")
+expect_status 403
+expect_grep 'form posted from another site'
 post_form "$J" /rigs/r2/online "csrf=$CSRF"; expect_status 303
 http GET /api/rigs/r2 >/dev/null
 expect_nogrep '"state":"offline"'
