@@ -336,11 +336,6 @@ static int token_add(struct db *db, const char *name, const char *role)
 	char secret[AUTH_HEX_LEN + 1], hash[AUTH_HEX_LEN + 1], err[300] = "";
 	char who[128];
 
-	if (auth_role_parse(role) < 0) {
-		fprintf(stderr, "klabd: invalid role '%s': expected "
-			"'submitter' or 'operator'\n", role ? role : "");
-		return 2;
-	}
 	if (auth_random_hex(secret, AUTH_TOKEN_BYTES)) {
 		fprintf(stderr, "klabd: cannot draw a token: %s\n",
 			strerror(errno));
@@ -424,6 +419,11 @@ static int token_main(int argc, char **argv)
 		dbpath = (v = config_get(&cfg, "", "db")) ? v : "klab.db";
 	if (argc < 1 || (!strcmp(argv[0], "list") ? argc != 1 : argc != 2))
 		goto out_usage;
+	if (!strcmp(argv[0], "add") && auth_role_parse(role) < 0) {
+		snprintf(err, sizeof(err), "invalid role '%s': expected "
+			 "'submitter' or 'operator'", role ? role : "");
+		goto out_err;
+	}
 	db = db_open(dbpath, err, sizeof(err));
 	if (!db)
 		goto out_err;
