@@ -12,7 +12,7 @@ O ?= build
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
-PKGS = libmicrohttpd jansson sqlite3 libcurl
+PKGS = libmicrohttpd jansson sqlite3 libcurl libcrypto
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS := $(shell pkg-config --libs $(PKGS))

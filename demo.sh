@@ -39,6 +39,13 @@ memory_mb = 768
 disk_mb = 256
 CONF
 rm -f "$DIR/port"
+# an operator token for this demo (shown once: kept in the demo's dir)
+if [ ! -s "$DIR/token" ]; then
+	(umask 077; build/bin/klabd token add demo --role operator \
+		--config "$DIR/klabd.conf" >"$DIR/token") || exit 1
+fi
+KLAB_TOKEN=$(cat "$DIR/token")
+export KLAB_TOKEN
 nohup build/bin/klabd --config "$DIR/klabd.conf" --port-file "$DIR/port" \
 	>"$DIR/klabd.log" 2>&1 &
 echo $! >"$DIR/klabd.pid"
@@ -67,6 +74,7 @@ while :; do
 done
 echo
 echo "klabd is running (pid $(cat "$DIR/klabd.pid"), log $DIR/klabd.log)"
+echo "operator token in $DIR/token (sign in at $KLAB_URL/login)"
 echo "compare page: $KLAB_URL/compare?k=$K1&k=$K2&base=$K1&rig=scsi0&suite=tiobench"
 echo
 $KLAB compare "$K1" "$K2" --rig scsi0 --suite tiobench

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * The agent's HTTP client: JSON requests to klabd with the rig's Bearer
- * token (libcurl + jansson), the same retried with a capped exponential
- * backoff, and downloads to a file checked against their sha256.  One
- * easy handle per request: the agent makes a few requests a minute, so
- * connection reuse is not worth state.  See agent.h.
+ * token (lib/http_client.c + jansson), the same retried with a capped
+ * exponential backoff, and downloads to a file checked against their
+ * sha256.  See agent.h.
  */
 #include "agent/agent.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -16,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/http_client.h"
 #include "lib/sha256.h"
 
 #define HTTP_CONNECT_TIMEOUT 10L
@@ -27,61 +26,42 @@ struct http_file {
 	unsigned long long bytes;
 };
 
-static size_t http_to_sb(char *data, size_t size, size_t n, void *arg)
-{
-	struct strbuf *sb = arg;
-
-	if (sb->len + size * n > (size_t)HTTP_MAX_REPLY)
-		return 0;
-	sb_add(sb, data, size * n);
-	return size * n;
-}
-
-static size_t http_to_file(char *data, size_t size, size_t n, void *arg)
+static size_t http_to_file(const char *data, size_t n, void *arg)
 {
 	struct http_file *hf = arg;
 
-	sha256_update(&hf->sha, data, size * n);
-	hf->bytes += size * n;
-	return fwrite(data, size, n, hf->f) * size;
+	sha256_update(&hf->sha, data, n);
+	hf->bytes += n;
+	return fwrite(data, 1, n, hf->f);
 }
 
-/* A handle for cfg->url + path with the token header in *hdrs. */
-static CURL *http_easy(const struct agent_config *cfg, const char *path,
-		       long timeout, struct curl_slist **hdrs)
+/* A request for cfg->url + path with the rig's token; url is its buffer. */
+static void http_request_for(const struct agent_config *cfg,
+			     const char *method, const char *path,
+			     long timeout, struct strbuf *url,
+			     struct http_request *rq)
 {
-	struct strbuf s = STRBUF_INIT;
-	CURL *c = curl_easy_init();
-
-	if (!c)
-		abort();
-	sb_init(&s);
-	sb_addf(&s, "%s%s", cfg->url, path);
-	curl_easy_setopt(c, CURLOPT_URL, s.buf);
-	sb_reset(&s);
-	sb_addf(&s, "Authorization: Bearer %s", cfg->token ? cfg->token : "");
-	*hdrs = curl_slist_append(*hdrs, s.buf);
-	sb_release(&s);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, *hdrs);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, HTTP_CONNECT_TIMEOUT);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "klab-agent");
-	return c;
+	sb_addf(url, "%s%s", cfg->url, path);
+	memset(rq, 0, sizeof(*rq));
+	rq->url = url->buf;
+	rq->method = method;
+	rq->token = cfg->token ? cfg->token : "";
+	rq->timeout = timeout;
+	rq->connect_timeout = HTTP_CONNECT_TIMEOUT;
+	rq->user_agent = "klab-agent";
+	rq->max_reply = HTTP_MAX_REPLY;
 }
 
-static int http_perform(CURL *c, const char *method, const char *path,
-			long *status, char *err, size_t errlen)
+static int http_perform(const struct http_request *rq, const char *path,
+			struct strbuf *in, long *status, char *err,
+			size_t errlen)
 {
-	CURLcode rc = curl_easy_perform(c);
+	char why[256];
 
-	if (rc != CURLE_OK) {
-		snprintf(err, errlen, "%s '%s': %s", method, path,
-			 curl_easy_strerror(rc));
+	if (http_request_perform(rq, in, status, why, sizeof(why))) {
+		snprintf(err, errlen, "%s '%s': %s", rq->method, path, why);
 		return -1;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
 	return 0;
 }
 
@@ -89,36 +69,30 @@ int http_json(const struct agent_config *cfg, const char *method,
 	      const char *path, json_t *body, long timeout, long *status,
 	      json_t **reply, char *err, size_t errlen)
 {
-	struct curl_slist *hdrs = NULL;
-	struct strbuf in = STRBUF_INIT;
+	struct strbuf in = STRBUF_INIT, url = STRBUF_INIT;
+	struct http_request rq;
 	char *data = NULL;
-	CURL *c;
 	int rc;
 
 	sb_init(&in);
+	sb_init(&url);
 	if (reply)
 		*reply = NULL;
+	http_request_for(cfg, method, path, timeout, &url, &rq);
 	if (body) {
 		data = json_dumps(body, JSON_COMPACT);
 		if (!data)
 			abort();
-		hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
+		rq.body = data;
+		rq.body_len = strlen(data);
+		rq.content_type = "application/json";
 	}
-	c = http_easy(cfg, path, timeout, &hdrs);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	if (data)
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, data);
-	else if (strcmp(method, "GET"))
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_to_sb);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
-	rc = http_perform(c, method, path, status, err, errlen);
+	rc = http_perform(&rq, path, &in, status, err, errlen);
 	if (rc == 0 && reply && in.len)
 		*reply = json_loadb(in.buf, in.len, 0, NULL);
-	curl_easy_cleanup(c);
-	curl_slist_free_all(hdrs);
 	free(data);
 	sb_release(&in);
+	sb_release(&url);
 	return rc;
 }
 
@@ -171,11 +145,11 @@ static int http_fetch(const struct agent_config *cfg, const char *path,
 		      const char *part, const char *sha, char *err,
 		      size_t errlen)
 {
-	struct curl_slist *hdrs = NULL;
+	struct strbuf url = STRBUF_INIT;
+	struct http_request rq;
 	struct http_file hf;
 	char got[SHA256_HEX_LEN + 1];
 	long status = 0;
-	CURL *c;
 	int rc;
 
 	hf.f = fopen(part, "we");
@@ -186,12 +160,12 @@ static int http_fetch(const struct agent_config *cfg, const char *path,
 	}
 	sha256_init(&hf.sha);
 	hf.bytes = 0;
-	c = http_easy(cfg, path, 3600L, &hdrs);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_to_file);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &hf);
-	rc = http_perform(c, "GET", path, &status, err, errlen);
-	curl_easy_cleanup(c);
-	curl_slist_free_all(hdrs);
+	sb_init(&url);
+	http_request_for(cfg, "GET", path, 3600L, &url, &rq);
+	rq.sink = http_to_file;
+	rq.sink_arg = &hf;
+	rc = http_perform(&rq, path, NULL, &status, err, errlen);
+	sb_release(&url);
 	if (fclose(hf.f) && rc == 0) {
 		snprintf(err, errlen, "cannot write '%s': %s", part,
 			 strerror(errno));

@@ -301,11 +301,17 @@ static int cmd_post(int argc, char **argv)
 	struct curl_slist *hdr = curl_slist_append(NULL,
 						   "Content-Type: text/plain");
 	CURL *h = curl_easy_init();
+	const char *tok = getenv("KLAB_TOKEN");
 	double t, wall = 0;
 	long rows = 0;
 	int i;
 	CURLcode rc;
 
+	if (tok && *tok) {	/* posting needs a submitter token */
+		sb_addf(&file, "Authorization: Bearer %s", tok);
+		hdr = curl_slist_append(hdr, file.buf);
+		sb_reset(&file);
+	}
 	if (!h || !hdr)
 		die("curl", "cannot create a handle");
 	curl_easy_setopt(h, CURLOPT_URL, argv[0]);

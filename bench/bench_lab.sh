@@ -87,6 +87,10 @@ CONF
 mkfifo "$W/klabd.fifo"
 python3 bench/lab_stamp.py lines <"$W/klabd.fifo" >"$W/klabd.log" &
 STAMP_PID=$!
+# an operator token for klab (kernel add, job add)
+KLAB_TOKEN=$("$W/bin/klabd" token add bench --role operator --db "$W/klab.db") ||
+	die "cannot make a token"
+export KLAB_TOKEN
 "$W/bin/klabd" --listen 127.0.0.1:0 --db "$W/klab.db" --data-dir "$W/data" \
 	--port-file "$W/port" --config "$W/klabd.conf" --rig-bin "$W/bin" \
 	>"$W/klabd.fifo" 2>&1 &

@@ -75,6 +75,10 @@ echo "== fill: compare and history sets through db_import"
 "$B/bench_fill" db "$TMP/klab.db" | tee "$TMP/fill.out"
 stored=$(sed -n 's/^stored: //p' "$TMP/fill.out")
 
+# a submitter token for the POSTs
+KLAB_TOKEN=$("$TOP/$OBJ/bin/klabd" token add bench --role submitter --db "$TMP/klab.db") ||
+	die "cannot make a token"
+export KLAB_TOKEN
 "$TOP/$OBJ/bin/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
 	--data-dir "$TMP/data" --port-file "$TMP/port" >"$TMP/klabd.log" 2>&1 &
 KLABD_PID=$!

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "judge/compare.h"
 #include "klabd.h"
 #include "lib/import.h"
@@ -114,6 +115,9 @@ int api_import(struct req *rq, struct web_response *r)
 	err[0] = '\0';
 	rc = db_import(rq->db, &rs, &o, &ids, &nids, err, sizeof(err));
 	if (rc == DB_OK)
+		auth_audit(rq, "import", o.raw_name, "%zu runs of %zu results, "
+			   "rig '%s', suite '%s'", nids, rs.n, o.rig, o.suite);
+	if (rc == DB_OK)
 		rc = import_reply(r, &rs, o.rig, o.suite, ids, nids);
 	else
 		rc = reply_db_error(r, rc, err);
@@ -191,6 +195,8 @@ int api_kernel_put(struct req *rq, struct web_response *r)
 		return web_error_json(r, 400, "field 'ident' is required");
 	}
 	rc = db_kernel_put(rq->db, &k, err, sizeof(err));
+	if (!rc)
+		auth_audit(rq, "kernel put", k.ident, "source '%s'", k.source);
 	json_decref(doc);
 	if (rc)
 		return reply_db_error(r, rc, err);
@@ -256,6 +262,9 @@ int api_rig_put(struct req *rq, struct web_response *r)
 		return web_error_json(r, 400, "field 'name' is required");
 	}
 	rc = db_rig_put(rq->db, &g, err, sizeof(err));
+	if (!rc)
+		auth_audit(rq, "rig put", g.name, "kind '%s', profile '%s'",
+			   g.kind, g.profile);
 	json_decref(doc);
 	if (rc)
 		return reply_db_error(r, rc, err);
@@ -293,6 +302,9 @@ int api_suite_put(struct req *rq, struct web_response *r)
 	}
 	rc = db_suite_put(rq->db, jstr(doc, "name"), jstr(doc, "description"),
 			  err, sizeof(err));
+	if (!rc)
+		auth_audit(rq, "suite put", jstr(doc, "name"), "%s",
+			   jstr(doc, "description"));
 	json_decref(doc);
 	if (rc)
 		return reply_db_error(r, rc, err);
@@ -311,13 +323,18 @@ static json_t *run_json(const struct db_run *u)
 			 (json_int_t)u->job_id);
 }
 
-static int run_raw(struct req *rq, struct web_response *r, int64_t id,
-		   const char *name)
+/* GET /api/runs/ID/raw/NAME */
+int api_run_raw(struct req *rq, struct web_response *r)
 {
+	const char *name = rq->arg2;
+	long id;
 	char *data = NULL, err[300];
 	size_t len = 0;
-	int rc = db_raw_get(rq->db, id, name, &data, &len);
+	int rc;
 
+	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
+		return web_error_json(r, 400, "invalid run id");
+	rc = db_raw_get(rq->db, id, name, &data, &len);
 	if (rc) {
 		snprintf(err, sizeof(err), "run %lld has no raw output '%s'",
 			 (long long)id, name);
@@ -380,20 +397,12 @@ int api_runs(struct req *rq, struct web_response *r)
 	struct db_run *v = NULL;
 	size_t n = 0, i;
 	long limit = 100, id;
-	const char *ls = query_get(&rq->q, "limit"), *slash;
-	char idbuf[32];
+	const char *ls = query_get(&rq->q, "limit");
 	json_t *a;
 
 	if (*rq->arg) {
-		slash = strchr(rq->arg, '/');
-		snprintf(idbuf, sizeof(idbuf), "%.*s", slash ?
-			 (int)(slash - rq->arg) : (int)strlen(rq->arg), rq->arg);
-		if (parse_long(idbuf, 1, 0x7fffffffL, &id))
+		if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
 			return web_error_json(r, 400, "invalid run id");
-		if (slash && !strncmp(slash, "/raw/", 5) && slash[5])
-			return run_raw(rq, r, id, slash + 5);
-		if (slash)
-			return web_error_json(r, 404, "no such page");
 		return run_one(rq, r, id);
 	}
 	if (ls && parse_long(ls, 0, 1000000, &limit))

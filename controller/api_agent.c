@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
 
 #include "catalog.h"
 #include "db/jobs.h"
@@ -16,21 +19,11 @@
 #include "lib/import.h"
 #include "rig.h"
 
-/* The rig whose token authorises this request, or NULL after a 401. */
-static struct rig *agent_rig(struct req *rq, struct web_response *r)
+/* The agent routes run only with a rig token (ROLE_AGENT): dispatch()
+ * has checked it and put the rig in rq->rig. */
+int api_agent_register(struct req *rq, struct web_response *r)
 {
-	struct rig *g = NULL;
-
-	if (rq->auth && !strncmp(rq->auth, "Bearer ", 7))
-		g = rigmgr_by_token(rq->d, rq->auth + 7);
-	if (!g)
-		web_error_json(r, 401, "unknown or missing rig token");
-	return g;
-}
-
-static int agent_register(struct req *rq, struct web_response *r,
-			  struct rig *g)
-{
+	struct rig *g = rq->rig;
 	json_t *doc = api_body(rq, r, 0);
 	const char *rel;
 	char err[300] = "";
@@ -96,8 +89,9 @@ out:
 	return doc;
 }
 
-static int agent_next(struct req *rq, struct web_response *r, struct rig *g)
+int api_agent_next(struct req *rq, struct web_response *r)
 {
+	struct rig *g = rq->rig;
 	const char *w = query_get(&rq->q, "wait");
 	struct db_job j;
 	int64_t id = 0;
@@ -244,52 +238,90 @@ static int agent_fail(struct req *rq, struct web_response *r, struct rig *g,
 	return api_reply(r, 200, json_pack("{s:b}", "ok", 1));
 }
 
-/* /api/agent/jobs/ID/(kexec|results|fail) */
-static int agent_job(struct req *rq, struct web_response *r, struct rig *g,
-		     const char *rest)
+/* The job of /api/agent/jobs/ID/...: 0 with *j filled when the caller's
+ * rig holds it, else the error status (r filled). */
+static int agent_job(struct req *rq, struct web_response *r,
+		     struct db_job *j)
 {
-	char idbuf[24], err[300] = "";
-	const char *slash = strchr(rest, '/');
-	struct db_job j;
+	char err[300];
 	long id;
-	int rc;
 
-	snprintf(idbuf, sizeof(idbuf), "%.*s", slash ? (int)(slash - rest) :
-		 0, rest);
-	if (!slash || parse_long(idbuf, 1, 0x7fffffffL, &id))
+	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
 		return web_error_json(r, 404, "no such page");
-	if (db_job_get(rq->db, id, &j))
+	if (db_job_get(rq->db, id, j))
 		return web_error_json(r, 404, "unknown job");
-	if (strcmp(j.rig, g->name)) {
+	if (strcmp(j->rig, rq->rig->name)) {
 		snprintf(err, sizeof(err), "job %ld was not given to rig '%s'",
-			 id, g->name);
-		rc = web_error_json(r, 403, err);
-	} else if (!strcmp(slash, "/kexec")) {
-		rc = rigmgr_kexec(g, id, err, sizeof(err));
-		rc = rc ? web_error_json(r, rc, err) :
-			api_reply(r, 200, json_pack("{s:b}", "ok", 1));
-	} else if (!strcmp(slash, "/results")) {
-		rc = agent_results(rq, r, g, &j);
-	} else if (!strcmp(slash, "/fail")) {
-		rc = agent_fail(rq, r, g, &j);
-	} else {
-		rc = web_error_json(r, 404, "no such page");
+			 id, rq->rig->name);
+		db_job_release(j);
+		return web_error_json(r, 403, err);
 	}
+	return 0;
+}
+
+static int agent_kexec(struct req *rq, struct web_response *r,
+		       struct rig *g, struct db_job *j)
+{
+	char err[300] = "";
+	int rc = rigmgr_kexec(g, j->id, err, sizeof(err));
+
+	return rc ? web_error_json(r, rc, err) :
+		api_reply(r, 200, json_pack("{s:b}", "ok", 1));
+}
+
+/* Run fn on the job of the path, when the caller's rig holds it. */
+static int with_job(struct req *rq, struct web_response *r,
+		    int (*fn)(struct req *, struct web_response *,
+			      struct rig *, struct db_job *))
+{
+	struct db_job j;
+	int rc = agent_job(rq, r, &j);
+
+	if (rc)
+		return rc;
+	rc = fn(rq, r, rq->rig, &j);
 	db_job_release(&j);
 	return rc;
 }
 
-int api_agent(struct req *rq, struct web_response *r)
+int api_agent_kexec(struct req *rq, struct web_response *r)
 {
-	struct rig *g = agent_rig(rq, r);
+	return with_job(rq, r, agent_kexec);
+}
 
-	if (!g)
-		return r->status;
-	if (!strcmp(rq->arg, "register") && !strcmp(rq->method, "POST"))
-		return agent_register(rq, r, g);
-	if (!strcmp(rq->arg, "next"))
-		return agent_next(rq, r, g);
-	if (!strncmp(rq->arg, "jobs/", 5) && !strcmp(rq->method, "POST"))
-		return agent_job(rq, r, g, rq->arg + 5);
-	return web_error_json(r, 404, "no such page");
+int api_agent_results(struct req *rq, struct web_response *r)
+{
+	return with_job(rq, r, agent_results);
+}
+
+int api_agent_fail(struct req *rq, struct web_response *r)
+{
+	return with_job(rq, r, agent_fail);
+}
+
+/* GET /api/agent/files/SHA256: kernels and images, streamed from disk by
+ * the send step (r->fd). */
+int api_agent_file(struct req *rq, struct web_response *r)
+{
+	struct klabd *d = rq->d;
+	const char *path = catalog_file_path(d, rq->arg);
+	struct stat st;
+	int fd;
+
+	if (d->fault_downloads > 0 &&
+	    __atomic_fetch_sub(&d->fault_downloads, 1, __ATOMIC_SEQ_CST) > 0)
+		return web_error_json(r, 503, "download refused "
+				      "(fault_downloads is set)");
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return web_error_json(r, 404, "no such file");
+	if (fstat(fd, &st)) {
+		close(fd);
+		return web_error_json(r, 404, "no such file");
+	}
+	r->fd = fd;
+	r->fd_size = (unsigned long long)st.st_size;
+	r->status = 200;
+	r->content_type = "application/octet-stream";
+	return 200;
 }

@@ -15,6 +15,7 @@
 #include "build.h"
 #include "catalog.h"
 #include "db/builds.h"
+#include "auth.h"
 #include "klabd.h"
 #include "lib/sha256.h"
 
@@ -140,6 +141,8 @@ int api_build_add(struct req *rq, struct web_response *r)
 		rc = web_error_json(r, 500, "cannot queue the build");
 	else {
 		build_kick(rq->d);
+		auth_audit(rq, "build add", base, "build %lld, ident '%s'",
+			   (long long)id, ident ? ident : "");
 		rc = api_reply(r, 202, json_pack("{s:I}", "build", (json_int_t)id));
 	}
 	sb_release(&paths);
@@ -159,41 +162,57 @@ static json_t *build_json(const struct db_build *b)
 
 int api_builds(struct req *rq, struct web_response *r)
 {
-	struct db_build *v = NULL, b;
-	char idbuf[24];
-	const char *slash = strchr(rq->arg, '/');
+	struct db_build *v = NULL;
 	size_t n = 0, i;
-	long id;
 	json_t *a;
-	int rc;
 
-	if (!*rq->arg) {
-		if (db_build_list(rq->db, 200, &v, &n))
-			return web_error_json(r, 500, "cannot list builds");
-		a = json_array();
-		for (i = 0; i < n; i++)
-			json_array_append_new(a, build_json(&v[i]));
-		db_builds_free(v, n);
-		return api_reply(r, 200, json_pack("{s:o}", "builds", a));
-	}
-	snprintf(idbuf, sizeof(idbuf), "%.*s", slash ?
-		 (int)(slash - rq->arg) : (int)strlen(rq->arg), rq->arg);
-	if (parse_long(idbuf, 1, 0x7fffffffL, &id))
+	if (db_build_list(rq->db, 200, &v, &n))
+		return web_error_json(r, 500, "cannot list builds");
+	a = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, build_json(&v[i]));
+	db_builds_free(v, n);
+	return api_reply(r, 200, json_pack("{s:o}", "builds", a));
+}
+
+/* The build of /api/builds/ID[/...]: 0 with *b filled, else an error. */
+static int build_of(struct req *rq, struct web_response *r,
+		    struct db_build *b)
+{
+	long id;
+
+	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
 		return web_error_json(r, 400, "invalid build id");
-	if (db_build_get(rq->db, id, &b))
+	if (db_build_get(rq->db, id, b))
 		return web_error_json(r, 404, "unknown build");
-	if (slash && !strcmp(slash, "/log")) {
-		r->status = 200;
-		r->content_type = "text/plain; charset=utf-8";
-		if (!*b.log || sb_read_file(&r->body, b.log))
-			rc = web_error_json(r, 404, "no build log");
-		else
-			rc = 200;
-	} else if (slash) {
-		rc = web_error_json(r, 404, "no such page");
-	} else {
-		rc = api_reply(r, 200, build_json(&b));
-	}
+	return 0;
+}
+
+int api_build_get(struct req *rq, struct web_response *r)
+{
+	struct db_build b;
+	int rc = build_of(rq, r, &b);
+
+	if (rc)
+		return rc;
+	rc = api_reply(r, 200, build_json(&b));
+	db_build_release(&b);
+	return rc;
+}
+
+int api_build_log(struct req *rq, struct web_response *r)
+{
+	struct db_build b;
+	int rc = build_of(rq, r, &b);
+
+	if (rc)
+		return rc;
+	r->status = 200;
+	r->content_type = "text/plain; charset=utf-8";
+	if (!*b.log || sb_read_file(&r->body, b.log))
+		rc = web_error_json(r, 404, "no build log");
+	else
+		rc = 200;
 	db_build_release(&b);
 	return rc;
 }

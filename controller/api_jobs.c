@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "auth.h"
 #include "catalog.h"
 #include "db/jobs.h"
 #include "klabd.h"
@@ -34,6 +36,115 @@ static json_t *job_json(const struct db_job *j, int full)
 	return o;
 }
 
+/* Kernel parameters a job may add to the rig's command line unless the
+ * configuration's job_cmdline_allow says otherwise: "key=" allows key=VALUE,
+ * a bare word allows that flag.  klab.*, init= and the like never pass. */
+#define CMDLINE_ALLOW_DEFAULT "elevator= scsi_mod.use_blk_mq= " \
+	"dm_mod.use_blk_mq= mq-deadline.fifo_batch= block.events_dfl_poll_msecs= " \
+	"mitigations= transparent_hugepage= nohz= maxcpus= quiet " \
+	"loglevel= ignore_loglevel"
+
+/* Is word (KEY=VALUE or FLAG) in the space-separated allow-list? */
+static int cmdline_word_ok(const char *allow, const char *w, size_t n)
+{
+	const char *eq = memchr(w, '=', n), *p = allow;
+	size_t klen = eq ? (size_t)(eq - w) + 1 : n, e;
+
+	while (*p) {
+		p += strspn(p, " \t");
+		e = strcspn(p, " \t");
+		if (e == klen && !memcmp(p, w, klen))
+			return 1;
+		p += e;
+	}
+	return 0;
+}
+
+/* 0 when every word of cmdline is allowed, else -1 with err naming it. */
+static int cmdline_check(const struct klabd *d, const char *cmdline,
+			 char *err, size_t errlen)
+{
+	const char *allow = d->cmdline_allow ? d->cmdline_allow :
+		CMDLINE_ALLOW_DEFAULT, *p = cmdline;
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+		"QRSTUVWXYZ0123456789_.,:=/-";
+	size_t n;
+
+	while (p && *p) {
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		if (!n)
+			break;
+		if (strspn(p, ok) < n || !cmdline_word_ok(allow, p, n)) {
+			snprintf(err, errlen, "kernel parameter '%.*s' is not "
+				 "allowed (job_cmdline_allow: %s)", (int)n, p,
+				 allow);
+			return -1;
+		}
+		p += n;
+	}
+	return 0;
+}
+
+/* 0 when suite names a suite of workloads/suites/, else -1 with err. */
+static int suite_check(const struct klabd *d, const char *suite, char *err,
+		       size_t errlen)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+		"QRSTUVWXYZ0123456789_-";
+	char path[4096];
+
+	if (!*suite || strspn(suite, ok) != strlen(suite) ||
+	    strlen(suite) > 64) {
+		snprintf(err, errlen, "invalid suite name '%.80s'", suite);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/workloads/suites/%s.suite",
+		 d->top_dir ? d->top_dir : ".", suite);
+	if (access(path, R_OK)) {
+		snprintf(err, errlen, "unknown suite '%s': not in "
+			 "workloads/suites/", suite);
+		return -1;
+	}
+	return 0;
+}
+
+/* Queue repeat x kernels jobs in one transaction, their ids into ids,
+ * and record who did; 0 or a DB_E* code with err filled. */
+static int jobs_insert(struct req *rq, struct db_job_new *jn, json_t *ks,
+		       json_int_t repeat, json_t *ids, char *err,
+		       size_t errlen)
+{
+	size_t i, nk = json_array_size(ks);
+	json_int_t k;
+	int64_t id;
+	int rc = db_begin(rq->db) ? DB_ERR : 0;
+
+	for (k = 0; !rc && k < repeat; k++)
+		for (i = 0; !rc && i < nk; i++) {
+			jn->kernel = json_string_value(json_array_get(ks, i));
+			if (!jn->kernel) {
+				snprintf(err, errlen, "kernels[%zu]: "
+					 "expected a string", i);
+				rc = DB_INVALID;
+				break;
+			}
+			rc = db_job_add(rq->db, jn, &id, err, errlen);
+			if (!rc)
+				json_array_append_new(ids, json_integer(id));
+		}
+	if (rc) {
+		db_rollback(rq->db);
+		return rc;
+	}
+	rc = db_commit(rq->db);
+	if (!rc)
+		auth_audit(rq, "job add", jn->rig, "%zu jobs, suite '%s', "
+			   "cmdline '%s'", json_array_size(ids), jn->suite,
+			   jn->cmdline ? jn->cmdline : "");
+	return rc;
+}
+
 /* POST /api/jobs {"kernels":[..] | "kernel", "rig", "suite", "scheduler",
  * "scale", "repeat", "cmdline"}: repetitions interleave the kernels. */
 int api_job_add(struct req *rq, struct web_response *r)
@@ -41,10 +152,9 @@ int api_job_add(struct req *rq, struct web_response *r)
 	json_t *doc = api_body(rq, r, 1), *ks, *ids;
 	struct db_job_new jn;
 	json_int_t repeat;
-	size_t i, nk;
-	int64_t id;
+	size_t nk;
 	char err[300] = "";
-	int rc = 0, k;
+	int rc;
 
 	if (!doc)
 		return r->status;
@@ -70,26 +180,15 @@ int api_job_add(struct req *rq, struct web_response *r)
 				      "'kernels'), 'rig' and 'suite'; "
 				      "'repeat' in 1..1000");
 	}
+	if (suite_check(rq->d, jn.suite, err, sizeof(err)) ||
+	    cmdline_check(rq->d, jn.cmdline, err, sizeof(err))) {
+		json_decref(ks);
+		json_decref(doc);
+		return web_error_json(r, 403, err);
+	}
 	ids = json_array();
-	if (db_begin(rq->db))
-		rc = DB_ERR;
-	for (k = 0; !rc && k < (repeat ? repeat : 1); k++)
-		for (i = 0; !rc && i < nk; i++) {
-			jn.kernel = json_string_value(json_array_get(ks, i));
-			if (!jn.kernel) {
-				snprintf(err, sizeof(err), "kernels[%zu]: "
-					 "expected a string", i);
-				rc = DB_INVALID;
-				break;
-			}
-			rc = db_job_add(rq->db, &jn, &id, err, sizeof(err));
-			if (!rc)
-				json_array_append_new(ids, json_integer(id));
-		}
-	if (rc)
-		db_rollback(rq->db);
-	else
-		rc = db_commit(rq->db);
+	rc = jobs_insert(rq, &jn, ks, repeat ? repeat : 1, ids, err,
+			 sizeof(err));
 	json_decref(ks);
 	json_decref(doc);
 	if (rc) {
@@ -127,52 +226,65 @@ int api_jobs(struct req *rq, struct web_response *r)
 	return api_reply(r, 200, json_pack("{s:o}", "jobs", a));
 }
 
-/* POST /api/rigs/NAME/online */
-int api_rig_action(struct req *rq, struct web_response *r)
+struct rig *api_rig_bring_online(struct req *rq, struct web_response *r,
+				 const char *via)
 {
-	char name[256], err[300];
-	const char *slash = strchr(rq->arg, '/');
-	struct rig *g;
+	struct rig *g = rigmgr_find(rq->d, rq->arg);
+	char err[300];
 
-	snprintf(name, sizeof(name), "%.*s", slash ? (int)(slash - rq->arg) :
-		 0, rq->arg);
-	if (!slash || strcmp(slash, "/online"))
-		return web_error_json(r, 404, "no such page");
-	g = rigmgr_find(rq->d, name);
 	if (!g) {
-		snprintf(err, sizeof(err), "unknown rig '%s'", name);
-		return web_error_json(r, 404, err);
+		snprintf(err, sizeof(err), "unknown rig '%s'", rq->arg);
+		web_error_json(r, 404, err);
+		return NULL;
 	}
 	rigmgr_online(g);
+	auth_audit(rq, "rig online", g->name, "%s", via);
+	return g;
+}
+
+/* POST /api/rigs/NAME/online */
+int api_rig_online(struct req *rq, struct web_response *r)
+{
+	struct rig *g = api_rig_bring_online(rq, r, "over the api");
+
+	if (!g)
+		return r->status;
 	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
 }
 
-/* GET /api/catalog/available; POST /api/catalog/debian {"spec": ..} */
-int api_catalog(struct req *rq, struct web_response *r)
+/* GET /api/catalog/available: Debian's kernels, as text */
+int api_catalog_available(struct req *rq, struct web_response *r)
 {
 	struct strbuf out = STRBUF_INIT;
+	char err[600] = "";
+	int rc;
+
+	sb_init(&out);
+	rc = catalog_available(rq->d, &out, err, sizeof(err));
+	r->status = rc ? 502 : 200;
+	r->content_type = "text/plain; charset=utf-8";
+	sb_add(&r->body, out.buf, out.len);
+	sb_release(&out);
+	return rc ? web_error_json(r, 502, err) : 200;
+}
+
+/* POST /api/catalog/debian {"spec": ..} */
+int api_catalog_debian(struct req *rq, struct web_response *r)
+{
 	char err[600] = "", *ident = NULL;
+	const char *spec;
 	json_t *doc;
 	int rc;
 
-	if (!strcmp(rq->arg, "available") && !strcmp(rq->method, "GET")) {
-		sb_init(&out);
-		rc = catalog_available(rq->d, &out, err, sizeof(err));
-		r->status = rc ? 502 : 200;
-		r->content_type = "text/plain; charset=utf-8";
-		sb_add(&r->body, out.buf, out.len);
-		sb_release(&out);
-		return rc ? web_error_json(r, 502, err) : 200;
-	}
-	if (strcmp(rq->arg, "debian") || strcmp(rq->method, "POST"))
-		return web_error_json(r, 404, "no such page");
 	doc = api_body(rq, r, 1);
 	if (!doc)
 		return r->status;
-	rc = catalog_add_debian(rq->d, rq->db, json_string_value(
-				json_object_get(doc, "spec")) ?
-				json_string_value(json_object_get(doc,
-				"spec")) : "", &ident, err, sizeof(err));
+	spec = json_string_value(json_object_get(doc, "spec"));
+	rc = catalog_add_debian(rq->d, rq->db, spec ? spec : "", &ident, err,
+				sizeof(err));
+	if (!rc)
+		auth_audit(rq, "kernel add", ident, "debian '%s'",
+			   spec ? spec : "");
 	json_decref(doc);
 	if (rc)
 		return web_error_json(r, 400, err[0] ? err :

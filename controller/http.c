@@ -13,13 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "catalog.h"
+#include "auth.h"
 #include "klabd.h"
-#include "rig.h"
 #include "web/web.h"
 
 static int page_home(struct req *rq, struct web_response *r)
@@ -39,7 +34,9 @@ static int page_runs(struct req *rq, struct web_response *r)
 
 static int page_rigs(struct req *rq, struct web_response *r)
 {
-	return web_rigs(rq->db, &rq->q, rq->arg, r);
+	/* a signed-in operator gets the forms, with the session's CSRF */
+	return web_rigs_forms(rq->db, &rq->q, rq->role == ROLE_OPERATOR &&
+			      rq->csrf[0] ? rq->csrf : NULL, r);
 }
 
 static int page_compare(struct req *rq, struct web_response *r)
@@ -57,35 +54,64 @@ static int page_style(struct req *rq, struct web_response *r)
 	return web_style(rq->db, &rq->q, rq->arg, r);
 }
 
+/* Shorthands for the role column. */
+#define OPEN ROLE_OPEN
+#define READ ROLE_READ
+#define AGENT ROLE_AGENT
+#define SUBMIT ROLE_SUBMITTER
+#define OPER ROLE_OPERATOR
+#define FORM "application/x-www-form-urlencoded"
+#define IMPORT_TYPES "application/json text/plain application/octet-stream"
+
+/* The whole map of klabd: every path it answers, who may call it and, for
+ * posts, the content types it reads (NULL: application/json). */
 static const struct route routes[] = {
-	{ "GET", "/api/health", 1, api_health },
-	{ "POST", "/api/import", 1, api_import },
-	{ "GET", "/api/kernels", 0, api_kernels },
-	{ "POST", "/api/kernels", 1, api_kernel_put },
-	{ "GET", "/api/rigs", 0, api_rigs },
-	{ "POST", "/api/rigs", 1, api_rig_put },
-	{ "POST", "/api/rigs", 0, api_rig_action },
-	{ "GET", "/api/agent", 0, api_agent },
-	{ "POST", "/api/agent", 0, api_agent },
-	{ "POST", "/api/jobs", 1, api_job_add },
-	{ "GET", "/api/jobs", 0, api_jobs },
-	{ "GET", "/api/catalog", 0, api_catalog },
-	{ "POST", "/api/builds", 1, api_build_add },
-	{ "GET", "/api/builds", 0, api_builds },
-	{ "POST", "/api/catalog", 0, api_catalog },
-	{ "GET", "/api/suites", 0, api_suites },
-	{ "POST", "/api/suites", 1, api_suite_put },
-	{ "GET", "/api/runs", 0, api_runs },
-	{ "GET", "/api/metrics", 1, api_metrics },
-	{ "GET", "/api/compare", 1, api_compare },
-	{ "GET", "/api/history", 1, api_history },
-	{ "GET", "/", 1, page_home },
-	{ "GET", "/kernels", 0, page_kernels },
-	{ "GET", "/runs", 0, page_runs },
-	{ "GET", "/rigs", 0, page_rigs },
-	{ "GET", "/compare", 1, page_compare },
-	{ "GET", "/history", 1, page_history },
-	{ "GET", "/style.css", 1, page_style },
+	{ "GET", "/api/health", OPEN, api_health, NULL },
+	{ "POST", "/api/import", SUBMIT, api_import, IMPORT_TYPES },
+	{ "GET", "/api/kernels", READ, api_kernels, NULL },
+	{ "GET", "/api/kernels/**", READ, api_kernels, NULL },
+	{ "POST", "/api/kernels", OPER, api_kernel_put, NULL },
+	{ "GET", "/api/rigs", READ, api_rigs, NULL },
+	{ "GET", "/api/rigs/*", READ, api_rigs, NULL },
+	{ "POST", "/api/rigs", OPER, api_rig_put, NULL },
+	{ "POST", "/api/rigs/*/online", OPER, api_rig_online, NULL },
+	{ "POST", "/api/agent/register", AGENT, api_agent_register, NULL },
+	{ "GET", "/api/agent/next", AGENT, api_agent_next, NULL },
+	{ "POST", "/api/agent/next", AGENT, api_agent_next, NULL },
+	{ "POST", "/api/agent/jobs/*/kexec", AGENT, api_agent_kexec, NULL },
+	{ "POST", "/api/agent/jobs/*/results", AGENT, api_agent_results, NULL },
+	{ "POST", "/api/agent/jobs/*/fail", AGENT, api_agent_fail, NULL },
+	{ "GET", "/api/agent/files/*", AGENT, api_agent_file, NULL },
+	{ "POST", "/api/jobs", SUBMIT, api_job_add, NULL },
+	{ "GET", "/api/jobs", READ, api_jobs, NULL },
+	{ "GET", "/api/jobs/*", READ, api_jobs, NULL },
+	{ "GET", "/api/catalog/available", READ, api_catalog_available, NULL },
+	{ "POST", "/api/catalog/debian", OPER, api_catalog_debian, NULL },
+	{ "POST", "/api/builds", SUBMIT, api_build_add, NULL },
+	{ "GET", "/api/builds", READ, api_builds, NULL },
+	{ "GET", "/api/builds/*", READ, api_build_get, NULL },
+	{ "GET", "/api/builds/*/log", READ, api_build_log, NULL },
+	{ "GET", "/api/suites", READ, api_suites, NULL },
+	{ "POST", "/api/suites", OPER, api_suite_put, NULL },
+	{ "GET", "/api/runs", READ, api_runs, NULL },
+	{ "GET", "/api/runs/*", READ, api_runs, NULL },
+	{ "GET", "/api/runs/*/raw/**", READ, api_run_raw, NULL },
+	{ "GET", "/api/metrics", READ, api_metrics, NULL },
+	{ "GET", "/api/compare", READ, api_compare, NULL },
+	{ "GET", "/api/history", READ, api_history, NULL },
+	{ "GET", "/api/audit", OPER, api_audit, NULL },
+	{ "GET", "/", READ, page_home, NULL },
+	{ "GET", "/kernels", READ, page_kernels, NULL },
+	{ "GET", "/kernels/**", READ, page_kernels, NULL },
+	{ "GET", "/runs", READ, page_runs, NULL },
+	{ "GET", "/runs/*", READ, page_runs, NULL },
+	{ "GET", "/rigs", READ, page_rigs, NULL },
+	{ "POST", "/rigs/*/online", OPER, web_rig_online_post, FORM },
+	{ "GET", "/compare", READ, page_compare, NULL },
+	{ "GET", "/history", READ, page_history, NULL },
+	{ "GET", "/login", OPEN, web_login_form, NULL },
+	{ "POST", "/login", OPEN, web_login_post, FORM },
+	{ "GET", "/style.css", OPEN, page_style, NULL },
 };
 
 int http_status_of(int dbrc)
@@ -146,31 +172,59 @@ struct conn_ctx {
 	size_t seen;
 };
 
-/* Find the route; *arg gets the rest of the path.  405 via *bad_method. */
+/*
+ * Match path against pattern: '*' takes one non-empty segment, a final
+ * '**' the non-empty rest.  The first two captures go to buf (NUL
+ * separated) and *arg, *arg2.  1 on a match.
+ */
+static int route_match(const char *pat, const char *path, char *buf,
+		       size_t len, const char **arg, const char **arg2)
+{
+	const char **cap[2] = { arg, arg2 };
+	size_t used = 0, n;
+	int ncap = 0;
+
+	while (*pat) {
+		if (pat[0] != '*') {
+			if (*pat++ != *path++)
+				return 0;
+			continue;
+		}
+		n = pat[1] == '*' ? strlen(path) : strcspn(path, "/");
+		if (!n || used + n + 1 > len || ncap == 2)
+			return 0;
+		memcpy(buf + used, path, n);
+		buf[used + n] = '\0';
+		*cap[ncap++] = buf + used;
+		used += n + 1;
+		path += n;
+		pat += pat[1] == '*' ? 2 : 1;
+	}
+	return *path == '\0';
+}
+
+/* Find the route for method and path.  405 via *bad_method. */
 static const struct route *route_find(const char *method, const char *path,
-				      const char **arg, int *bad_method)
+				      char *buf, size_t len, const char **arg,
+				      const char **arg2, int *bad_method)
 {
 	size_t i;
 
 	*bad_method = 0;
 	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		const struct route *rt = &routes[i];
-		size_t pl = strlen(rt->prefix);
-		const char *rest;
 
-		if (strncmp(path, rt->prefix, pl))
-			continue;
-		rest = path + pl;
-		if (rt->exact ? *rest != '\0' : (*rest && *rest != '/'))
+		*arg = *arg2 = "";
+		if (!route_match(rt->pattern, path, buf, len, arg, arg2))
 			continue;
 		if (strcmp(method, rt->method) &&
 		    !(strcmp(method, "HEAD") == 0 && !strcmp(rt->method, "GET"))) {
 			*bad_method = 1;
 			continue;
 		}
-		*arg = *rest == '/' ? rest + 1 : rest;
 		return rt;
 	}
+	*arg = *arg2 = "";
 	return NULL;
 }
 
@@ -181,24 +235,38 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind,
 	return MHD_YES;
 }
 
+/* Queue r: its body, or the file r->fd (handed over to libmicrohttpd). */
 static enum MHD_Result send_response(struct MHD_Connection *conn,
 				     struct web_response *r)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 	size_t len;
-	char *body = sb_detach(&r->body, &len);
+	char *body;
 
-	resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(body);
-		return MHD_NO;
+	if (r->fd >= 0) {
+		resp = MHD_create_response_from_fd(r->fd_size, r->fd);
+		if (!resp)
+			return MHD_NO;	/* r->fd closed by the release */
+		r->fd = -1;
+	} else {
+		body = sb_detach(&r->body, &len);
+		resp = MHD_create_response_from_buffer(len, body,
+						       MHD_RESPMEM_MUST_FREE);
+		if (!resp) {
+			free(body);
+			return MHD_NO;
+		}
 	}
 	MHD_add_response_header(resp, "Content-Type", r->content_type ?
 				r->content_type : "text/plain; charset=utf-8");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	/* no page of ours in another site's frame: no clickjacked forms */
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
 	if (r->location[0])
 		MHD_add_response_header(resp, "Location", r->location);
+	if (r->cookie[0])
+		MHD_add_response_header(resp, "Set-Cookie", r->cookie);
 	ret = MHD_queue_response(conn, (unsigned)r->status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -229,12 +297,14 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 		     struct conn_ctx *ctx, struct web_response *r)
 {
 	const struct route *rt;
+	const char *sid;
 	struct req rq;
-	char ct[128], err[256];
+	char ct[128], err[256], args[1024];
 	int bad_method;
 
 	memset(&rq, 0, sizeof(rq));
-	rt = route_find(method, url, &rq.arg, &bad_method);
+	rt = route_find(method, url, args, sizeof(args), &rq.arg, &rq.arg2,
+			&bad_method);
 	if (!rt) {
 		web_error_json(r, bad_method ? 405 : 404, bad_method ?
 			       "method not allowed" : "no such page");
@@ -257,6 +327,11 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 	rq.content_type = ct;
 	rq.auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					      "Authorization");
+	rq.fetch_site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						    "Sec-Fetch-Site");
+	sid = MHD_lookup_connection_value(conn, MHD_COOKIE_KIND,
+					  "klab_session");
+	snprintf(rq.session, sizeof(rq.session), "%s", sid ? sid : "");
 	query_init(&rq.q);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg,
 				  &rq.q);
@@ -265,53 +340,10 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 	rq.db = klabd_db_get(d, err, sizeof(err));
 	if (!rq.db)
 		web_error_json(r, 500, err);
-	else
+	else if (!auth_request(&rq, rt, r))
 		rt->fn(&rq, r);
 	klabd_db_put(d, rq.db);
 	query_release(&rq.q);
-}
-
-/* GET /api/agent/files/SHA256: kernels and images, streamed from disk. */
-static enum MHD_Result send_file(struct klabd *d, struct MHD_Connection *conn,
-				 const char *sha)
-{
-	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						       "Authorization");
-	struct web_response r;
-	struct MHD_Response *resp;
-	const char *path = catalog_file_path(d, sha);
-	enum MHD_Result ret;
-	struct stat st;
-	int fd = -1, bad = 0;
-
-	web_response_init(&r);
-	if (!auth || strncmp(auth, "Bearer ", 7) ||
-	    !rigmgr_by_token(d, auth + 7))
-		bad = web_error_json(&r, 401, "unknown or missing rig token");
-	else if (d->fault_downloads > 0 &&
-		 __atomic_fetch_sub(&d->fault_downloads, 1, __ATOMIC_SEQ_CST) > 0)
-		bad = web_error_json(&r, 503, "download refused "
-				     "(fault_downloads is set)");
-	else if (!path || (fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st))
-		bad = web_error_json(&r, 404, "no such file");
-	if (bad) {
-		if (fd >= 0)
-			close(fd);
-		ret = send_response(conn, &r);
-		web_response_release(&r);
-		return ret;
-	}
-	web_response_release(&r);
-	resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
-	if (!resp) {
-		close(fd);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, "Content-Type",
-				"application/octet-stream");
-	ret = MHD_queue_response(conn, 200, resp);
-	MHD_destroy_response(resp);
-	return ret;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
@@ -350,8 +382,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (!strncmp(url, "/api/agent/files/", 17) && !strcmp(method, "GET"))
-		return send_file(d, conn, url + 17);
 	web_response_init(&r);
 	dispatch(d, conn, url, method, ctx, &r);
 	if (!strcmp(method, "HEAD"))

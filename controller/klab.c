@@ -11,19 +11,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/config.h"
+#include "lib/http_client.h"
 #include "lib/strbuf.h"
 
 enum { EX_OK = 0, EX_SERVER = 1, EX_USAGE = 2, EX_CONNECT = 3,
        EX_WORSE = 4 };
 
 static const char *base_url = "http://127.0.0.1:8080";
+static char *token;	/* Bearer token for every request, or NULL */
 
 static void usage(FILE *f)
 {
-	fputs("usage: klab [--url URL] COMMAND [ARGS]\n"
+	fputs("usage: klab [--url URL] [--token TOKEN] COMMAND [ARGS]\n"
 	      "\n"
 	      "  import FILE [--kernel ID] [--rig R] [--suite S] [--format F]\n"
 	      "        import tiobench / dbench / read-latency text, fio json or\n"
@@ -46,9 +49,12 @@ static void usage(FILE *f)
 	      "        build a kernel (BASE: debian-6.1, debian-6.12,\n"
 	      "        git:PATH@COMMIT); it joins the catalog when built\n"
 	      "  builds | build show ID | build log ID\n"
+	      "  audit [--limit N]                who did what (operators)\n"
 	      "  health                           is klabd up\n"
 	      "\n"
 	      "The URL defaults to $KLAB_URL, else http://127.0.0.1:8080.\n"
+	      "The token (klabd token add) comes from --token, $KLAB_TOKEN\n"
+	      "or ~/.config/klab/token.\n"
 	      "Exit: 0 ok, 1 refused by klabd, 2 usage, 3 unreachable,\n"
 	      "4 regression found (compare --fail-on-worse).\n", f);
 }
@@ -58,53 +64,64 @@ struct http_result {
 	struct strbuf body;
 };
 
-static size_t on_data(char *p, size_t sz, size_t n, void *cls)
-{
-	sb_add(cls, p, sz * n);
-	return sz * n;
-}
-
 /* GET (body NULL) or POST; returns EX_OK, EX_CONNECT. */
 static int http_do(const char *path, const struct strbuf *query,
 		   const char *body, size_t len, const char *ctype,
 		   struct http_result *res)
 {
-	struct curl_slist *hdrs = NULL;
 	struct strbuf url = STRBUF_INIT;
-	char hdr[128];
-	CURLcode cc;
-	CURL *c;
+	struct http_request rq;
+	char err[256];
+	int rc;
 
 	sb_init(&url);
 	sb_addf(&url, "%s%s%s%s", base_url, path, query && query->len ? "?" :
 		"", query && query->len ? query->buf : "");
 	sb_init(&res->body);
-	res->status = 0;
-	c = curl_easy_init();
-	if (!c)
-		return EX_CONNECT;
-	curl_easy_setopt(c, CURLOPT_URL, url.buf);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &res->body);
-	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
-	if (body) {
-		snprintf(hdr, sizeof(hdr), "Content-Type: %s", ctype);
-		hdrs = curl_slist_append(hdrs, hdr);
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-				 (curl_off_t)len);
-	}
-	cc = curl_easy_perform(c);
-	if (cc == CURLE_OK)
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
-	else
+	memset(&rq, 0, sizeof(rq));
+	rq.url = url.buf;
+	rq.method = body ? "POST" : "GET";
+	rq.token = token;
+	rq.body = body;
+	rq.body_len = len;
+	rq.content_type = ctype;
+	rq.no_proxy = 1;
+	rc = http_request_perform(&rq, &res->body, &res->status, err,
+				  sizeof(err));
+	if (rc)
 		fprintf(stderr, "klab: cannot reach klabd at %s: %s\n",
-			base_url, curl_easy_strerror(cc));
-	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
+			base_url, err);
 	sb_release(&url);
-	return cc == CURLE_OK ? EX_OK : EX_CONNECT;
+	return rc ? EX_CONNECT : EX_OK;
+}
+
+/* The token: --token, else $KLAB_TOKEN, else the first line of
+ * $XDG_CONFIG_HOME/klab/token (~/.config/klab/token).  NULL if none. */
+static char *token_load(const char *opt)
+{
+	const char *env = getenv("KLAB_TOKEN"), *dir = getenv(
+		"XDG_CONFIG_HOME"), *home = getenv("HOME");
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	char *tok = NULL;
+
+	if (opt)
+		return strdup(opt);
+	if (env && *env)
+		return strdup(env);
+	sb_init(&path);
+	sb_init(&text);
+	if (dir && *dir)
+		sb_addf(&path, "%s/klab/token", dir);
+	else if (home && *home)
+		sb_addf(&path, "%s/.config/klab/token", home);
+	if (path.len && !sb_read_file(&text, path.buf)) {
+		text.buf[strcspn(text.buf, "\r\n")] = '\0';
+		if (*text.buf)
+			tok = strdup(text.buf);
+	}
+	sb_release(&path);
+	sb_release(&text);
+	return tok;
 }
 
 /* Print the server's error message; returns EX_SERVER. */
@@ -626,6 +643,44 @@ static int cmd_build(struct args *a)
 	return rc;
 }
 
+/* klab audit [--limit N]: one line per row, newest first. */
+static int cmd_audit(struct args *a)
+{
+	struct strbuf q = STRBUF_INIT;
+	struct http_result res;
+	json_t *doc, *row;
+	size_t i;
+	int rc;
+
+	sb_init(&q);
+	qadd(&q, "limit", a->limit);
+	rc = http_do("/api/audit", &q, NULL, 0, NULL, &res);
+	sb_release(&q);
+	if (rc == EX_OK && res.status != 200)
+		rc = server_error(&res);
+	if (rc != EX_OK)
+		goto out;
+	doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+	json_array_foreach(json_object_get(doc, "audit"), i, row) {
+		time_t t = (time_t)json_integer_value(json_object_get(row,
+								      "at"));
+		char when[32];
+
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
+			 gmtime(&t));
+		printf("%s  %-16s %-10s %-12s %s  %s\n", when,
+		       json_string_value(json_object_get(row, "who")),
+		       json_string_value(json_object_get(row, "role")),
+		       json_string_value(json_object_get(row, "action")),
+		       json_string_value(json_object_get(row, "subject")),
+		       json_string_value(json_object_get(row, "detail")));
+	}
+	json_decref(doc);
+out:
+	sb_release(&res.body);
+	return rc;
+}
+
 static int cmd_health(void)
 {
 	struct http_result res;
@@ -639,18 +694,31 @@ static int cmd_health(void)
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* --url URL and --token TOKEN before the command; the index after them. */
+static int global_options(int argc, char **argv, const char **opt_token)
 {
-	const char *cmd;
-	struct args a;
-	int i = 1, rc;
+	int i = 1;
 
 	if (getenv("KLAB_URL") && *getenv("KLAB_URL"))
 		base_url = getenv("KLAB_URL");
-	if (i + 1 < argc && !strcmp(argv[i], "--url")) {
-		base_url = argv[i + 1];
+	while (i + 1 < argc && (!strcmp(argv[i], "--url") ||
+				!strcmp(argv[i], "--token"))) {
+		if (!strcmp(argv[i], "--url"))
+			base_url = argv[i + 1];
+		else
+			*opt_token = argv[i + 1];
 		i += 2;
 	}
+	return i;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd, *opt_token = NULL;
+	struct args a;
+	int i, rc;
+
+	i = global_options(argc, argv, &opt_token);
 	if (i >= argc) {
 		usage(stderr);
 		return EX_USAGE;
@@ -664,6 +732,7 @@ int main(int argc, char **argv)
 	if (parse_cmd_args(argc - i, argv + i, &a))
 		return EX_USAGE;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
+	token = token_load(opt_token);
 	if (!strcmp(cmd, "import"))
 		rc = cmd_import(&a);
 	else if (!strcmp(cmd, "compare"))
@@ -686,6 +755,8 @@ int main(int argc, char **argv)
 		rc = cmd_build(&a);
 	else if (!strcmp(cmd, "builds"))
 		rc = get_print("/api/builds", NULL);
+	else if (!strcmp(cmd, "audit"))
+		rc = cmd_audit(&a);
 	else if (!strcmp(cmd, "health"))
 		rc = cmd_health();
 	else {
@@ -694,5 +765,6 @@ int main(int argc, char **argv)
 		rc = EX_USAGE;
 	}
 	curl_global_cleanup();
+	free(token);
 	return rc;
 }

@@ -6,19 +6,25 @@
  *
  *   klabd [--config FILE] [--listen HOST:PORT] [--db PATH]
  *         [--max-upload SIZE] [--data-dir DIR] [--port-file FILE]
+ *   klabd token add NAME --role submitter|operator | token list |
+ *         token revoke NAME   [--db PATH] [--config FILE]
  */
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "build.h"
 #include "catalog.h"
+#include "db/tokens.h"
 #include "klabd.h"
 #include "rig.h"
 
@@ -37,7 +43,12 @@ static void usage(FILE *f)
 	      "listening\n"
 	      "  -B, --rig-bin DIR      agent and workloads for rig images "
 	      "(default: klabd's dir)\n"
-	      "  -h, --help             this help\n", f);
+	      "  -h, --help             this help\n"
+	      "\n"
+	      "usage: klabd token add NAME --role submitter|operator\n"
+	      "       klabd token list | klabd token revoke NAME\n"
+	      "  (with --db PATH or --config FILE: the server's database)\n",
+	      f);
 }
 
 static int set_listen(struct klabd *d, const char *s, char *err,
@@ -63,6 +74,44 @@ static void set_str(char **field, const char *v)
 	*field = strdup(v);
 }
 
+/* A rig's "token =" must not be empty: an empty bearer would match it. */
+static int check_rig_tokens(const struct config *cfg, char *err,
+			    size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n; i++) {
+		const struct config_entry *e = &cfg->v[i];
+
+		if (strncmp(e->section, "rig ", 4) || strcmp(e->key, "token") ||
+		    *e->value)
+			continue;
+		snprintf(err, errlen, "%s:%d: [%s] token is empty: remove the "
+			 "line (klabd then draws one) or set a secret",
+			 cfg->path, e->line, e->section);
+		return -1;
+	}
+	return 0;
+}
+
+/* read_access, job_cmdline_allow and the rigs' tokens. */
+static int apply_auth_config(struct klabd *d, char *err, size_t errlen)
+{
+	const char *v;
+
+	if ((v = config_get(&d->cfg, "", "job_cmdline_allow")))
+		set_str(&d->cmdline_allow, v);
+	if ((v = config_get(&d->cfg, "", "read_access"))) {
+		if (strcmp(v, "open") && strcmp(v, "token")) {
+			snprintf(err, errlen, "%s: read_access: expected "
+				 "'open' or 'token', got '%s'", d->cfg.path, v);
+			return -1;
+		}
+		d->read_token = !strcmp(v, "token");
+	}
+	return check_rig_tokens(&d->cfg, err, errlen);
+}
+
 /* Settings from the config file; the command line overrides them. */
 static int apply_config(struct klabd *d, char *err, size_t errlen)
 {
@@ -78,6 +127,8 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 		set_str(&d->data_dir, v);
 	if ((v = config_get(&d->cfg, "", "public_url")))
 		set_str(&d->public_url, v);
+	if (apply_auth_config(d, err, errlen))
+		return -1;
 	if ((v = config_get(&d->cfg, "", "top_dir")))
 		set_str(&d->top_dir, v);
 	if ((v = config_get(&d->cfg, "", "rig_bin_dir")))
@@ -238,6 +289,8 @@ static void klabd_release(struct klabd *d)
 	free(d->data_dir);
 	free(d->top_dir);
 	free(d->public_url);
+	free(d->cmdline_allow);
+	auth_destroy(d->auth);
 	free(d->rig_bin_dir);
 	free(d->build_cache);
 	free(d->build_fragment);
@@ -250,18 +303,180 @@ static void klabd_release(struct klabd *d)
 	pthread_mutex_destroy(&d->cat_lock);
 }
 
+/* The database holds token hashes and results: owner only, with the
+ * WAL files sqlite creates beside it. */
+static void db_path_private(const char *path)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char p[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		if (chmod(p, 0600) && errno != ENOENT)
+			fprintf(stderr, "klabd: cannot chmod '%s': %s\n", p,
+				strerror(errno));
+	}
+}
+
+/* Who runs `klabd token` on this host, for the audit log. */
+static const char *local_user(char *buf, size_t len)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	if (pw)
+		snprintf(buf, len, "local:%s", pw->pw_name);
+	else
+		snprintf(buf, len, "local:uid %u", (unsigned)getuid());
+	return buf;
+}
+
+static int token_add(struct db *db, const char *name, const char *role)
+{
+	char secret[AUTH_HEX_LEN + 1], hash[AUTH_HEX_LEN + 1], err[300] = "";
+	char who[128];
+
+	if (auth_random_hex(secret, AUTH_TOKEN_BYTES)) {
+		fprintf(stderr, "klabd: cannot draw a token: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	auth_hash_hex(secret, hash);
+	if (db_token_add(db, name, role, hash, err, sizeof(err))) {
+		fprintf(stderr, "klabd: %s\n", err);
+		return 1;
+	}
+	db_audit_add(db, local_user(who, sizeof(who)), "operator",
+		     "token add", name, role);
+	/* the only time the secret is shown */
+	printf("%s\n", secret);
+	return 0;
+}
+
+static int token_list(struct db *db)
+{
+	struct db_token *v = NULL;
+	size_t n = 0, i;
+	char when[32];
+
+	if (db_token_list(db, &v, &n)) {
+		fprintf(stderr, "klabd: cannot list tokens\n");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		time_t t = (time_t)v[i].created;
+
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime(&t));
+		printf("%-24s %-10s %s\n", v[i].name, v[i].role, when);
+	}
+	db_tokens_free(v, n);
+	return 0;
+}
+
+static int token_revoke(struct db *db, const char *name)
+{
+	int rc = db_token_revoke(db, name);
+	char who[128];
+
+	if (rc == DB_NOTFOUND)
+		fprintf(stderr, "klabd: no token named '%s'\n", name);
+	else if (rc)
+		fprintf(stderr, "klabd: cannot revoke token '%s'\n", name);
+	else
+		db_audit_add(db, local_user(who, sizeof(who)), "operator",
+			     "token revoke", name, "");
+	return rc ? 1 : 0;
+}
+
+/* klabd token add NAME --role R | list | revoke NAME, on the database of
+ * --db or of --config's "db =", without starting the server. */
+static int token_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "role", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dbpath = NULL, *cfgpath = NULL, *role = NULL, *v;
+	struct config cfg;
+	char err[512] = "";
+	struct db *db = NULL;
+	int c, rc = 2;
+
+	config_init(&cfg);
+	while ((c = getopt_long(argc, argv, "d:c:r:", opts, NULL)) != -1) {
+		if (c == 'd') dbpath = optarg;
+		else if (c == 'c') cfgpath = optarg;
+		else if (c == 'r') role = optarg;
+		else goto out_usage;
+	}
+	argc -= optind;
+	argv += optind;
+	if (cfgpath && config_load(&cfg, cfgpath, err, sizeof(err)))
+		goto out_err;
+	if (!dbpath)
+		dbpath = (v = config_get(&cfg, "", "db")) ? v : "klab.db";
+	if (argc < 1 || (!strcmp(argv[0], "list") ? argc != 1 : argc != 2))
+		goto out_usage;
+	if (!strcmp(argv[0], "add") && auth_role_parse(role) < 0) {
+		snprintf(err, sizeof(err), "invalid role '%s': expected "
+			 "'submitter' or 'operator'", role ? role : "");
+		goto out_err;
+	}
+	db = db_open(dbpath, err, sizeof(err));
+	if (!db)
+		goto out_err;
+	db_path_private(dbpath);
+	if (!strcmp(argv[0], "add"))
+		rc = token_add(db, argv[1], role);
+	else if (!strcmp(argv[0], "list"))
+		rc = token_list(db);
+	else if (!strcmp(argv[0], "revoke"))
+		rc = token_revoke(db, argv[1]);
+	else
+		goto out_usage;
+	goto out;
+out_usage:
+	usage(stderr);
+	rc = 2;
+	goto out;
+out_err:
+	fprintf(stderr, "klabd: %s\n", err);
+	rc = 1;
+out:
+	db_close(db);
+	config_release(&cfg);
+	return rc;
+}
+
+/* Open the database once up front (migrations run here, errors show at
+ * start), keep it private, and draw the session keys. */
+static int open_state(struct klabd *d, char *err, size_t errlen)
+{
+	struct db *db = db_open(d->db_path, err, errlen);
+
+	if (!db)
+		return -1;
+	klabd_db_put(d, db);
+	db_path_private(d->db_path);
+	d->auth = auth_create(err, errlen);
+	return d->auth ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct klabd d;
 	const char *port_file = NULL;
 	char err[512] = "";
 	sigset_t set;
-	struct db *db;
 	int sig = 0, rc = 1;
 
 	/* a thread per connection: without a cap glibc gives each its own
 	 * arena and keeps the memory after a burst of clients */
 	mallopt(M_ARENA_MAX, 2);
+	if (argc > 1 && !strcmp(argv[1], "token"))
+		return token_main(argc - 1, argv + 1);
 	memset(&d, 0, sizeof(d));
 	pthread_mutex_init(&d.pool_lock, NULL);
 	pthread_mutex_init(&d.cat_lock, NULL);
@@ -274,11 +489,8 @@ int main(int argc, char **argv)
 	d.max_builds = 1;
 	if (parse_args(&d, argc, argv, &port_file, err, sizeof(err)))
 		goto out_usage;
-	/* open once up front: migrations run here, errors show at start */
-	db = db_open(d.db_path, err, sizeof(err));
-	if (!db)
+	if (open_state(&d, err, sizeof(err)))
 		goto out_usage;
-	klabd_db_put(&d, db);
 	/* signals go to sigwait below, never to the server threads */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);

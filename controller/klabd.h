@@ -27,6 +27,9 @@ struct klabd {
 	char *top_dir;		/* klab's source/install tree (suites, scripts) */
 	char *rig_bin_dir;	/* agent + workloads put into rig images */
 	char *public_url;	/* how agents reach us, for the rig cmdline */
+	struct auth *auth;	/* sessions and the CSRF key (auth.c) */
+	int read_token;		/* read_access = token: GETs need a token */
+	char *cmdline_allow;	/* job_cmdline_allow, NULL: the default */
 	int fault_downloads;	/* testing: refuse this many agent downloads */
 	struct config cfg;
 	struct MHD_Daemon *mhd;
@@ -62,25 +65,43 @@ struct klabd {
 	size_t nfiles;
 };
 
+struct rig;
+
 struct req {
 	struct klabd *d;
 	const char *method;
 	const char *path;
-	const char *arg;	/* path after the route prefix, "" if none */
+	const char *arg;	/* the path's first '*' segment, "" if none */
+	const char *arg2;	/* its second, "" if none */
 	struct query q;		/* URL query, plus a form body when posted */
 	const char *body;
 	size_t body_len;
 	const char *content_type;	/* without parameters, "" if none */
 	const char *auth;	/* Authorization header or NULL */
+	const char *fetch_site;	/* Sec-Fetch-Site header or NULL */
 	struct db *db;
 	void *conn;		/* struct MHD_Connection */
+	/* who is asking, filled by auth_request() before the handler runs */
+	char who[216];		/* token name, "rig:NAME", "" when anonymous */
+	int role;		/* enum auth_role of the caller */
+	struct rig *rig;	/* the agent's rig on ROLE_AGENT routes */
+	char session[72];	/* session id from the cookie, "" if none */
+	char csrf[72];		/* the session's CSRF token, "" if none */
 };
 
+/*
+ * One row per route: the method, the path pattern ('*' matches one path
+ * segment, a final '**' the rest of the path), who may call it (enum
+ * auth_role) and, for POSTs, the content types it accepts (space-separated;
+ * NULL means "application/json"; "application/x-www-form-urlencoded" marks
+ * a web form, authorised by a session cookie and a CSRF field).
+ */
 struct route {
 	const char *method;	/* "GET" also serves HEAD */
-	const char *prefix;
-	int exact;		/* 1: path must equal prefix */
+	const char *pattern;
+	int role;
 	int (*fn)(struct req *rq, struct web_response *r);
+	const char *types;
 };
 
 /* http.c */
@@ -104,13 +125,31 @@ int api_compare(struct req *rq, struct web_response *r);
 int api_history(struct req *rq, struct web_response *r);
 
 /* api_agent.c, api_jobs.c: the lab */
-int api_agent(struct req *rq, struct web_response *r);
+int api_agent_register(struct req *rq, struct web_response *r);
+int api_agent_next(struct req *rq, struct web_response *r);
+int api_agent_kexec(struct req *rq, struct web_response *r);
+int api_agent_results(struct req *rq, struct web_response *r);
+int api_agent_fail(struct req *rq, struct web_response *r);
+int api_agent_file(struct req *rq, struct web_response *r);
 int api_job_add(struct req *rq, struct web_response *r);
 int api_jobs(struct req *rq, struct web_response *r);
-int api_rig_action(struct req *rq, struct web_response *r);
-int api_catalog(struct req *rq, struct web_response *r);
+int api_rig_online(struct req *rq, struct web_response *r);
+/* Bring the rig named by rq->arg online and audit it (via says how); the
+ * rig, or NULL with a 404 in r. */
+struct rig *api_rig_bring_online(struct req *rq, struct web_response *r,
+				 const char *via);
+int api_catalog_available(struct req *rq, struct web_response *r);
+int api_catalog_debian(struct req *rq, struct web_response *r);
 int api_build_add(struct req *rq, struct web_response *r);
 int api_builds(struct req *rq, struct web_response *r);
+int api_build_get(struct req *rq, struct web_response *r);
+int api_build_log(struct req *rq, struct web_response *r);
+int api_run_raw(struct req *rq, struct web_response *r);
+/* auth.c: the audit log and the login form */
+int api_audit(struct req *rq, struct web_response *r);
+int web_login_form(struct req *rq, struct web_response *r);
+int web_login_post(struct req *rq, struct web_response *r);
+int web_rig_online_post(struct req *rq, struct web_response *r);
 
 /* api_util.c: answer with a JSON document (takes the reference); parse
  * the request body as a JSON object or answer 400 (415 when strict and

@@ -54,6 +54,7 @@ struct rig {
 	struct klabd *d;
 	char *name, *kind, *profile;
 	char *token;
+	char token_hash[65];	/* hex SHA-256: what is stored, compared */
 	char *base_kernel;	/* catalog ident booted cold */
 	char *dir;		/* data_dir/rigs/NAME */
 	char console[512];	/* console log of the current boot */

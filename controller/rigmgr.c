@@ -14,6 +14,7 @@
 
 #include "db/jobs.h"
 #include "klabd.h"
+#include "auth.h"
 #include "rig.h"
 
 #define CONSOLE_TAIL (64 * 1024)
@@ -393,14 +394,20 @@ struct rig *rigmgr_find(struct klabd *d, const char *name)
 	return NULL;
 }
 
+/* Every rig's hash is compared, in constant time (auth_hex_equal). */
 struct rig *rigmgr_by_token(struct klabd *d, const char *token)
 {
+	struct rig *found = NULL;
+	char h[65];
 	size_t i;
 
-	for (i = 0; token && i < d->nrigs; i++)
-		if (!strcmp(d->rigs[i]->token, token))
-			return d->rigs[i];
-	return NULL;
+	if (!token || !*token)
+		return NULL;
+	auth_hash_hex(token, h);
+	for (i = 0; i < d->nrigs; i++)
+		if (auth_hex_equal(d->rigs[i]->token_hash, h) && !found)
+			found = d->rigs[i];
+	return found;
 }
 
 static void random_token(char *buf, size_t len)
@@ -472,6 +479,7 @@ static struct rig *rig_from_config(struct klabd *d, const char *sec,
 	g->disks = manydisk ? 64 : 1;
 	random_token(tok, sizeof(tok));
 	g->token = strdup(cfg_str(d, sec, "token", tok));
+	auth_hash_hex(g->token, g->token_hash);
 	g->base_kernel = strdup(cfg_str(d, sec, "base_kernel", ""));
 	g->power_cmd = strdup(cfg_str(d, sec, "power_cycle", ""));
 	g->console_cmd = strdup(cfg_str(d, sec, "console", ""));
@@ -532,7 +540,7 @@ static int rig_register(struct klabd *d, struct db *db, struct rig *g,
 	r.memory_mb = g->memory_mb;
 	r.state = (char *)rig_state_name(g->state);
 	if (db_rig_put(db, &r, err, errlen) ||
-	    db_rig_set_token(db, g->name, g->token)) {
+	    db_rig_set_token(db, g->name, g->token_hash)) {
 		if (!err[0])
 			snprintf(err, errlen, "cannot record rig '%s'", g->name);
 		return -1;

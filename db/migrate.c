@@ -139,6 +139,24 @@ static const char *const migrations[] = {
 	"  created INTEGER NOT NULL,"
 	"  finished INTEGER);"
 	"CREATE INDEX builds_state ON builds(state, id);",
+	/* 5 on merge (4 is the imports' migration): user tokens kept as
+	 * hashes, the audit log, and rig tokens no longer kept in clear
+	 * (klabd stores their hashes again at start). */
+	"CREATE TABLE tokens ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  role TEXT NOT NULL CHECK (role IN ('submitter', 'operator')),"
+	"  hash TEXT NOT NULL UNIQUE,"
+	"  created INTEGER NOT NULL);"
+	"CREATE TABLE audit ("
+	"  id INTEGER PRIMARY KEY,"
+	"  at INTEGER NOT NULL,"
+	"  who TEXT NOT NULL,"
+	"  role TEXT NOT NULL DEFAULT '',"
+	"  action TEXT NOT NULL,"
+	"  subject TEXT NOT NULL DEFAULT '',"
+	"  detail TEXT NOT NULL DEFAULT '');"
+	"UPDATE rigs SET token = NULL;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sha256: the SHA-256 hash (FIPS 180-4), our own small implementation so
- * that klab-agent can check the kernels and initramfs images it downloads
- * without linking a crypto library.  Streaming: init, update any number of
- * times, final.  Not constant-time; only used to check integrity.
+ * sha256: the SHA-256 hash through OpenSSL's EVP interface (libcrypto is
+ * linked anyway, through libcurl).  Streaming: init, update any number of
+ * times, final; final releases what init took, so every init must be
+ * followed by a final.  Used to check downloads and to store secrets as
+ * hashes (compare those with CRYPTO_memcmp, never strcmp).
  */
 #ifndef KLAB_SHA256_H
 #define KLAB_SHA256_H
@@ -15,12 +16,10 @@
 #define SHA256_HEX_LEN 64	/* without the NUL */
 
 struct sha256 {
-	uint32_t h[8];
-	uint64_t len;		/* bytes hashed so far */
-	unsigned char block[64];
-	size_t fill;		/* bytes waiting in block */
+	void *md;		/* EVP_MD_CTX, NULL after final */
 };
 
+/* Aborts when out of memory. */
 void sha256_init(struct sha256 *ctx);
 void sha256_update(struct sha256 *ctx, const void *data, size_t len);
 /* Write the digest; ctx must be re-initialised before it is used again. */

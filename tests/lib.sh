@@ -18,9 +18,22 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }
 ok() { echo "ok: $*"; }
 
-# start_klabd [extra klabd args...]: sets PORT, URL, KLAB_URL, KLABD_PID
+# make_token NAME ROLE: a new token in the test's database, printed once
+make_token() {
+	"$KLAB_BIN/klabd" token add "$1" --role "$2" --db "$TMP/klab.db"
+}
+
+# start_klabd [extra klabd args...]: sets PORT, URL, KLAB_URL, KLABD_PID,
+# and KLAB_TOKEN (an operator token made before the first start, which
+# klab and the http helper send)
 start_klabd() {
 	rm -f "$TMP/port"
+	if [ ! -s "$TMP/operator.token" ]; then
+		make_token test-operator operator >"$TMP/operator.token" ||
+			fail "cannot make the operator token"
+	fi
+	KLAB_TOKEN=$(cat "$TMP/operator.token")
+	export KLAB_TOKEN
 	"$KLAB_BIN/klabd" --listen "${KLABD_LISTEN:-127.0.0.1:0}" --db "$TMP/klab.db" \
 		--data-dir "$TMP/data" --port-file "$TMP/port" "$@" \
 		>>"$TMP/klabd.log" 2>&1 &
@@ -49,9 +62,16 @@ stop_klabd() {
 
 klab() { "$KLAB_BIN/klab" "$@"; }
 
-# http METHOD PATH [curl args...]: prints body, sets STATUS
+# http METHOD PATH [curl args...]: prints body, sets STATUS.  Sends
+# $KLAB_TOKEN unless the arguments carry their own Authorization header
+# or HTTP_NOAUTH is set.
 http() {
 	m=$1; p=$2; shift 2
+	case "$*" in
+	*Authorization:*) set -- "$@" ;;
+	*) [ -n "${KLAB_TOKEN:-}" ] && [ -z "${HTTP_NOAUTH:-}" ] &&
+		set -- "$@" -H "Authorization: Bearer $KLAB_TOKEN" ;;
+	esac
 	STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -X "$m" "$URL$p" "$@")
 	cat "$TMP/body"
 }

@@ -14,6 +14,8 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not inst
 cat >"$TMP/klabd.conf" <<CONF
 # every agent download is refused 15 times: 3 attempts x 5 tries
 fault_downloads = 15
+# job 2 provokes a kernel failure through the command line
+job_cmdline_allow = elevator= quiet rdinit= panic=
 [rig scsi0]
 kind = qemu
 profile = scsi

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "format.h"
 
@@ -62,6 +63,9 @@ void web_response_init(struct web_response *r)
 	r->content_type = CT_HTML;
 	sb_init(&r->body);
 	r->location[0] = '\0';
+	r->cookie[0] = '\0';
+	r->fd = -1;
+	r->fd_size = 0;
 }
 
 void web_response_release(struct web_response *r)
@@ -69,6 +73,9 @@ void web_response_release(struct web_response *r)
 	if (!r)
 		return;
 	sb_release(&r->body);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
 }
 
 void page_begin(struct strbuf *sb, const char *title, const char *active)

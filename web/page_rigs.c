@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * /rigs: the machines results come from, with kind, profile, disks, CPUs,
- * memory and their current state.
+ * memory and their current state.  A signed-in operator also gets a
+ * "bring online" button for each offline rig: a form that posts to
+ * /rigs/NAME/online with the session's CSRF token (checked by klabd
+ * before the post is acted on).  And /login, where a browser signs in.
  */
+#include <string.h>
+
 #include "page.h"
 
 static json_t *rig_json(const struct db_rig *g)
@@ -17,7 +22,20 @@ static json_t *rig_json(const struct db_rig *g)
 			 "created", (json_int_t)g->created);
 }
 
-static void rig_row(struct strbuf *sb, const struct db_rig *g)
+static void rig_online_form(struct strbuf *sb, const struct db_rig *g,
+			    const char *csrf)
+{
+	sb_adds(sb, " <form class=\"inline\" method=\"post\" action=\"/rigs/");
+	sb_add_urlenc(sb, g->name);
+	sb_adds(sb, "/online\"><input type=\"hidden\" name=\"csrf\" value=\"");
+	sb_add_html(sb, csrf);
+	sb_adds(sb, "\"><button type=\"submit\" name=\"online\" value=\"");
+	sb_add_html(sb, g->name);
+	sb_adds(sb, "\">bring online</button></form>");
+}
+
+static void rig_row(struct strbuf *sb, const struct db_rig *g,
+		    const char *csrf)
 {
 	sb_adds(sb, "<tr><td>");
 	sb_add_html(sb, g->name);
@@ -29,6 +47,8 @@ static void rig_row(struct strbuf *sb, const struct db_rig *g)
 		"<td class=\"num\">%d</td><td>", g->disks, g->cpus,
 		g->memory_mb);
 	sb_add_html(sb, g->state);
+	if (csrf && !strcmp(g->state, "offline"))
+		rig_online_form(sb, g, csrf);
 	sb_adds(sb, "</td><td><a href=\"/runs?rig=");
 	sb_add_urlenc(sb, g->name);
 	sb_adds(sb, "\">runs</a></td></tr>\n");
@@ -36,6 +56,12 @@ static void rig_row(struct strbuf *sb, const struct db_rig *g)
 
 int web_rigs(struct db *db, struct query *q, const char *arg,
 	     struct web_response *r)
+{
+	return web_rigs_forms(db, q, NULL, r);
+}
+
+int web_rigs_forms(struct db *db, struct query *q, const char *csrf,
+		   struct web_response *r)
 {
 	enum page_format f;
 	struct db_rig *v = NULL;
@@ -62,11 +88,39 @@ int web_rigs(struct db *db, struct query *q, const char *arg,
 		"<th>CPUs</th><th>memory MB</th><th>state</th><th></th></tr>"
 		"</thead>\n<tbody>\n");
 	for (i = 0; i < n; i++)
-		rig_row(&r->body, &v[i]);
+		rig_row(&r->body, &v[i], csrf);
 	sb_adds(&r->body, "</tbody></table>\n");
 	if (!n)
 		sb_adds(&r->body, "<p>No rigs registered.</p>\n");
 	page_end(&r->body);
 	db_rigs_free(v, n);
+	return page_ok(r, CT_HTML);
+}
+
+int web_login(const char *msg, const char *next, struct web_response *r)
+{
+	struct strbuf *sb = &r->body;
+
+	sb_reset(sb);
+	page_begin(sb, "Sign in", NULL);
+	sb_adds(sb, "<h1>Sign in</h1>\n");
+	if (msg) {
+		sb_adds(sb, "<p class=\"error\">");
+		sb_add_html(sb, msg);
+		sb_adds(sb, "</p>\n");
+	}
+	sb_adds(sb, "<form method=\"post\" action=\"/login\">"
+		"<label>token <input type=\"password\" name=\"token\" "
+		"autocomplete=\"off\" required></label>");
+	if (next) {
+		sb_adds(sb, "<input type=\"hidden\" name=\"next\" value=\"");
+		sb_add_html(sb, next);
+		sb_adds(sb, "\">");
+	}
+	sb_adds(sb, " <button type=\"submit\">sign in</button></form>\n"
+		"<p>Paste a token made by <code>klabd token add NAME --role "
+		"ROLE</code>.  The session lasts 12 hours or until klabd "
+		"restarts.</p>\n");
+	page_end(sb);
 	return page_ok(r, CT_HTML);
 }

@@ -21,6 +21,10 @@ struct web_response {
 	const char *content_type;	/* static string */
 	struct strbuf body;
 	char location[512];		/* for 303 redirects, else "" */
+	char cookie[256];		/* a Set-Cookie header, else "" */
+	int fd;				/* >= 0: send this file instead of
+					 * body (closed by release) */
+	unsigned long long fd_size;
 };
 
 void web_response_init(struct web_response *r);
@@ -43,6 +47,13 @@ int web_runs(struct db *db, struct query *q, const char *arg,
 	     struct web_response *r);		/* /runs, /runs/ID */
 int web_rigs(struct db *db, struct query *q, const char *arg,
 	     struct web_response *r);		/* /rigs */
+/* /rigs for a signed-in operator: offline rigs get a "bring online" form
+ * carrying csrf (NULL: no forms, as web_rigs). */
+int web_rigs_forms(struct db *db, struct query *q, const char *csrf,
+		   struct web_response *r);
+/* /login: a form to paste a token; msg (or NULL) says why it is shown
+ * again, next (or NULL) where to go after signing in. */
+int web_login(const char *msg, const char *next, struct web_response *r);
 /*
  * /compare?k=A&k=B...&base=A&rig=R&suite=S&format=html|text|csv|json
  * (k may also be comma-separated).  With fewer than 2 kernels it shows the
