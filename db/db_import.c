@@ -82,7 +82,7 @@ static size_t imp_kernel_add(struct imp *im, const char *ident)
 static int check_result(struct imp *im, const struct result *r)
 {
 	const char *ident = result_kernel(im, r);
-	int rc = db_name_check("metric", r->metric, im->err, im->errlen);
+	int rc = db_name_check(IDENT_METRIC, r->metric, im->err, im->errlen);
 	size_t ki;
 
 	if (rc != DB_OK)
@@ -90,7 +90,7 @@ static int check_result(struct imp *im, const struct result *r)
 	if (!ident)
 		return db_seterr(im->err, im->errlen, DB_INVALID,
 				 "result '%s' names no kernel", r->metric);
-	rc = db_name_check("kernel", ident, im->err, im->errlen);
+	rc = db_name_check(IDENT_KERNEL, ident, im->err, im->errlen);
 	if (rc != DB_OK)
 		return rc;
 	if (r->dir != DIR_NONE && r->dir != DIR_HIGHER && r->dir != DIR_LOWER)
@@ -126,7 +126,7 @@ static int imp_check(struct imp *im)
 	if (!rs->kernel)
 		return db_seterr(im->err, im->errlen, DB_INVALID,
 				 "result set names no kernel");
-	rc = db_name_check("kernel", rs->kernel, im->err, im->errlen);
+	rc = db_name_check(IDENT_KERNEL, rs->kernel, im->err, im->errlen);
 	if (rc != DB_OK)
 		return rc;
 	imp_kernel_add(im, rs->kernel);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "../lib/ident.h"
 
 /* One slot per cached statement; the SQL text sits next to its user. */
 enum db_stmt_id {
@@ -76,6 +77,12 @@ sqlite3_stmt *db_stmt(struct db *db, enum db_stmt_id id, const char *sql);
 void db_stmt_done(sqlite3_stmt *st);
 /* Step a statement that returns no rows; 0 or the sqlite error code. */
 int db_exec_stmt(sqlite3_stmt *st);
+/*
+ * Step a write that must not be lost to a busy database (the rig
+ * manager's): after sqlite's busy timeout, retry a few times with a
+ * back-off, then log "WRITE LOST" naming what on stderr.  DB_OK or DB_ERR.
+ */
+int db_exec_retry(struct db *db, sqlite3_stmt *st, const char *what);
 
 /* Error text into err (may be NULL); returns code for `return db_fail()`. */
 int db_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -83,9 +90,9 @@ int db_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
 /* "database error: <sqlite message>"; returns DB_ERR. */
 int db_sqlerr(struct db *db, char *err, size_t errlen);
 
-/* Names users give (kernels, rigs, suites, metrics): non-empty, at most
- * 200 bytes, no control characters.  0 when fine. */
-int db_name_check(const char *what, const char *name, char *err,
+/* Names users give (kernels, rigs, suites, metrics): the rule of
+ * lib/ident.h.  DB_OK, or DB_INVALID with err naming the problem. */
+int db_name_check(enum ident_kind kind, const char *name, char *err,
 		  size_t errlen);
 
 /* Bind s, or NULL when s is NULL; s must outlive the statement's step. */

@@ -40,7 +40,7 @@ int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
 
 	if (!k)
 		return db_seterr(err, errlen, DB_INVALID, "no kernel given");
-	rc = db_name_check("kernel", k->ident, err, errlen);
+	rc = db_name_check(IDENT_KERNEL, k->ident, err, errlen);
 	if (rc != DB_OK)
 		return rc;
 	st = db_stmt(db, ST_KERNEL_PUT, sql_put);

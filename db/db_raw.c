@@ -40,7 +40,7 @@ int db_raw_put(struct db *db, int64_t run_id, const char *name,
 	sqlite3_stmt *st;
 	int rc;
 
-	if (db_name_check("raw output", name, NULL, 0) != DB_OK ||
+	if (db_name_check(IDENT_RAW, name, NULL, 0) != DB_OK ||
 	    (!data && len > 0) || len > (size_t)0x7fffffff)
 		return DB_INVALID;
 	rc = run_exists(db, run_id);

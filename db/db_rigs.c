@@ -66,7 +66,7 @@ int db_rig_put(struct db *db, const struct db_rig *r, char *err,
 
 	if (!r)
 		return db_seterr(err, errlen, DB_INVALID, "no rig given");
-	rc = db_name_check("rig", r->name, err, errlen);
+	rc = db_name_check(IDENT_RIG, r->name, err, errlen);
 	if (rc == DB_OK)
 		rc = rig_kind_check(r->kind, err, errlen);
 	if (rc != DB_OK)
@@ -201,7 +201,7 @@ int db_suite_put(struct db *db, const char *name, const char *description,
 		 char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int rc = db_name_check("suite", name, err, errlen);
+	int rc = db_name_check(IDENT_SUITE, name, err, errlen);
 
 	if (rc != DB_OK)
 		return rc;

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "ident.h"
 #include "import_priv.h"
 
 static const struct {
@@ -92,11 +93,14 @@ int import_text(const char *buf, size_t len, enum import_format fmt,
 		const char *kernel, struct result_set *out,
 		struct import_error *err)
 {
+	char why[300];
 	size_t i;
 	int n;
 
 	if (!buf)
 		len = 0;
+	if (kernel && ident_checks(IDENT_KERNEL, kernel, why, sizeof(why)))
+		return import_fail(err, 0, "kernel", "%s", why);
 	if (fmt == IMPORT_AUTO)
 		fmt = import_detect(buf ? buf : "", len);
 	if (fmt == IMPORT_AUTO)
