@@ -9,9 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <microhttpd.h>
+
 #include "compare.h"
 #include "klabd.h"
 #include "lib/import.h"
+#include "lib/sha256.h"
+
+/* Defaults of the import limits (config keys max_import_kernels and
+ * max_import_results): the largest import stays well under a second of
+ * the database's write lock (docs/PERFORMANCE.md). */
+#define IMPORT_MAX_KERNELS 1000
+#define IMPORT_MAX_RESULTS 200000
 #include "web/report.h"
 
 static int reply_db_error(struct web_response *r, int rc, const char *err)
@@ -38,42 +47,127 @@ static const char *suite_for_format(const struct result_set *rs)
 	return rs->format;
 }
 
-static int import_reply(struct web_response *r, const struct result_set *rs,
-			const char *rig, const char *suite, int64_t *ids,
-			size_t nids)
+static int import_reply(struct web_response *r, int status,
+			const struct result_set *rs, const char *rig,
+			const char *suite, int64_t *ids, size_t nids)
 {
-	json_t *runs = json_array(), *kernels = json_array();
-	size_t i, j;
+	json_t *runs = json_array(), *kernels = json_array(),
+	       *seen = json_object();
+	size_t i;
 
 	for (i = 0; i < nids; i++)
 		json_array_append_new(runs, json_integer(ids[i]));
 	for (i = 0; i < rs->n; i++) {
 		const char *k = rs->v[i].kernel ? rs->v[i].kernel : rs->kernel;
-		int seen = 0;
 
-		for (j = 0; j < json_array_size(kernels); j++)
-			seen |= !strcmp(json_string_value(
-					json_array_get(kernels, j)), k);
-		if (!seen)
-			json_array_append_new(kernels, json_string(k));
+		if (json_object_get(seen, k))
+			continue;
+		json_object_set_new(seen, k, json_true());
+		json_array_append_new(kernels, json_string(k));
 	}
-	return api_reply(r, 201, json_pack("{s:o, s:o, s:I, s:s, s:s, s:s}",
+	json_decref(seen);
+	return api_reply(r, status, json_pack("{s:o, s:o, s:I, s:s, s:s, s:s}",
 		"runs", runs, "kernels", kernels, "results",
 		(json_int_t)rs->n, "format", rs->format ? rs->format : "",
 		"rig", rig, "suite", suite));
 }
 
+/* A config key of the import limits; dflt when unset or invalid. */
+static size_t import_limit(struct req *rq, const char *key, long dflt)
+{
+	const char *v = config_get(&rq->d->cfg, "", key);
+	long n;
+
+	if (!v || parse_long(v, 0, 100000000L, &n))
+		return (size_t)dflt;
+	return (size_t)n;
+}
+
+/*
+ * The idempotency key of an import into key: "key:" and the client's
+ * Idempotency-Key header, else "sha256:" and the hash of the upload and
+ * its parameters.  0, or -1 after a 400 for a bad header.
+ */
+static int import_key(struct req *rq, struct web_response *r, char *key,
+		      size_t keylen)
+{
+	static const char *const params[] = { "format", "kernel", "rig",
+					      "suite", "name" };
+	const char *h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
+						    "Idempotency-Key");
+	char hex[SHA256_HEX_LEN + 1];
+	struct sha256 c;
+	size_t i;
+
+	if (h) {
+		for (i = 0; h[i]; i++)
+			if ((unsigned char)h[i] <= 0x20 ||
+			    (unsigned char)h[i] >= 0x7f)
+				break;
+		if (!*h || h[i] || i > 200) {
+			web_error_json(r, 400, "header 'Idempotency-Key': "
+				       "expected 1 to 200 printable ASCII "
+				       "characters");
+			return -1;
+		}
+		snprintf(key, keylen, "key:%s", h);
+		return 0;
+	}
+	sha256_init(&c);
+	sha256_update(&c, rq->body, rq->body_len);
+	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		const char *v = query_get(&rq->q, params[i]);
+
+		sha256_update(&c, "", 1);
+		sha256_update(&c, params[i], strlen(params[i]));
+		sha256_update(&c, "=", 1);
+		if (v)
+			sha256_update(&c, v, strlen(v));
+	}
+	sha256_final_hex(&c, hex);
+	snprintf(key, keylen, "sha256:%s", hex);
+	return 0;
+}
+
+/* Parse the upload; 0, or -1 after a 400 naming what was wrong. */
+static int import_parse(struct req *rq, struct web_response *r,
+			struct result_set *rs)
+{
+	const char *fmtname = query_get(&rq->q, "format"),
+		   *name = query_get(&rq->q, "name");
+	enum import_format fmt = IMPORT_AUTO;
+	struct import_error ie;
+	char err[512], msg[400];
+
+	if (fmtname && import_format_parse(fmtname, &fmt) < 0) {
+		snprintf(err, sizeof(err), "unknown format '%s'", fmtname);
+		web_error_json(r, 400, err);
+		return -1;
+	}
+	if (!rq->body_len) {
+		web_error_json(r, 400, "empty upload");
+		return -1;
+	}
+	memset(&ie, 0, sizeof(ie));
+	if (import_text(rq->body, rq->body_len, fmt, query_get(&rq->q,
+			"kernel"), rs, &ie) < 0) {
+		import_error_format(&ie, msg, sizeof(msg));
+		snprintf(err, sizeof(err), "%s: %s", name ? name : "upload",
+			 msg);
+		web_error_json(r, 400, err);
+		return -1;
+	}
+	return 0;
+}
+
 int api_import(struct req *rq, struct web_response *r)
 {
-	const char *ct = rq->content_type, *fmtname = query_get(&rq->q,
-								"format");
-	enum import_format fmt = IMPORT_AUTO;
+	const char *ct = rq->content_type;
 	struct db_import_opts o;
-	struct import_error ie;
 	struct result_set rs;
 	int64_t *ids = NULL;
 	size_t nids = 0;
-	char err[512];
+	char err[512], key[260];
 	int rc;
 
 	if (*ct && strcmp(ct, "text/plain") && strcmp(ct, "application/json") &&
@@ -82,23 +176,12 @@ int api_import(struct req *rq, struct web_response *r)
 			 "send text/plain or application/json", ct);
 		return web_error_json(r, 415, err);
 	}
-	if (fmtname && import_format_parse(fmtname, &fmt) < 0) {
-		snprintf(err, sizeof(err), "unknown format '%s'", fmtname);
-		return web_error_json(r, 400, err);
-	}
-	if (!rq->body_len)
-		return web_error_json(r, 400, "empty upload");
+	if (import_key(rq, r, key, sizeof(key)))
+		return r->status;
 	result_set_init(&rs);
-	memset(&ie, 0, sizeof(ie));
-	if (import_text(rq->body, rq->body_len, fmt, query_get(&rq->q,
-			"kernel"), &rs, &ie) < 0) {
-		char msg[400];
-
-		import_error_format(&ie, msg, sizeof(msg));
-		snprintf(err, sizeof(err), "%s: %s", query_get(&rq->q, "name") ?
-			 query_get(&rq->q, "name") : "upload", msg);
+	if (import_parse(rq, r, &rs)) {
 		result_set_release(&rs);
-		return web_error_json(r, 400, err);
+		return r->status;
 	}
 	memset(&o, 0, sizeof(o));
 	o.rig = query_get(&rq->q, "rig");
@@ -111,10 +194,16 @@ int api_import(struct req *rq, struct web_response *r)
 		"upload";
 	o.raw = rq->body;
 	o.raw_len = rq->body_len;
+	o.idem_key = key;
+	o.max_kernels = import_limit(rq, "max_import_kernels",
+				     IMPORT_MAX_KERNELS);
+	o.max_results = import_limit(rq, "max_import_results",
+				     IMPORT_MAX_RESULTS);
 	err[0] = '\0';
 	rc = db_import(rq->db, &rs, &o, &ids, &nids, err, sizeof(err));
-	if (rc == DB_OK)
-		rc = import_reply(r, &rs, o.rig, o.suite, ids, nids);
+	if (rc == DB_OK || rc == DB_REPEATED)
+		rc = import_reply(r, rc == DB_OK ? 201 : 200, &rs, o.rig,
+				  o.suite, ids, nids);
 	else
 		rc = reply_db_error(r, rc, err);
 	free(ids);

@@ -90,13 +90,7 @@ static const struct route routes[] = {
 
 int http_status_of(int dbrc)
 {
-	switch (dbrc) {
-	case DB_OK: return 200;
-	case DB_NOTFOUND: return 404;
-	case DB_INVALID: return 400;
-	case DB_CONFLICT: return 409;
-	default: return 500;
-	}
+	return db_http_status(dbrc);
 }
 
 struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen)

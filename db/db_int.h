@@ -32,7 +32,8 @@ enum db_stmt_id {
 	ST_RUN_COUNT, ST_RUN_ADD, ST_RESULT_ADD,
 	ST_RUN_LIST, ST_RUN_GET, ST_RUN_EXISTS,
 	ST_SAMPLES, ST_HISTORY,
-	ST_RAW_PUT, ST_RAW_GET, ST_RAW_LIST,
+	ST_RAW_PUT, ST_RAW_GET, ST_RAW_LIST, ST_BLOB_ADD, ST_BLOB_ID,
+	ST_IMPORT_FIND, ST_IMPORT_ADD, ST_IMPORT_RUNS,
 	ST_COUNT_KERNELS, ST_COUNT_RIGS, ST_COUNT_SUITES, ST_COUNT_METRICS,
 	ST_COUNT_RUNS, ST_COUNT_RESULTS, ST_COUNT_RAW, ST_COUNT_ALERTS,
 	ST__COUNT
@@ -106,6 +107,16 @@ char *db_xstrdup(const char *s);
  * caller finalizes it. */
 sqlite3_stmt *db_prepare(struct db *db, const char *sql);	/* aborts when out of memory */
 void *db_xrealloc(void *p, size_t n);	/* aborts when out of memory */
+
+/*
+ * Raw outputs (db_raw.c): store data once under its SHA-256 (hex, computed
+ * by the caller), returning the blob's id (> 0) or DB_ERR; then link it to
+ * a run under a name (replacing that name).  DB_OK / DB_NOTFOUND / DB_ERR.
+ */
+int64_t db_raw_blob(struct db *db, const void *data, size_t len,
+		    const char *sha256_hex);
+int db_raw_link(struct db *db, int64_t run_id, const char *name,
+		int64_t blob_id);
 
 /* Id of the named row, 0 when absent, negative DB_E* on error. */
 int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,

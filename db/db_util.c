@@ -282,3 +282,22 @@ int db_exec_retry(struct db *db, sqlite3_stmt *st, const char *what)
 	db_stmt_done(st);
 	return DB_ERR;
 }
+
+int db_http_status(int rc)
+{
+	switch (rc) {
+	case DB_OK:
+	case DB_REPEATED:
+		return 200;
+	case DB_NOTFOUND:
+		return 404;
+	case DB_INVALID:
+		return 400;
+	case DB_CONFLICT:
+		return 409;
+	case DB_TOOBIG:
+		return 413;
+	default:
+		return 500;
+	}
+}
