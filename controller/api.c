@@ -11,6 +11,7 @@
 
 #include <microhttpd.h>
 
+#include "api_util.h"
 #include "compare.h"
 #include "klabd.h"
 #include "lib/import.h"
@@ -251,11 +252,30 @@ int api_kernels(struct req *rq, struct web_response *r)
 	return api_reply(r, 200, json_pack("{s:o}", "kernels", a));
 }
 
-static char *jstr(json_t *o, const char *key)
+/* The fields of a kernel from a request body; 0 or -1 after a 400. */
+static int kernel_fields(struct web_response *r, json_t *doc,
+			 struct db_kernel *k)
 {
-	json_t *v = json_object_get(o, key);
+	static const char *const keys[] = { "version", "base", "patch_hash",
+					    "config_hash", "source",
+					    "provenance" };
+	const char *v[6] = { "", "", "", "", "", "" }, *ident = NULL;
+	size_t i;
 
-	return (char *)(json_is_string(v) ? json_string_value(v) : "");
+	if (api_field_ident(r, doc, "ident", IDENT_KERNEL, 1, &ident))
+		return -1;
+	for (i = 0; i < 6; i++)
+		if (api_field_str(r, doc, keys[i], 0, &v[i]))
+			return -1;
+	memset(k, 0, sizeof(*k));
+	k->ident = (char *)ident;
+	k->version = (char *)v[0];
+	k->base = (char *)v[1];
+	k->patch_hash = (char *)v[2];
+	k->config_hash = (char *)v[3];
+	k->source = (char *)v[4];
+	k->provenance = (char *)v[5];
+	return 0;
 }
 
 int api_kernel_put(struct req *rq, struct web_response *r)
@@ -267,17 +287,9 @@ int api_kernel_put(struct req *rq, struct web_response *r)
 
 	if (!doc)
 		return r->status;
-	memset(&k, 0, sizeof(k));
-	k.ident = jstr(doc, "ident");
-	k.version = jstr(doc, "version");
-	k.base = jstr(doc, "base");
-	k.patch_hash = jstr(doc, "patch_hash");
-	k.config_hash = jstr(doc, "config_hash");
-	k.source = jstr(doc, "source");
-	k.provenance = jstr(doc, "provenance");
-	if (!*k.ident) {
+	if (kernel_fields(r, doc, &k)) {
 		json_decref(doc);
-		return web_error_json(r, 400, "field 'ident' is required");
+		return r->status;
 	}
 	rc = db_kernel_put(rq->db, &k, err, sizeof(err));
 	json_decref(doc);
@@ -322,6 +334,30 @@ int api_rigs(struct req *rq, struct web_response *r)
 	return api_reply(r, 200, json_pack("{s:o}", "rigs", a));
 }
 
+/* The fields of a rig from a request body; 0 or -1 after a 400. */
+static int rig_fields(struct web_response *r, json_t *doc, struct db_rig *g)
+{
+	const char *name = NULL, *kind = "manual", *profile = "";
+	long long disks = 0, cpus = 0, mem = 0;
+
+	if (api_field_ident(r, doc, "name", IDENT_RIG, 1, &name) ||
+	    api_field_str(r, doc, "kind", 0, &kind) ||
+	    api_field_str(r, doc, "profile", 0, &profile) ||
+	    api_field_int(r, doc, "disks", 0, 0, 4096, &disks) ||
+	    api_field_int(r, doc, "cpus", 0, 0, 4096, &cpus) ||
+	    api_field_int(r, doc, "memory_mb", 0, 0, 1 << 24, &mem))
+		return -1;
+	memset(g, 0, sizeof(*g));
+	g->name = (char *)name;
+	g->kind = (char *)(*kind ? kind : "manual");
+	g->profile = (char *)profile;
+	g->state = "idle";
+	g->disks = (int)disks;
+	g->cpus = (int)cpus;
+	g->memory_mb = (int)mem;
+	return 0;
+}
+
 int api_rig_put(struct req *rq, struct web_response *r)
 {
 	json_t *doc = api_body(rq, r, 1);
@@ -331,18 +367,9 @@ int api_rig_put(struct req *rq, struct web_response *r)
 
 	if (!doc)
 		return r->status;
-	memset(&g, 0, sizeof(g));
-	g.name = jstr(doc, "name");
-	g.kind = *jstr(doc, "kind") ? jstr(doc, "kind") : "manual";
-	g.profile = jstr(doc, "profile");
-	g.state = "idle";
-	g.disks = (int)json_integer_value(json_object_get(doc, "disks"));
-	g.cpus = (int)json_integer_value(json_object_get(doc, "cpus"));
-	g.memory_mb = (int)json_integer_value(json_object_get(doc,
-							      "memory_mb"));
-	if (!*g.name) {
+	if (rig_fields(r, doc, &g)) {
 		json_decref(doc);
-		return web_error_json(r, 400, "field 'name' is required");
+		return r->status;
 	}
 	rc = db_rig_put(rq->db, &g, err, sizeof(err));
 	json_decref(doc);
@@ -371,17 +398,18 @@ int api_suites(struct req *rq, struct web_response *r)
 int api_suite_put(struct req *rq, struct web_response *r)
 {
 	json_t *doc = api_body(rq, r, 1);
+	const char *name = NULL, *desc = "";
 	char err[300] = "";
 	int rc;
 
 	if (!doc)
 		return r->status;
-	if (!*jstr(doc, "name")) {
+	if (api_field_ident(r, doc, "name", IDENT_SUITE, 1, &name) ||
+	    api_field_str(r, doc, "description", 0, &desc)) {
 		json_decref(doc);
-		return web_error_json(r, 400, "field 'name' is required");
+		return r->status;
 	}
-	rc = db_suite_put(rq->db, jstr(doc, "name"), jstr(doc, "description"),
-			  err, sizeof(err));
+	rc = db_suite_put(rq->db, name, desc, err, sizeof(err));
 	json_decref(doc);
 	if (rc)
 		return reply_db_error(r, rc, err);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_util.h"
 #include "catalog.h"
 #include "db/jobs.h"
 #include "klabd.h"
@@ -32,15 +33,19 @@ static int agent_register(struct req *rq, struct web_response *r,
 			  struct rig *g)
 {
 	json_t *doc = api_body(rq, r, 0);
-	const char *rel;
+	const char *rel = "?";
+	long long job = 0;
 	char err[300] = "";
 	int rc;
 
 	if (!doc)
 		return r->status;
-	rel = json_string_value(json_object_get(doc, "kernel_release"));
-	rc = rigmgr_checkin(g, json_integer_value(json_object_get(doc, "job")),
-			    rel ? rel : "?", err, sizeof(err));
+	if (api_field_str(r, doc, "kernel_release", 0, &rel) ||
+	    api_field_int(r, doc, "job", 0, 0, INT64_MAX, &job)) {
+		json_decref(doc);
+		return r->status;
+	}
+	rc = rigmgr_checkin(g, job, rel, err, sizeof(err));
 	json_decref(doc);
 	if (rc)
 		return web_error_json(r, rc, err);
@@ -127,6 +132,34 @@ static int agent_next(struct req *rq, struct web_response *r, struct rig *g)
 	return api_reply(r, 200, json_pack("{s:o}", "job", doc));
 }
 
+/* The raw outputs attached ("raw": {name: text}) are well named
+ * strings; 0, or -1 after a 400 naming the first that is not. */
+static int check_raws(struct web_response *r, json_t *raw)
+{
+	const char *name;
+	char why[300], err[400];
+	json_t *v;
+
+	if (raw && !json_is_object(raw)) {
+		web_error_json(r, 400, "field 'raw': expected an object");
+		return -1;
+	}
+	json_object_foreach(raw, name, v) {
+		if (ident_checks(IDENT_RAW, name, why, sizeof(why))) {
+			snprintf(err, sizeof(err), "field 'raw': %s", why);
+			web_error_json(r, 400, err);
+			return -1;
+		}
+		if (!json_is_string(v)) {
+			snprintf(err, sizeof(err), "field 'raw.%s': expected "
+				 "a string", name);
+			web_error_json(r, 400, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Store the raw outputs the agent attached ("raw": {name: text}). */
 static void store_raws(struct req *rq, json_t *raw, const int64_t *ids,
 		       size_t n)
@@ -156,6 +189,17 @@ static int ack(struct web_response *r, int status, const int64_t *ids,
 					  a));
 }
 
+/* 403 for an upload about a job the rig does not hold now. */
+static int not_held(struct web_response *r, struct rig *g,
+		    const struct db_job *j)
+{
+	char err[300];
+
+	snprintf(err, sizeof(err), "job %lld is not held by rig '%s' now "
+		 "(job state '%s')", (long long)j->id, g->name, j->state);
+	return web_error_json(r, 403, err);
+}
+
 static int agent_results(struct req *rq, struct web_response *r,
 			 struct rig *g, struct db_job *j)
 {
@@ -176,6 +220,14 @@ static int agent_results(struct req *rq, struct web_response *r,
 		return rc;
 	}
 	free(ids);
+	ids = NULL;
+	if (!rigmgr_holds(g, j->id))
+		return not_held(r, g, j);
+	doc = json_loadb(rq->body, rq->body_len, 0, NULL);
+	rc = check_raws(r, json_object_get(doc, "raw"));
+	json_decref(doc);
+	if (rc)
+		return r->status;
 	result_set_init(&rs);
 	memset(&ie, 0, sizeof(ie));
 	if (import_klab(rq->body, rq->body_len, j->kernel, &rs, &ie) < 0) {
@@ -221,16 +273,19 @@ static int agent_fail(struct req *rq, struct web_response *r, struct rig *g,
 		      struct db_job *j)
 {
 	json_t *doc = api_body(rq, r, 0);
-	const char *klass, *error, *output;
+	const char *klass = NULL, *error = NULL, *output = NULL;
 	char err[300] = "";
 	int rc;
 
 	if (!doc)
 		return r->status;
-	klass = json_string_value(json_object_get(doc, "class"));
-	error = json_string_value(json_object_get(doc, "error"));
-	output = json_string_value(json_object_get(doc, "output"));
-	if (!klass || (strcmp(klass, "infra") && strcmp(klass, "kernel") &&
+	if (api_field_str(r, doc, "class", 1, &klass) ||
+	    api_field_str(r, doc, "error", 0, &error) ||
+	    api_field_str(r, doc, "output", 0, &output)) {
+		json_decref(doc);
+		return r->status;
+	}
+	if ( (strcmp(klass, "infra") && strcmp(klass, "kernel") &&
 		       strcmp(klass, "benchmark"))) {
 		json_decref(doc);
 		return web_error_json(r, 400, "field 'class' must be 'infra', "
@@ -264,6 +319,8 @@ static int agent_job(struct req *rq, struct web_response *r, struct rig *g,
 		snprintf(err, sizeof(err), "job %ld was not given to rig '%s'",
 			 id, g->name);
 		rc = web_error_json(r, 403, err);
+	} else if (!strcmp(slash, "/kexec") && !rigmgr_holds(g, id)) {
+		rc = not_held(r, g, &j);
 	} else if (!strcmp(slash, "/kexec")) {
 		rc = rigmgr_kexec(g, id, err, sizeof(err));
 		rc = rc ? web_error_json(r, rc, err) :
@@ -271,7 +328,8 @@ static int agent_job(struct req *rq, struct web_response *r, struct rig *g,
 	} else if (!strcmp(slash, "/results")) {
 		rc = agent_results(rq, r, g, &j);
 	} else if (!strcmp(slash, "/fail")) {
-		rc = agent_fail(rq, r, g, &j);
+		rc = rigmgr_holds(g, id) ? agent_fail(rq, r, g, &j) :
+			not_held(r, g, &j);
 	} else {
 		rc = web_error_json(r, 404, "no such page");
 	}
