@@ -168,7 +168,7 @@ int api_import(struct req *rq, struct web_response *r)
 	struct result_set rs;
 	int64_t *ids = NULL;
 	size_t nids = 0;
-	char err[512], key[260];
+	char err[512], key[260], rawname[IDENT_MAX + 1];
 	int rc;
 
 	if (*ct && strcmp(ct, "text/plain") && strcmp(ct, "application/json") &&
@@ -191,8 +191,11 @@ int api_import(struct req *rq, struct web_response *r)
 	o.suite = query_get(&rq->q, "suite");
 	if (!o.suite)
 		o.suite = suite_for_format(&rs);
-	o.raw_name = query_get(&rq->q, "name") ? query_get(&rq->q, "name") :
-		"upload";
+	snprintf(rawname, sizeof(rawname), "%s", query_get(&rq->q, "name") &&
+		 *query_get(&rq->q, "name") ? query_get(&rq->q, "name") :
+		 "upload");
+	ident_sanitize(rawname);
+	o.raw_name = rawname;
 	o.raw = rq->body;
 	o.raw_len = rq->body_len;
 	o.idem_key = key;

@@ -93,7 +93,8 @@ int ident_check(enum ident_kind kind, const char *s, size_t len, char *err,
 		if (c == '\0')
 			return fail(kind, s, len, err, errlen,
 				    "has a NUL byte", i);
-		if (!is_alnum(c) && (i == 0 || !strchr("._+-:@~", c)))
+		if (!is_alnum(c) && ((i == 0 && kind != IDENT_RAW) ||
+				     !strchr("._+-:@~", c)))
 			return fail(kind, s, len, err, errlen, i == 0 ?
 				    "must start with a letter or digit, not "
 				    "this character" :
@@ -106,6 +107,24 @@ int ident_check(enum ident_kind kind, const char *s, size_t len, char *err,
 		return fail(kind, s, len, err, errlen, "ends with '.'",
 			    len - 1);
 	return 0;
+}
+
+void ident_sanitize(char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n > IDENT_MAX)
+		s[n = IDENT_MAX] = '\0';
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!is_alnum(c) && (c == '\0' || !strchr("._+-:@~", c)))
+			s[i] = '_';
+		else if (c == '.' && i > 0 && s[i - 1] == '.')
+			s[i] = '_';
+	}
+	if (n && s[n - 1] == '.')
+		s[n - 1] = '_';
 }
 
 int ident_checks(enum ident_kind kind, const char *s, char *err,
