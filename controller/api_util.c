@@ -27,8 +27,35 @@ int api_reply(struct web_response *r, int status, json_t *doc)
 	return status;
 }
 
+/* The path of the first string under v holding a NUL, into path; 1 when
+ * found.  Depth-limited: request bodies are shallow. */
+static int find_nul(json_t *v, char *path, size_t len, int depth)
+{
+	size_t n = strlen(path), i;
+	const char *key;
+	json_t *e;
+
+	if (json_is_string(v))
+		return strlen(json_string_value(v)) != json_string_length(v);
+	if (depth > 8)
+		return 0;
+	json_object_foreach(v, key, e) {
+		snprintf(path + n, len - n, "%s%.60s", n ? "." : "", key);
+		if (find_nul(e, path, len, depth + 1))
+			return 1;
+	}
+	json_array_foreach(v, i, e) {
+		snprintf(path + n, len - n, "[%zu]", i);
+		if (find_nul(e, path, len, depth + 1))
+			return 1;
+	}
+	path[n] = '\0';
+	return 0;
+}
+
 json_t *api_body(struct req *rq, struct web_response *r, int strict)
 {
+	char path[256] = "";
 	json_error_t je;
 	json_t *doc;
 	char err[300];
@@ -37,10 +64,18 @@ json_t *api_body(struct req *rq, struct web_response *r, int strict)
 		web_error_json(r, 415, "send application/json");
 		return NULL;
 	}
-	doc = json_loadb(rq->body, rq->body_len, 0, &je);
+	doc = json_loadb(rq->body, rq->body_len, JSON_ALLOW_NUL, &je);
 	if (!json_is_object(doc)) {
 		snprintf(err, sizeof(err), "invalid json at line %d: %s",
 			 je.line, doc ? "expected an object" : je.text);
+		json_decref(doc);
+		web_error_json(r, 400, err);
+		return NULL;
+	}
+	/* a \u0000 would cut a string short where it is read */
+	if (find_nul(doc, path, sizeof(path), 0)) {
+		snprintf(err, sizeof(err), "field '%s': has a NUL (\\u0000)",
+			 path);
 		json_decref(doc);
 		web_error_json(r, 400, err);
 		return NULL;
