@@ -157,9 +157,9 @@ static int exec_bound(struct db *db, const char *sql, const char *s1,
 	db_bind_str(st, 1, s1);
 	sqlite3_bind_int64(st, 2, i2);
 	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
-	rc = sqlite3_step(st);
+	rc = db_exec_retry(db, st, "job state");
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
 }
@@ -193,9 +193,9 @@ int db_job_fail(struct db *db, int64_t id, const char *klass,
 	sqlite3_bind_int(st, 5, max_attempts);
 	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
 	sqlite3_bind_int64(st, 7, id);
-	rc = sqlite3_step(st);
+	rc = db_exec_retry(db, st, "job failure");
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
 }
@@ -235,9 +235,9 @@ int db_job_requeue_stale(struct db *db)
 
 	if (!st)
 		return DB_ERR;
-	rc = sqlite3_step(st);
+	rc = db_exec_retry(db, st, "requeue of stale jobs");
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? sqlite3_changes(db->h) : DB_ERR;
+	return rc == DB_OK ? sqlite3_changes(db->h) : DB_ERR;
 }
 
 void db_job_release(struct db_job *j)

@@ -170,7 +170,7 @@ int db_rig_set_state(struct db *db, const char *name, const char *state)
 		return DB_ERR;
 	db_bind_str(st, 1, name);
 	db_bind_str(st, 2, state);
-	if (db_exec_stmt(st) != 0)
+	if (db_exec_retry(db, st, "rig state") != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h) > 0 ? DB_OK : DB_NOTFOUND;
 }
