@@ -55,14 +55,14 @@ struct imp {
 	const struct db_import_opts *o;
 	int64_t rig_id, suite_id, now;
 	struct imp_kernel *k;
-	size_t nk;
+	size_t nk, k_alloc;
 	struct db_map kmap;
 	int savepoint;		/* inside a caller's transaction */
 	char sha[SHA256_HEX_LEN + 1];	/* of the raw upload */
 	int64_t blob_id;	/* the raw upload, stored once; 0: none */
 	int64_t import_id;	/* the imports row; 0: not idempotent */
 	int64_t *prev;		/* run ids of an earlier identical import */
-	size_t nprev;
+	size_t nprev, prev_alloc;
 	int repeated;
 	char *err;
 	size_t errlen;
@@ -84,7 +84,7 @@ static size_t imp_kernel_add(struct imp *im, const char *ident)
 
 	if (db_map_get(&im->kmap, ident, &i) == 0)
 		return i;
-	im->k = db_xrealloc(im->k, (im->nk + 1) * sizeof(*im->k));
+	DB_ALLOC_GROW(im->k, im->nk, im->k_alloc);
 	im->k[im->nk].ident = ident;
 	im->k[im->nk].run_id = 0;
 	im->k[im->nk].nresults = 0;
@@ -387,8 +387,7 @@ static int imp_prev_runs(struct imp *im, int64_t id)
 		rc = sqlite3_step(st);
 		if (rc != SQLITE_ROW)
 			break;
-		im->prev = db_xrealloc(im->prev, (im->nprev + 1) *
-				       sizeof(*im->prev));
+		DB_ALLOC_GROW(im->prev, im->nprev, im->prev_alloc);
 		im->prev[im->nprev++] = sqlite3_column_int64(st, 0);
 	}
 	db_stmt_done(st);

@@ -118,6 +118,41 @@ int64_t db_raw_blob(struct db *db, const void *data, size_t len,
 int db_raw_link(struct db *db, int64_t run_id, const char *name,
 		int64_t blob_id);
 
+/*
+ * Arrays that grow (git's ALLOC_GROW): make room for element nr of x,
+ * whose capacity is alloc, doubling it.  Aborts when out of memory.
+ */
+#define DB_ALLOC_GROW(x, nr, alloc)					\
+	do {								\
+		if ((nr) >= (alloc)) {					\
+			(alloc) = (alloc) ? (alloc) * 2 : 16;		\
+			if ((alloc) <= (nr))				\
+				(alloc) = (nr) + 1;			\
+			(x) = db_xrealloc((x), (alloc) * sizeof(*(x)));	\
+		}							\
+	} while (0)
+
+/*
+ * The get, list and release code of every entity type: how to read one
+ * element from a result row and how to release one.  The row functions
+ * step a bound statement to its end and reset it (db_stmt_done); a caller
+ * that prepared it with db_prepare() still finalizes it.
+ */
+struct db_rows {
+	size_t size;					/* of one element */
+	void (*from_row)(sqlite3_stmt *st, void *elem);	/* heap copies */
+	void (*release)(void *elem);
+};
+
+/* One row into *out (zeroed first): DB_OK, DB_NOTFOUND or DB_ERR. */
+int db_row_get(sqlite3_stmt *st, const struct db_rows *how, void *out);
+/* Every row into a malloc'd array: DB_OK with *out (NULL when empty) and
+ * *n, or DB_ERR with nothing allocated. */
+int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
+		    size_t *n);
+/* Release n elements of v and v itself; accepts NULL. */
+void db_rows_free(const struct db_rows *how, void *v, size_t n);
+
 /* Id of the named row, 0 when absent, negative DB_E* on error. */
 int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,
 		     const char *name);

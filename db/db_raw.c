@@ -135,7 +135,7 @@ int db_raw_list(struct db *db, int64_t run_id, char ***names, size_t *n)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_RAW_LIST, sql_raw_list);
 	char **v = NULL;
-	size_t len = 0;
+	size_t len = 0, alloc = 0;
 	int rc;
 
 	*names = NULL;
@@ -147,7 +147,7 @@ int db_raw_list(struct db *db, int64_t run_id, char ***names, size_t *n)
 		rc = sqlite3_step(st);
 		if (rc != SQLITE_ROW)
 			break;
-		v = db_xrealloc(v, (len + 1) * sizeof(*v));
+		DB_ALLOC_GROW(v, len, alloc);
 		v[len++] = db_col_str(st, 0);
 	}
 	db_stmt_done(st);

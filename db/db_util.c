@@ -229,12 +229,7 @@ struct db_metric_ent *db_metric_cache_add(struct db *db, const char *name,
 {
 	struct db_metric_ent *e;
 
-	if (db->nmetrics == db->metrics_alloc) {
-		db->metrics_alloc = db->metrics_alloc ? db->metrics_alloc * 2
-						      : 64;
-		db->metrics = db_xrealloc(db->metrics, db->metrics_alloc *
-					  sizeof(*db->metrics));
-	}
+	DB_ALLOC_GROW(db->metrics, db->nmetrics, db->metrics_alloc);
 	e = &db->metrics[db->nmetrics];
 	e->name = db_xstrdup(name);
 	e->unit = db_xstrdup(unit);
@@ -300,4 +295,61 @@ int db_http_status(int rc)
 	default:
 		return 500;
 	}
+}
+
+int db_row_get(sqlite3_stmt *st, const struct db_rows *how, void *out)
+{
+	int rc;
+
+	memset(out, 0, how->size);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		how->from_row(st, out);
+	db_stmt_done(st);
+	if (rc == SQLITE_ROW)
+		return DB_OK;
+	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+}
+
+int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
+		    size_t *n)
+{
+	unsigned char *v = NULL;
+	size_t len = 0, alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	for (;;) {
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW)
+			break;
+		if (len >= alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			v = db_xrealloc(v, alloc * how->size);
+		}
+		memset(v + len * how->size, 0, how->size);
+		how->from_row(st, v + len * how->size);
+		len++;
+	}
+	db_stmt_done(st);
+	if (rc != SQLITE_DONE) {
+		db_rows_free(how, v, len);
+		return DB_ERR;
+	}
+	*out = v;
+	*n = len;
+	return DB_OK;
+}
+
+void db_rows_free(const struct db_rows *how, void *v, size_t n)
+{
+	unsigned char *p = v;
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; how->release && i < n; i++)
+		how->release(p + i * how->size);
+	free(v);
 }
