@@ -12,6 +12,7 @@
 
 #include "ident.h"
 #include "import_priv.h"
+#include "tiobench.h"
 
 static const struct {
 	enum import_format fmt;
@@ -61,10 +62,12 @@ static int has(const char *buf, size_t len, const char *s)
 
 static int has_tiobench_title(const char *buf, size_t len)
 {
-	return has(buf, len, "Sequential Reads") ||
-	       has(buf, len, "Random Reads") ||
-	       has(buf, len, "Sequential Writes") ||
-	       has(buf, len, "Random Writes");
+	int i;
+
+	for (i = 0; i < TIOBENCH_NPHASES; i++)
+		if (has(buf, len, tiobench_phases[i].title))
+			return 1;
+	return 0;
 }
 
 enum import_format import_detect(const char *buf, size_t len)
