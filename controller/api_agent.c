@@ -200,6 +200,20 @@ static int not_held(struct web_response *r, struct rig *g,
 	return web_error_json(r, 403, err);
 }
 
+/*
+ * Results are due for the job the rig holds now, and for one it was given
+ * before klabd restarted: db_job_requeue_stale() put that back in the
+ * queue (started, never failed) while the agent carried on.  A job never
+ * handed out (not started) or requeued after a failure is not due.
+ */
+static int results_due(struct rig *g, const struct db_job *j)
+{
+	if (rigmgr_holds(g, j->id))
+		return 1;
+	return !strcmp(j->state, "queued") && j->started > 0 &&
+	       !*j->failure;
+}
+
 static int agent_results(struct req *rq, struct web_response *r,
 			 struct rig *g, struct db_job *j)
 {
@@ -221,7 +235,7 @@ static int agent_results(struct req *rq, struct web_response *r,
 	}
 	free(ids);
 	ids = NULL;
-	if (!rigmgr_holds(g, j->id))
+	if (!results_due(g, j))
 		return not_held(r, g, j);
 	doc = json_loadb(rq->body, rq->body_len, 0, NULL);
 	rc = check_raws(r, json_object_get(doc, "raw"));

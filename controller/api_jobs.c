@@ -178,6 +178,7 @@ int api_catalog(struct req *rq, struct web_response *r)
 {
 	struct strbuf out = STRBUF_INIT;
 	char err[600] = "", *ident = NULL;
+	const char *spec = NULL;
 	json_t *doc;
 	int rc;
 
@@ -195,10 +196,12 @@ int api_catalog(struct req *rq, struct web_response *r)
 	doc = api_body(rq, r, 1);
 	if (!doc)
 		return r->status;
-	rc = catalog_add_debian(rq->d, rq->db, json_string_value(
-				json_object_get(doc, "spec")) ?
-				json_string_value(json_object_get(doc,
-				"spec")) : "", &ident, err, sizeof(err));
+	if (api_field_str(r, doc, "spec", 1, &spec)) {
+		json_decref(doc);
+		return r->status;
+	}
+	rc = catalog_add_debian(rq->d, rq->db, spec, &ident, err,
+				sizeof(err));
 	json_decref(doc);
 	if (rc)
 		return web_error_json(r, 400, err[0] ? err :

@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Besides letters and digits; raw output names are paths below the
+ * agent's output directory ("raw/run-1.json"), so they may hold '/'. */
+#define NAME_CHARS "._+-:@~"
+#define RAW_CHARS "._+-:@~/"
+
 static const char *const kind_names[] = {
 	[IDENT_KERNEL] = "kernel",
 	[IDENT_RIG] = "rig",
@@ -93,8 +98,10 @@ int ident_check(enum ident_kind kind, const char *s, size_t len, char *err,
 		if (c == '\0')
 			return fail(kind, s, len, err, errlen,
 				    "has a NUL byte", i);
-		if (!is_alnum(c) && ((i == 0 && kind != IDENT_RAW) ||
-				     !strchr("._+-:@~", c)))
+		if (!is_alnum(c) && ((i == 0 && (kind != IDENT_RAW ||
+						  c == '/')) ||
+				     !strchr(kind == IDENT_RAW ? RAW_CHARS :
+					     NAME_CHARS, c)))
 			return fail(kind, s, len, err, errlen, i == 0 ?
 				    "must start with a letter or digit, not "
 				    "this character" :
@@ -102,6 +109,9 @@ int ident_check(enum ident_kind kind, const char *s, size_t len, char *err,
 		if (c == '.' && i > 0 && s[i - 1] == '.')
 			return fail(kind, s, len, err, errlen,
 				    "has '..'", i - 1);
+		if (c == '/' && i > 0 && s[i - 1] == '/')
+			return fail(kind, s, len, err, errlen,
+				    "has '//'", i - 1);
 	}
 	if (s[len - 1] == '.')
 		return fail(kind, s, len, err, errlen, "ends with '.'",
@@ -118,9 +128,10 @@ void ident_sanitize(char *s)
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (!is_alnum(c) && (c == '\0' || !strchr("._+-:@~", c)))
+		if (!is_alnum(c) && (c == '\0' || !strchr(RAW_CHARS, c) ||
+				     (i == 0 && c == '/')))
 			s[i] = '_';
-		else if (c == '.' && i > 0 && s[i - 1] == '.')
+		else if ((c == '.' || c == '/') && i > 0 && s[i - 1] == c)
 			s[i] = '_';
 	}
 	if (n && s[n - 1] == '.')

@@ -7,8 +7,9 @@
  * page, URL, file name and shell word can carry without escaping.
  *
  * The rule: 1 to IDENT_MAX bytes of [A-Za-z0-9] and "._+-:@~", starting
- * with a letter or digit (raw output names may start with any of them),
- * not ending with '.', no "..".  That covers what
+ * with a letter or digit, not ending with '.', no "..".  Raw output names
+ * are paths below an output directory: they may also hold '/' (not first,
+ * no "//") and start with any allowed character but '/'.  That covers what
  * the lab uses today: "2.4.22-axboe-2l", "6.1.0-28-cloud-amd64",
  * "6.12.117+deb12-cloud-amd64", "build-0123456789ab",
  * "tiobench.rand_read.lat_max", "tiobench-under-writes".
@@ -48,7 +49,8 @@ int ident_checks(enum ident_kind kind, const char *s, char *err,
 		 size_t errlen);
 
 /* Make the NUL-terminated s (non-empty) a valid IDENT_RAW name in place:
- * cut to IDENT_MAX bytes, every byte outside the rule becomes '_'.  For
+ * cut to IDENT_MAX bytes, every byte outside the rule becomes '_' (and
+ * the second of ".." or "//").  For
  * names that only label things, such as an uploaded file's name. */
 void ident_sanitize(char *s);
 

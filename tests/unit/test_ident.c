@@ -35,6 +35,14 @@ static void test_real_names(void **state)
 	assert_int_equal(ident_checks(IDENT_RIG, "manydisk", NULL, 0), 0);
 	assert_int_equal(ident_checks(IDENT_RAW, "results.json", NULL, 0), 0);
 	assert_int_equal(ident_checks(IDENT_RAW, "-", NULL, 0), 0);
+	assert_int_equal(ident_checks(IDENT_RAW, "raw/run-1.json", NULL, 0),
+			 0);
+	assert_int_not_equal(ident_checks(IDENT_RAW, "/etc/passwd", NULL, 0),
+			     0);
+	assert_int_not_equal(ident_checks(IDENT_RAW, "raw/../../x", NULL, 0),
+			     0);
+	assert_int_not_equal(ident_checks(IDENT_RAW, "raw//x", NULL, 0), 0);
+	assert_int_not_equal(ident_checks(IDENT_KERNEL, "raw/x", NULL, 0), 0);
 }
 
 static void test_hostile_names(void **state)
@@ -87,10 +95,14 @@ static void test_messages(void **state)
 static void test_sanitize(void **state)
 {
 	char s[64] = "my results/../x .txt.";
+	char t[64] = "/etc//passwd";
 
 	ident_sanitize(s);
-	assert_string_equal(s, "my_results_.__x_.txt_");
+	assert_string_equal(s, "my_results/._/x_.txt_");
 	assert_int_equal(ident_checks(IDENT_RAW, s, NULL, 0), 0);
+	ident_sanitize(t);
+	assert_string_equal(t, "_etc/_passwd");
+	assert_int_equal(ident_checks(IDENT_RAW, t, NULL, 0), 0);
 }
 
 static void test_utf8(void **state)
