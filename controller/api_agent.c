@@ -214,15 +214,42 @@ static int results_due(struct rig *g, const struct db_job *j)
 	       !*j->failure;
 }
 
+/* The uploaded document, for the job's kernel only; 0, or -1 after a
+ * 400 (not a klab-results/1 document) or 403 (another kernel). */
+static int results_parse(struct req *rq, struct web_response *r,
+			 const struct db_job *j, struct result_set *rs)
+{
+	struct import_error ie;
+	char err[600], msg[400];
+	size_t i;
+
+	memset(&ie, 0, sizeof(ie));
+	if (import_klab(rq->body, rq->body_len, j->kernel, rs, &ie) < 0) {
+		import_error_format(&ie, msg, sizeof(msg));
+		snprintf(err, sizeof(err), "job %lld results: %s",
+			 (long long)j->id, msg);
+		web_error_json(r, 400, err);
+		return -1;
+	}
+	for (i = 0; i < rs->n; i++)
+		if (rs->v[i].kernel && strcmp(rs->v[i].kernel, j->kernel)) {
+			snprintf(err, sizeof(err), "results for kernel '%s', "
+				 "job %lld is for '%s'", rs->v[i].kernel,
+				 (long long)j->id, j->kernel);
+			web_error_json(r, 403, err);
+			return -1;
+		}
+	return 0;
+}
+
 static int agent_results(struct req *rq, struct web_response *r,
 			 struct rig *g, struct db_job *j)
 {
 	struct db_import_opts o;
-	struct import_error ie;
 	struct result_set rs;
 	int64_t *ids = NULL;
-	size_t n = 0, i;
-	char err[600] = "", msg[400];
+	size_t n = 0;
+	char err[600] = "";
 	json_t *doc;
 	int rc;
 
@@ -243,22 +270,10 @@ static int agent_results(struct req *rq, struct web_response *r,
 	if (rc)
 		return r->status;
 	result_set_init(&rs);
-	memset(&ie, 0, sizeof(ie));
-	if (import_klab(rq->body, rq->body_len, j->kernel, &rs, &ie) < 0) {
-		import_error_format(&ie, msg, sizeof(msg));
-		snprintf(err, sizeof(err), "job %lld results: %s",
-			 (long long)j->id, msg);
+	if (results_parse(rq, r, j, &rs)) {
 		result_set_release(&rs);
-		return web_error_json(r, 400, err);
+		return r->status;
 	}
-	for (i = 0; i < rs.n; i++)
-		if (rs.v[i].kernel && strcmp(rs.v[i].kernel, j->kernel)) {
-			snprintf(err, sizeof(err), "results for kernel '%s', "
-				 "job %lld is for '%s'", rs.v[i].kernel,
-				 (long long)j->id, j->kernel);
-			result_set_release(&rs);
-			return web_error_json(r, 403, err);
-		}
 	result_set_setstr(&rs.kernel, j->kernel);
 	memset(&o, 0, sizeof(o));
 	o.rig = g->name;
