@@ -123,8 +123,10 @@ void ident_sanitize(char *s)
 {
 	size_t i, n = strlen(s);
 
-	if (n > IDENT_MAX)
-		s[n = IDENT_MAX] = '\0';
+	if (n > IDENT_MAX) {
+		n = IDENT_MAX;
+		s[n] = '\0';
+	}
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
