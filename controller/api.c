@@ -9,10 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <microhttpd.h>
+
+#include "api_util.h"
 #include "auth.h"
 #include "judge/compare.h"
 #include "klabd.h"
 #include "lib/import.h"
+#include "lib/sha256.h"
+
+/* Defaults of the import limits (config keys max_import_kernels and
+ * max_import_results): the largest import stays well under a second of
+ * the database's write lock (docs/PERFORMANCE.md). */
+#define IMPORT_MAX_KERNELS 1000
+#define IMPORT_MAX_RESULTS 200000
 #include "web/report.h"
 
 static int reply_db_error(struct web_response *r, int rc, const char *err)
@@ -39,42 +49,127 @@ static const char *suite_for_format(const struct result_set *rs)
 	return rs->format;
 }
 
-static int import_reply(struct web_response *r, const struct result_set *rs,
-			const char *rig, const char *suite, int64_t *ids,
-			size_t nids)
+static int import_reply(struct web_response *r, int status,
+			const struct result_set *rs, const char *rig,
+			const char *suite, int64_t *ids, size_t nids)
 {
-	json_t *runs = json_array(), *kernels = json_array();
-	size_t i, j;
+	json_t *runs = json_array(), *kernels = json_array(),
+	       *seen = json_object();
+	size_t i;
 
 	for (i = 0; i < nids; i++)
 		json_array_append_new(runs, json_integer(ids[i]));
 	for (i = 0; i < rs->n; i++) {
 		const char *k = rs->v[i].kernel ? rs->v[i].kernel : rs->kernel;
-		int seen = 0;
 
-		for (j = 0; j < json_array_size(kernels); j++)
-			seen |= !strcmp(json_string_value(
-					json_array_get(kernels, j)), k);
-		if (!seen)
-			json_array_append_new(kernels, json_string(k));
+		if (json_object_get(seen, k))
+			continue;
+		json_object_set_new(seen, k, json_true());
+		json_array_append_new(kernels, json_string(k));
 	}
-	return api_reply(r, 201, json_pack("{s:o, s:o, s:I, s:s, s:s, s:s}",
+	json_decref(seen);
+	return api_reply(r, status, json_pack("{s:o, s:o, s:I, s:s, s:s, s:s}",
 		"runs", runs, "kernels", kernels, "results",
 		(json_int_t)rs->n, "format", rs->format ? rs->format : "",
 		"rig", rig, "suite", suite));
 }
 
+/* A config key of the import limits; dflt when unset or invalid. */
+static size_t import_limit(struct req *rq, const char *key, long dflt)
+{
+	const char *v = config_get(&rq->d->cfg, "", key);
+	long n;
+
+	if (!v || parse_long(v, 0, 100000000L, &n))
+		return (size_t)dflt;
+	return (size_t)n;
+}
+
+/*
+ * The idempotency key of an import into key: "key:" and the client's
+ * Idempotency-Key header, else "sha256:" and the hash of the upload and
+ * its parameters.  0, or -1 after a 400 for a bad header.
+ */
+static int import_key(struct req *rq, struct web_response *r, char *key,
+		      size_t keylen)
+{
+	static const char *const params[] = { "format", "kernel", "rig",
+					      "suite", "name" };
+	const char *h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
+						    "Idempotency-Key");
+	char hex[SHA256_HEX_LEN + 1];
+	struct sha256 c;
+	size_t i;
+
+	if (h) {
+		for (i = 0; h[i]; i++)
+			if ((unsigned char)h[i] <= 0x20 ||
+			    (unsigned char)h[i] >= 0x7f)
+				break;
+		if (!*h || h[i] || i > 200) {
+			web_error_json(r, 400, "header 'Idempotency-Key': "
+				       "expected 1 to 200 printable ASCII "
+				       "characters");
+			return -1;
+		}
+		snprintf(key, keylen, "key:%s", h);
+		return 0;
+	}
+	sha256_init(&c);
+	sha256_update(&c, rq->body, rq->body_len);
+	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		const char *v = query_get(&rq->q, params[i]);
+
+		sha256_update(&c, "", 1);
+		sha256_update(&c, params[i], strlen(params[i]));
+		sha256_update(&c, "=", 1);
+		if (v)
+			sha256_update(&c, v, strlen(v));
+	}
+	sha256_final_hex(&c, hex);
+	snprintf(key, keylen, "sha256:%s", hex);
+	return 0;
+}
+
+/* Parse the upload; 0, or -1 after a 400 naming what was wrong. */
+static int import_parse(struct req *rq, struct web_response *r,
+			struct result_set *rs)
+{
+	const char *fmtname = query_get(&rq->q, "format"),
+		   *name = query_get(&rq->q, "name");
+	enum import_format fmt = IMPORT_AUTO;
+	struct import_error ie;
+	char err[512], msg[400];
+
+	if (fmtname && import_format_parse(fmtname, &fmt) < 0) {
+		snprintf(err, sizeof(err), "unknown format '%s'", fmtname);
+		web_error_json(r, 400, err);
+		return -1;
+	}
+	if (!rq->body_len) {
+		web_error_json(r, 400, "empty upload");
+		return -1;
+	}
+	memset(&ie, 0, sizeof(ie));
+	if (import_text(rq->body, rq->body_len, fmt, query_get(&rq->q,
+			"kernel"), rs, &ie) < 0) {
+		import_error_format(&ie, msg, sizeof(msg));
+		snprintf(err, sizeof(err), "%s: %s", name ? name : "upload",
+			 msg);
+		web_error_json(r, 400, err);
+		return -1;
+	}
+	return 0;
+}
+
 int api_import(struct req *rq, struct web_response *r)
 {
-	const char *ct = rq->content_type, *fmtname = query_get(&rq->q,
-								"format");
-	enum import_format fmt = IMPORT_AUTO;
+	const char *ct = rq->content_type;
 	struct db_import_opts o;
-	struct import_error ie;
 	struct result_set rs;
 	int64_t *ids = NULL;
 	size_t nids = 0;
-	char err[512];
+	char err[512], key[260], rawname[IDENT_MAX + 1];
 	int rc;
 
 	if (*ct && strcmp(ct, "text/plain") && strcmp(ct, "application/json") &&
@@ -83,23 +178,12 @@ int api_import(struct req *rq, struct web_response *r)
 			 "send text/plain or application/json", ct);
 		return web_error_json(r, 415, err);
 	}
-	if (fmtname && import_format_parse(fmtname, &fmt) < 0) {
-		snprintf(err, sizeof(err), "unknown format '%s'", fmtname);
-		return web_error_json(r, 400, err);
-	}
-	if (!rq->body_len)
-		return web_error_json(r, 400, "empty upload");
+	if (import_key(rq, r, key, sizeof(key)))
+		return r->status;
 	result_set_init(&rs);
-	memset(&ie, 0, sizeof(ie));
-	if (import_text(rq->body, rq->body_len, fmt, query_get(&rq->q,
-			"kernel"), &rs, &ie) < 0) {
-		char msg[400];
-
-		import_error_format(&ie, msg, sizeof(msg));
-		snprintf(err, sizeof(err), "%s: %s", query_get(&rq->q, "name") ?
-			 query_get(&rq->q, "name") : "upload", msg);
+	if (import_parse(rq, r, &rs)) {
 		result_set_release(&rs);
-		return web_error_json(r, 400, err);
+		return r->status;
 	}
 	memset(&o, 0, sizeof(o));
 	o.rig = query_get(&rq->q, "rig");
@@ -108,17 +192,26 @@ int api_import(struct req *rq, struct web_response *r)
 	o.suite = query_get(&rq->q, "suite");
 	if (!o.suite)
 		o.suite = suite_for_format(&rs);
-	o.raw_name = query_get(&rq->q, "name") ? query_get(&rq->q, "name") :
-		"upload";
+	snprintf(rawname, sizeof(rawname), "%s", query_get(&rq->q, "name") &&
+		 *query_get(&rq->q, "name") ? query_get(&rq->q, "name") :
+		 "upload");
+	ident_sanitize(rawname);
+	o.raw_name = rawname;
 	o.raw = rq->body;
 	o.raw_len = rq->body_len;
+	o.idem_key = key;
+	o.max_kernels = import_limit(rq, "max_import_kernels",
+				     IMPORT_MAX_KERNELS);
+	o.max_results = import_limit(rq, "max_import_results",
+				     IMPORT_MAX_RESULTS);
 	err[0] = '\0';
 	rc = db_import(rq->db, &rs, &o, &ids, &nids, err, sizeof(err));
 	if (rc == DB_OK)
 		auth_audit(rq, "import", o.raw_name, "%zu runs of %zu results, "
 			   "rig '%s', suite '%s'", nids, rs.n, o.rig, o.suite);
-	if (rc == DB_OK)
-		rc = import_reply(r, &rs, o.rig, o.suite, ids, nids);
+	if (rc == DB_OK || rc == DB_REPEATED)
+		rc = import_reply(r, rc == DB_OK ? 201 : 200, &rs, o.rig,
+				  o.suite, ids, nids);
 	else
 		rc = reply_db_error(r, rc, err);
 	free(ids);
@@ -166,11 +259,30 @@ int api_kernels(struct req *rq, struct web_response *r)
 	return api_reply(r, 200, json_pack("{s:o}", "kernels", a));
 }
 
-static char *jstr(json_t *o, const char *key)
+/* The fields of a kernel from a request body; 0 or -1 after a 400. */
+static int kernel_fields(struct web_response *r, json_t *doc,
+			 struct db_kernel *k)
 {
-	json_t *v = json_object_get(o, key);
+	static const char *const keys[] = { "version", "base", "patch_hash",
+					    "config_hash", "source",
+					    "provenance" };
+	const char *v[6] = { "", "", "", "", "", "" }, *ident = NULL;
+	size_t i;
 
-	return (char *)(json_is_string(v) ? json_string_value(v) : "");
+	if (api_field_ident(r, doc, "ident", IDENT_KERNEL, 1, &ident))
+		return -1;
+	for (i = 0; i < 6; i++)
+		if (api_field_str(r, doc, keys[i], 0, &v[i]))
+			return -1;
+	memset(k, 0, sizeof(*k));
+	k->ident = (char *)ident;
+	k->version = (char *)v[0];
+	k->base = (char *)v[1];
+	k->patch_hash = (char *)v[2];
+	k->config_hash = (char *)v[3];
+	k->source = (char *)v[4];
+	k->provenance = (char *)v[5];
+	return 0;
 }
 
 int api_kernel_put(struct req *rq, struct web_response *r)
@@ -182,17 +294,9 @@ int api_kernel_put(struct req *rq, struct web_response *r)
 
 	if (!doc)
 		return r->status;
-	memset(&k, 0, sizeof(k));
-	k.ident = jstr(doc, "ident");
-	k.version = jstr(doc, "version");
-	k.base = jstr(doc, "base");
-	k.patch_hash = jstr(doc, "patch_hash");
-	k.config_hash = jstr(doc, "config_hash");
-	k.source = jstr(doc, "source");
-	k.provenance = jstr(doc, "provenance");
-	if (!*k.ident) {
+	if (kernel_fields(r, doc, &k)) {
 		json_decref(doc);
-		return web_error_json(r, 400, "field 'ident' is required");
+		return r->status;
 	}
 	rc = db_kernel_put(rq->db, &k, err, sizeof(err));
 	if (!rc)
@@ -239,6 +343,30 @@ int api_rigs(struct req *rq, struct web_response *r)
 	return api_reply(r, 200, json_pack("{s:o}", "rigs", a));
 }
 
+/* The fields of a rig from a request body; 0 or -1 after a 400. */
+static int rig_fields(struct web_response *r, json_t *doc, struct db_rig *g)
+{
+	const char *name = NULL, *kind = "manual", *profile = "";
+	long long disks = 0, cpus = 0, mem = 0;
+
+	if (api_field_ident(r, doc, "name", IDENT_RIG, 1, &name) ||
+	    api_field_str(r, doc, "kind", 0, &kind) ||
+	    api_field_str(r, doc, "profile", 0, &profile) ||
+	    api_field_int(r, doc, "disks", 0, 0, 4096, &disks) ||
+	    api_field_int(r, doc, "cpus", 0, 0, 4096, &cpus) ||
+	    api_field_int(r, doc, "memory_mb", 0, 0, 1 << 24, &mem))
+		return -1;
+	memset(g, 0, sizeof(*g));
+	g->name = (char *)name;
+	g->kind = (char *)(*kind ? kind : "manual");
+	g->profile = (char *)profile;
+	g->state = "idle";
+	g->disks = (int)disks;
+	g->cpus = (int)cpus;
+	g->memory_mb = (int)mem;
+	return 0;
+}
+
 int api_rig_put(struct req *rq, struct web_response *r)
 {
 	json_t *doc = api_body(rq, r, 1);
@@ -248,18 +376,9 @@ int api_rig_put(struct req *rq, struct web_response *r)
 
 	if (!doc)
 		return r->status;
-	memset(&g, 0, sizeof(g));
-	g.name = jstr(doc, "name");
-	g.kind = *jstr(doc, "kind") ? jstr(doc, "kind") : "manual";
-	g.profile = jstr(doc, "profile");
-	g.state = "idle";
-	g.disks = (int)json_integer_value(json_object_get(doc, "disks"));
-	g.cpus = (int)json_integer_value(json_object_get(doc, "cpus"));
-	g.memory_mb = (int)json_integer_value(json_object_get(doc,
-							      "memory_mb"));
-	if (!*g.name) {
+	if (rig_fields(r, doc, &g)) {
 		json_decref(doc);
-		return web_error_json(r, 400, "field 'name' is required");
+		return r->status;
 	}
 	rc = db_rig_put(rq->db, &g, err, sizeof(err));
 	if (!rc)
@@ -291,20 +410,20 @@ int api_suites(struct req *rq, struct web_response *r)
 int api_suite_put(struct req *rq, struct web_response *r)
 {
 	json_t *doc = api_body(rq, r, 1);
+	const char *name = NULL, *desc = "";
 	char err[300] = "";
 	int rc;
 
 	if (!doc)
 		return r->status;
-	if (!*jstr(doc, "name")) {
+	if (api_field_ident(r, doc, "name", IDENT_SUITE, 1, &name) ||
+	    api_field_str(r, doc, "description", 0, &desc)) {
 		json_decref(doc);
-		return web_error_json(r, 400, "field 'name' is required");
+		return r->status;
 	}
-	rc = db_suite_put(rq->db, jstr(doc, "name"), jstr(doc, "description"),
-			  err, sizeof(err));
+	rc = db_suite_put(rq->db, name, desc, err, sizeof(err));
 	if (!rc)
-		auth_audit(rq, "suite put", jstr(doc, "name"), "%s",
-			   jstr(doc, "description"));
+		auth_audit(rq, "suite put", name, "%s", desc);
 	json_decref(doc);
 	if (rc)
 		return reply_db_error(r, rc, err);

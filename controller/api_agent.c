@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "api_util.h"
 #include "catalog.h"
 #include "db/jobs.h"
 #include "klabd.h"
@@ -25,15 +26,19 @@ int api_agent_register(struct req *rq, struct web_response *r)
 {
 	struct rig *g = rq->rig;
 	json_t *doc = api_body(rq, r, 0);
-	const char *rel;
+	const char *rel = "?";
+	long long job = 0;
 	char err[300] = "";
 	int rc;
 
 	if (!doc)
 		return r->status;
-	rel = json_string_value(json_object_get(doc, "kernel_release"));
-	rc = rigmgr_checkin(g, json_integer_value(json_object_get(doc, "job")),
-			    rel ? rel : "?", err, sizeof(err));
+	if (api_field_str(r, doc, "kernel_release", 0, &rel) ||
+	    api_field_int(r, doc, "job", 0, 0, INT64_MAX, &job)) {
+		json_decref(doc);
+		return r->status;
+	}
+	rc = rigmgr_checkin(g, job, rel, err, sizeof(err));
 	json_decref(doc);
 	if (rc)
 		return web_error_json(r, rc, err);
@@ -121,6 +126,34 @@ int api_agent_next(struct req *rq, struct web_response *r)
 	return api_reply(r, 200, json_pack("{s:o}", "job", doc));
 }
 
+/* The raw outputs attached ("raw": {name: text}) are well named
+ * strings; 0, or -1 after a 400 naming the first that is not. */
+static int check_raws(struct web_response *r, json_t *raw)
+{
+	const char *name;
+	char why[300], err[400];
+	json_t *v;
+
+	if (raw && !json_is_object(raw)) {
+		web_error_json(r, 400, "field 'raw': expected an object");
+		return -1;
+	}
+	json_object_foreach(raw, name, v) {
+		if (ident_checks(IDENT_RAW, name, why, sizeof(why))) {
+			snprintf(err, sizeof(err), "field 'raw': %s", why);
+			web_error_json(r, 400, err);
+			return -1;
+		}
+		if (!json_is_string(v)) {
+			snprintf(err, sizeof(err), "field 'raw.%s': expected "
+				 "a string", name);
+			web_error_json(r, 400, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Store the raw outputs the agent attached ("raw": {name: text}). */
 static void store_raws(struct req *rq, json_t *raw, const int64_t *ids,
 		       size_t n)
@@ -150,15 +183,67 @@ static int ack(struct web_response *r, int status, const int64_t *ids,
 					  a));
 }
 
+/* 403 for an upload about a job the rig does not hold now. */
+static int not_held(struct web_response *r, struct rig *g,
+		    const struct db_job *j)
+{
+	char err[300];
+
+	snprintf(err, sizeof(err), "job %lld is not held by rig '%s' now "
+		 "(job state '%s')", (long long)j->id, g->name, j->state);
+	return web_error_json(r, 403, err);
+}
+
+/*
+ * Results are due for the job the rig holds now, and for one it was given
+ * before klabd restarted: db_job_requeue_stale() put that back in the
+ * queue (started, never failed) while the agent carried on.  A job never
+ * handed out (not started) or requeued after a failure is not due.
+ */
+static int results_due(struct rig *g, const struct db_job *j)
+{
+	if (rigmgr_holds(g, j->id))
+		return 1;
+	return !strcmp(j->state, "queued") && j->started > 0 &&
+	       !*j->failure;
+}
+
+/* The uploaded document, for the job's kernel only; 0, or -1 after a
+ * 400 (not a klab-results/1 document) or 403 (another kernel). */
+static int results_parse(struct req *rq, struct web_response *r,
+			 const struct db_job *j, struct result_set *rs)
+{
+	struct import_error ie;
+	char err[600], msg[400];
+	size_t i;
+
+	memset(&ie, 0, sizeof(ie));
+	if (import_klab(rq->body, rq->body_len, j->kernel, rs, &ie) < 0) {
+		import_error_format(&ie, msg, sizeof(msg));
+		snprintf(err, sizeof(err), "job %lld results: %s",
+			 (long long)j->id, msg);
+		web_error_json(r, 400, err);
+		return -1;
+	}
+	for (i = 0; i < rs->n; i++)
+		if (rs->v[i].kernel && strcmp(rs->v[i].kernel, j->kernel)) {
+			snprintf(err, sizeof(err), "results for kernel '%s', "
+				 "job %lld is for '%s'", rs->v[i].kernel,
+				 (long long)j->id, j->kernel);
+			web_error_json(r, 403, err);
+			return -1;
+		}
+	return 0;
+}
+
 static int agent_results(struct req *rq, struct web_response *r,
 			 struct rig *g, struct db_job *j)
 {
 	struct db_import_opts o;
-	struct import_error ie;
 	struct result_set rs;
 	int64_t *ids = NULL;
-	size_t n = 0, i;
-	char err[600] = "", msg[400];
+	size_t n = 0;
+	char err[600] = "";
 	json_t *doc;
 	int rc;
 
@@ -170,23 +255,19 @@ static int agent_results(struct req *rq, struct web_response *r,
 		return rc;
 	}
 	free(ids);
+	ids = NULL;
+	if (!results_due(g, j))
+		return not_held(r, g, j);
+	doc = json_loadb(rq->body, rq->body_len, 0, NULL);
+	rc = check_raws(r, json_object_get(doc, "raw"));
+	json_decref(doc);
+	if (rc)
+		return r->status;
 	result_set_init(&rs);
-	memset(&ie, 0, sizeof(ie));
-	if (import_klab(rq->body, rq->body_len, j->kernel, &rs, &ie) < 0) {
-		import_error_format(&ie, msg, sizeof(msg));
-		snprintf(err, sizeof(err), "job %lld results: %s",
-			 (long long)j->id, msg);
+	if (results_parse(rq, r, j, &rs)) {
 		result_set_release(&rs);
-		return web_error_json(r, 400, err);
+		return r->status;
 	}
-	for (i = 0; i < rs.n; i++)
-		if (rs.v[i].kernel && strcmp(rs.v[i].kernel, j->kernel)) {
-			snprintf(err, sizeof(err), "results for kernel '%s', "
-				 "job %lld is for '%s'", rs.v[i].kernel,
-				 (long long)j->id, j->kernel);
-			result_set_release(&rs);
-			return web_error_json(r, 403, err);
-		}
 	result_set_setstr(&rs.kernel, j->kernel);
 	memset(&o, 0, sizeof(o));
 	o.rig = g->name;
@@ -214,17 +295,23 @@ static int agent_results(struct req *rq, struct web_response *r,
 static int agent_fail(struct req *rq, struct web_response *r, struct rig *g,
 		      struct db_job *j)
 {
-	json_t *doc = api_body(rq, r, 0);
-	const char *klass, *error, *output;
+	json_t *doc;
+	const char *klass = NULL, *error = NULL, *output = NULL;
 	char err[300] = "";
 	int rc;
 
+	if (!rigmgr_holds(g, j->id))
+		return not_held(r, g, j);
+	doc = api_body(rq, r, 0);
 	if (!doc)
 		return r->status;
-	klass = json_string_value(json_object_get(doc, "class"));
-	error = json_string_value(json_object_get(doc, "error"));
-	output = json_string_value(json_object_get(doc, "output"));
-	if (!klass || (strcmp(klass, "infra") && strcmp(klass, "kernel") &&
+	if (api_field_str(r, doc, "class", 1, &klass) ||
+	    api_field_str(r, doc, "error", 0, &error) ||
+	    api_field_str(r, doc, "output", 0, &output)) {
+		json_decref(doc);
+		return r->status;
+	}
+	if ((strcmp(klass, "infra") && strcmp(klass, "kernel") &&
 		       strcmp(klass, "benchmark"))) {
 		json_decref(doc);
 		return web_error_json(r, 400, "field 'class' must be 'infra', "
@@ -263,8 +350,11 @@ static int agent_kexec(struct req *rq, struct web_response *r,
 		       struct rig *g, struct db_job *j)
 {
 	char err[300] = "";
-	int rc = rigmgr_kexec(g, j->id, err, sizeof(err));
+	int rc;
 
+	if (!rigmgr_holds(g, j->id))
+		return not_held(r, g, j);
+	rc = rigmgr_kexec(g, j->id, err, sizeof(err));
 	return rc ? web_error_json(r, rc, err) :
 		api_reply(r, 200, json_pack("{s:b}", "ok", 1));
 }

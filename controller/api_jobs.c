@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api_util.h"
 #include "auth.h"
 #include "catalog.h"
 #include "db/jobs.h"
@@ -145,40 +146,69 @@ static int jobs_insert(struct req *rq, struct db_job_new *jn, json_t *ks,
 	return rc;
 }
 
+/*
+ * The fields of POST /api/jobs, strictly typed; *ks a new reference to the
+ * kernels (names checked).  0, or -1 after a 400.
+ */
+static int job_fields(struct web_response *r, json_t *doc,
+		      struct db_job_new *jn, long long *repeat, json_t **ks)
+{
+	json_t *v = json_object_get(doc, "kernels");
+	char what[32];
+	size_t i;
+
+	if (api_field_ident(r, doc, "rig", IDENT_RIG, 1, &jn->rig) ||
+	    api_field_ident(r, doc, "suite", IDENT_SUITE, 1, &jn->suite) ||
+	    api_field_str(r, doc, "scheduler", 0, &jn->scheduler) ||
+	    api_field_str(r, doc, "cmdline", 0, &jn->cmdline) ||
+	    api_field_num(r, doc, "scale", 0, &jn->scale) ||
+	    api_field_int(r, doc, "repeat", 0, 1, 1000, repeat))
+		return -1;
+	if (v && !json_is_null(v) && !json_is_array(v)) {
+		web_error_json(r, 400, "field 'kernels': expected an array");
+		return -1;
+	}
+	if (!v || json_is_null(v)) {
+		*ks = json_array();
+		if (api_field_ident(r, doc, "kernel", IDENT_KERNEL, 1,
+				    &jn->kernel)) {
+			json_decref(*ks);
+			return -1;
+		}
+		json_array_append(*ks, json_object_get(doc, "kernel"));
+		return 0;
+	}
+	if (!json_array_size(v)) {
+		web_error_json(r, 400, "field 'kernels': is empty");
+		return -1;
+	}
+	for (i = 0; i < json_array_size(v); i++) {
+		snprintf(what, sizeof(what), "kernels[%zu]", i);
+		if (!api_value_ident(r, json_array_get(v, i), what,
+				     IDENT_KERNEL))
+			return -1;
+	}
+	*ks = json_incref(v);
+	return 0;
+}
+
 /* POST /api/jobs {"kernels":[..] | "kernel", "rig", "suite", "scheduler",
  * "scale", "repeat", "cmdline"}: repetitions interleave the kernels. */
 int api_job_add(struct req *rq, struct web_response *r)
 {
 	json_t *doc = api_body(rq, r, 1), *ks, *ids;
 	struct db_job_new jn;
-	json_int_t repeat;
-	size_t nk;
+	long long repeat;
 	char err[300] = "";
 	int rc;
 
 	if (!doc)
 		return r->status;
-	ks = json_object_get(doc, "kernels");
-	if (!json_is_array(ks)) {
-		ks = json_pack("[O]", json_object_get(doc, "kernel") ?
-			       json_object_get(doc, "kernel") : json_null());
-	} else {
-		json_incref(ks);
-	}
 	memset(&jn, 0, sizeof(jn));
-	jn.rig = json_string_value(json_object_get(doc, "rig"));
-	jn.suite = json_string_value(json_object_get(doc, "suite"));
-	jn.scheduler = json_string_value(json_object_get(doc, "scheduler"));
-	jn.cmdline = json_string_value(json_object_get(doc, "cmdline"));
-	jn.scale = json_number_value(json_object_get(doc, "scale"));
-	repeat = json_integer_value(json_object_get(doc, "repeat"));
-	nk = json_array_size(ks);
-	if (!jn.rig || !jn.suite || !nk || repeat < 0 || repeat > 1000) {
-		json_decref(ks);
+	repeat = 1;
+	if (job_fields(r, doc, &jn, &repeat, &ks)) {
 		json_decref(doc);
-		return web_error_json(r, 400, "a job needs 'kernel' (or "
-				      "'kernels'), 'rig' and 'suite'; "
-				      "'repeat' in 1..1000");
+		return r->status;
 	}
 	if (suite_check(rq->d, jn.suite, err, sizeof(err)) ||
 	    cmdline_check(rq->d, jn.cmdline, err, sizeof(err))) {
@@ -272,19 +302,21 @@ int api_catalog_available(struct req *rq, struct web_response *r)
 int api_catalog_debian(struct req *rq, struct web_response *r)
 {
 	char err[600] = "", *ident = NULL;
-	const char *spec;
+	const char *spec = NULL;
 	json_t *doc;
 	int rc;
 
 	doc = api_body(rq, r, 1);
 	if (!doc)
 		return r->status;
-	spec = json_string_value(json_object_get(doc, "spec"));
-	rc = catalog_add_debian(rq->d, rq->db, spec ? spec : "", &ident, err,
+	if (api_field_str(r, doc, "spec", 1, &spec)) {
+		json_decref(doc);
+		return r->status;
+	}
+	rc = catalog_add_debian(rq->d, rq->db, spec, &ident, err,
 				sizeof(err));
 	if (!rc)
-		auth_audit(rq, "kernel add", ident, "debian '%s'",
-			   spec ? spec : "");
+		auth_audit(rq, "kernel add", ident, "debian '%s'", spec);
 	json_decref(doc);
 	if (rc)
 		return web_error_json(r, 400, err[0] ? err :

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_util.h"
 #include "klabd.h"
 
 int api_reply(struct web_response *r, int status, json_t *doc)
@@ -26,8 +27,35 @@ int api_reply(struct web_response *r, int status, json_t *doc)
 	return status;
 }
 
+/* The path of the first string under v holding a NUL, into path; 1 when
+ * found.  Depth-limited: request bodies are shallow. */
+static int find_nul(json_t *v, char *path, size_t len, int depth)
+{
+	size_t n = strlen(path), i;
+	const char *key;
+	json_t *e;
+
+	if (json_is_string(v))
+		return strlen(json_string_value(v)) != json_string_length(v);
+	if (depth > 8)
+		return 0;
+	json_object_foreach(v, key, e) {
+		snprintf(path + n, len - n, "%s%.60s", n ? "." : "", key);
+		if (find_nul(e, path, len, depth + 1))
+			return 1;
+	}
+	json_array_foreach(v, i, e) {
+		snprintf(path + n, len - n, "[%zu]", i);
+		if (find_nul(e, path, len, depth + 1))
+			return 1;
+	}
+	path[n] = '\0';
+	return 0;
+}
+
 json_t *api_body(struct req *rq, struct web_response *r, int strict)
 {
+	char path[256] = "";
 	json_error_t je;
 	json_t *doc;
 	char err[300];
@@ -36,7 +64,7 @@ json_t *api_body(struct req *rq, struct web_response *r, int strict)
 		web_error_json(r, 415, "send application/json");
 		return NULL;
 	}
-	doc = json_loadb(rq->body, rq->body_len, 0, &je);
+	doc = json_loadb(rq->body, rq->body_len, JSON_ALLOW_NUL, &je);
 	if (!json_is_object(doc)) {
 		snprintf(err, sizeof(err), "invalid json at line %d: %s",
 			 je.line, doc ? "expected an object" : je.text);
@@ -44,5 +72,174 @@ json_t *api_body(struct req *rq, struct web_response *r, int strict)
 		web_error_json(r, 400, err);
 		return NULL;
 	}
+	/* a \u0000 would cut a string short where it is read */
+	if (find_nul(doc, path, sizeof(path), 0)) {
+		snprintf(err, sizeof(err), "field '%s': has a NUL (\\u0000)",
+			 path);
+		json_decref(doc);
+		web_error_json(r, 400, err);
+		return NULL;
+	}
 	return doc;
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+/* The field's value, NULL when absent or null (-1 in *rc if required). */
+static json_t *field(struct web_response *r, json_t *doc, const char *key,
+		     int required, int *rc)
+{
+	json_t *v = json_object_get(doc, key);
+	char err[200];
+
+	*rc = 0;
+	if (v && !json_is_null(v))
+		return v;
+	if (required) {
+		snprintf(err, sizeof(err), "field '%s' is required", key);
+		web_error_json(r, 400, err);
+		*rc = -1;
+	}
+	return NULL;
+}
+
+static int wrong_type(struct web_response *r, const char *key,
+		      const char *want, const json_t *v)
+{
+	char err[200];
+
+	snprintf(err, sizeof(err), "field '%s': expected %s, got %s", key,
+		 want, type_name(v));
+	web_error_json(r, 400, err);
+	return -1;
+}
+
+/* A string without NUL, or NULL after a 400 naming what. */
+static const char *string_of(struct web_response *r, json_t *v,
+			     const char *what)
+{
+	char err[200];
+	size_t n;
+
+	if (!json_is_string(v)) {
+		wrong_type(r, what, "a string", v);
+		return NULL;
+	}
+	n = strlen(json_string_value(v));
+	if (n != json_string_length(v)) {
+		snprintf(err, sizeof(err), "field '%s': has a NUL at byte %zu",
+			 what, n + 1);
+		web_error_json(r, 400, err);
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+int api_field_str(struct web_response *r, json_t *doc, const char *key,
+		  int required, const char **out)
+{
+	int rc;
+	json_t *v = field(r, doc, key, required, &rc);
+	const char *s;
+
+	if (!v)
+		return rc;
+	s = string_of(r, v, key);
+	if (!s)
+		return -1;
+	*out = s;
+	return 0;
+}
+
+const char *api_value_ident(struct web_response *r, json_t *v,
+			    const char *what, enum ident_kind kind)
+{
+	const char *s = string_of(r, v, what);
+	char why[300], err[400];
+
+	if (s && ident_checks(kind, s, why, sizeof(why))) {
+		snprintf(err, sizeof(err), "field '%s': %s", what, why);
+		web_error_json(r, 400, err);
+		return NULL;
+	}
+	return s;
+}
+
+int api_field_ident(struct web_response *r, json_t *doc, const char *key,
+		    enum ident_kind kind, int required, const char **out)
+{
+	int rc;
+	json_t *v = field(r, doc, key, required, &rc);
+	const char *s;
+
+	if (!v)
+		return rc;
+	s = api_value_ident(r, v, key, kind);
+	if (!s)
+		return -1;
+	*out = s;
+	return 0;
+}
+
+int api_field_int(struct web_response *r, json_t *doc, const char *key,
+		  int required, long long min, long long max, long long *out)
+{
+	int rc;
+	json_t *v = field(r, doc, key, required, &rc);
+	char err[200];
+	json_int_t n;
+
+	if (!v)
+		return rc;
+	if (!json_is_integer(v))
+		return wrong_type(r, key, "an integer", v);
+	n = json_integer_value(v);
+	if (n < min || n > max) {
+		snprintf(err, sizeof(err), "field '%s': %lld is not in "
+			 "%lld..%lld", key, (long long)n, min, max);
+		web_error_json(r, 400, err);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+int api_field_num(struct web_response *r, json_t *doc, const char *key,
+		  int required, double *out)
+{
+	int rc;
+	json_t *v = field(r, doc, key, required, &rc);
+
+	if (!v)
+		return rc;
+	if (!json_is_number(v))
+		return wrong_type(r, key, "a number", v);
+	*out = json_number_value(v);
+	return 0;
+}
+
+int api_field_bool(struct web_response *r, json_t *doc, const char *key,
+		   int required, int *out)
+{
+	int rc;
+	json_t *v = field(r, doc, key, required, &rc);
+
+	if (!v)
+		return rc;
+	if (!json_is_boolean(v))
+		return wrong_type(r, key, "a boolean", v);
+	*out = json_is_true(v);
+	return 0;
 }

@@ -116,13 +116,7 @@ static const struct route routes[] = {
 
 int http_status_of(int dbrc)
 {
-	switch (dbrc) {
-	case DB_OK: return 200;
-	case DB_NOTFOUND: return 404;
-	case DB_INVALID: return 400;
-	case DB_CONFLICT: return 409;
-	default: return 500;
-	}
+	return db_http_status(dbrc);
 }
 
 struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen)
@@ -229,9 +223,25 @@ static const struct route *route_find(const char *method, const char *path,
 }
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind,
-				   const char *key, const char *value)
+				   const char *key, size_t key_size,
+				   const char *value, size_t value_size)
 {
-	query_add(cls, key, value ? value : "");
+	char *v;
+	size_t i;
+
+	if (!value || strlen(value) == value_size) {
+		query_add(cls, key, value ? value : "");
+		return MHD_YES;
+	}
+	/* a %00 would cut the value: keep it visible, as query_parse does */
+	v = malloc(value_size + 1);
+	if (!v)
+		return MHD_NO;
+	for (i = 0; i < value_size; i++)
+		v[i] = value[i] ? value[i] : '?';
+	v[value_size] = '\0';
+	query_add(cls, key, v);
+	free(v);
 	return MHD_YES;
 }
 
@@ -333,8 +343,8 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 					  "klab_session");
 	snprintf(rq.session, sizeof(rq.session), "%s", sid ? sid : "");
 	query_init(&rq.q);
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg,
-				  &rq.q);
+	MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_arg,
+				    &rq.q);
 	if (!strcmp(ct, "application/x-www-form-urlencoded"))
 		query_parse(&rq.q, rq.body, rq.body_len);
 	rq.db = klabd_db_get(d, err, sizeof(err));

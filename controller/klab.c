@@ -237,12 +237,14 @@ static int cmd_import(struct args *a)
 	qadd(&q, "suite", a->suite);
 	qadd(&q, "format", a->format);
 	rc = http_do("/api/import", &q, data.buf, data.len, ctype, &res);
-	if (rc == EX_OK && res.status != 201)
+	/* 200: the same upload was imported before (idempotent) */
+	if (rc == EX_OK && res.status != 201 && res.status != 200)
 		rc = server_error(&res);
 	else if (rc == EX_OK) {
 		doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		printf("imported %lld results (format %s, rig %s, suite %s) "
+		printf("%s %lld results (format %s, rig %s, suite %s) "
 		       "into %zu runs\n",
+		       res.status == 200 ? "already imported" : "imported",
 		       (long long)json_integer_value(json_object_get(doc,
 						     "results")),
 		       json_string_value(json_object_get(doc, "format")),

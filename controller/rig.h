@@ -106,6 +106,9 @@ int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 /* Long poll: wait up to wait_s for a job; *job 0 when none. */
 int rigmgr_next_job(struct rig *g, int wait_s, int64_t *job);
 int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen);
+/* 1 when job is the job g holds now (handed out and not yet ended:
+ * assigned, booting or running), 0 otherwise.  Takes the lock. */
+int rigmgr_holds(struct rig *g, int64_t job);
 /* Results stored for job: the rig is idle again. */
 void rigmgr_job_done(struct rig *g, int64_t job);
 /* The agent reports a failure of class "infra"/"kernel"/"benchmark". */

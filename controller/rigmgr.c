@@ -330,6 +330,18 @@ int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen)
 	return rc;
 }
 
+int rigmgr_holds(struct rig *g, int64_t job)
+{
+	int held;
+
+	pthread_mutex_lock(&g->d->mgr_lock);
+	held = job && g->job == job && (g->state == RIG_ASSIGNED ||
+					g->state == RIG_BOOTING ||
+					g->state == RIG_RUNNING);
+	pthread_mutex_unlock(&g->d->mgr_lock);
+	return held;
+}
+
 void rigmgr_job_done(struct rig *g, int64_t job)
 {
 	pthread_mutex_lock(&g->d->mgr_lock);

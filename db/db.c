@@ -181,6 +181,8 @@ static const struct {
 	{ "results", ST_COUNT_RESULTS, "SELECT count(*) FROM results" },
 	{ "raw_outputs", ST_COUNT_RAW, "SELECT count(*) FROM raw_outputs" },
 	{ "alerts", ST_COUNT_ALERTS, "SELECT count(*) FROM alerts" },
+	{ "raw_blobs", ST_COUNT_BLOBS, "SELECT count(*) FROM raw_blobs" },
+	{ "imports", ST_COUNT_IMPORTS, "SELECT count(*) FROM imports" },
 };
 
 /* Rows in the table named by what; DB_INVALID for an unknown name. */

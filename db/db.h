@@ -28,7 +28,14 @@ enum {
 	DB_NOTFOUND = -2,	/* unknown kernel / rig / suite / run: a 404 */
 	DB_INVALID = -3,	/* the request itself is wrong: a 400 */
 	DB_CONFLICT = -4,	/* exists already with different values: 409 */
+	DB_TOOBIG = -5,		/* over a configured limit: 413 */
+	DB_REPEATED = 1,	/* an idempotent repeat: stored before, a 200 */
 };
+
+/* The HTTP status for a DB_* code: the one map, used by the API and the
+ * pages (DB_OK and DB_REPEATED 200, DB_NOTFOUND 404, DB_INVALID 400,
+ * DB_CONFLICT 409, DB_TOOBIG 413, anything else 500). */
+int db_http_status(int rc);
 
 /* Open (creating if needed) and migrate.  NULL on error, with err set. */
 struct db *db_open(const char *path, char *err, size_t errlen);
@@ -100,9 +107,19 @@ struct db_import_opts {
 	const char *rig;	/* must exist: DB_NOTFOUND otherwise */
 	const char *suite;	/* must exist: DB_NOTFOUND otherwise */
 	const char *raw_name;	/* e.g. file name; NULL: no raw output */
-	const char *raw;	/* raw output stored with every run */
+	const char *raw;	/* raw output, stored once, linked to every run */
 	size_t raw_len;
 	int64_t job_id;		/* 0: not from a job */
+	/* NULL: not idempotent.  Else the import is recorded under this key
+	 * (an Idempotency-Key, or a hash of the content and parameters) and
+	 * a later import under the same key of the same raw content stores
+	 * nothing and answers DB_REPEATED with the first import's run ids;
+	 * of another content, DB_CONFLICT. */
+	const char *idem_key;
+	/* 0: no limit.  Else a set with more distinct kernels or results is
+	 * refused (DB_TOOBIG, err naming the limit and the count) before
+	 * anything is written. */
+	size_t max_kernels, max_results;
 };
 
 /*
@@ -110,7 +127,8 @@ struct db_import_opts {
  * created per distinct kernel in rs (repetition = previous count + 1 for
  * that kernel x rig x suite), every result is attached to its kernel's
  * run.  All or nothing.  *run_ids (may be NULL) receives a malloc'd array
- * of the new run ids, *nruns their count.
+ * of the new run ids, *nruns their count.  DB_OK, DB_REPEATED (see
+ * idem_key: *run_ids are then the earlier ones) or a negative DB_E*.
  */
 int db_import(struct db *db, const struct result_set *rs,
 	      const struct db_import_opts *o, int64_t **run_ids,

@@ -12,8 +12,10 @@
 #define BUILD_COLS "SELECT id, ident, base, patches, state, error, " \
 	"record, log, created, COALESCE(finished, 0) FROM builds "
 
-static void build_from_row(sqlite3_stmt *st, struct db_build *b)
+static void build_from_row(sqlite3_stmt *st, void *elem)
 {
+	struct db_build *b = elem;
+
 	b->id = sqlite3_column_int64(st, 0);
 	b->ident = db_col_str(st, 1);
 	b->base = db_col_str(st, 2);
@@ -25,6 +27,15 @@ static void build_from_row(sqlite3_stmt *st, struct db_build *b)
 	b->created = sqlite3_column_int64(st, 8);
 	b->finished = sqlite3_column_int64(st, 9);
 }
+
+static void build_release_elem(void *elem)
+{
+	db_build_release(elem);
+}
+
+static const struct db_rows build_rows = {
+	sizeof(struct db_build), build_from_row, build_release_elem
+};
 
 int db_build_add(struct db *db, const char *ident, const char *base,
 		 const char *patches, int64_t *id)
@@ -56,21 +67,16 @@ int db_build_get(struct db *db, int64_t id, struct db_build *out)
 	if (!st)
 		return DB_ERR;
 	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		build_from_row(st, out);
+	rc = db_row_get(st, &build_rows, out);
 	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return DB_OK;
-	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+	return rc;
 }
 
 int db_build_list(struct db *db, int limit, struct db_build **out,
 		  size_t *n)
 {
 	sqlite3_stmt *st = db_prepare(db, BUILD_COLS "ORDER BY id DESC LIMIT ?");
-	struct db_build *v = NULL;
-	size_t cnt = 0;
+	void *v = NULL;
 	int rc;
 
 	*out = NULL;
@@ -78,18 +84,10 @@ int db_build_list(struct db *db, int limit, struct db_build **out,
 	if (!st)
 		return DB_ERR;
 	sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = db_xrealloc(v, (cnt + 1) * sizeof(*v));
-		build_from_row(st, &v[cnt++]);
-	}
+	rc = db_rows_collect(st, &build_rows, &v, n);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		db_builds_free(v, cnt);
-		return DB_ERR;
-	}
 	*out = v;
-	*n = cnt;
-	return DB_OK;
+	return rc;
 }
 
 int db_build_take(struct db *db, struct db_build *out)
@@ -178,9 +176,5 @@ void db_build_release(struct db_build *b)
 
 void db_builds_free(struct db_build *v, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		db_build_release(&v[i]);
-	free(v);
+	db_rows_free(&build_rows, v, n);
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "db_int.h"
+#include "../lib/sha256.h"
 
 static const char sql_kernel_add[] =
 	"INSERT INTO kernels (ident, source, created) VALUES (?1, 'import', ?2)";
@@ -26,8 +27,14 @@ static const char sql_run_count[] =
 	" WHERE kernel_id = ?1 AND rig_id = ?2 AND suite_id = ?3";
 static const char sql_run_add[] =
 	"INSERT INTO runs (kernel_id, rig_id, suite_id, repetition, status,"
-	"  error, started, finished, job_id)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)";
+	"  error, started, finished, job_id, import_id)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9)";
+static const char sql_import_find[] =
+	"SELECT id, content_sha256 FROM imports WHERE key = ?1";
+static const char sql_import_add[] =
+	"INSERT INTO imports (key, content_sha256, created) VALUES (?1, ?2, ?3)";
+static const char sql_import_runs[] =
+	"SELECT id FROM runs WHERE import_id = ?1 ORDER BY id";
 static const char sql_metric_find[] =
 	"SELECT id, unit, direction FROM metrics WHERE name = ?1";
 static const char sql_metric_add[] =
@@ -48,9 +55,15 @@ struct imp {
 	const struct db_import_opts *o;
 	int64_t rig_id, suite_id, now;
 	struct imp_kernel *k;
-	size_t nk;
+	size_t nk, k_alloc;
 	struct db_map kmap;
 	int savepoint;		/* inside a caller's transaction */
+	char sha[SHA256_HEX_LEN + 1];	/* of the raw upload */
+	int64_t blob_id;	/* the raw upload, stored once; 0: none */
+	int64_t import_id;	/* the imports row; 0: not idempotent */
+	int64_t *prev;		/* run ids of an earlier identical import */
+	size_t nprev, prev_alloc;
+	int repeated;
 	char *err;
 	size_t errlen;
 };
@@ -71,7 +84,7 @@ static size_t imp_kernel_add(struct imp *im, const char *ident)
 
 	if (db_map_get(&im->kmap, ident, &i) == 0)
 		return i;
-	im->k = db_xrealloc(im->k, (im->nk + 1) * sizeof(*im->k));
+	DB_ALLOC_GROW(im->k, im->nk, im->k_alloc);
 	im->k[im->nk].ident = ident;
 	im->k[im->nk].run_id = 0;
 	im->k[im->nk].nresults = 0;
@@ -82,7 +95,7 @@ static size_t imp_kernel_add(struct imp *im, const char *ident)
 static int check_result(struct imp *im, const struct result *r)
 {
 	const char *ident = result_kernel(im, r);
-	int rc = db_name_check("metric", r->metric, im->err, im->errlen);
+	int rc = db_name_check(IDENT_METRIC, r->metric, im->err, im->errlen);
 	size_t ki;
 
 	if (rc != DB_OK)
@@ -90,7 +103,7 @@ static int check_result(struct imp *im, const struct result *r)
 	if (!ident)
 		return db_seterr(im->err, im->errlen, DB_INVALID,
 				 "result '%s' names no kernel", r->metric);
-	rc = db_name_check("kernel", ident, im->err, im->errlen);
+	rc = db_name_check(IDENT_KERNEL, ident, im->err, im->errlen);
 	if (rc != DB_OK)
 		return rc;
 	if (r->dir != DIR_NONE && r->dir != DIR_HIGHER && r->dir != DIR_LOWER)
@@ -116,17 +129,27 @@ static int imp_check(struct imp *im)
 	if (rs->n == 0 && !rs->error && !rs->incomplete)
 		return db_seterr(im->err, im->errlen, DB_INVALID,
 				 "nothing to import: no results and no error");
+	if (im->o->max_results && rs->n > im->o->max_results)
+		return db_seterr(im->err, im->errlen, DB_TOOBIG,
+				 "import has %zu results, more than "
+				 "max_import_results (%zu)", rs->n,
+				 im->o->max_results);
 	for (i = 0; i < rs->n; i++) {
 		rc = check_result(im, &rs->v[i]);
 		if (rc != DB_OK)
 			return rc;
 	}
+	if (im->o->max_kernels && im->nk > im->o->max_kernels)
+		return db_seterr(im->err, im->errlen, DB_TOOBIG,
+				 "import has %zu kernels, more than "
+				 "max_import_kernels (%zu)", im->nk,
+				 im->o->max_kernels);
 	if (rs->n > 0)
 		return DB_OK;
 	if (!rs->kernel)
 		return db_seterr(im->err, im->errlen, DB_INVALID,
 				 "result set names no kernel");
-	rc = db_name_check("kernel", rs->kernel, im->err, im->errlen);
+	rc = db_name_check(IDENT_KERNEL, rs->kernel, im->err, im->errlen);
 	if (rc != DB_OK)
 		return rc;
 	imp_kernel_add(im, rs->kernel);
@@ -215,13 +238,15 @@ static int imp_run(struct imp *im, struct imp_kernel *k)
 	sqlite3_bind_int64(st, 7, im->now);
 	if (im->o->job_id > 0)
 		sqlite3_bind_int64(st, 8, im->o->job_id);
+	if (im->import_id > 0)
+		sqlite3_bind_int64(st, 9, im->import_id);
 	k->run_id = insert_id(im, st, "run of kernel", k->ident);
 	if (k->run_id <= 0)
 		return DB_ERR;
-	if (!im->o->raw_name || !im->o->raw)
+	if (!im->blob_id)
 		return DB_OK;
-	if (db_raw_put(im->db, k->run_id, im->o->raw_name, im->o->raw,
-		       im->o->raw_len) != DB_OK)
+	if (db_raw_link(im->db, k->run_id, im->o->raw_name, im->blob_id) !=
+	    DB_OK)
 		return imp_sqlerr(im, "raw output", im->o->raw_name);
 	return DB_OK;
 }
@@ -349,11 +374,88 @@ static void imp_rollback(struct imp *im)
 		db_exec_stmt(st);
 }
 
+/* The run ids of import id, into im->prev. */
+static int imp_prev_runs(struct imp *im, int64_t id)
+{
+	sqlite3_stmt *st = db_stmt(im->db, ST_IMPORT_RUNS, sql_import_runs);
+	int rc;
+
+	if (!st)
+		return imp_sqlerr(im, "import", im->o->idem_key);
+	sqlite3_bind_int64(st, 1, id);
+	for (;;) {
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW)
+			break;
+		DB_ALLOC_GROW(im->prev, im->nprev, im->prev_alloc);
+		im->prev[im->nprev++] = sqlite3_column_int64(st, 0);
+	}
+	db_stmt_done(st);
+	if (rc != SQLITE_DONE)
+		return imp_sqlerr(im, "import", im->o->idem_key);
+	im->repeated = 1;
+	return DB_OK;
+}
+
+/*
+ * An import under a key seen before is a repeat (same content) or a
+ * conflict; a new key is recorded.  Inside the transaction, so two
+ * retries racing each other cannot both store.
+ */
+static int imp_idempotency(struct imp *im)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+	int same = 0;
+
+	if (!im->o->idem_key)
+		return DB_OK;
+	st = db_stmt(im->db, ST_IMPORT_FIND, sql_import_find);
+	if (!st)
+		return imp_sqlerr(im, "import", im->o->idem_key);
+	db_bind_str(st, 1, im->o->idem_key);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		same = !strcmp((const char *)sqlite3_column_text(st, 1),
+			       im->sha);
+	}
+	db_stmt_done(st);
+	if (id && !same)
+		return db_seterr(im->err, im->errlen, DB_CONFLICT,
+				 "idempotency key '%.100s' was used for "
+				 "another upload", im->o->idem_key);
+	if (id)
+		return imp_prev_runs(im, id);
+	st = db_stmt(im->db, ST_IMPORT_ADD, sql_import_add);
+	if (!st)
+		return imp_sqlerr(im, "import", im->o->idem_key);
+	db_bind_str(st, 1, im->o->idem_key);
+	db_bind_str(st, 2, im->sha);
+	sqlite3_bind_int64(st, 3, im->now);
+	im->import_id = insert_id(im, st, "import", im->o->idem_key);
+	return im->import_id > 0 ? DB_OK : DB_ERR;
+}
+
+/* The raw upload, once for all the runs of the import. */
+static int imp_blob(struct imp *im)
+{
+	if (!im->o->raw_name || !im->o->raw)
+		return DB_OK;
+	im->blob_id = db_raw_blob(im->db, im->o->raw, im->o->raw_len, im->sha);
+	if (im->blob_id <= 0)
+		return imp_sqlerr(im, "raw output", im->o->raw_name);
+	return DB_OK;
+}
+
 /* Rig, suite, runs and results, inside the transaction. */
 static int imp_store(struct imp *im)
 {
 	size_t i;
 	int rc;
+
+	rc = imp_idempotency(im);
+	if (rc != DB_OK || im->repeated)
+		return rc;
 
 	im->rig_id = db_rig_id(im->db, im->o->rig);
 	if (im->rig_id <= 0)
@@ -366,6 +468,9 @@ static int imp_store(struct imp *im)
 			? db_sqlerr(im->db, im->err, im->errlen)
 			: db_seterr(im->err, im->errlen, DB_NOTFOUND,
 				    "unknown suite '%s'", im->o->suite);
+	rc = imp_blob(im);
+	if (rc != DB_OK)
+		return rc;
 	for (i = 0; i < im->nk; i++) {
 		rc = imp_run(im, &im->k[i]);
 		if (rc != DB_OK)
@@ -394,6 +499,12 @@ int db_import(struct db *db, const struct result_set *rs,
 	rc = imp_check(&im);
 	if (rc != DB_OK)
 		goto out_free;
+	if (o->raw_name && o->raw &&
+	    db_name_check(IDENT_RAW, o->raw_name, err, errlen) != DB_OK) {
+		rc = DB_INVALID;
+		goto out_free;
+	}
+	sha256_hex(o->raw ? o->raw : "", o->raw ? o->raw_len : 0, im.sha);
 	rc = imp_begin(&im);
 	if (rc != DB_OK)
 		goto out_free;
@@ -402,6 +513,16 @@ int db_import(struct db *db, const struct result_set *rs,
 		rc = imp_commit(&im);
 	if (rc != DB_OK) {
 		imp_rollback(&im);
+		goto out_free;
+	}
+	if (im.repeated) {
+		rc = DB_REPEATED;
+		if (run_ids) {
+			*run_ids = im.prev;
+			im.prev = NULL;
+		}
+		if (nruns)
+			*nruns = im.nprev;
 		goto out_free;
 	}
 	if (run_ids) {
@@ -414,5 +535,6 @@ int db_import(struct db *db, const struct result_set *rs,
 out_free:
 	db_map_release(&im.kmap);
 	free(im.k);
+	free(im.prev);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "../lib/ident.h"
 
 /* One slot per cached statement; the SQL text sits next to its user. */
 enum db_stmt_id {
@@ -31,9 +32,11 @@ enum db_stmt_id {
 	ST_RUN_COUNT, ST_RUN_ADD, ST_RESULT_ADD,
 	ST_RUN_LIST, ST_RUN_GET, ST_RUN_EXISTS,
 	ST_SAMPLES, ST_HISTORY,
-	ST_RAW_PUT, ST_RAW_GET, ST_RAW_LIST,
+	ST_RAW_PUT, ST_RAW_GET, ST_RAW_LIST, ST_BLOB_ADD, ST_BLOB_ID,
+	ST_IMPORT_FIND, ST_IMPORT_ADD, ST_IMPORT_RUNS,
 	ST_COUNT_KERNELS, ST_COUNT_RIGS, ST_COUNT_SUITES, ST_COUNT_METRICS,
 	ST_COUNT_RUNS, ST_COUNT_RESULTS, ST_COUNT_RAW, ST_COUNT_ALERTS,
+	ST_COUNT_BLOBS, ST_COUNT_IMPORTS,
 	ST__COUNT
 };
 
@@ -76,6 +79,12 @@ sqlite3_stmt *db_stmt(struct db *db, enum db_stmt_id id, const char *sql);
 void db_stmt_done(sqlite3_stmt *st);
 /* Step a statement that returns no rows; 0 or the sqlite error code. */
 int db_exec_stmt(sqlite3_stmt *st);
+/*
+ * Step a write that must not be lost to a busy database (the rig
+ * manager's): after sqlite's busy timeout, retry a few times with a
+ * back-off, then log "WRITE LOST" naming what on stderr.  DB_OK or DB_ERR.
+ */
+int db_exec_retry(struct db *db, sqlite3_stmt *st, const char *what);
 
 /* Error text into err (may be NULL); returns code for `return db_fail()`. */
 int db_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -83,9 +92,9 @@ int db_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
 /* "database error: <sqlite message>"; returns DB_ERR. */
 int db_sqlerr(struct db *db, char *err, size_t errlen);
 
-/* Names users give (kernels, rigs, suites, metrics): non-empty, at most
- * 200 bytes, no control characters.  0 when fine. */
-int db_name_check(const char *what, const char *name, char *err,
+/* Names users give (kernels, rigs, suites, metrics): the rule of
+ * lib/ident.h.  DB_OK, or DB_INVALID with err naming the problem. */
+int db_name_check(enum ident_kind kind, const char *name, char *err,
 		  size_t errlen);
 
 /* Bind s, or NULL when s is NULL; s must outlive the statement's step. */
@@ -99,6 +108,51 @@ char *db_xstrdup(const char *s);
  * caller finalizes it. */
 sqlite3_stmt *db_prepare(struct db *db, const char *sql);	/* aborts when out of memory */
 void *db_xrealloc(void *p, size_t n);	/* aborts when out of memory */
+
+/*
+ * Raw outputs (db_raw.c): store data once under its SHA-256 (hex, computed
+ * by the caller), returning the blob's id (> 0) or DB_ERR; then link it to
+ * a run under a name (replacing that name).  DB_OK / DB_NOTFOUND / DB_ERR.
+ */
+int64_t db_raw_blob(struct db *db, const void *data, size_t len,
+		    const char *sha256_hex);
+int db_raw_link(struct db *db, int64_t run_id, const char *name,
+		int64_t blob_id);
+
+/*
+ * Arrays that grow (git's ALLOC_GROW): make room for element nr of x,
+ * whose capacity is alloc, doubling it.  Aborts when out of memory.
+ */
+#define DB_ALLOC_GROW(x, nr, alloc)					\
+	do {								\
+		if ((nr) >= (alloc)) {					\
+			(alloc) = (alloc) ? (alloc) * 2 : 16;		\
+			if ((alloc) <= (nr))				\
+				(alloc) = (nr) + 1;			\
+			(x) = db_xrealloc((x), (alloc) * sizeof(*(x)));	\
+		}							\
+	} while (0)
+
+/*
+ * The get, list and release code of every entity type: how to read one
+ * element from a result row and how to release one.  The row functions
+ * step a bound statement to its end and reset it (db_stmt_done); a caller
+ * that prepared it with db_prepare() still finalizes it.
+ */
+struct db_rows {
+	size_t size;					/* of one element */
+	void (*from_row)(sqlite3_stmt *st, void *elem);	/* heap copies */
+	void (*release)(void *elem);
+};
+
+/* One row into *out (zeroed first): DB_OK, DB_NOTFOUND or DB_ERR. */
+int db_row_get(sqlite3_stmt *st, const struct db_rows *how, void *out);
+/* Every row into a malloc'd array: DB_OK with *out (NULL when empty) and
+ * *n, or DB_ERR with nothing allocated. */
+int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
+		    size_t *n);
+/* Release n elements of v and v itself; accepts NULL. */
+void db_rows_free(const struct db_rows *how, void *v, size_t n);
 
 /* Id of the named row, 0 when absent, negative DB_E* on error. */
 int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,

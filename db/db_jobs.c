@@ -20,8 +20,10 @@
 	"k.id = j.kernel_id JOIN rigs g ON g.id = j.rig_id JOIN suites s " \
 	"ON s.id = j.suite_id "
 
-static void job_from_row(sqlite3_stmt *st, struct db_job *j)
+static void job_from_row(sqlite3_stmt *st, void *elem)
 {
+	struct db_job *j = elem;
+
 	memset(j, 0, sizeof(*j));
 	j->id = sqlite3_column_int64(st, 0);
 	j->kernel = db_col_str(st, 1);
@@ -41,6 +43,15 @@ static void job_from_row(sqlite3_stmt *st, struct db_job *j)
 	j->finished = sqlite3_column_int64(st, 15);
 	j->cmdline = db_col_str(st, 16);
 }
+
+static void job_release_elem(void *elem)
+{
+	db_job_release(elem);
+}
+
+static const struct db_rows job_rows = {
+	sizeof(struct db_job), job_from_row, job_release_elem
+};
 
 int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 	       char *err, size_t errlen)
@@ -94,13 +105,9 @@ static int job_query_one(struct db *db, const char *sql, int64_t a,
 		sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_int64(st, 1, a);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		job_from_row(st, out);
+	rc = db_row_get(st, &job_rows, out);
 	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return DB_OK;
-	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+	return rc;
 }
 
 int db_job_get(struct db *db, int64_t id, struct db_job *out)
@@ -121,8 +128,7 @@ int db_job_list(struct db *db, const char *rig, const char *state,
 	sqlite3_stmt *st = db_prepare(db, JOB_COLS "WHERE (?1 IS NULL OR g.name = ?1)"
 				" AND (?2 IS NULL OR j.state = ?2) "
 				"ORDER BY j.id DESC LIMIT ?3");
-	struct db_job *v = NULL;
-	size_t cnt = 0;
+	void *v = NULL;
 	int rc;
 
 	*out = NULL;
@@ -132,18 +138,10 @@ int db_job_list(struct db *db, const char *rig, const char *state,
 	db_bind_str(st, 1, rig);
 	db_bind_str(st, 2, state);
 	sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = db_xrealloc(v, (cnt + 1) * sizeof(*v));
-		job_from_row(st, &v[cnt++]);
-	}
+	rc = db_rows_collect(st, &job_rows, &v, n);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		db_jobs_free(v, cnt);
-		return DB_ERR;
-	}
 	*out = v;
-	*n = cnt;
-	return DB_OK;
+	return rc;
 }
 
 static int exec_bound(struct db *db, const char *sql, const char *s1,
@@ -157,9 +155,9 @@ static int exec_bound(struct db *db, const char *sql, const char *s1,
 	db_bind_str(st, 1, s1);
 	sqlite3_bind_int64(st, 2, i2);
 	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
-	rc = sqlite3_step(st);
+	rc = db_exec_retry(db, st, "job state");
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
 }
@@ -193,9 +191,9 @@ int db_job_fail(struct db *db, int64_t id, const char *klass,
 	sqlite3_bind_int(st, 5, max_attempts);
 	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
 	sqlite3_bind_int64(st, 7, id);
-	rc = sqlite3_step(st);
+	rc = db_exec_retry(db, st, "job failure");
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
 }
@@ -205,7 +203,7 @@ int db_job_runs(struct db *db, int64_t id, int64_t **runs, size_t *n)
 	sqlite3_stmt *st = db_prepare(db, "SELECT id FROM runs WHERE job_id = ? "
 				"ORDER BY id");
 	int64_t *v = NULL;
-	size_t cnt = 0;
+	size_t cnt = 0, alloc = 0;
 	int rc;
 
 	*runs = NULL;
@@ -213,8 +211,11 @@ int db_job_runs(struct db *db, int64_t id, int64_t **runs, size_t *n)
 	if (!st)
 		return DB_ERR;
 	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = db_xrealloc(v, (cnt + 1) * sizeof(*v));
+	for (;;) {
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW)
+			break;
+		DB_ALLOC_GROW(v, cnt, alloc);
 		v[cnt++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
@@ -235,9 +236,9 @@ int db_job_requeue_stale(struct db *db)
 
 	if (!st)
 		return DB_ERR;
-	rc = sqlite3_step(st);
+	rc = db_exec_retry(db, st, "requeue of stale jobs");
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? sqlite3_changes(db->h) : DB_ERR;
+	return rc == DB_OK ? sqlite3_changes(db->h) : DB_ERR;
 }
 
 void db_job_release(struct db_job *j)
@@ -259,11 +260,7 @@ void db_job_release(struct db_job *j)
 
 void db_jobs_free(struct db_job *v, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		db_job_release(&v[i]);
-	free(v);
+	db_rows_free(&job_rows, v, n);
 }
 
 int db_kernel_set_boot(struct db *db, const char *ident,

@@ -40,7 +40,7 @@ int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
 
 	if (!k)
 		return db_seterr(err, errlen, DB_INVALID, "no kernel given");
-	rc = db_name_check("kernel", k->ident, err, errlen);
+	rc = db_name_check(IDENT_KERNEL, k->ident, err, errlen);
 	if (rc != DB_OK)
 		return rc;
 	st = db_stmt(db, ST_KERNEL_PUT, sql_put);
@@ -62,8 +62,10 @@ int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
 	return DB_OK;
 }
 
-static void kernel_from_row(sqlite3_stmt *st, struct db_kernel *k)
+static void kernel_from_row(sqlite3_stmt *st, void *elem)
 {
+	struct db_kernel *k = elem;
+
 	k->id = sqlite3_column_int64(st, 0);
 	k->ident = db_col_str(st, 1);
 	k->version = db_col_str(st, 2);
@@ -76,10 +78,18 @@ static void kernel_from_row(sqlite3_stmt *st, struct db_kernel *k)
 	k->nruns = sqlite3_column_int64(st, 9);
 }
 
+static void kernel_release_elem(void *elem)
+{
+	db_kernel_release(elem);
+}
+
+static const struct db_rows kernel_rows = {
+	sizeof(struct db_kernel), kernel_from_row, kernel_release_elem
+};
+
 int db_kernel_get(struct db *db, const char *ident, struct db_kernel *out)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!ident)
@@ -88,44 +98,22 @@ int db_kernel_get(struct db *db, const char *ident, struct db_kernel *out)
 	if (!st)
 		return DB_ERR;
 	db_bind_str(st, 1, ident);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		kernel_from_row(st, out);
-	db_stmt_done(st);
-	if (rc == SQLITE_ROW)
-		return DB_OK;
-	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+	return db_row_get(st, &kernel_rows, out);
 }
 
 int db_kernel_list(struct db *db, struct db_kernel **out, size_t *n)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_KERNEL_LIST, sql_list);
-	struct db_kernel *v = NULL;
-	size_t len = 0, alloc = 0;
+	void *v = NULL;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (!st)
 		return DB_ERR;
-	for (;;) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		if (len == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			v = db_xrealloc(v, alloc * sizeof(*v));
-		}
-		kernel_from_row(st, &v[len++]);
-	}
-	db_stmt_done(st);
-	if (rc != SQLITE_DONE) {
-		db_kernels_free(v, len);
-		return DB_ERR;
-	}
+	rc = db_rows_collect(st, &kernel_rows, &v, n);
 	*out = v;
-	*n = len;
-	return DB_OK;
+	return rc;
 }
 
 void db_kernel_release(struct db_kernel *k)
@@ -144,11 +132,5 @@ void db_kernel_release(struct db_kernel *k)
 
 void db_kernels_free(struct db_kernel *v, size_t n)
 {
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; i < n; i++)
-		db_kernel_release(&v[i]);
-	free(v);
+	db_rows_free(&kernel_rows, v, n);
 }

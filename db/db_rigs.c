@@ -66,7 +66,7 @@ int db_rig_put(struct db *db, const struct db_rig *r, char *err,
 
 	if (!r)
 		return db_seterr(err, errlen, DB_INVALID, "no rig given");
-	rc = db_name_check("rig", r->name, err, errlen);
+	rc = db_name_check(IDENT_RIG, r->name, err, errlen);
 	if (rc == DB_OK)
 		rc = rig_kind_check(r->kind, err, errlen);
 	if (rc != DB_OK)
@@ -94,8 +94,10 @@ int db_rig_put(struct db *db, const struct db_rig *r, char *err,
 	return DB_OK;
 }
 
-static void rig_from_row(sqlite3_stmt *st, struct db_rig *r)
+static void rig_from_row(sqlite3_stmt *st, void *elem)
 {
+	struct db_rig *r = elem;
+
 	r->id = sqlite3_column_int64(st, 0);
 	r->name = db_col_str(st, 1);
 	r->kind = db_col_str(st, 2);
@@ -107,10 +109,18 @@ static void rig_from_row(sqlite3_stmt *st, struct db_rig *r)
 	r->created = sqlite3_column_int64(st, 8);
 }
 
+static void rig_release_elem(void *elem)
+{
+	db_rig_release(elem);
+}
+
+static const struct db_rows rig_rows = {
+	sizeof(struct db_rig), rig_from_row, rig_release_elem
+};
+
 int db_rig_get(struct db *db, const char *name, struct db_rig *out)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!name)
@@ -119,44 +129,22 @@ int db_rig_get(struct db *db, const char *name, struct db_rig *out)
 	if (!st)
 		return DB_ERR;
 	db_bind_str(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		rig_from_row(st, out);
-	db_stmt_done(st);
-	if (rc == SQLITE_ROW)
-		return DB_OK;
-	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+	return db_row_get(st, &rig_rows, out);
 }
 
 int db_rig_list(struct db *db, struct db_rig **out, size_t *n)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_RIG_LIST, sql_rig_list);
-	struct db_rig *v = NULL;
-	size_t len = 0, alloc = 0;
+	void *v = NULL;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (!st)
 		return DB_ERR;
-	for (;;) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		if (len == alloc) {
-			alloc = alloc ? alloc * 2 : 8;
-			v = db_xrealloc(v, alloc * sizeof(*v));
-		}
-		rig_from_row(st, &v[len++]);
-	}
-	db_stmt_done(st);
-	if (rc != SQLITE_DONE) {
-		db_rigs_free(v, len);
-		return DB_ERR;
-	}
+	rc = db_rows_collect(st, &rig_rows, &v, n);
 	*out = v;
-	*n = len;
-	return DB_OK;
+	return rc;
 }
 
 int db_rig_set_state(struct db *db, const char *name, const char *state)
@@ -170,7 +158,7 @@ int db_rig_set_state(struct db *db, const char *name, const char *state)
 		return DB_ERR;
 	db_bind_str(st, 1, name);
 	db_bind_str(st, 2, state);
-	if (db_exec_stmt(st) != 0)
+	if (db_exec_retry(db, st, "rig state") != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h) > 0 ? DB_OK : DB_NOTFOUND;
 }
@@ -188,20 +176,14 @@ void db_rig_release(struct db_rig *r)
 
 void db_rigs_free(struct db_rig *v, size_t n)
 {
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; i < n; i++)
-		db_rig_release(&v[i]);
-	free(v);
+	db_rows_free(&rig_rows, v, n);
 }
 
 int db_suite_put(struct db *db, const char *name, const char *description,
 		 char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int rc = db_name_check("suite", name, err, errlen);
+	int rc = db_name_check(IDENT_SUITE, name, err, errlen);
 
 	if (rc != DB_OK)
 		return rc;
@@ -217,17 +199,27 @@ int db_suite_put(struct db *db, const char *name, const char *description,
 	return DB_OK;
 }
 
-static void suite_from_row(sqlite3_stmt *st, struct db_suite *s)
+static void suite_from_row(sqlite3_stmt *st, void *elem)
 {
+	struct db_suite *s = elem;
+
 	s->id = sqlite3_column_int64(st, 0);
 	s->name = db_col_str(st, 1);
 	s->description = db_col_str(st, 2);
 }
 
+static void suite_release_elem(void *elem)
+{
+	db_suite_release(elem);
+}
+
+static const struct db_rows suite_rows = {
+	sizeof(struct db_suite), suite_from_row, suite_release_elem
+};
+
 int db_suite_get(struct db *db, const char *name, struct db_suite *out)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!name)
@@ -236,44 +228,22 @@ int db_suite_get(struct db *db, const char *name, struct db_suite *out)
 	if (!st)
 		return DB_ERR;
 	db_bind_str(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		suite_from_row(st, out);
-	db_stmt_done(st);
-	if (rc == SQLITE_ROW)
-		return DB_OK;
-	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+	return db_row_get(st, &suite_rows, out);
 }
 
 int db_suite_list(struct db *db, struct db_suite **out, size_t *n)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_SUITE_LIST, sql_suite_list);
-	struct db_suite *v = NULL;
-	size_t len = 0, alloc = 0;
+	void *v = NULL;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (!st)
 		return DB_ERR;
-	for (;;) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		if (len == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			v = db_xrealloc(v, alloc * sizeof(*v));
-		}
-		suite_from_row(st, &v[len++]);
-	}
-	db_stmt_done(st);
-	if (rc != SQLITE_DONE) {
-		db_suites_free(v, len);
-		return DB_ERR;
-	}
+	rc = db_rows_collect(st, &suite_rows, &v, n);
 	*out = v;
-	*n = len;
-	return DB_OK;
+	return rc;
 }
 
 void db_suite_release(struct db_suite *s)
@@ -287,11 +257,5 @@ void db_suite_release(struct db_suite *s)
 
 void db_suites_free(struct db_suite *v, size_t n)
 {
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; i < n; i++)
-		db_suite_release(&v[i]);
-	free(v);
+	db_rows_free(&suite_rows, v, n);
 }

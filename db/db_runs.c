@@ -24,8 +24,10 @@ static const char sql_run_list[] = RUN_COLS
 	" ORDER BY r.finished DESC, r.id DESC LIMIT ?4";
 static const char sql_run_get[] = RUN_COLS " WHERE r.id = ?1";
 
-static void run_from_row(sqlite3_stmt *st, struct db_run *r)
+static void run_from_row(sqlite3_stmt *st, void *elem)
 {
+	struct db_run *r = elem;
+
 	r->id = sqlite3_column_int64(st, 0);
 	r->kernel = db_col_str(st, 1);
 	r->rig = db_col_str(st, 2);
@@ -39,12 +41,20 @@ static void run_from_row(sqlite3_stmt *st, struct db_run *r)
 	r->job_id = sqlite3_column_int64(st, 10);
 }
 
+static void run_release_elem(void *elem)
+{
+	db_run_release(elem);
+}
+
+static const struct db_rows run_rows = {
+	sizeof(struct db_run), run_from_row, run_release_elem
+};
+
 int db_run_list(struct db *db, const char *kernel, const char *rig,
 		const char *suite, int limit, struct db_run **out, size_t *n)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_RUN_LIST, sql_run_list);
-	struct db_run *v = NULL;
-	size_t len = 0, alloc = 0;
+	void *v = NULL;
 	int rc;
 
 	*out = NULL;
@@ -55,42 +65,20 @@ int db_run_list(struct db *db, const char *kernel, const char *rig,
 	db_bind_str(st, 2, rig);
 	db_bind_str(st, 3, suite);
 	sqlite3_bind_int(st, 4, limit > 0 ? limit : -1);
-	for (;;) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		if (len == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			v = db_xrealloc(v, alloc * sizeof(*v));
-		}
-		run_from_row(st, &v[len++]);
-	}
-	db_stmt_done(st);
-	if (rc != SQLITE_DONE) {
-		db_runs_free(v, len);
-		return DB_ERR;
-	}
+	rc = db_rows_collect(st, &run_rows, &v, n);
 	*out = v;
-	*n = len;
-	return DB_OK;
+	return rc;
 }
 
 int db_run_get(struct db *db, int64_t id, struct db_run *out)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_RUN_GET, sql_run_get);
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!st)
 		return DB_ERR;
 	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		run_from_row(st, out);
-	db_stmt_done(st);
-	if (rc == SQLITE_ROW)
-		return DB_OK;
-	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+	return db_row_get(st, &run_rows, out);
 }
 
 void db_run_release(struct db_run *r)
@@ -107,11 +95,5 @@ void db_run_release(struct db_run *r)
 
 void db_runs_free(struct db_run *v, size_t n)
 {
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; i < n; i++)
-		db_run_release(&v[i]);
-	free(v);
+	db_rows_free(&run_rows, v, n);
 }

@@ -55,10 +55,7 @@ static struct db_sample *srow_push(struct srow_vec *sv, int64_t rowid)
 {
 	struct srow *r;
 
-	if (sv->n == sv->alloc) {
-		sv->alloc = sv->alloc ? sv->alloc * 2 : 256;
-		sv->v = db_xrealloc(sv->v, sv->alloc * sizeof(*sv->v));
-	}
+	DB_ALLOC_GROW(sv->v, sv->n, sv->alloc);
 	r = &sv->v[sv->n++];
 	r->rowid = rowid;
 	return &r->s;
@@ -324,49 +321,43 @@ void db_samples_free(struct db_sample *v, size_t n)
 	free(v);
 }
 
+static void metric_from_row(sqlite3_stmt *st, void *elem)
+{
+	struct db_metric *m = elem;
+
+	m->name = db_col_str(st, 0);
+	m->unit = db_col_str(st, 1);
+	m->dir = dir_from_db(sqlite3_column_int(st, 2));
+}
+
+static void metric_release(void *elem)
+{
+	struct db_metric *m = elem;
+
+	free(m->name);
+	free(m->unit);
+}
+
+static const struct db_rows metric_rows = {
+	sizeof(struct db_metric), metric_from_row, metric_release
+};
+
 int db_metric_list(struct db *db, struct db_metric **out, size_t *n)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_METRIC_LIST, sql_metric_list);
-	struct db_metric *v = NULL;
-	size_t len = 0, alloc = 0;
+	void *v = NULL;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (!st)
 		return DB_ERR;
-	for (;;) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		if (len == alloc) {
-			alloc = alloc ? alloc * 2 : 64;
-			v = db_xrealloc(v, alloc * sizeof(*v));
-		}
-		v[len].name = db_col_str(st, 0);
-		v[len].unit = db_col_str(st, 1);
-		v[len].dir = dir_from_db(sqlite3_column_int(st, 2));
-		len++;
-	}
-	db_stmt_done(st);
-	if (rc != SQLITE_DONE) {
-		db_metrics_free(v, len);
-		return DB_ERR;
-	}
+	rc = db_rows_collect(st, &metric_rows, &v, n);
 	*out = v;
-	*n = len;
-	return DB_OK;
+	return rc;
 }
 
 void db_metrics_free(struct db_metric *v, size_t n)
 {
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].unit);
-	}
-	free(v);
+	db_rows_free(&metric_rows, v, n);
 }

@@ -15,7 +15,7 @@ int db_token_add(struct db *db, const char *name, const char *role,
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = db_name_check("token", name, err, errlen);
+	rc = db_name_check(IDENT_TOKEN, name, err, errlen);
 	if (rc)
 		return rc;
 	if (!role || (strcmp(role, "submitter") && strcmp(role, "operator")))

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "db_int.h"
+#include "../lib/ident.h"
 
 int db_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
 {
@@ -29,37 +31,34 @@ int db_sqlerr(struct db *db, char *err, size_t errlen)
 			 sqlite3_errmsg(db->h));
 }
 
-int db_name_check(const char *what, const char *name, char *err,
+int db_name_check(enum ident_kind kind, const char *name, char *err,
 		  size_t errlen)
 {
-	const unsigned char *p;
-
-	if (!name || !*name)
-		return db_seterr(err, errlen, DB_INVALID, "%s name is empty",
-				 what);
-	if (strlen(name) > 200)
-		return db_seterr(err, errlen, DB_INVALID,
-				 "%s name '%.40s...' is longer than 200 bytes",
-				 what, name);
-	for (p = (const unsigned char *)name; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			return db_seterr(err, errlen, DB_INVALID,
-					 "%s name has a control character",
-					 what);
-	}
+	if (ident_checks(kind, name, err, errlen) != 0)
+		return DB_INVALID;
 	return DB_OK;
 }
 
+/*
+ * Text from outside reaches sqlite only through these two: a string that
+ * is not well-formed UTF-8 is stored repaired (U+FFFD for each bad byte),
+ * so nothing read back can break a JSON answer.
+ */
 int db_bind_str(sqlite3_stmt *st, int i, const char *s)
 {
+	size_t len;
+
 	if (!s)
 		return sqlite3_bind_null(st, i);
-	return sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	len = strlen(s);
+	if (utf8_valid(s, len))
+		return sqlite3_bind_text(st, i, s, (int)len, SQLITE_STATIC);
+	return sqlite3_bind_text(st, i, utf8_repair(s, len), -1, free);
 }
 
 int db_bind_str0(sqlite3_stmt *st, int i, const char *s)
 {
-	return sqlite3_bind_text(st, i, s ? s : "", -1, SQLITE_STATIC);
+	return db_bind_str(st, i, s ? s : "");
 }
 
 void *db_xrealloc(void *p, size_t n)
@@ -83,8 +82,14 @@ char *db_xstrdup(const char *s)
 char *db_col_str(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
+	size_t len = (size_t)sqlite3_column_bytes(st, i);
 
-	return db_xstrdup(s ? (const char *)s : "");
+	if (!s)
+		return db_xstrdup("");
+	/* rows written before the repair on the way in */
+	if (strlen((const char *)s) != len || !utf8_valid((const char *)s, len))
+		return utf8_repair((const char *)s, len);
+	return db_xstrdup((const char *)s);
 }
 
 int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,
@@ -224,12 +229,7 @@ struct db_metric_ent *db_metric_cache_add(struct db *db, const char *name,
 {
 	struct db_metric_ent *e;
 
-	if (db->nmetrics == db->metrics_alloc) {
-		db->metrics_alloc = db->metrics_alloc ? db->metrics_alloc * 2
-						      : 64;
-		db->metrics = db_xrealloc(db->metrics, db->metrics_alloc *
-					  sizeof(*db->metrics));
-	}
+	DB_ALLOC_GROW(db->metrics, db->nmetrics, db->metrics_alloc);
 	e = &db->metrics[db->nmetrics];
 	e->name = db_xstrdup(name);
 	e->unit = db_xstrdup(unit);
@@ -247,4 +247,109 @@ sqlite3_stmt *db_prepare(struct db *db, const char *sql)
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	return st;
+}
+
+/* How long the rig manager's writes keep trying after busy_timeout. */
+#define RETRY_ATTEMPTS 5
+
+int db_exec_retry(struct db *db, sqlite3_stmt *st, const char *what)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	int rc, attempt;
+
+	for (attempt = 1;; attempt++) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
+			db_stmt_done(st);
+			return DB_OK;
+		}
+		rc = sqlite3_reset(st);
+		if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) ||
+		    attempt == RETRY_ATTEMPTS)
+			break;
+		fprintf(stderr, "klabd: %s: database busy, retrying (%d of "
+			"%d)\n", what, attempt, RETRY_ATTEMPTS - 1);
+		nanosleep(&ts, NULL);
+		ts.tv_nsec *= 2;
+	}
+	fprintf(stderr, "klabd: %s: WRITE LOST: %s\n", what,
+		sqlite3_errmsg(db->h));
+	db_stmt_done(st);
+	return DB_ERR;
+}
+
+int db_http_status(int rc)
+{
+	switch (rc) {
+	case DB_OK:
+	case DB_REPEATED:
+		return 200;
+	case DB_NOTFOUND:
+		return 404;
+	case DB_INVALID:
+		return 400;
+	case DB_CONFLICT:
+		return 409;
+	case DB_TOOBIG:
+		return 413;
+	default:
+		return 500;
+	}
+}
+
+int db_row_get(sqlite3_stmt *st, const struct db_rows *how, void *out)
+{
+	int rc;
+
+	memset(out, 0, how->size);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		how->from_row(st, out);
+	db_stmt_done(st);
+	if (rc == SQLITE_ROW)
+		return DB_OK;
+	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+}
+
+int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
+		    size_t *n)
+{
+	unsigned char *v = NULL;
+	size_t len = 0, alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	for (;;) {
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW)
+			break;
+		if (len >= alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			v = db_xrealloc(v, alloc * how->size);
+		}
+		memset(v + len * how->size, 0, how->size);
+		how->from_row(st, v + len * how->size);
+		len++;
+	}
+	db_stmt_done(st);
+	if (rc != SQLITE_DONE) {
+		db_rows_free(how, v, len);
+		return DB_ERR;
+	}
+	*out = v;
+	*n = len;
+	return DB_OK;
+}
+
+void db_rows_free(const struct db_rows *how, void *v, size_t n)
+{
+	unsigned char *p = v;
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; how->release && i < n; i++)
+		how->release(p + i * how->size);
+	free(v);
 }

@@ -139,7 +139,23 @@ static const char *const migrations[] = {
 	"  created INTEGER NOT NULL,"
 	"  finished INTEGER);"
 	"CREATE INDEX builds_state ON builds(state, id);",
-	/* 5 on merge (4 is the imports' migration): user tokens kept as
+	/* 4: raw uploads stored once, referenced by every run they made;
+	 * imports remembered by key so a retried one is not stored twice. */
+	"CREATE TABLE raw_blobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  sha256 TEXT NOT NULL UNIQUE,"
+	"  size INTEGER NOT NULL,"
+	"  content BLOB NOT NULL);"
+	"ALTER TABLE raw_outputs ADD COLUMN blob_id INTEGER"
+	"  REFERENCES raw_blobs(id);"
+	"CREATE TABLE imports ("
+	"  id INTEGER PRIMARY KEY,"
+	"  key TEXT NOT NULL UNIQUE,"
+	"  content_sha256 TEXT NOT NULL,"
+	"  created INTEGER NOT NULL);"
+	"ALTER TABLE runs ADD COLUMN import_id INTEGER REFERENCES imports(id);"
+	"CREATE INDEX runs_import ON runs(import_id);",
+	/* 5: user tokens kept as
 	 * hashes, the audit log, and rig tokens no longer kept in clear
 	 * (klabd stores their hashes again at start). */
 	"CREATE TABLE tokens ("

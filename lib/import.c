@@ -10,7 +10,9 @@
 
 #include <string.h>
 
+#include "ident.h"
 #include "import_priv.h"
+#include "tiobench.h"
 
 static const struct {
 	enum import_format fmt;
@@ -60,10 +62,12 @@ static int has(const char *buf, size_t len, const char *s)
 
 static int has_tiobench_title(const char *buf, size_t len)
 {
-	return has(buf, len, "Sequential Reads") ||
-	       has(buf, len, "Random Reads") ||
-	       has(buf, len, "Sequential Writes") ||
-	       has(buf, len, "Random Writes");
+	int i;
+
+	for (i = 0; i < TIOBENCH_NPHASES; i++)
+		if (has(buf, len, tiobench_phases[i].title))
+			return 1;
+	return 0;
 }
 
 enum import_format import_detect(const char *buf, size_t len)
@@ -92,11 +96,14 @@ int import_text(const char *buf, size_t len, enum import_format fmt,
 		const char *kernel, struct result_set *out,
 		struct import_error *err)
 {
+	char why[300];
 	size_t i;
 	int n;
 
 	if (!buf)
 		len = 0;
+	if (kernel && ident_checks(IDENT_KERNEL, kernel, why, sizeof(why)))
+		return import_fail(err, 0, "kernel", "%s", why);
 	if (fmt == IMPORT_AUTO)
 		fmt = import_detect(buf ? buf : "", len);
 	if (fmt == IMPORT_AUTO)

@@ -66,7 +66,7 @@ int itok_num(const struct itok *t, double *out);
 /* A printable, bounded copy of a token for error messages. */
 void itok_show(const struct itok *t, char *buf, size_t len);
 void bytes_show(const char *p, size_t n, char *buf, size_t len);
-/* First byte alphanumeric, the rest [A-Za-z0-9._+~:@/=,#-], 1..128 bytes. */
+/* The kernel rule of ident.h (ident_check with IDENT_KERNEL). */
 int kernel_id_valid(const char *p, size_t n);
 /* Copy a token into buf as a NUL-terminated string; -1 when too long. */
 int itok_copy(const struct itok *t, char *buf, size_t len);

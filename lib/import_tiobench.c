@@ -21,42 +21,33 @@
 #include <string.h>
 
 #include "import_priv.h"
+#include "tiobench.h"
 
 enum { C_ID, C_FILE, C_BLK, C_THR, C_RATE, C_CPU, C_AVG, C_MAX, C_LAT2,
        C_LAT10, C_EFF, NCOLS };
 
+/* The column names as errors give them; fields come from tiobench.h in
+ * the same order (cols[c] is tiobench_fields[c - C_FILE]). */
 static const struct {
 	const char *name;	/* column, as errors name it */
-	const char *key;	/* metric suffix */
-	const char *unit;
-	enum metric_dir dir;
 	int pct;		/* a trailing '%' is allowed */
 } cols[NCOLS] = {
-	{ "Identifier", NULL, NULL, DIR_NONE, 0 },
-	{ "File Size", "file_size", "MB", DIR_NONE, 0 },
-	{ "Blk Size", "blk_size", "B", DIR_NONE, 0 },
-	{ "Num Thr", "threads", "", DIR_NONE, 0 },
-	{ "Rate", "rate", "MB/s", DIR_HIGHER, 0 },
-	{ "CPU%", "cpu", "%", DIR_LOWER, 1 },
-	{ "Avg Latency", "avg_lat", "ms", DIR_LOWER, 0 },
-	{ "Maximum Latency", "max_lat", "ms", DIR_LOWER, 0 },
-	{ "Lat% >2s", "lat_2s", "%", DIR_LOWER, 1 },
-	{ "Lat% >10s", "lat_10s", "%", DIR_LOWER, 1 },
-	{ "CPU Eff", "cpu_eff", "", DIR_HIGHER, 0 },
+	{ "Identifier", 0 },
+	{ "File Size", 0 },
+	{ "Blk Size", 0 },
+	{ "Num Thr", 0 },
+	{ "Rate", 0 },
+	{ "CPU%", 1 },
+	{ "Avg Latency", 0 },
+	{ "Maximum Latency", 0 },
+	{ "Lat% >2s", 1 },
+	{ "Lat% >10s", 1 },
+	{ "CPU Eff", 0 },
 };
+
+_Static_assert(NCOLS == TIOBENCH_NFIELDS + 1, "one column per field");
 
 #define ALL_COLS ((1u << NCOLS) - 1)
-
-static const struct {
-	const char *w1, *w2, *title, *key;
-} phases[] = {
-	{ "Sequential", "Reads", "Sequential Reads", "seq_read" },
-	{ "Random", "Reads", "Random Reads", "rand_read" },
-	{ "Sequential", "Writes", "Sequential Writes", "seq_write" },
-	{ "Random", "Writes", "Random Writes", "rand_write" },
-};
-
-#define NPHASES (sizeof(phases) / sizeof(phases[0]))
 #define HEADER_WINDOW 64	/* tokens between a title and its rule */
 
 /* The phase whose title starts at t (lx just after t), or -1. */
@@ -70,8 +61,9 @@ static int phase_at(const struct itok *t, const struct ilex *lx)
 		return -1;
 	if (!ilex_next(&peek, &t2))
 		return -1;
-	for (i = 0; i < NPHASES; i++)
-		if (itok_eq(t, phases[i].w1) && itok_eq(&t2, phases[i].w2))
+	for (i = 0; i < TIOBENCH_NPHASES; i++)
+		if (itok_eq(t, tiobench_phases[i].w1) &&
+		    itok_eq(&t2, tiobench_phases[i].w2))
 			return (int)i;
 	return -1;
 }
@@ -268,10 +260,10 @@ static int row_parse(struct ilex *lx, const struct itok *id, int ph,
 	for (c = C_FILE; c < NCOLS; c++) {
 		if (!(mask & (1u << c)))
 			continue;
-		snprintf(metric, sizeof(metric), "tiobench.%s.%s",
-			 phases[ph].key, cols[c].key);
-		iacc_add(acc, r.kernel, metric, cols[c].unit, r.v[c],
-			 cols[c].dir, id->line);
+		tiobench_metric(metric, sizeof(metric), ph, c - C_FILE);
+		iacc_add(acc, r.kernel, metric,
+			 tiobench_fields[c - C_FILE].unit, r.v[c],
+			 tiobench_fields[c - C_FILE].dir, id->line);
 	}
 	return 0;
 }
@@ -304,9 +296,9 @@ static int section_of(const char *metric)
 {
 	size_t i, n;
 
-	for (i = 0; i < NPHASES; i++) {
-		n = strlen(phases[i].key);
-		if (!strncmp(metric + 9, phases[i].key, n) &&
+	for (i = 0; i < TIOBENCH_NPHASES; i++) {
+		n = strlen(tiobench_phases[i].key);
+		if (!strncmp(metric + 9, tiobench_phases[i].key, n) &&
 		    metric[9 + n] == '.')
 			return (int)i;
 	}
@@ -338,7 +330,8 @@ int import_tiobench(const char *buf, size_t len, const char *kernel,
 		import_fail(err, acc.line[j], cols[C_ID].name, "duplicate "
 			    "kernel '%s' in section '%s' (first on line %d)",
 			    acc.rs.v[j].kernel,
-			    phases[section_of(acc.rs.v[j].metric)].title,
+			    tiobench_phases[section_of(
+				    acc.rs.v[j].metric)].title,
 			    acc.line[i]);
 		goto out_fail;
 	}

@@ -6,6 +6,7 @@
  * valid UTF-8 or a sane line length.
  */
 #include "import_priv.h"
+#include "ident.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -229,20 +230,7 @@ void itok_show(const struct itok *t, char *buf, size_t len)
 
 int kernel_id_valid(const char *p, size_t n)
 {
-	size_t i;
-
-	if (n == 0 || n > IMPORT_NAME_MAX)
-		return 0;
-	for (i = 0; i < n; i++) {
-		char c = p[i];
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9'))
-			continue;
-		if (i == 0 || !strchr("._+~:@/=,#-", c))
-			return 0;
-	}
-	return 1;
+	return ident_check(IDENT_KERNEL, p, n, NULL, 0) == 0;
 }
 
 int itok_copy(const struct itok *t, char *buf, size_t len)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ident.h"
 #include "import_priv.h"
 
 #define RESULTS_SCHEMA "klab-results/1"
@@ -247,21 +248,10 @@ static int text_valid(const char *s, size_t max)
 
 static int metric_name_valid(const char *s)
 {
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > IMPORT_NAME_MAX)
-		return 0;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
-		    !(c >= '0' && c <= '9') && c != '_' && c != '.' && c != '-')
-			return 0;
-	}
-	return s[0] != '.' && s[n - 1] != '.';
+	return ident_checks(IDENT_METRIC, s, NULL, 0) == 0;
 }
 
-enum str_kind { STR_KERNEL, STR_NAME, STR_TEXT };
+enum str_kind { STR_KERNEL, STR_RIG, STR_SUITE, STR_NAME, STR_TEXT };
 
 /* "results[3]" + "value" -> "results[3].value" in place; returns path. */
 static const char *path_member(char *path, size_t len, const char *key)
@@ -290,9 +280,15 @@ static const char *check_str(const json_t *v, const char *path,
 		import_fail(err, 0, path, "contains a NUL byte");
 		return NULL;
 	}
-	if (kind == STR_KERNEL && !kernel_id_valid(s, strlen(s))) {
-		import_fail(err, 0, path, "invalid kernel identifier");
-		return NULL;
+	if (kind == STR_KERNEL || kind == STR_RIG || kind == STR_SUITE) {
+		char why[300];
+
+		if (ident_checks(kind == STR_KERNEL ? IDENT_KERNEL :
+				 kind == STR_RIG ? IDENT_RIG : IDENT_SUITE, s,
+				 why, sizeof(why))) {
+			import_fail(err, 0, path, "%s", why);
+			return NULL;
+		}
 	}
 	if (!text_valid(s, kind == STR_TEXT ? 65536 : IMPORT_NAME_MAX)) {
 		import_fail(err, 0, path, "too long or has control characters");
@@ -391,8 +387,8 @@ static int doc_head_from_json(struct result_set *rs, const json_t *doc,
 		return import_fail(err, 0, "schema", "not '%s'",
 				   RESULTS_SCHEMA);
 	if (get_opt_str(doc, "kernel", STR_KERNEL, &rs->kernel, err) ||
-	    get_opt_str(doc, "rig", STR_NAME, &rs->rig, err) ||
-	    get_opt_str(doc, "suite", STR_NAME, &rs->suite, err) ||
+	    get_opt_str(doc, "rig", STR_RIG, &rs->rig, err) ||
+	    get_opt_str(doc, "suite", STR_SUITE, &rs->suite, err) ||
 	    get_opt_str(doc, "format", STR_NAME, &rs->format, err) ||
 	    get_opt_str(doc, "error", STR_TEXT, &rs->error, err))
 		return -1;

@@ -3,7 +3,7 @@
 # Install what a fresh Debian 12 machine lacks to build, test and run klab.
 # Only Debian packages; runs apt-get only when something is missing.
 set -eu
-PKGS="build-essential pkg-config git curl ca-certificates python3
+PKGS="build-essential pkg-config git curl ca-certificates python3 jq
 libmicrohttpd-dev libjansson-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev
 libcmocka-dev liburing-dev
 qemu-system-x86 qemu-utils kexec-tools busybox-static fio dbench socat cpio

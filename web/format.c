@@ -11,24 +11,21 @@
 #include <stdio.h>
 #include <string.h>
 
-const struct tio_phase tio_phases[TIO_NPHASES] = {
-	{ "seq_read", "Sequential Reads" },
-	{ "rand_read", "Random Reads" },
-	{ "seq_write", "Sequential Writes" },
-	{ "rand_write", "Random Writes" },
-};
+_Static_assert((int)TC_NCOLS == (int)TIOBENCH_NFIELDS &&
+	       (int)TC_CPU_EFF == (int)TF_CPU_EFF,
+	       "tio_cols follow lib/tiobench.h's fields");
 
 const struct tio_col_spec tio_cols[TC_NCOLS] = {
-	[TC_FILE_SIZE] = { "file_size", "File", "Size", NULL, 0 },
-	[TC_BLK_SIZE] = { "blk_size", "Blk", "Size", NULL, 0 },
-	[TC_THREADS] = { "threads", "Num", "Thr", NULL, 0 },
-	[TC_RATE] = { "rate", "", "Rate", "rate", 1 },
-	[TC_CPU] = { "cpu", "", "(CPU%)", "cpu", 1 },
-	[TC_AVG_LAT] = { "avg_lat", "Avg", "Latency", "avg lat", 1 },
-	[TC_MAX_LAT] = { "max_lat", "Maximum", "Latency", "max lat", 1 },
-	[TC_LAT_2S] = { "lat_2s", "Lat%", ">2s", "lat>2s", 0 },
-	[TC_LAT_10S] = { "lat_10s", "Lat%", ">10s", "lat>10s", 0 },
-	[TC_CPU_EFF] = { "cpu_eff", "CPU", "Eff", "cpu eff", 0 },
+	[TC_FILE_SIZE] = { "File", "Size", NULL, 0 },
+	[TC_BLK_SIZE] = { "Blk", "Size", NULL, 0 },
+	[TC_THREADS] = { "Num", "Thr", NULL, 0 },
+	[TC_RATE] = { "", "Rate", "rate", 1 },
+	[TC_CPU] = { "", "(CPU%)", "cpu", 1 },
+	[TC_AVG_LAT] = { "Avg", "Latency", "avg lat", 1 },
+	[TC_MAX_LAT] = { "Maximum", "Latency", "max lat", 1 },
+	[TC_LAT_2S] = { "Lat%", ">2s", "lat>2s", 0 },
+	[TC_LAT_10S] = { "Lat%", ">10s", "lat>10s", 0 },
+	[TC_CPU_EFF] = { "CPU", "Eff", "cpu eff", 0 },
 };
 
 /* Right of the identifier column, as tiobench.pl prints them. */
@@ -44,8 +41,7 @@ const struct cmp_metric *fmt_tio_metric(const struct comparison *c,
 {
 	char name[96];
 
-	snprintf(name, sizeof(name), "tiobench.%s.%s", tio_phases[phase].key,
-		 tio_cols[col].field);
+	tiobench_metric(name, sizeof(name), phase, col);
 	return compare_find(c, name);
 }
 
@@ -119,8 +115,7 @@ int fmt_metric_has_section(const char *metric)
 		return 0;
 	for (p = 0; p < TIO_NPHASES; p++)
 		for (col = 0; col < TC_NCOLS; col++) {
-			snprintf(name, sizeof(name), "tiobench.%s.%s",
-				 tio_phases[p].key, tio_cols[col].field);
+			tiobench_metric(name, sizeof(name), p, col);
 			if (!strcmp(metric, name))
 				return 1;
 		}

@@ -13,28 +13,24 @@
 #include <stddef.h>
 
 #include "judge/compare.h"
+#include "lib/tiobench.h"
 
-#define TIO_NPHASES 4
+#define TIO_NPHASES TIOBENCH_NPHASES	/* lib/tiobench.h */
 #define TIO_IDENT_WIDTH 30	/* identifier column of tiobench.pl */
 
-struct tio_phase {
-	const char *key;	/* "seq_read": tiobench.<key>.<field> */
-	const char *title;	/* "Sequential Reads" */
-};
-
+/* Columns in lib/tiobench.h's field order: tio_cols[c] shows
+ * tiobench_fields[c]. */
 enum tio_col {
 	TC_FILE_SIZE, TC_BLK_SIZE, TC_THREADS, TC_RATE, TC_CPU, TC_AVG_LAT,
 	TC_MAX_LAT, TC_LAT_2S, TC_LAT_10S, TC_CPU_EFF, TC_NCOLS
 };
 
 struct tio_col_spec {
-	const char *field;	/* "rate" */
 	const char *head1, *head2;	/* the two header lines, for HTML */
 	const char *delta_name;	/* name in delta lines: "rate", NULL: none */
 	int main;		/* always named in delta lines */
 };
 
-extern const struct tio_phase tio_phases[TIO_NPHASES];
 extern const struct tio_col_spec tio_cols[TC_NCOLS];
 /* The text header and rule of a tiobench table right of the identifier. */
 extern const char tio_head1[], tio_head2[], tio_rule[];

@@ -180,10 +180,7 @@ int web_error_page(struct web_response *r, const struct query *q,
 int page_db_error(struct web_response *r, const struct query *q, int rc,
 		  const char *err)
 {
-	int status = rc == DB_NOTFOUND ? 404 : rc == DB_INVALID ? 400 :
-		rc == DB_CONFLICT ? 409 : 500;
-
-	return web_error_page(r, q, status, err && *err ? err :
+	return web_error_page(r, q, db_http_status(rc), err && *err ? err :
 			      "database error");
 }
 

@@ -368,19 +368,17 @@ static void html_tiobench(struct strbuf *sb, const struct comparison *c,
 	static const char *const dheads[] = { "Rate", "Avg Lat", "Max Lat",
 					      "CPU" };
 	struct section s = { .cls = "tiobench",
-			     .caption = tio_phases[phase].title };
+			     .caption = tiobench_phases[phase].title };
 	char name[96];
 	int col;
 	size_t i;
 
 	for (col = 0; col < TC_NCOLS; col++) {
-		snprintf(name, sizeof(name), "tiobench.%s.%s",
-			 tio_phases[phase].key, tio_cols[col].field);
+		tiobench_metric(name, sizeof(name), phase, col);
 		add_col(s.cols, &s.ncols, name, heads[col], col);
 	}
 	for (i = 0; i < 4; i++) {
-		snprintf(name, sizeof(name), "tiobench.%s.%s",
-			 tio_phases[phase].key, tio_cols[dcols[i]].field);
+		tiobench_metric(name, sizeof(name), phase, dcols[i]);
 		add_col(s.deltas, &s.nd, name, dheads[i], -1);
 	}
 	section_table(sb, c, &s);

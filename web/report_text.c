@@ -233,7 +233,7 @@ static void text_tiobench(struct text *t, int phase)
 	int w = t->idw + 1 > TIO_IDENT_WIDTH ? t->idw + 1 : TIO_IDENT_WIDTH;
 	size_t k, i, maxn;
 
-	sb_addf(t->sb, "\n%s\n", tio_phases[phase].title);
+	sb_addf(t->sb, "\n%s\n", tiobench_phases[phase].title);
 	sb_addf(t->sb, "%*s%s\n", w, "", tio_head1);
 	sb_addf(t->sb, "%-*s%s\n", w, "Identifier", tio_head2);
 	for (i = 0; i + 2 < (size_t)w; i++)
@@ -247,8 +247,7 @@ static void text_tiobench(struct text *t, int phase)
 			tio_row(t, phase, k, w, 1);
 	}
 	for (i = 0; i < sizeof(order) / sizeof(*order); i++) {
-		snprintf(names[i], sizeof(names[i]), "tiobench.%s.%s",
-			 tio_phases[phase].key, tio_cols[order[i]].field);
+		tiobench_metric(names[i], sizeof(names[i]), phase, order[i]);
 		items[i].metric = names[i];
 		items[i].label = tio_cols[order[i]].delta_name;
 		items[i].main = tio_cols[order[i]].main;

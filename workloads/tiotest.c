@@ -122,27 +122,28 @@ static void report_phase(struct result_set *rs, const struct opts *o,
 			 int phase, const struct hist *h, uint64_t wall_ns,
 			 double cpu)
 {
-	const char *name = tio_phase_name[phase];
+	const char *name = tiobench_phases[phase].key;
 	char prefix[64];
 	double secs = (double)wall_ns / 1e9;
 	double rate = secs > 0 ? (double)h->count * (double)o->bs /
 			  (1024.0 * 1024.0) / secs : 0;
+	double v[TIOBENCH_NFIELDS];
+	int f;
 
+	v[TF_FILE_SIZE] = (double)o->size_mb;
+	v[TF_BLK_SIZE] = (double)o->bs;
+	v[TF_THREADS] = o->threads;
+	v[TF_RATE] = rate;
+	v[TF_CPU] = cpu;
+	v[TF_AVG_LAT] = hist_mean(h) / 1e6;
+	v[TF_MAX_LAT] = h->count ? (double)h->max / 1e6 : 0;
+	v[TF_LAT_2S] = hist_share_over(h, HIST_SLOW1_NS);
+	v[TF_LAT_10S] = hist_share_over(h, HIST_SLOW2_NS);
+	v[TF_CPU_EFF] = cpu > 0 ? rate / (cpu / 100) : 0;
 	snprintf(prefix, sizeof(prefix), "tiobench.%s", name);
-	wl_result(rs, prefix, "file_size", "MB", (double)o->size_mb, DIR_NONE);
-	wl_result(rs, prefix, "blk_size", "B", (double)o->bs, DIR_NONE);
-	wl_result(rs, prefix, "threads", "", o->threads, DIR_NONE);
-	wl_result(rs, prefix, "rate", "MB/s", rate, DIR_HIGHER);
-	wl_result(rs, prefix, "cpu", "%", cpu, DIR_LOWER);
-	wl_result(rs, prefix, "avg_lat", "ms", hist_mean(h) / 1e6, DIR_LOWER);
-	wl_result(rs, prefix, "max_lat", "ms",
-		  h->count ? (double)h->max / 1e6 : 0, DIR_LOWER);
-	wl_result(rs, prefix, "lat_2s", "%",
-		  hist_share_over(h, HIST_SLOW1_NS), DIR_LOWER);
-	wl_result(rs, prefix, "lat_10s", "%",
-		  hist_share_over(h, HIST_SLOW2_NS), DIR_LOWER);
-	wl_result(rs, prefix, "cpu_eff", "", cpu > 0 ? rate / (cpu / 100) : 0,
-		  DIR_HIGHER);
+	for (f = 0; f < TIOBENCH_NFIELDS; f++)
+		wl_result(rs, prefix, tiobench_fields[f].key,
+			  tiobench_fields[f].unit, v[f], tiobench_fields[f].dir);
 	wl_result_pcts(rs, prefix, h, 1e6, "ms", 1);
 	wl_result(rs, prefix, "ops", "", (double)h->count, DIR_NONE);
 	wl_result(rs, prefix, "elapsed", "s", secs, DIR_NONE);
@@ -281,7 +282,7 @@ static int parse_phases(const char *s, unsigned *out)
 		memcpy(word, s, n);
 		word[n] = 0;
 		for (i = 0; i < TIO_NPHASES; i++)
-			if (strcmp(word, tio_phase_name[i]) == 0)
+			if (strcmp(word, tiobench_phases[i].key) == 0)
 				break;
 		if (i == TIO_NPHASES)
 			goto out_bad;

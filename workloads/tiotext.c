@@ -8,14 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const tio_phase_name[TIO_NPHASES] = {
-	"seq_read", "rand_read", "seq_write", "rand_write",
-};
-const char *const tio_phase_title[TIO_NPHASES] = {
-	"Sequential Reads", "Random Reads", "Sequential Writes",
-	"Random Writes",
-};
-
 static const char units[] =
 	"Unit information\n"
 	"================\n"
@@ -56,26 +48,20 @@ static int get(const struct result_set *rs, const char *phase,
 static void format_row(struct strbuf *sb, const struct result_set *rs,
 		       const char *phase, const char *id)
 {
-	double size, blk, thr, rate, cpu, avg, max, l2, l10, eff;
-	int cpu_dec;
+	double v[TIOBENCH_NFIELDS], cpu;
+	int cpu_dec, f;
 
-	get(rs, phase, "file_size", &size);
-	get(rs, phase, "blk_size", &blk);
-	get(rs, phase, "threads", &thr);
-	get(rs, phase, "rate", &rate);
-	get(rs, phase, "cpu", &cpu);
-	get(rs, phase, "avg_lat", &avg);
-	get(rs, phase, "max_lat", &max);
-	get(rs, phase, "lat_2s", &l2);
-	get(rs, phase, "lat_10s", &l10);
-	get(rs, phase, "cpu_eff", &eff);
+	for (f = 0; f < TIOBENCH_NFIELDS; f++)
+		get(rs, phase, tiobench_fields[f].key, &v[f]);
+	cpu = v[TF_CPU];
 	/* CPU% in five characters, as tiobench printed it: 5.251 28.50 114.6 */
 	cpu_dec = cpu < 9.9995 ? 3 : cpu < 99.995 ? 2 : cpu < 999.95 ? 1 : 0;
 	/* tiobench.pl's "%-30s%-6d%-5d%4d%8.2f..." with a blank kept
 	 * between columns when a value outgrows its width */
 	sb_addf(sb, "%-29s %-5.0f %-5.0f %3.0f %7.2f %.*f%% %9.3f %11.2f "
-		"%9.5f %8.5f %5.0f\n", id, size, blk, thr, rate, cpu_dec, cpu,
-		avg, max, l2, l10, eff);
+		"%9.5f %8.5f %5.0f\n", id, v[TF_FILE_SIZE], v[TF_BLK_SIZE],
+		v[TF_THREADS], v[TF_RATE], cpu_dec, cpu, v[TF_AVG_LAT],
+		v[TF_MAX_LAT], v[TF_LAT_2S], v[TF_LAT_10S], v[TF_CPU_EFF]);
 }
 
 int tiotext_format(struct strbuf *sb, const struct result_set *rs,
@@ -86,10 +72,11 @@ int tiotext_format(struct strbuf *sb, const struct result_set *rs,
 
 	sb_adds(sb, units);
 	for (i = 0; i < TIO_NPHASES; i++) {
-		if (!get(rs, tio_phase_name[i], "rate", &v))
+		if (!get(rs, tiobench_phases[i].key,
+			 tiobench_fields[TF_RATE].key, &v))
 			continue;
-		sb_addf(sb, "\n%s\n%s", tio_phase_title[i], header);
-		format_row(sb, rs, tio_phase_name[i], id);
+		sb_addf(sb, "\n%s\n%s", tiobench_phases[i].title, header);
+		format_row(sb, rs, tiobench_phases[i].key, id);
 		n++;
 	}
 	return n;

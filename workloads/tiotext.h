@@ -16,11 +16,10 @@
 
 #include "lib/results.h"
 #include "lib/strbuf.h"
+#include "lib/tiobench.h"
 
-/* The four phases in tiobench's section order, with their section titles. */
-#define TIO_NPHASES 4
-extern const char *const tio_phase_name[TIO_NPHASES];	/* "seq_read", ... */
-extern const char *const tio_phase_title[TIO_NPHASES];	/* "Sequential Reads" */
+/* The four phases in tiobench's section order: lib/tiobench.h. */
+#define TIO_NPHASES TIOBENCH_NPHASES
 
 /*
  * Append the unit block and one section per phase that has a

@@ -669,6 +669,90 @@ static void test_future_refused(void **state)
 	assert_non_null(f->db);
 }
 
+/* Schema 4: the raw upload stored once per import, imports recorded
+ * under a key, repeats answered from it, limits checked before writing. */
+static void test_import_once_idempotent(void **state)
+{
+	struct fixture *f = *state;
+	struct db_import_opts o = { .rig = "default", .suite = "tiobench",
+				    .raw_name = "upload", .raw = "text one",
+				    .raw_len = 8, .idem_key = "key:a" };
+	struct result_set rs;
+	int64_t *ids, *ids2;
+	char *data;
+	size_t n, n2, len;
+
+	tio_set(&rs, "6.1.176", "6.1.192", 40);
+	import_ok(f, &rs, &o, &ids, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(db_count(f->db, "raw_outputs"), 2);
+	assert_int_equal(db_count(f->db, "raw_blobs"), 1);
+	assert_int_equal(db_raw_get(f->db, ids[1], "upload", &data, &len),
+			 DB_OK);
+	assert_string_equal(data, "text one");
+	free(data);
+	/* the same key and content: the same runs, nothing stored */
+	assert_int_equal(db_import(f->db, &rs, &o, &ids2, &n2, f->err,
+				   sizeof(f->err)), DB_REPEATED);
+	assert_int_equal(n2, 2);
+	assert_memory_equal(ids, ids2, 2 * sizeof(*ids));
+	free(ids2);
+	assert_int_equal(db_count(f->db, "runs"), 2);
+	/* the same key, other content */
+	o.raw = "text two";
+	assert_int_equal(db_import(f->db, &rs, &o, NULL, NULL, f->err,
+				   sizeof(f->err)), DB_CONFLICT);
+	assert_non_null(strstr(f->err, "key:a"));
+	/* another key, the first content: new runs, the blob shared */
+	o.raw = "text one";
+	o.idem_key = "key:b";
+	import_ok(f, &rs, &o, &ids2, &n2);
+	free(ids2);
+	assert_int_equal(db_count(f->db, "runs"), 4);
+	assert_int_equal(db_count(f->db, "raw_blobs"), 1);
+	assert_int_equal(db_count(f->db, "imports"), 2);
+	/* limits: refused before anything is written */
+	o.idem_key = "key:c";
+	o.max_kernels = 1;
+	assert_int_equal(db_import(f->db, &rs, &o, NULL, NULL, f->err,
+				   sizeof(f->err)), DB_TOOBIG);
+	assert_string_equal(f->err, "import has 2 kernels, more than "
+			    "max_import_kernels (1)");
+	o.max_kernels = 0;
+	o.max_results = 5;
+	assert_int_equal(db_import(f->db, &rs, &o, NULL, NULL, f->err,
+				   sizeof(f->err)), DB_TOOBIG);
+	assert_int_equal(db_count(f->db, "runs"), 4);
+	assert_int_equal(db_count(f->db, "imports"), 2);
+	assert_int_equal(db_http_status(DB_TOOBIG), 413);
+	assert_int_equal(db_http_status(DB_REPEATED), 200);
+	rs_free(&rs);
+	free(ids);
+}
+
+/* Names outside the identifier rule never reach the tables. */
+static void test_names_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct db_kernel k = { .ident = "a<b" };
+	struct db_rig g = { .name = "../r", .kind = "manual", .state = "idle" };
+	struct result_set rs;
+
+	assert_int_equal(db_kernel_put(f->db, &k, f->err, sizeof(f->err)),
+			 DB_INVALID);
+	assert_non_null(strstr(f->err, "byte 2"));
+	assert_int_equal(db_rig_put(f->db, &g, f->err, sizeof(f->err)),
+			 DB_INVALID);
+	assert_int_equal(db_suite_put(f->db, "a b", "", f->err,
+				      sizeof(f->err)), DB_INVALID);
+	memset(&rs, 0, sizeof(rs));
+	rs_add(&rs, "6.1.176", "m\xe2\x80\xae", "", 1, DIR_NONE);
+	assert_int_equal(db_import(f->db, &rs, &default_opts, NULL, NULL,
+				   f->err, sizeof(f->err)), DB_INVALID);
+	rs_free(&rs);
+	assert_int_equal(db_count(f->db, "kernels"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -687,6 +771,8 @@ int main(void)
 		T(test_transactions),
 		T(test_foreign_keys),
 		T(test_future_refused),
+		T(test_import_once_idempotent),
+		T(test_names_refused),
 #undef T
 	};
 

@@ -18,8 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "judge/compare.h"
 #include "db/db.h"
+#include "lib/ident.h"
 #include "lib/results.h"
 
 struct wfix {
@@ -101,10 +104,45 @@ static inline void wfix_tio(struct result_set *rs, const char *k,
 	}
 }
 
+/*
+ * Kernel names the identifier rule refuses today may still sit in a
+ * database written before it (schema 3 and older): the pages must escape
+ * them.  Such a name is imported under a stand-in and then renamed behind
+ * the data layer's back, as an old database would hold it.
+ */
+static inline void wfix_legacy_rename(struct wfix *f, const char *from,
+				      const char *to)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "UPDATE kernels SET ident = ?2"
+					    " WHERE ident = ?1", -1, &st,
+					    NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, from, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, to, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
+
 static inline void wfix_import(struct wfix *f, struct result_set *rs,
 			       const char *raw)
 {
 	struct db_import_opts o = { 0 };
+	char *legacy = NULL;
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		if (ident_checks(IDENT_KERNEL, rs->v[i].kernel, NULL, 0) == 0)
+			continue;
+		assert_true(!legacy || !strcmp(legacy, rs->v[i].kernel));
+		if (!legacy)
+			legacy = strdup(rs->v[i].kernel);
+		free(rs->v[i].kernel);
+		rs->v[i].kernel = strdup("legacy-name");
+	}
 
 	o.rig = "scsi";
 	o.suite = "tio";
@@ -116,6 +154,9 @@ static inline void wfix_import(struct wfix *f, struct result_set *rs,
 	if (db_import(f->db, rs, &o, NULL, NULL, f->err, sizeof(f->err)))
 		fail_msg("import: %s", f->err);
 	result_set_release(rs);
+	if (legacy)
+		wfix_legacy_rename(f, "legacy-name", legacy);
+	free(legacy);
 }
 
 static inline void wfix_compare(struct wfix *f, const char *const *k,

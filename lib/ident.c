@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ident: the identifier rule and the UTF-8 checks every path in uses (see
+ * ident.h).  Pure functions, no allocation except utf8_repair().
+ */
+#include "ident.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Besides letters and digits; raw output names are paths below the
+ * agent's output directory ("raw/run-1.json"), so they may hold '/'. */
+#define NAME_CHARS "._+-:@~"
+#define RAW_CHARS "._+-:@~/"
+
+static const char *const kind_names[] = {
+	[IDENT_KERNEL] = "kernel",
+	[IDENT_RIG] = "rig",
+	[IDENT_SUITE] = "suite",
+	[IDENT_METRIC] = "metric",
+	[IDENT_RAW] = "raw output",
+	[IDENT_TOKEN] = "token",
+};
+
+const char *ident_kind_name(enum ident_kind kind)
+{
+	if ((size_t)kind >= sizeof(kind_names) / sizeof(kind_names[0]))
+		return "name";
+	return kind_names[kind];
+}
+
+static int is_alnum(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+/* A printable, bounded rendering of an untrusted name for messages. */
+static void show(const char *s, size_t len, char *buf, size_t buflen)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < len && o + 5 < buflen; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (i == 40) {
+			o += (size_t)snprintf(buf + o, buflen - o, "...");
+			break;
+		}
+		if (is_alnum(c) || (c > 0x20 && c < 0x7f && c != '\'' &&
+				    c != '\\'))
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, buflen - o, "\\x%02x",
+					      c);
+	}
+	buf[o < buflen ? o : buflen - 1] = '\0';
+}
+
+static int fail(enum ident_kind kind, const char *s, size_t len, char *err,
+		size_t errlen, const char *why, size_t pos)
+{
+	char v[200];
+
+	if (!err || !errlen)
+		return -1;
+	show(s, len, v, sizeof(v));
+	if (pos == (size_t)-1)
+		snprintf(err, errlen, "%s name '%s' %s", ident_kind_name(kind),
+			 v, why);
+	else
+		snprintf(err, errlen, "%s name '%s' %s at byte %zu",
+			 ident_kind_name(kind), v, why, pos + 1);
+	return -1;
+}
+
+int ident_check(enum ident_kind kind, const char *s, size_t len, char *err,
+		size_t errlen)
+{
+	size_t i;
+
+	if (!s || len == 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s name is empty",
+				 ident_kind_name(kind));
+		return -1;
+	}
+	if (len > IDENT_MAX) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s name is %zu bytes long, "
+				 "longer than %d", ident_kind_name(kind), len,
+				 IDENT_MAX);
+		return -1;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\0')
+			return fail(kind, s, len, err, errlen,
+				    "has a NUL byte", i);
+		if (!is_alnum(c) && ((i == 0 && (kind != IDENT_RAW ||
+						  c == '/')) ||
+				     !strchr(kind == IDENT_RAW ? RAW_CHARS :
+					     NAME_CHARS, c)))
+			return fail(kind, s, len, err, errlen, i == 0 ?
+				    "must start with a letter or digit, not "
+				    "this character" :
+				    "has a character not allowed", i);
+		if (c == '.' && i > 0 && s[i - 1] == '.')
+			return fail(kind, s, len, err, errlen,
+				    "has '..'", i - 1);
+		if (c == '/' && i > 0 && s[i - 1] == '/')
+			return fail(kind, s, len, err, errlen,
+				    "has '//'", i - 1);
+	}
+	if (s[len - 1] == '.')
+		return fail(kind, s, len, err, errlen, "ends with '.'",
+			    len - 1);
+	return 0;
+}
+
+void ident_sanitize(char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n > IDENT_MAX) {
+		n = IDENT_MAX;
+		s[n] = '\0';
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!is_alnum(c) && (c == '\0' || !strchr(RAW_CHARS, c) ||
+				     (i == 0 && c == '/')))
+			s[i] = '_';
+		else if ((c == '.' || c == '/') && i > 0 && s[i - 1] == c)
+			s[i] = '_';
+	}
+	if (n && s[n - 1] == '.')
+		s[n - 1] = '_';
+}
+
+int ident_checks(enum ident_kind kind, const char *s, char *err,
+		 size_t errlen)
+{
+	return ident_check(kind, s, s ? strlen(s) : 0, err, errlen);
+}
+
+/* Length of the well-formed sequence at s (1..4), or 0 (RFC 3629). */
+static size_t utf8_seq(const unsigned char *s, size_t avail)
+{
+	unsigned char c = s[0];
+	size_t n, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (n > avail)
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;		/* overlong */
+	else if (c == 0xed)
+		hi = 0x9f;		/* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;		/* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f;		/* past U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+size_t utf8_check(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
+
+	while (i < len) {
+		n = utf8_seq(p + i, len - i);
+		if (!n)
+			return i;
+		i += n;
+	}
+	return len;
+}
+
+int utf8_valid(const char *s, size_t len)
+{
+	return utf8_check(s, len) == len;
+}
+
+char *utf8_repair(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc(len * 3 + 1);
+	size_t i = 0, o = 0, n;
+
+	if (!out)
+		abort();
+	while (i < len) {
+		n = p[i] ? utf8_seq(p + i, len - i) : 0;
+		if (n) {
+			memcpy(out + o, p + i, n);
+			o += n;
+			i += n;
+			continue;
+		}
+		memcpy(out + o, "\xef\xbf\xbd", 3);
+		o += 3;
+		i++;
+	}
+	out[o] = '\0';
+	return out;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ident: the one rule for the names klab is given from outside: kernel
+ * identifiers, rig, suite and metric names, raw output names.  Every path
+ * in (import query and files, the JSON API, agent uploads, the database
+ * layer) checks names here, so a name that is stored is a name that every
+ * page, URL, file name and shell word can carry without escaping.
+ *
+ * The rule: 1 to IDENT_MAX bytes of [A-Za-z0-9] and "._+-:@~", starting
+ * with a letter or digit, not ending with '.', no "..".  Raw output names
+ * are paths below an output directory: they may also hold '/' (not first,
+ * no "//") and start with any allowed character but '/'.  That covers what
+ * the lab uses today: "2.4.22-axboe-2l", "6.1.0-28-cloud-amd64",
+ * "6.12.117+deb12-cloud-amd64", "build-0123456789ab",
+ * "tiobench.rand_read.lat_max", "tiobench-under-writes".
+ *
+ * Also the UTF-8 rules for free text: utf8_valid() says whether a buffer
+ * is well-formed UTF-8 (no overlongs, no surrogates, nothing past
+ * U+10FFFF), utf8_repair() makes a copy that is.
+ */
+#ifndef KLAB_IDENT_H
+#define KLAB_IDENT_H
+
+#include <stddef.h>
+
+#define IDENT_MAX 128
+
+enum ident_kind {
+	IDENT_KERNEL,
+	IDENT_RIG,
+	IDENT_SUITE,
+	IDENT_METRIC,
+	IDENT_RAW,		/* name of a raw output, e.g. "results.json" */
+	IDENT_TOKEN,		/* name of a user token, e.g. "alice" */
+};
+
+/* "kernel", "rig", ...: how errors name a kind. */
+const char *ident_kind_name(enum ident_kind kind);
+
+/*
+ * Check the len bytes at s (which may hold a NUL: it is refused) against
+ * the rule.  0 when fine; -1 with err (may be NULL) filled in, naming the
+ * kind, the value (escaped) and the offending byte's position:
+ * "kernel name '<x>' has a character not allowed at byte 1 ('<')".
+ */
+int ident_check(enum ident_kind kind, const char *s, size_t len, char *err,
+		size_t errlen);
+/* ident_check() of a NUL-terminated string. */
+int ident_checks(enum ident_kind kind, const char *s, char *err,
+		 size_t errlen);
+
+/* Make the NUL-terminated s (non-empty) a valid IDENT_RAW name in place:
+ * cut to IDENT_MAX bytes, every byte outside the rule becomes '_' (and
+ * the second of ".." or "//").  For
+ * names that only label things, such as an uploaded file's name. */
+void ident_sanitize(char *s);
+
+/* Byte offset of the first byte that is not well-formed UTF-8, or len
+ * when the whole buffer is. */
+size_t utf8_check(const char *s, size_t len);
+int utf8_valid(const char *s, size_t len);
+/* A malloc'd NUL-terminated copy of s with every ill-formed byte replaced
+ * by U+FFFD and every NUL by U+FFFD; aborts when out of memory. */
+char *utf8_repair(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for lib/ident.c: the identifier rule every path in uses
+ * (what the lab's real names look like, what hostile names look like and
+ * how errors name the offending byte) and the UTF-8 checks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/ident.h"
+
+static void test_real_names(void **state)
+{
+	static const char *const ok[] = {
+		"2.4.22-axboe-2l", "6.1.0-28-cloud-amd64", "6.1.192",
+		"6.12.117+deb12-cloud-amd64", "6.1.192+elv-lowlat",
+		"build-0123456789ab", "2.6.0-test9-mm1", "6.1~rc3",
+		"a:b@c", "x",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		assert_int_equal(ident_checks(IDENT_KERNEL, ok[i], NULL, 0), 0);
+	assert_int_equal(ident_checks(IDENT_METRIC,
+				      "tiobench.rand_read.lat_max", NULL, 0), 0);
+	assert_int_equal(ident_checks(IDENT_METRIC,
+				      "fio.seq-write_1.read.iops", NULL, 0), 0);
+	assert_int_equal(ident_checks(IDENT_SUITE, "tiobench-under-writes",
+				      NULL, 0), 0);
+	assert_int_equal(ident_checks(IDENT_RIG, "manydisk", NULL, 0), 0);
+	assert_int_equal(ident_checks(IDENT_RAW, "results.json", NULL, 0), 0);
+	assert_int_equal(ident_checks(IDENT_RAW, "-", NULL, 0), 0);
+	assert_int_equal(ident_checks(IDENT_RAW, "raw/run-1.json", NULL, 0),
+			 0);
+	assert_int_not_equal(ident_checks(IDENT_RAW, "/etc/passwd", NULL, 0),
+			     0);
+	assert_int_not_equal(ident_checks(IDENT_RAW, "raw/../../x", NULL, 0),
+			     0);
+	assert_int_not_equal(ident_checks(IDENT_RAW, "raw//x", NULL, 0), 0);
+	assert_int_not_equal(ident_checks(IDENT_KERNEL, "raw/x", NULL, 0), 0);
+}
+
+static void test_hostile_names(void **state)
+{
+	static const char *const bad[] = {
+		"", "<script>", "a<b", "a\"b", "a'b", "../etc", "a/../b",
+		"a b", "a\xe2\x80\xae" "b", "a\tb", "a..b", "a.", ".a",
+		"-rf", "a\\b", "a;b", "a$(x)", "a\xff", "a\xc0\xaf",
+		"a&b", "a%00", "a?b", "a#b", "a,b", "a=b", "a/b",
+	};
+	char long_name[IDENT_MAX + 2];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_not_equal(ident_checks(IDENT_KERNEL, bad[i], NULL,
+						  0), 0);
+	assert_int_not_equal(ident_checks(IDENT_KERNEL, NULL, NULL, 0), 0);
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	assert_int_not_equal(ident_checks(IDENT_KERNEL, long_name, NULL, 0),
+			     0);
+	long_name[IDENT_MAX] = '\0';
+	assert_int_equal(ident_checks(IDENT_KERNEL, long_name, NULL, 0), 0);
+	/* a NUL inside the given length is refused, not a cut */
+	assert_int_not_equal(ident_check(IDENT_KERNEL, "6.1\0x", 5, NULL, 0),
+			     0);
+}
+
+static void test_messages(void **state)
+{
+	char err[300];
+
+	assert_int_not_equal(ident_checks(IDENT_KERNEL, "6.1<b>", err,
+					  sizeof(err)), 0);
+	assert_string_equal(err, "kernel name '6.1<b>' has a character not "
+			    "allowed at byte 4");
+	assert_int_not_equal(ident_check(IDENT_RIG, "ab\0c", 4, err,
+					 sizeof(err)), 0);
+	assert_string_equal(err, "rig name 'ab\\x00c' has a NUL byte at "
+			    "byte 3");
+	assert_int_not_equal(ident_checks(IDENT_METRIC, "", err, sizeof(err)),
+			     0);
+	assert_string_equal(err, "metric name is empty");
+	assert_int_not_equal(ident_checks(IDENT_SUITE, "a\xe2\x80\xae", err,
+					  sizeof(err)), 0);
+	assert_string_equal(err, "suite name 'a\\xe2\\x80\\xae' has a "
+			    "character not allowed at byte 2");
+}
+
+static void test_sanitize(void **state)
+{
+	char s[64] = "my results/../x .txt.";
+	char t[64] = "/etc//passwd";
+
+	ident_sanitize(s);
+	assert_string_equal(s, "my_results/._/x_.txt_");
+	assert_int_equal(ident_checks(IDENT_RAW, s, NULL, 0), 0);
+	ident_sanitize(t);
+	assert_string_equal(t, "_etc/_passwd");
+	assert_int_equal(ident_checks(IDENT_RAW, t, NULL, 0), 0);
+}
+
+static void test_utf8(void **state)
+{
+	char *r;
+
+	assert_true(utf8_valid("plain", 5));
+	assert_true(utf8_valid("\xc2\xb5s \xe2\x80\xae \xf0\x9f\x98\x80", 12));
+	assert_false(utf8_valid("\xff", 1));
+	assert_false(utf8_valid("\xc0\xaf", 2));		/* overlong '/' */
+	assert_false(utf8_valid("\xed\xa0\x80", 3));	/* surrogate */
+	assert_false(utf8_valid("\xf4\x90\x80\x80", 4));	/* > U+10FFFF */
+	assert_false(utf8_valid("\xe2\x80", 2));		/* cut short */
+	assert_int_equal(utf8_check("ab\xff", 3), 2);
+	r = utf8_repair("a\xff" "b\0c", 5);
+	assert_string_equal(r, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c");
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_names),
+		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_messages),
+		cmocka_unit_test(test_sanitize),
+		cmocka_unit_test(test_utf8),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
