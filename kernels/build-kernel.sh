@@ -430,6 +430,7 @@ cleanup() {
 }
 
 main() {
+	fds_close
 	parse_args "$@"
 	[ "$MODE" = check ] || sandbox_init
 	base_resolve

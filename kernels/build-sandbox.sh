@@ -38,6 +38,16 @@ size_bytes() {
 	esac
 }
 
+# Close every descriptor but stdin, stdout and stderr: whatever the caller
+# left open (a socket, a database) must not reach the tree's code.
+fds_close() {
+	for f in /proc/$$/fd/*; do
+		f=${f##*/}
+		[ "$f" -gt 2 ] 2>/dev/null && eval "exec $f>&-" 2>/dev/null
+	done
+	return 0
+}
+
 # Check the limits and choose the mode; dies when no sandbox can be made.
 sandbox_init() {
 	MEM_BYTES=$(size_bytes "$MEM_LIMIT") && [ "$MEM_BYTES" -gt 0 ] ||
@@ -145,8 +155,9 @@ disk_used_kb() {
 # status, 124 when it ran out of time (the time limit) or disk (then
 # $WORK/disk-limit exists).
 sbx() {
+	local run pid wd rc
 	if [ "$SBX_MODE" = off ]; then
-		(cd "$TREE" && timeout -k 30 "$TIME_LIMIT" "$@")
+		(cd "$TREE" && timeout -k 30 "$TIME_LIMIT" "$@" 8>&- 9>&-)
 		return
 	fi
 	run=(timeout -k 30 "$TIME_LIMIT" prlimit --cpu="$TIME_LIMIT"
@@ -154,8 +165,9 @@ sbx() {
 	[ "$SBX_MODE" = root ] && run+=(--nproc="$MAX_PROCS"
 		setpriv --reuid="$SBX_UID" --regid="$SBX_GID" --clear-groups
 		--no-new-privs)
+	# fds 8 and 9 hold build-kernel.sh's locks: not for the sandbox
 	"${run[@]}" bwrap "${SBX_ARGS[@]}" "$@" \
-		3<<<"$SBX_PASSWD" 4<<<"$SBX_GROUP" &
+		3<<<"$SBX_PASSWD" 4<<<"$SBX_GROUP" 8>&- 9>&- &
 	pid=$!
 	(
 		limit=$((DISK_BYTES >> 10))
@@ -166,11 +178,11 @@ sbx() {
 			kill -TERM "$pid"
 			exit 0
 		done
-	) </dev/null >/dev/null 2>&1 &
+	) </dev/null >/dev/null 2>&1 8>&- 9>&- &
 	wd=$!
 	wait "$pid"
 	rc=$?
-	kill "$wd" 2>/dev/null
+	kill -KILL "$wd" 2>/dev/null
 	wait "$wd" 2>/dev/null
 	[ -f "$WORK/disk-limit" ] && return 124
 	return $rc
