@@ -25,8 +25,11 @@ MAX_PROCS=512
 TMP_SIZE=1G
 WATCH_SECONDS=5
 
-# SIZE (digits with an optional K, M, G or T suffix) in bytes.
+# SIZE (digits with an optional K, M, G or T suffix, then an optional
+# "iB" or "B", as klabd's configuration writes sizes) in bytes.
 size_bytes() {
+	set -- "${1%B}"
+	set -- "${1%i}"
 	case $1 in
 	''|*[!0-9KMGTkmgt]*|[!0-9]*) return 1 ;;
 	*[Kk]) echo $((${1%?} << 10)) ;;
@@ -130,9 +133,11 @@ sandbox_prepare() {
 	if [ "$SBX_MODE" = root ]; then
 		find "$TREE" -type d -exec chown "$SBX_UID:$SBX_GID" {} + ||
 			die "cannot give the tree's directories to '$SANDBOX_USER'"
-		if [ "$USE_CCACHE" = yes ] &&
-		   [ "$(stat -c %u "$CCACHE_DIR")" != "$SBX_UID" ]; then
-			chown -R "$SBX_UID:$SBX_GID" "$CCACHE_DIR" ||
+		# the ccache directory is the build user's (a build run
+		# without the sandbox may have left root's files in it)
+		if [ "$USE_CCACHE" = yes ]; then
+			find "$CCACHE_DIR" ! -user "$SBX_UID" \
+				-exec chown -h "$SBX_UID:$SBX_GID" {} + ||
 				die "cannot give '$CCACHE_DIR' to '$SANDBOX_USER'"
 		fi
 	fi
