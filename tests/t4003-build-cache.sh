@@ -7,7 +7,8 @@
 # identical request, a ccache request and a fragment that merges to the same
 # config are answered from the cache without building; two identical
 # requests at once build once; failures (compile error, time limit,
-# must-have option) exit 3/4/5, publish nothing and are retried.  The real
+# must-have option) exit 3/4/5, publish nothing and are retried; a build
+# over its disk limit is stopped by the sandbox's watchdog.  The real
 # kernel path is covered by t4100.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -113,6 +114,21 @@ req --time-limit 1 --config "$TMP/frag2" --patch "$D/patches/slow-5.patch" \
 rc=$?
 [ $rc -eq 4 ] || bad "time limit: exit $rc, want 4"
 grep -q '^status=build_timeout' "$TMP/t" || bad "time limit: no status"
+# The disk limit: a bzImage rule writing 40 MiB into a tree allowed 16 MiB
+# is stopped by the watchdog (exit 3), before its 30 s sleep ends.
+mkdir -p "$TMP/fill/a" "$TMP/fill/b"
+cp "$D/build-tree/Makefile" "$TMP/fill/a/Makefile"
+sed '/^bzImage:/a\
+	@i=0; while [ $$i -lt 40 ]; do head -c 1048576 /dev/zero >fill.$$i; i=$$((i + 1)); done; sleep 30' \
+	"$D/build-tree/Makefile" >"$TMP/fill/b/Makefile"
+(cd "$TMP/fill" && diff -u a/Makefile b/Makefile >"$TMP/fill.patch")
+t0=$(date +%s)
+req --disk-limit 16M --patch "$TMP/fill.patch" >"$TMP/dl" 2>&1
+rc=$?
+[ $rc -eq 3 ] || bad "disk limit: exit $rc, want 3"
+grep -q '^error=build of .* failed: over the disk limit of 16M' "$TMP/dl" ||
+	bad "disk limit: message $(cat "$TMP/dl")"
+[ $(($(date +%s) - t0)) -lt 25 ] || bad "disk limit: the build was not stopped"
 req --must-have "CONFIG_KEXEC CONFIG_NOT_IN_THIS_TREE" >"$TMP/m" 2>&1
 rc=$?
 [ $rc -eq 5 ] || bad "must-have: exit $rc, want 5"
