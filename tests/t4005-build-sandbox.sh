@@ -50,7 +50,8 @@ sed -e "s|@DB@|$TMP/klab.db|" -e "s|@TOKENS@|$TMP/tokens|" \
 	-e "s|@CONFIG@|$TMP/klabd.conf|" -e "s|@HOSTTMP@|$hosttmp|" \
 	-e "s|@TESTDIR@|$TMP|" -e "s|@BASE@|$TMP/base|" \
 	-e "s|@OTHERBUILD@|$other|" -e "s|@CACHE@|$TMP/cache|" \
-	-e "s|@PORT@|$PORT|g" "$D/sandbox-probe.sh" >"$TMP/p/b/klab-probe.sh"
+	-e "s|@LINKED@|block/plug.h|" -e "s|@PORT@|$PORT|g" \
+	"$D/sandbox-probe.sh" >"$TMP/p/b/klab-probe.sh"
 (cd "$TMP/p" && diff -ruN a b >"$TMP/probe.patch")
 grep -q '^+.*klab-probe.sh 2>&1' "$TMP/probe.patch" || fail "cannot make the probe patch"
 
