@@ -10,7 +10,8 @@
 # the cache itself, cannot reach klabd's port, holds no socket and no
 # capability, and can write its own tree.  The build succeeds, and the
 # files it tried are checked from outside too.  A request naming a path
-# (dir:, git:) or an unconfigured base is refused with 400.
+# (dir:, git:) or an unconfigured base is refused with 400, and klabd
+# refuses to start on a malformed [base NAME] or sandbox limit.
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data
 # the build sandbox's user reaches its tree under the cache through here
@@ -111,4 +112,19 @@ expect_grep "unknown base 'nosuch'"
 http GET /api/builds >/dev/null
 [ "$(grep -o '"id":' "$TMP/body" | wc -l)" -eq 2 ] || fail "a refused base was queued"
 stop_klabd
+
+# klabd refuses a base section without exactly one absolute dir or git,
+# and sandbox limits it cannot read.
+bad_conf() {
+	printf '%s\n' "$@" >"$TMP/bad.conf"
+	timeout 20 "$KLAB_BIN/klabd" --listen 127.0.0.1:0 --db "$TMP/bad.db" \
+		--data-dir "$TMP/bad" --config "$TMP/bad.conf" >"$TMP/bad.log" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "klabd started with: $* (exit $rc)"
+	grep -q "$BAD_WANT" "$TMP/bad.log" || fail "klabd on '$*': $(cat "$TMP/bad.log")"
+}
+BAD_WANT="expected 'dir' or 'git'" bad_conf '[base x]' 'dir = /a' 'git = /b'
+BAD_WANT="expected an absolute path" bad_conf '[base x]' 'dir = relative'
+BAD_WANT="invalid build_mem_limit" bad_conf 'build_mem_limit = lots'
+BAD_WANT="invalid build_max_procs" bad_conf 'build_max_procs = 0'
 ok "build sandbox: the probe built, saw uid $uid, read and wrote nothing outside its tree, no network"
