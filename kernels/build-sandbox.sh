@@ -44,7 +44,7 @@ size_bytes() {
 # Close every descriptor but stdin, stdout and stderr: whatever the caller
 # left open (a socket, a database) must not reach the tree's code.
 fds_close() {
-	for f in /proc/$$/fd/*; do
+	for f in "/proc/$$/fd/"*; do
 		f=${f##*/}
 		[ "$f" -gt 2 ] 2>/dev/null && eval "exec $f>&-" 2>/dev/null
 	done
