@@ -343,7 +343,7 @@ build_kernel() {
 keep_failure() {
 	f=$CACHE/failed/$1
 	mkdir -p "$f" && cp "$WORK/build.log" "$f/build.log"
-	tree_get .config "$f/config" 2>/dev/null
+	tree_get .config "$f/config" 2>/dev/null || rm -f "$f/config"
 	{ record_common; echo "status=failed"; echo "exit=$2"; } >"$f/record"
 	tail -n 20 "$WORK/build.log" >&2
 }
