@@ -70,7 +70,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	expect_grep '^probe: id: uid=[0-9]*(klab-build)' "$TMP/log"
 fi
 for what in shadow db tokens config base-tree base-new other-build \
-	pristine-link pristine-chmod tcp; do
+	pristine-link pristine-chmod sandbox-root usr tcp; do
 	[ "$(probe "$what")" = denied ] || [ "$(probe "$what")" = refused ] ||
 		fail "probe $what: '$(probe "$what")'"
 done

@@ -27,6 +27,8 @@ try_write other-build "@OTHERBUILD@/bzImage"
 try_write cache-dir "@CACHE@/probe-new"
 try_write pristine-link "@LINKED@"
 if chmod u+w "@LINKED@" 2>/dev/null; then p pristine-chmod CHANGED; else p pristine-chmod denied; fi
+try_write sandbox-root "/probe-new"
+try_write usr "/usr/probe-new"
 try_write own-tree "probe-own-file"
 if (exec 3<>/dev/tcp/127.0.0.1/@PORT@) 2>/dev/null; then
 	p tcp CONNECTED
