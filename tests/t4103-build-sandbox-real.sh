@@ -63,8 +63,8 @@ uid=$(probe uid)
 [ -n "$uid" ] && [ "$uid" != 0 ] || fail "the probe ran as uid '$uid'"
 [ "$(id -u)" -ne 0 ] || [ "$uid" = "$(id -u klab-build)" ] ||
 	fail "the probe ran as uid $uid, not klab-build"
-for what in shadow db tokens config test-dir base-tree base-new other-build cache-dir \
-	pristine-link pristine-chmod sandbox-root usr tcp; do
+for what in shadow db tokens config test-dir base-tree base-new \
+	other-build cache-dir pristine-link pristine-chmod sandbox-root usr tcp; do
 	[ "$(probe "$what")" = denied ] || [ "$(probe "$what")" = refused ] ||
 		fail "probe $what: '$(probe "$what")'"
 done
