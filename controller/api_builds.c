@@ -2,7 +2,9 @@
 /*
  * Build requests over HTTP: POST /api/builds checks the patch series at
  * once (refusing one that does not apply, naming patch, file and hunk) and
- * queues the build; GET /api/builds[/ID[/log]] follows it.
+ * queues the build; GET /api/builds[/ID[/log]] follows it.  The base is a
+ * name the configuration knows (build_base_resolve), never a path; a git
+ * base is queued at the exact commit the check found.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -18,13 +20,6 @@
 #include "auth.h"
 #include "klabd.h"
 #include "lib/sha256.h"
-
-static int base_ok(const char *b)
-{
-	return !strcmp(b, "debian-6.1") || !strcmp(b, "debian-6.12") ||
-	       (!strncmp(b, "git:", 4) && b[4]) ||
-	       (!strncmp(b, "dir:", 4) && b[4]);
-}
 
 /* A patch name safe as a file name: [A-Za-z0-9._-], not starting with '.' */
 static void safe_name(const char *in, char *out, size_t len)
@@ -89,55 +84,74 @@ static int store_patches(struct klabd *d, json_t *patches,
 	return 0;
 }
 
-/* build-kernel.sh --check: 0 when every patch applies, else err. */
-static int check_patches(struct klabd *d, const char *base, char *paths,
-			 char *err, size_t errlen)
+/* build-kernel.sh --check on the base spec: 0 when every patch applies,
+ * else err.  *commit: the full commit of a git base, "" for others. */
+static int check_patches(struct klabd *d, const char *spec,
+			 const char *paths, char **commit, char *err,
+			 size_t errlen)
 {
 	struct strbuf out = STRBUF_INIT;
 	const char *args[80];
-	size_t n = build_args(d, base, paths, args, 78);
+	char *p = strdup(paths);
+	size_t n = build_args(d, spec, p, args, 78);
 	int rc;
 
 	args[n++] = "--check";
 	args[n] = NULL;
 	sb_init(&out);
 	rc = catalog_script(d, "build-kernel.sh", args, &out, err, errlen);
+	*commit = catalog_record_get(out.buf, "base_commit");
 	sb_release(&out);
+	free(p);
 	return rc;
+}
+
+/* What the queue stores: the request's base, a git base at its commit. */
+static void queued_base(const char *base, const char *commit,
+			struct strbuf *sb)
+{
+	if (*commit)
+		sb_addf(sb, "%.*s@%s", (int)strcspn(base, "@"), base, commit);
+	else
+		sb_addf(sb, "%s", base);
 }
 
 int api_build_add(struct req *rq, struct web_response *r)
 {
 	json_t *doc = api_body(rq, r, 0), *patches;
-	struct strbuf paths = STRBUF_INIT;
+	struct strbuf paths = STRBUF_INIT, spec = STRBUF_INIT,
+		      queued = STRBUF_INIT;
 	const char *base, *ident;
-	char err[700] = "", *check;
+	char err[700] = "", *commit = NULL;
 	int64_t id;
 	int rc;
 
 	if (!doc)
 		return r->status;
+	sb_init(&paths);
+	sb_init(&spec);
+	sb_init(&queued);
 	base = json_string_value(json_object_get(doc, "base"));
 	ident = json_string_value(json_object_get(doc, "ident"));
 	patches = json_object_get(doc, "patches");
-	if (!base || !base_ok(base)) {
-		json_decref(doc);
-		return web_error_json(r, 400, "field 'base': expected "
-				      "debian-6.1, debian-6.12, git:PATH@COMMIT "
-				      "or dir:PATH");
-	}
-	sb_init(&paths);
-	if (patches && !json_is_array(patches))
+	if (!base)
+		rc = web_error_json(r, 400, "field 'base': expected a string");
+	else if (build_base_resolve(rq->d, base, &spec, err, sizeof(err)))
+		rc = web_error_json(r, 400, err);
+	else if (patches && !json_is_array(patches))
 		rc = web_error_json(r, 400, "field 'patches': expected a list");
 	else if (store_patches(rq->d, patches, &paths, err, sizeof(err)))
 		rc = web_error_json(r, 400, err);
-	else if ((check = strdup(paths.buf)),
-		 (rc = check_patches(rq->d, base, check, err, sizeof(err))),
-		 free(check), rc)
+	else if ((rc = check_patches(rq->d, spec.buf, paths.buf, &commit, err,
+				     sizeof(err))) == 1 && strstr(err, "no commit"))
+		rc = web_error_json(r, 400, "field 'base': no such commit in "
+				    "that base");
+	else if (rc)
 		rc = web_error_json(r, rc == 2 ? 422 : 500, err[0] ? err :
 				    "the patch check failed");
-	else if (db_build_add(rq->db, ident ? ident : "", base, paths.buf,
-			      &id))
+	else if (queued_base(base, commit, &queued),
+		 db_build_add(rq->db, ident ? ident : "", queued.buf,
+			      paths.buf, &id))
 		rc = web_error_json(r, 500, "cannot queue the build");
 	else {
 		build_kick(rq->d);
@@ -145,6 +159,9 @@ int api_build_add(struct req *rq, struct web_response *r)
 			   (long long)id, ident ? ident : "");
 		rc = api_reply(r, 202, json_pack("{s:I}", "build", (json_int_t)id));
 	}
+	free(commit);
+	sb_release(&queued);
+	sb_release(&spec);
 	sb_release(&paths);
 	json_decref(doc);
 	return rc;

@@ -8,7 +8,14 @@
  * answered from the cache and builds nothing.  A built kernel enters the
  * catalog with its base, patches, config hash, compiler, build time and
  * bzImage size, and boots on the rigs like any other.
+ *
+ * A request names its base: debian-6.1, debian-6.12, or a [base NAME]
+ * section of the configuration (dir = PATH, or git = PATH with NAME@COMMIT);
+ * paths never come from a request.  build-kernel.sh runs the tree's code
+ * in its sandbox under the build_mem_limit, build_disk_limit and
+ * build_max_procs of the configuration (docs/BUILDS.md).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -21,12 +28,161 @@
 #include "catalog.h"
 #include "db/builds.h"
 #include "klabd.h"
+#include "lib/config.h"
 #include "lib/sha256.h"
 #include "rig.h"
 
+/* build-kernel.sh's option for each sandbox limit of the configuration */
+static const char *const build_limits[][2] = {
+	{ "build_mem_limit", "--mem-limit" },
+	{ "build_disk_limit", "--disk-limit" },
+	{ "build_max_procs", "--max-procs" },
+};
+
+#define BASE_PREFIX "base "
+
+/* [A-Za-z0-9._-], 1..64 characters, not starting with '.' or '-' */
+static int base_name_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || len > 64 || s[0] == '.' || s[0] == '-')
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
+			return 0;
+	return 1;
+}
+
+/* A commit as git rev-parse reads it: a hash, a branch, HEAD~1; no '-'
+ * first (never an option), no '@' (the separator). */
+static int base_commit_ok(const char *s)
+{
+	size_t i;
+
+	if (!*s || *s == '-' || strlen(s) > 128)
+		return 0;
+	for (i = 0; s[i]; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._/~^-", s[i]))
+			return 0;
+	return 1;
+}
+
+/* "debian-6.1, debian-6.12, NAME, NAME@COMMIT": what a request may name. */
+static void base_list(struct klabd *d, struct strbuf *sb)
+{
+	size_t i, pl = strlen(BASE_PREFIX);
+	const char *sec, *last = "";
+
+	sb_addf(sb, "debian-6.1, debian-6.12");
+	for (i = 0; i < d->cfg.n; i++) {
+		sec = d->cfg.v[i].section;
+		if (strncmp(sec, BASE_PREFIX, pl) || !strcmp(sec, last))
+			continue;
+		last = sec;
+		sb_addf(sb, ", %s%s", sec + pl, config_get(&d->cfg, sec, "git") ?
+			"@COMMIT" : "");
+	}
+}
+
+int build_base_resolve(struct klabd *d, const char *base,
+		       struct strbuf *spec, char *err, size_t errlen)
+{
+	struct strbuf names = STRBUF_INIT;
+	const char *at = strchr(base, '@'), *dir, *git;
+	size_t nl = at ? (size_t)(at - base) : strlen(base);
+	char sec[80];
+	int rc = -1;
+
+	sb_init(&names);
+	base_list(d, &names);
+	if (!strcmp(base, "debian-6.1") || !strcmp(base, "debian-6.12")) {
+		sb_addf(spec, "%s", base);
+		rc = 0;
+		goto out;
+	}
+	if (!strncmp(base, "dir:", 4) || !strncmp(base, "git:", 4)) {
+		snprintf(err, errlen, "field 'base': paths are not accepted, "
+			 "name a base of the configuration: %.300s", names.buf);
+		goto out;
+	}
+	if (!base_name_ok(base, nl)) {
+		snprintf(err, errlen, "field 'base': invalid base name, "
+			 "expected one of: %.300s", names.buf);
+		goto out;
+	}
+	snprintf(sec, sizeof(sec), BASE_PREFIX "%.*s", (int)nl, base);
+	dir = config_get(&d->cfg, sec, "dir");
+	git = config_get(&d->cfg, sec, "git");
+	if (!dir && !git)
+		snprintf(err, errlen, "field 'base': unknown base '%.*s', "
+			 "expected one of: %.300s", (int)nl, base, names.buf);
+	else if (dir && at)
+		snprintf(err, errlen, "field 'base': base '%.*s' is a "
+			 "directory and takes no @COMMIT", (int)nl, base);
+	else if (git && (!at || !base_commit_ok(at + 1)))
+		snprintf(err, errlen, "field 'base': base '%.*s' is a git "
+			 "tree, expected %.*s@COMMIT", (int)nl, base, (int)nl,
+			 base);
+	else {
+		sb_addf(spec, dir ? "dir:%s" : "git:%s@%s", dir ? dir : git,
+			at ? at + 1 : "");
+		rc = 0;
+	}
+out:
+	sb_release(&names);
+	return rc;
+}
+
+/* The sandbox limits and every [base NAME] section, checked at start. */
+static int build_config_check(struct klabd *d, char *err, size_t errlen)
+{
+	size_t i, pl = strlen(BASE_PREFIX);
+	const char *v, *sec, *key, *dir, *git;
+	long long sz;
+	long n;
+
+	for (i = 0; i < sizeof(build_limits) / sizeof(build_limits[0]); i++) {
+		v = config_get(&d->cfg, "", build_limits[i][0]);
+		if (!v || (i < 2 ? isdigit((unsigned char)*v) &&
+			   !config_parse_size(v, &sz) && sz > 0 :
+			   !parse_long(v, 1, 1000000, &n)))
+			continue;
+		snprintf(err, errlen, "%s: invalid %s '%.100s'", d->cfg.path,
+			 build_limits[i][0], v);
+		return -1;
+	}
+	for (i = 0; i < d->cfg.n; i++) {
+		sec = d->cfg.v[i].section;
+		key = d->cfg.v[i].key;
+		if (strncmp(sec, BASE_PREFIX, pl))
+			continue;
+		dir = config_get(&d->cfg, sec, "dir");
+		git = config_get(&d->cfg, sec, "git");
+		if (!base_name_ok(sec + pl, strlen(sec + pl)) ||
+		    !strcmp(sec + pl, "debian-6.1") ||
+		    !strcmp(sec + pl, "debian-6.12"))
+			snprintf(err, errlen, "%s:%d: invalid base name '%.64s'",
+				 d->cfg.path, d->cfg.v[i].line, sec + pl);
+		else if (!dir == !git)
+			snprintf(err, errlen, "%s:%d: [%.80s]: expected 'dir' "
+				 "or 'git', one of them", d->cfg.path,
+				 d->cfg.v[i].line, sec);
+		else if ((!strcmp(key, "dir") || !strcmp(key, "git")) &&
+			 d->cfg.v[i].value[0] != '/')
+			snprintf(err, errlen, "%s:%d: %s: expected an absolute "
+				 "path", d->cfg.path, d->cfg.v[i].line, key);
+		else
+			continue;
+		return -1;
+	}
+	return 0;
+}
+
 size_t build_common_args(struct klabd *d, const char **args)
 {
-	size_t n = 0;
+	size_t n = 0, i;
+	const char *v;
 
 	if (d->build_cache) {
 		args[n++] = "--cache";
@@ -48,6 +204,11 @@ size_t build_common_args(struct klabd *d, const char **args)
 		args[n++] = "--time-limit";
 		args[n++] = d->build_time_limit;
 	}
+	for (i = 0; i < sizeof(build_limits) / sizeof(build_limits[0]); i++)
+		if ((v = config_get(&d->cfg, "", build_limits[i][0]))) {
+			args[n++] = build_limits[i][1];
+			args[n++] = v;
+		}
 	return n;
 }
 
@@ -59,8 +220,8 @@ size_t build_args(struct klabd *d, const char *base,
 
 	args[n++] = "--base";
 	args[n++] = base;
-	/* two per patch, leaving room for the ten common ones + NULL */
-	while (p && *p && n + 12 < max) {
+	/* two per patch, leaving room for the common ones + NULL */
+	while (p && *p && n + BUILD_COMMON_ARGS + 2 < max) {
 		nl = strchr(p, '\n');
 		if (nl)
 			*nl++ = '\0';
@@ -125,17 +286,22 @@ static void build_publish(struct klabd *d, struct db *db,
 
 static void build_run(struct klabd *d, struct db *db, struct db_build *b)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, spec = STRBUF_INIT;
 	const char *args[80];
 	char err[600] = "", *patches = strdup(b->patches), *log;
 	int rc;
 
 	sb_init(&out);
-	build_args(d, b->base, patches, args, 70);
+	sb_init(&spec);
 	fprintf(stderr, "klabd: build %lld: %s starts\n", (long long)b->id,
 		b->base);
-	rc = catalog_script(d, "build-kernel.sh", args, &out, err,
-			    sizeof(err));
+	/* the configuration may have changed since the request */
+	rc = build_base_resolve(d, b->base, &spec, err, sizeof(err));
+	if (rc == 0) {
+		build_args(d, spec.buf, patches, args, 70);
+		rc = catalog_script(d, "build-kernel.sh", args, &out, err,
+				    sizeof(err));
+	}
 	if (rc == 0) {
 		build_publish(d, db, b, out.buf);
 	} else {
@@ -147,6 +313,7 @@ static void build_run(struct klabd *d, struct db *db, struct db_build *b)
 		free(log);
 	}
 	free(patches);
+	sb_release(&spec);
 	sb_release(&out);
 }
 
@@ -181,11 +348,14 @@ static void *build_main(void *arg)
 
 int build_start(struct klabd *d, char *err, size_t errlen)
 {
-	struct db *db = klabd_db_get(d, err, errlen);
+	struct db *db;
 	int i, n;
 
 	pthread_mutex_init(&d->build_lock, NULL);
 	pthread_cond_init(&d->build_cond, NULL);
+	if (build_config_check(d, err, errlen))
+		return -1;
+	db = klabd_db_get(d, err, errlen);
 	if (!db)
 		return -1;
 	n = db_build_requeue_stale(db);

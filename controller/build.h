@@ -9,13 +9,19 @@
 #include <stddef.h>
 
 struct klabd;
+struct strbuf;
 
-/* Start max_builds worker threads (requeueing interrupted builds). */
+/* The most entries build_common_args writes. */
+#define BUILD_COMMON_ARGS 16
+
+/* Check the [base NAME] sections and sandbox limits of the configuration,
+ * then start max_builds worker threads (requeueing interrupted builds). */
 int build_start(struct klabd *d, char *err, size_t errlen);
 void build_stop(struct klabd *d);
 /* The options every build-kernel.sh call gets from klabd's config
- * (--cache, --config, --must-have, --jobs, --time-limit): up to 10
- * entries into args, returns how many. */
+ * (--cache, --config, --must-have, --jobs, --time-limit, --mem-limit,
+ * --disk-limit, --max-procs): up to BUILD_COMMON_ARGS entries into args,
+ * returns how many. */
 size_t build_common_args(struct klabd *d, const char **args);
 /*
  * argv for build-kernel.sh: --base BASE, --patch P for each line of
@@ -24,6 +30,14 @@ size_t build_common_args(struct klabd *d, const char **args);
  */
 size_t build_args(struct klabd *d, const char *base, char *patches,
 		  const char **args, size_t max);
+/*
+ * The base a request names (debian-6.1, debian-6.12, NAME of a [base NAME]
+ * section with dir = PATH, NAME@COMMIT of one with git = PATH) as
+ * build-kernel.sh's --base (debian-6.1, dir:PATH, git:PATH@COMMIT) added
+ * to spec.  Paths in a request, unknown names: -1, err names the field.
+ */
+int build_base_resolve(struct klabd *d, const char *base,
+		       struct strbuf *spec, char *err, size_t errlen);
 /* Wake a worker after a build was queued. */
 void build_kick(struct klabd *d);
 

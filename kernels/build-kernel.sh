@@ -20,10 +20,15 @@
 # Exit status: 0 built or found, 1 usage or infrastructure error (retry),
 # 2 a patch does not apply (never retried), 3 the kernel failed to build,
 # 4 the build hit its time limit, 5 a must-have config option is missing.
+#
+# Every command that runs the tree's code (make, merge_config.sh) runs in
+# the sandbox of build-sandbox.sh, as the user klab-build without network;
+# without a sandbox the script refuses to build (--no-sandbox: debugging).
 set -u -o pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/build-lib.sh"
+. "$HERE/build-sandbox.sh"
 
 PROG=build-kernel
 CACHE=${KLAB_BUILD_CACHE:-/var/cache/klab/builds}
@@ -47,14 +52,22 @@ usage() {
 	cat <<EOF
 usage: $PROG --base BASE [--patch FILE]... [options]
   --base BASE        debian-6.1, debian-6.12 (/usr/src/linux-source-V.tar.xz),
-                     git:PATH@COMMIT, or dir:PATH (a plain tree)
+                     git:PATH@COMMIT, or dir:PATH (a plain tree); klabd
+                     passes paths only from its [base NAME] sections
   --patch FILE       a diff, a git format-patch file or an mbox series;
                      repeat for more, applied in order
   --config FRAG      config fragment (default kernels/configs/lab.config)
   --cache DIR        artifact cache (default \$KLAB_BUILD_CACHE or
                      /var/cache/klab/builds)
   --jobs N           make -jN (default: number of CPUs)
-  --time-limit SECS  limit on make bzImage (default 3600)
+  --time-limit SECS  limit on each step, make bzImage included, and CPU
+                     seconds of each process (default 3600)
+  --mem-limit SIZE   address space of each process (default 4G)
+  --disk-limit SIZE  disk the build may add to its tree, and largest file
+                     (default 8G)
+  --max-procs N      processes of the build user, all builds (default 512)
+  --no-sandbox       run the tree's code as the caller, with the network
+                     (debugging only; klabd never passes it)
   --ccache|--no-ccache   compile through ccache (default: if installed)
   --cc-wrapper CMD   distcc, icecc ...: prefix for the compiler
   --cc COMPILER      the real compiler (default gcc)
@@ -93,6 +106,10 @@ parse_args() {
 		--cache) CACHE=${2:?}; shift ;;
 		--jobs) JOBS=${2:?}; shift ;;
 		--time-limit) TIME_LIMIT=${2:?}; shift ;;
+		--mem-limit) MEM_LIMIT=${2:?}; shift ;;
+		--disk-limit) DISK_LIMIT=${2:?}; shift ;;
+		--max-procs) MAX_PROCS=${2:?}; shift ;;
+		--no-sandbox) SBX_MODE=off ;;
 		--ccache) USE_CCACHE=yes ;;
 		--no-ccache) USE_CCACHE=no ;;
 		--cc-wrapper) CC_WRAPPER=${2:?}; shift ;;
@@ -153,17 +170,21 @@ base_unpack() {
 	dest=$1
 	mkdir -p "$dest" || return 1
 	case $BASE in
-	debian-*) tar -C "$dest" --strip-components=1 -xJf "$BASE_TAR" ;;
+	debian-*) tar -C "$dest" --strip-components=1 --no-same-owner \
+		--no-same-permissions -xJf "$BASE_TAR" ;;
 	git:*) git -C "$BASE_GIT" archive --format=tar "$BASE_COMMIT" |
-		tar -C "$dest" -xf - ;;
-	dir:*) tar -C "$BASE_DIR" -cf - . | tar -C "$dest" -xf - ;;
-	esac
+		tar -C "$dest" --no-same-owner --no-same-permissions -xf - ;;
+	dir:*) tar -C "$BASE_DIR" -cf - . |
+		tar -C "$dest" --no-same-owner --no-same-permissions -xf - ;;
+	esac &&
+	chmod -R go-w "$dest"
 }
 
-# The pristine tree of the base, unpacked once and shared (read-only by
-# convention) by every build through hard links.  Sets PRISTINE.
+# The pristine tree of the base, unpacked once and shared by every build
+# through hard links: its files are the caller's and not writable by
+# others, so the sandbox user cannot change them.  Sets PRISTINE.
 base_pristine() {
-	id=$(printf '%s\n' "$BASE_ID" | sha256_of | cut -c 1-16)
+	id=$(printf 'v2 %s\n' "$BASE_ID" | sha256_of | cut -c 1-16)
 	tree=$CACHE/trees/$id
 	if [ ! -d "$tree" ]; then
 		exec 8>"$CACHE/locks/tree-$id.lock" && flock 8 ||
@@ -248,8 +269,9 @@ cc_setup() {
 	fi
 }
 
+# make in the tree, in the sandbox.
 kmake() {
-	make -C "$TREE" ARCH=x86_64 CC="$CC_CMD" HOSTCC=gcc \
+	sbx make ARCH=x86_64 CC="$CC_CMD" HOSTCC=gcc \
 		LOCALVERSION="$LOCALVERSION" KBUILD_BUILD_USER=klab \
 		KBUILD_BUILD_HOST=klab "$@"
 }
@@ -258,21 +280,22 @@ kmake() {
 config_merge() {
 	log=$WORK/build.log
 	{ kmake tinyconfig &&
-	  (cd "$TREE" && ARCH=x86_64 CC="$CC_CMD" \
-	   bash scripts/kconfig/merge_config.sh -m .config "$FRAGMENT") &&
-	  kmake olddefconfig; } >>"$log" 2>&1 || {
+	  sbx env ARCH=x86_64 CC="$CC_CMD" \
+	   bash scripts/kconfig/merge_config.sh -m .config "$FRAGMENT" &&
+	  kmake olddefconfig &&
+	  tree_get .config "$WORK/config"; } >>"$log" 2>&1 || {
 		keep_failure "$INPUT_KEY" 1
-		fail 3 build_failed "config of base '$BASE' failed, log: $CACHE/failed/$INPUT_KEY/build.log"
+		fail 3 build_failed "config of base '$BASE' failed$(disk_note), log: $CACHE/failed/$INPUT_KEY/build.log"
 	}
-	DROPPED=$(config_dropped "$FRAGMENT" "$TREE/.config")
+	DROPPED=$(config_dropped "$FRAGMENT" "$WORK/config")
 	[ -z "$DROPPED" ] || printf '%s\n' "$DROPPED" | while IFS= read -r d; do
 		note "warning: option $d did not survive olddefconfig"
 	done
 	for o in $MUST_HAVE; do
-		grep -q "^$o=" "$TREE/.config" ||
+		grep -q "^$o=" "$WORK/config" ||
 			fail 5 config_failed "must-have option '$o' missing from the merged config"
 	done
-	CONFIG_HASH=$(sha256_of <"$TREE/.config")
+	CONFIG_HASH=$(sha256_of <"$WORK/config")
 }
 
 # Print a stored record plus how it was answered.
@@ -286,9 +309,15 @@ answer() {
 prepare_tree() {
 	base_pristine
 	TREE=$WORK/tree
-	cp -al "$PRISTINE" "$TREE" || die "cannot copy base tree into '$TREE'"
+	tree_copy || die "cannot copy base tree into '$TREE'"
 	patches_apply "$TREE"
-	[ "$MODE" = check ] && { echo "status=ok"; exit 0; }
+	if [ "$MODE" = check ]; then
+		echo "status=ok"
+		echo "base_version=$BASE_ID"
+		[ -n "${BASE_COMMIT:-}" ] && echo "base_commit=$BASE_COMMIT"
+		exit 0
+	fi
+	sandbox_prepare
 	config_merge
 }
 
@@ -297,17 +326,15 @@ build_kernel() {
 	log=$WORK/build.log
 	note "building $KEY (make -j$JOBS, CC='$CC_CMD', limit ${TIME_LIMIT}s)"
 	t0=$(date +%s)
-	timeout -k 30 "$TIME_LIMIT" make -C "$TREE" ARCH=x86_64 CC="$CC_CMD" \
-		HOSTCC=gcc LOCALVERSION="$LOCALVERSION" KBUILD_BUILD_USER=klab \
-		KBUILD_BUILD_HOST=klab -j"$JOBS" bzImage >>"$log" 2>&1
+	kmake -j"$JOBS" bzImage >>"$log" 2>&1
 	rc=$?
 	BUILD_SECONDS=$(($(date +%s) - t0))
 	[ $rc -eq 0 ] || build_failed $rc
 	RELEASE=$(kmake -s kernelrelease 2>/dev/null | tail -n 1)
 	out=$WORK/out
 	mkdir -p "$out" &&
-		cp "$TREE/arch/x86/boot/bzImage" "$out/bzImage" &&
-		cp "$TREE/.config" "$out/config" && cp "$log" "$out/build.log" ||
+		tree_get arch/x86/boot/bzImage "$out/bzImage" &&
+		tree_get .config "$out/config" && cp "$log" "$out/build.log" ||
 		die "cannot store the products of $KEY"
 }
 
@@ -316,7 +343,7 @@ build_kernel() {
 keep_failure() {
 	f=$CACHE/failed/$1
 	mkdir -p "$f" && cp "$WORK/build.log" "$f/build.log"
-	cp "$TREE/.config" "$f/config" 2>/dev/null
+	tree_get .config "$f/config" 2>/dev/null || rm -f "$f/config"
 	{ record_common; echo "status=failed"; echo "exit=$2"; } >"$f/record"
 	tail -n 20 "$WORK/build.log" >&2
 }
@@ -325,9 +352,18 @@ keep_failure() {
 build_failed() {
 	rc=$1 f=$CACHE/failed/$KEY
 	keep_failure "$KEY" "$rc"
+	[ -f "$WORK/disk-limit" ] && fail 3 build_failed \
+		"build of $KEY failed$(disk_note), log: $f/build.log"
 	[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && fail 4 build_timeout \
 		"build of $KEY exceeded ${TIME_LIMIT}s, log: $f/build.log"
 	fail 3 build_failed "build of $KEY failed (make exit $rc), log: $f/build.log"
+}
+
+# ": over the disk limit" when the watchdog stopped the build.
+disk_note() {
+	[ -f "$WORK/disk-limit" ] &&
+		printf ': over the disk limit of %s (%s)' "$DISK_LIMIT" \
+			"$(cat "$WORK/disk-limit")"
 }
 
 record_common() {
@@ -394,7 +430,9 @@ cleanup() {
 }
 
 main() {
+	fds_close
 	parse_args "$@"
+	[ "$MODE" = check ] || sandbox_init
 	base_resolve
 	TOOLCHAIN=$(toolchain_id "$COMPILER") ||
 		die "cannot run compiler '$COMPILER'"

@@ -117,7 +117,11 @@ patch_apply_one() {
 		return 1
 	}
 	patch_targets "$piece" | while IFS= read -r t; do
-		[ -f "$tree/$t" ] || continue
+		# never through a symlink or "..": only the tree's own files
+		case /$t/ in */../*) continue ;; esac
+		[ -f "$tree/$t" ] && [ ! -L "$tree/$t" ] || continue
+		r=$(realpath -e -- "$tree/$t") || continue
+		case $r in "$(realpath -e -- "$tree")"/*) ;; *) continue ;; esac
 		cp -p "$tree/$t" "$tree/$t.klab-unlink" &&
 			mv -f "$tree/$t.klab-unlink" "$tree/$t"
 	done

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Install what a fresh Debian 12 machine lacks to build, test and run klab.
-# Only Debian packages; runs apt-get only when something is missing.
+# Only Debian packages; runs apt-get only when something is missing.  Also
+# creates the system user klab-build that kernel builds run as (inside
+# bubblewrap, see docs/BUILDS.md "The sandbox") when it is missing.
 set -eu
 PKGS="build-essential pkg-config git curl ca-certificates python3 jq
 libmicrohttpd-dev libjansson-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev
@@ -17,10 +19,15 @@ for p in $PKGS; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "klab: installing:$missing" >&2
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
+if ! getent passwd klab-build >/dev/null; then
+	echo "klab: creating system user klab-build" >&2
+	$SUDO useradd --system --user-group --no-create-home \
+		--home-dir /nonexistent --shell /usr/sbin/nologin klab-build
+fi
+[ -z "$missing" ] && exit 0
+echo "klab: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086

@@ -13,6 +13,8 @@ D=$TOP/tests/data
 BUILD=$TOP/kernels/build-kernel.sh
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# the build sandbox's user reaches its tree under the cache through here
+chmod 755 "$TMP"
 fails=0
 
 bad() {

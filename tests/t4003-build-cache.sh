@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # t4003: the build cache of kernels/build-kernel.sh, on the fake kernel
-# tree (whose bzImage target counts its runs in $FAKE_BUILD_COUNT).  A
+# tree (builds are counted from the script's "building KEY" notes: the
+# tree's own make runs in the sandbox and cannot write here).  A
 # first request builds and publishes CACHE/<key>/ with a full record; an
 # identical request, a ccache request and a fragment that merges to the same
 # config are answered from the cache without building; two identical
 # requests at once build once; failures (compile error, time limit,
-# must-have option) exit 3/4/5, publish nothing and are retried.  The real
+# must-have option) exit 3/4/5, publish nothing and are retried; a build
+# over its disk limit is stopped by the sandbox's watchdog.  The real
 # kernel path is covered by t4100.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -14,9 +16,9 @@ D=$TOP/tests/data
 BUILD=$TOP/kernels/build-kernel.sh
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# the build sandbox's user reaches its tree under the cache through here
+chmod 755 "$TMP"
 C=$TMP/cache
-FAKE_BUILD_COUNT=$TMP/count
-export FAKE_BUILD_COUNT
 fails=0
 
 bad() {
@@ -24,14 +26,19 @@ bad() {
 	fails=$((fails + 1))
 }
 
+# Every request's stderr is also kept in $TMP/err.*, for builds().
 req() {
+	e=$(mktemp "$TMP/err.XXXXXX")
 	"$BUILD" --base "dir:$D/build-tree" --cache "$C" --no-ccache \
-		--config "$D/build-tree.config" --must-have CONFIG_KEXEC "$@"
+		--config "$D/build-tree.config" --must-have CONFIG_KEXEC "$@" \
+		2>"$e"
+	rc=$?
+	cat "$e" >&2
+	return $rc
 }
 
 builds() {
-	[ -f "$FAKE_BUILD_COUNT" ] && wc -l <"$FAKE_BUILD_COUNT" | tr -d ' ' ||
-		echo 0
+	cat "$TMP"/err.* 2>/dev/null | grep -c '^build-kernel: building '
 }
 
 field() {
@@ -77,10 +84,10 @@ req --config "$TMP/frag" --patch "$P" >"$TMP/r4" 2>&1 || bad "fragment request f
 [ "$(builds)" = 1 ] || bad "hits ran builds ($(builds))"
 
 # Two identical requests at once build once (the second waits, then hits).
-S=$D/patches/series.mbox
-FAKE_BUILD_SLEEP=2 req --patch "$S" >"$TMP/c1" 2>&1 &
+S=$D/patches/slow-2.patch
+req --patch "$S" >"$TMP/c1" 2>&1 &
 pid=$!
-FAKE_BUILD_SLEEP=2 req --patch "$S" >"$TMP/c2" 2>&1
+req --patch "$S" >"$TMP/c2" 2>&1
 wait $pid
 [ "$(builds)" = 2 ] || bad "two concurrent identical requests ran $(($(builds) - 1)) builds"
 [ "$(field key "$TMP/c1")" = "$(field key "$TMP/c2")" ] || bad "concurrent keys differ"
@@ -98,15 +105,30 @@ grep -q "error: expected expression" "$C"/failed/*/build.log ||
 	bad "failed build log not kept"
 req --patch "$D/patches/broken-build.patch" >/dev/null 2>&1
 [ "$(builds)" = 4 ] || bad "a failed build was not retried"
-FAKE_BUILD_SLEEP=5 req --time-limit 1 --patch "$D/patches/series.mbox" \
-	--jobs 1 --config "$TMP/frag" >/dev/null 2>&1
+req --time-limit 1 --patch "$S" --jobs 1 --config "$TMP/frag" >/dev/null 2>&1
 [ $? -eq 0 ] || bad "a cached build hit the time limit"
 cp "$D/build-tree.config" "$TMP/frag2"
 echo "CONFIG_IOSCHED_BFQ=n" >>"$TMP/frag2"
-FAKE_BUILD_SLEEP=5 req --time-limit 1 --config "$TMP/frag2" >"$TMP/t" 2>&1
+req --time-limit 1 --config "$TMP/frag2" --patch "$D/patches/slow-5.patch" \
+	>"$TMP/t" 2>&1
 rc=$?
 [ $rc -eq 4 ] || bad "time limit: exit $rc, want 4"
 grep -q '^status=build_timeout' "$TMP/t" || bad "time limit: no status"
+# The disk limit: a bzImage rule writing 40 MiB into a tree allowed 16 MiB
+# is stopped by the watchdog (exit 3), before its 30 s sleep ends.
+mkdir -p "$TMP/fill/a" "$TMP/fill/b"
+cp "$D/build-tree/Makefile" "$TMP/fill/a/Makefile"
+sed '/^bzImage:/a\
+	@i=0; while [ $$i -lt 40 ]; do head -c 1048576 /dev/zero >fill.$$i; i=$$((i + 1)); done; sleep 30' \
+	"$D/build-tree/Makefile" >"$TMP/fill/b/Makefile"
+(cd "$TMP/fill" && diff -u a/Makefile b/Makefile >"$TMP/fill.patch")
+t0=$(date +%s)
+req --disk-limit 16M --patch "$TMP/fill.patch" >"$TMP/dl" 2>&1
+rc=$?
+[ $rc -eq 3 ] || bad "disk limit: exit $rc, want 3"
+grep -q '^error=build of .* failed: over the disk limit of 16M' "$TMP/dl" ||
+	bad "disk limit: message $(cat "$TMP/dl")"
+[ $(($(date +%s) - t0)) -lt 25 ] || bad "disk limit: the build was not stopped"
 req --must-have "CONFIG_KEXEC CONFIG_NOT_IN_THIS_TREE" >"$TMP/m" 2>&1
 rc=$?
 [ $rc -eq 5 ] || bad "must-have: exit $rc, want 5"

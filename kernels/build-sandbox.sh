@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+# build-sandbox.sh: the sandbox every command from a kernel tree runs in,
+# sourced by build-kernel.sh (docs/BUILDS.md, "The sandbox").
+#
+# Building a kernel runs the tree's code (Makefiles, Kconfig $(shell),
+# host tools), so each such command runs through sbx: under timeout and
+# prlimit (CPU seconds, address space, file size, and processes of the
+# build user), as the system user klab-build (setpriv, no new privileges),
+# inside bubblewrap with every namespace unshared (no network but its own
+# loopback), a read-only /usr, a generated /etc, a small /tmp, and one
+# writable directory: the build's own tree (plus the ccache directory).
+# A watchdog kills the sandbox when the tree grows past the disk limit.
+# Files the build made are read back through the sandbox (tree_get), so a
+# symlink planted in the tree never makes the root side read a host file.
+# Run as root (klabd), the tree shares the pristine base through hard links
+# whose inodes stay root-owned and read-only; run as another user
+# (a developer), the tree is a full copy and bwrap runs as that user.
+
+SANDBOX_USER=klab-build
+SBX_MODE=root		# root, user, or off (--no-sandbox)
+MEM_LIMIT=4G
+DISK_LIMIT=8G
+MAX_PROCS=512
+TMP_SIZE=1G
+WATCH_SECONDS=5
+
+# SIZE (digits with an optional K, M, G or T suffix, then an optional
+# "iB" or "B", as klabd's configuration writes sizes) in bytes.
+size_bytes() {
+	set -- "${1%B}"
+	set -- "${1%i}"
+	case $1 in
+	''|*[!0-9KMGTkmgt]*|[!0-9]*) return 1 ;;
+	*[Kk]) echo $((${1%?} << 10)) ;;
+	*[Mm]) echo $((${1%?} << 20)) ;;
+	*[Gg]) echo $((${1%?} << 30)) ;;
+	*[Tt]) echo $((${1%?} << 40)) ;;
+	*[!0-9]*) return 1 ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# Close every descriptor but stdin, stdout and stderr: whatever the caller
+# left open (a socket, a database) must not reach the tree's code.
+fds_close() {
+	for f in "/proc/$$/fd/"*; do
+		f=${f##*/}
+		[ "$f" -gt 2 ] 2>/dev/null && eval "exec $f>&-" 2>/dev/null
+	done
+	return 0
+}
+
+# Check the limits and choose the mode; dies when no sandbox can be made.
+sandbox_init() {
+	MEM_BYTES=$(size_bytes "$MEM_LIMIT") && [ "$MEM_BYTES" -gt 0 ] ||
+		die "invalid memory limit '$MEM_LIMIT'"
+	DISK_BYTES=$(size_bytes "$DISK_LIMIT") && [ "$DISK_BYTES" -gt 0 ] ||
+		die "invalid disk limit '$DISK_LIMIT'"
+	case $MAX_PROCS in ''|*[!0-9]*|0) die "invalid process limit '$MAX_PROCS'" ;; esac
+	[ "$SBX_MODE" = off ] && {
+		note "warning: --no-sandbox: the tree's code runs as $(id -un) with the network"
+		return 0
+	}
+	command -v bwrap >/dev/null ||
+		die "cannot make the build sandbox: bwrap not found (apt-get install bubblewrap), or build with --no-sandbox (debugging only)"
+	if [ "$(id -u)" -eq 0 ]; then
+		SBX_MODE=root
+		SBX_UID=$(id -u "$SANDBOX_USER" 2>/dev/null) &&
+			SBX_GID=$(id -g "$SANDBOX_USER" 2>/dev/null) ||
+			die "cannot make the build sandbox: no user '$SANDBOX_USER' (scripts/install-deps.sh creates it)"
+		command -v setpriv >/dev/null ||
+			die "cannot make the build sandbox: setpriv not found (util-linux)"
+	else
+		SBX_MODE=user SBX_UID=$(id -u) SBX_GID=$(id -g)
+	fi
+}
+
+# The base tree into $TREE: hard links as root (the build user cannot write
+# root's read-only inodes; its own directories let it add files), a full
+# copy otherwise (the caller owns the pristine files).
+tree_copy() {
+	if [ "$SBX_MODE" = user ]; then
+		PRISTINE_KB=$(du -sk "$PRISTINE" | cut -f 1) &&
+			cp -a "$PRISTINE" "$TREE"
+	else
+		cp -al "$PRISTINE" "$TREE"
+	fi
+}
+
+# bwrap's arguments for this build's tree: the /etc it sees is a passwd and
+# a group file (fds 3, 4), the dynamic linker's cache and alternatives;
+# writable are the tree, the ccache directory and a bounded /tmp only.
+sandbox_args() {
+	SBX_ARGS=(--unshare-all --die-with-parent --new-session --clearenv
+		--setenv PATH /usr/local/bin:/usr/bin:/bin --setenv HOME /tmp
+		--setenv TMPDIR /tmp --setenv LC_ALL C
+		--ro-bind /usr /usr)
+	for d in bin sbin lib lib32 lib64 libx32; do
+		if [ -L "/$d" ]; then
+			SBX_ARGS+=(--symlink "$(readlink "/$d")" "/$d")
+		elif [ -d "/$d" ]; then
+			SBX_ARGS+=(--ro-bind "/$d" "/$d")
+		fi
+	done
+	for f in /etc/ld.so.cache /etc/alternatives; do
+		[ -e "$f" ] && SBX_ARGS+=(--ro-bind "$f" "$f")
+	done
+	SBX_ARGS+=(--ro-bind-data 3 /etc/passwd --ro-bind-data 4 /etc/group
+		--proc /proc --dev /dev --remount-ro /dev
+		--size "$(size_bytes "$TMP_SIZE")" --tmpfs /tmp
+		--ro-bind "$FRAGMENT" "$FRAGMENT" --bind "$TREE" "$TREE")
+	if [ "$USE_CCACHE" = yes ]; then
+		SBX_ARGS+=(--bind "$CCACHE_DIR" "$CCACHE_DIR"
+			--setenv CCACHE_DIR "$CCACHE_DIR"
+			--setenv CCACHE_BASEDIR "$CCACHE_BASEDIR")
+		[ -n "${CCACHE_PREFIX:-}" ] &&
+			SBX_ARGS+=(--setenv CCACHE_PREFIX "$CCACHE_PREFIX")
+	fi
+	# bwrap's root is a tmpfs holding the mount points' parents: read-only
+	# (and unbounded) once they exist
+	SBX_ARGS+=(--remount-ro / --chdir "$TREE")
+	SBX_PASSWD="root:x:0:0:root:/root:/usr/sbin/nologin
+$(id -un "$SBX_UID" 2>/dev/null || echo "$SANDBOX_USER"):x:$SBX_UID:$SBX_GID:klab build sandbox:/tmp:/usr/sbin/nologin
+nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin"
+	SBX_GROUP="root:x:0:
+$(id -gn "$SBX_UID" 2>/dev/null || echo "$SANDBOX_USER"):x:$SBX_GID:
+nogroup:x:65534:"
+}
+
+# Make the tree the build user's to write (its directories only), then
+# check that the sandbox can be made at all.
+sandbox_prepare() {
+	[ "$SBX_MODE" = off ] && return 0
+	chmod 0755 "$WORK" || die "cannot open '$WORK' to the sandbox"
+	if [ "$SBX_MODE" = root ]; then
+		find "$TREE" -type d -exec chown "$SBX_UID:$SBX_GID" {} + ||
+			die "cannot give the tree's directories to '$SANDBOX_USER'"
+		# the ccache directory is the build user's (a build run
+		# without the sandbox may have left root's files in it)
+		if [ "$USE_CCACHE" = yes ]; then
+			find "$CCACHE_DIR" ! -user "$SBX_UID" \
+				-exec chown -h "$SBX_UID:$SBX_GID" {} + ||
+				die "cannot give '$CCACHE_DIR' to '$SANDBOX_USER'"
+		fi
+	fi
+	sandbox_args
+	why=$(sbx true 2>&1 >/dev/null) ||
+		die "cannot make the build sandbox: ${why:-bwrap failed} (see docs/BUILDS.md, or --no-sandbox for debugging only)"
+}
+
+# Disk used by the build: its tree without the pristine files it shares
+# (du counts a hard-linked inode once, under the first argument).
+disk_used_kb() {
+	if [ "$SBX_MODE" = user ]; then
+		echo $(($(du -sk "$TREE" | cut -f 1) - PRISTINE_KB))
+	else
+		du -sk "$PRISTINE" "$TREE" 2>/dev/null | tail -n 1 | cut -f 1
+	fi
+}
+
+# sbx CMD...: run CMD in the tree, in the sandbox, under the limits; its
+# status, 124 when it ran out of time (the time limit) or disk (then
+# $WORK/disk-limit exists).
+sbx() {
+	local run pid wd rc
+	if [ "$SBX_MODE" = off ]; then
+		(cd "$TREE" && timeout -k 30 "$TIME_LIMIT" "$@" 8>&- 9>&-)
+		return
+	fi
+	run=(timeout -k 30 "$TIME_LIMIT" prlimit --cpu="$TIME_LIMIT"
+		--as="$MEM_BYTES" --fsize="$DISK_BYTES" --core=0)
+	[ "$SBX_MODE" = root ] && run+=(--nproc="$MAX_PROCS"
+		setpriv --reuid="$SBX_UID" --regid="$SBX_GID" --clear-groups
+		--no-new-privs)
+	# fds 8 and 9 hold build-kernel.sh's locks: not for the sandbox
+	"${run[@]}" bwrap "${SBX_ARGS[@]}" "$@" \
+		3<<<"$SBX_PASSWD" 4<<<"$SBX_GROUP" 8>&- 9>&- &
+	pid=$!
+	(
+		limit=$((DISK_BYTES >> 10))
+		while sleep "$WATCH_SECONDS"; do
+			used=$(disk_used_kb) || continue
+			[ "$used" -le "$limit" ] && continue
+			echo "$used KiB" >"$WORK/disk-limit"
+			kill -TERM "$pid"
+			exit 0
+		done
+	) </dev/null >/dev/null 2>&1 8>&- 9>&- &
+	wd=$!
+	wait "$pid"
+	rc=$?
+	kill -KILL "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
+	[ -f "$WORK/disk-limit" ] && return 124
+	return $rc
+}
+
+# tree_get FILE DEST: copy FILE (relative to the tree) to DEST, reading it
+# inside the sandbox.
+tree_get() {
+	sbx cat -- "$1" >"$2"
+}
