@@ -12,6 +12,7 @@
 
 #include "catalog.h"
 #include "db/jobs.h"
+#include "http_poll.h"
 #include "klabd.h"
 #include "lib/import.h"
 #include "rig.h"
@@ -96,18 +97,26 @@ out:
 	return doc;
 }
 
+/*
+ * A long poll: the job in hand or a queued one; when there is none, the
+ * request is parked (http_poll.h) until the rig manager wakes it or the
+ * wait runs out, and runs again from here; 204 once the wait is over.
+ */
 static int agent_next(struct req *rq, struct web_response *r, struct rig *g)
 {
 	const char *w = query_get(&rq->q, "wait");
 	struct db_job j;
 	int64_t id = 0;
-	long wait_s = 30;
+	long wait_s = 30, left;
 	char err[512] = "";
 	json_t *doc;
 
 	if (w && parse_long(w, 0, 300, &wait_s))
 		return web_error_json(r, 400, "invalid wait");
-	rigmgr_next_job(g, (int)wait_s, &id);
+	left = http_poll_left(rq, wait_s);
+	rigmgr_next_job(g, &id, left > 0 ? http_poll_waiter(rq) : NULL);
+	if (!id && left > 0)
+		return http_poll_park(rq);
 	if (!id) {
 		r->status = 204;
 		return 204;
