@@ -648,9 +648,9 @@ int http_start(struct klabd *d, char *err, size_t errlen)
 	if (http_park_start(d, err, errlen))
 		return -1;
 	d->mhd = MHD_start_daemon(http_flags(), 0, NULL, NULL, on_request, d,
+		MHD_OPTION_EXTERNAL_LOGGER, http_log, d,
 		MHD_OPTION_SOCK_ADDR, &sa,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
-		MHD_OPTION_EXTERNAL_LOGGER, http_log, d,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)d->lim.threads,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)d->lim.max_conns,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
