@@ -100,7 +100,8 @@ out:
 /*
  * A long poll: the job in hand or a queued one; when there is none, the
  * request is parked (http_poll.h) until the rig manager wakes it or the
- * wait runs out, and runs again from here; 204 once the wait is over.
+ * wait runs out, and runs again from here; 204 once the wait is over or
+ * the manager has stopped.
  */
 static int agent_next(struct req *rq, struct web_response *r, struct rig *g)
 {
@@ -110,12 +111,14 @@ static int agent_next(struct req *rq, struct web_response *r, struct rig *g)
 	long wait_s = 30, left;
 	char err[512] = "";
 	json_t *doc;
+	int queued;
 
 	if (w && parse_long(w, 0, 300, &wait_s))
 		return web_error_json(r, 400, "invalid wait");
 	left = http_poll_left(rq, wait_s);
-	rigmgr_next_job(g, &id, left > 0 ? http_poll_waiter(rq) : NULL);
-	if (!id && left > 0)
+	queued = rigmgr_next_job(g, &id, left > 0 ? http_poll_waiter(rq) :
+				 NULL);
+	if (!id && queued)
 		return http_poll_park(rq);
 	if (!id) {
 		r->status = 204;

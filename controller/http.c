@@ -34,6 +34,7 @@
 #define LOG_EVERY 60		/* s between two lines of libmicrohttpd's log */
 #define FD_SPARE 256		/* descriptors beyond two per connection */
 #define RETRY_AFTER "5"		/* s, with a 503 for uploads in flight */
+#define DRAIN_MS 2000		/* at stop, for requests under way */
 
 static int page_home(struct req *rq, struct web_response *r)
 {
@@ -156,6 +157,7 @@ void klabd_db_put(struct klabd *d, struct db *db)
 struct http_stats {
 	pthread_mutex_t lock;
 	long long upload_used;		/* bytes kept for bodies in flight */
+	int requests;			/* requests begun and not completed */
 	unsigned long log_total, log_skipped;
 	time_t log_last;		/* CLOCK_MONOTONIC s of the last line */
 	int log_shown;
@@ -348,6 +350,29 @@ static enum MHD_Result send_file(struct klabd *d, struct MHD_Connection *conn,
 	return ret;
 }
 
+/* Count requests under way (+1 begun, -1 completed); returns how many. */
+static int requests_add(struct klabd *d, int n)
+{
+	struct http_stats *st = d->hstats;
+	int now;
+
+	pthread_mutex_lock(&st->lock);
+	st->requests += n;
+	now = st->requests;
+	pthread_mutex_unlock(&st->lock);
+	return now;
+}
+
+/* At stop: let requests under way (resumed long polls) be answered. */
+static void requests_drain(struct klabd *d)
+{
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < DRAIN_MS / 10 && requests_add(d, 0) > 0; i++)
+		nanosleep(&nap, NULL);
+}
+
 /* Count n more bytes of bodies in flight; -1 past upload_memory. */
 static int upload_reserve(struct klabd *d, long long n)
 {
@@ -477,6 +502,7 @@ static enum MHD_Result request_begin(struct klabd *d,
 	sb_init(&ctx->body);
 	http_poll_init(&ctx->poll, d, conn);
 	*con_cls = ctx;
+	requests_add(d, 1);
 	if (!cl || config_parse_size(cl, &n) || n == 0)
 		return MHD_YES;	/* no body, or a chunked one */
 	if (n > d->max_upload) {
@@ -522,6 +548,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	sb_release(&ctx->body);
 	free(ctx);
 	*con_cls = NULL;
+	requests_add(d, -1);
 }
 
 /* libmicrohttpd's messages (refused connections...): a line a minute. */
@@ -673,10 +700,13 @@ void http_stop(struct klabd *d)
 {
 	size_t i;
 
-	/* libmicrohttpd must not stop with a suspended connection */
+	/* libmicrohttpd must not stop with a suspended connection; the
+	 * resumed polls answer 204 while it still runs */
 	http_park_stop(d);
-	if (d->mhd)
+	if (d->mhd) {
+		requests_drain(d);
 		MHD_stop_daemon(d->mhd);
+	}
 	d->mhd = NULL;
 	http_park_free(d);
 	if (d->hstats) {

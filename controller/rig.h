@@ -115,7 +115,8 @@ struct rig_waiter {
 /*
  * Is there a job for g now?  Never blocks: *job is the job in hand or a
  * queued one handed out now, 0 when none; then, if w is not NULL and the
- * manager runs, w is queued to be woken.
+ * manager runs, w is queued to be woken.  Returns 1 when w is queued, 0
+ * otherwise.
  */
 int rigmgr_next_job(struct rig *g, int64_t *job, struct rig_waiter *w);
 /* Take w off the queue if it is on it. */

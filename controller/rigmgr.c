@@ -303,6 +303,7 @@ static int64_t take_job(struct rig *g)
 int rigmgr_next_job(struct rig *g, int64_t *job, struct rig_waiter *w)
 {
 	struct klabd *d = g->d;
+	int queued;
 
 	*job = 0;
 	pthread_mutex_lock(&d->mgr_lock);
@@ -318,8 +319,9 @@ int rigmgr_next_job(struct rig *g, int64_t *job, struct rig_waiter *w)
 		d->waiters = w;
 		w->queued = 1;
 	}
+	queued = w && w->queued;
 	pthread_mutex_unlock(&d->mgr_lock);
-	return 0;
+	return queued;
 }
 
 void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w)
