@@ -158,7 +158,7 @@ struct http_stats {
 	pthread_mutex_t lock;
 	long long upload_used;		/* bytes kept for bodies in flight */
 	int requests;			/* requests begun and not completed */
-	unsigned long log_total, log_skipped;
+	unsigned long log_skipped;		/* log lines not shown yet */
 	time_t log_last;		/* CLOCK_MONOTONIC s of the last line */
 	int log_shown;
 };
@@ -568,7 +568,6 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 		msg[--n] = '\0';
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	pthread_mutex_lock(&st->lock);
-	st->log_total++;
 	if (!st->log_shown || now.tv_sec - st->log_last >= LOG_EVERY) {
 		show = 1;
 		skipped = st->log_skipped;
