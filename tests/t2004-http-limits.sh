@@ -12,7 +12,8 @@
 # - 30 stalled uploads (Content-Length 15 MiB, 4 KiB sent) get
 #   upload_memory and no more: the rest are 503 with Retry-After before
 #   their body, klabd's VmRSS grows by less than upload_memory, and the
-#   memory is given back when they go
+#   memory is given back when they go; with 12 MiB of each sent, VmRSS
+#   grows by less than upload_memory + 16 MiB (not 30 x 12 MiB)
 # - an oversize upload with Expect: 100-continue gets 413 naming its size
 #   and never "100 Continue"; a chunked one is cut off at max_upload
 # - 40 long polls on a pool of 2 threads park without a thread each while
@@ -28,7 +29,7 @@ AUTH='Authorization: Bearer tok-host0'
 
 rss() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$KLABD_PID/status"; }
 threads() { sed -n 's/^Threads:[[:space:]]*//p' "/proc/$KLABD_PID/status"; }
-nsockets() { ls -l "/proc/$KLABD_PID/fd" | grep -c 'socket:'; }
+nsockets() { find "/proc/$KLABD_PID/fd" -lname 'socket:*' | wc -l; }
 
 # clients MODE ARGS...: start the helper; HPID, and REPORT once it is ready
 clients() {
@@ -133,6 +134,19 @@ while :; do
 done
 [ "$STATUS" = 400 ] || fail "a 3 MiB upload after the stall: expected 400 (not a klab document), got $STATUS"
 ok "30 stalled uploads: 2 held, 28 refused with 503 and Retry-After, VmRSS +$grow kB, memory given back"
+
+# the same with 12 MiB of each body sent: thread-per-connection klabd grew
+# by 30 x 12 MiB; now by what upload_memory admits (plus the sanitizer's
+# shadow and libmicrohttpd's buffers)
+rss0=$(rss)
+clients upload "$PORT" 30 15728640 12582912
+rss1=$(rss)
+[ "$(field open)" -le 2 ] || fail "expected at most 2 stalled uploads held: $REPORT"
+grow=$((rss1 - rss0))
+echo "VmRSS $rss0 kB -> $rss1 kB with 30 stalled uploads, 12 MiB sent each (+$grow kB)"
+[ "$grow" -lt 49152 ] || fail "VmRSS grew by $grow kB with upload_memory = 32 MiB"
+clients_stop
+ok "30 stalled uploads with 12 MiB sent each: VmRSS +$grow kB"
 
 # --- oversize uploads: 413 before the body, chunked ones cut off ---
 python3 "$HC" expect "$PORT" 20971520 >"$TMP/expect.out" 2>&1 || fail "expect client: $(cat "$TMP/expect.out")"
