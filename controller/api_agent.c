@@ -16,6 +16,7 @@
 #include "api_util.h"
 #include "catalog.h"
 #include "db/jobs.h"
+#include "http_poll.h"
 #include "klabd.h"
 #include "lib/import.h"
 #include "rig.h"
@@ -94,19 +95,30 @@ out:
 	return doc;
 }
 
+/*
+ * A long poll: the job in hand or a queued one; when there is none, the
+ * request is parked (http_poll.h) until the rig manager wakes it or the
+ * wait runs out, and runs again from here; 204 once the wait is over or
+ * the manager has stopped.
+ */
 int api_agent_next(struct req *rq, struct web_response *r)
 {
 	struct rig *g = rq->rig;
 	const char *w = query_get(&rq->q, "wait");
 	struct db_job j;
 	int64_t id = 0;
-	long wait_s = 30;
+	long wait_s = 30, left;
 	char err[512] = "";
 	json_t *doc;
+	int queued;
 
 	if (w && parse_long(w, 0, 300, &wait_s))
 		return web_error_json(r, 400, "invalid wait");
-	rigmgr_next_job(g, (int)wait_s, &id);
+	left = http_poll_left(rq, wait_s);
+	queued = rigmgr_next_job(g, &id, left > 0 ? http_poll_waiter(rq) :
+				 NULL);
+	if (!id && queued)
+		return http_poll_park(rq);
 	if (!id) {
 		r->status = 204;
 		return 204;

@@ -1,21 +1,40 @@
 // SPDX-License-Identifier: MIT
 /*
- * The HTTP layer of klabd: libmicrohttpd with a thread per connection (so
- * agents can long-poll), request bodies gathered up to the upload limit,
- * one route table dispatching to API handlers and pages, and a pool of
- * database handles shared by the request threads.
+ * The HTTP layer of klabd: libmicrohttpd on epoll (poll where epoll is
+ * missing) with a small pool of threads, bounded by a connection limit, a
+ * per-address limit and an idle timeout (struct http_limits); request
+ * bodies gathered up to max_upload, each counted against upload_memory
+ * before it is kept (413 and 503 come before the body); agents' long
+ * polls parked as suspended connections (http_poll.c), not threads; one
+ * route table dispatching to API handlers and pages; a pool of database
+ * handles shared by the request threads; libmicrohttpd's own log cut to a
+ * line a minute.
  */
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "auth.h"
+#include "catalog.h"
+#include "http_poll.h"
 #include "klabd.h"
 #include "web/web.h"
+
+#define LOG_EVERY 60		/* s between two lines of libmicrohttpd's log */
+#define FD_SPARE 256		/* descriptors beyond two per connection */
+#define RETRY_AFTER "5"		/* s, with a 503 for uploads in flight */
+#define DRAIN_MS 2000		/* at stop, for requests under way */
 
 static int page_home(struct req *rq, struct web_response *r)
 {
@@ -159,11 +178,23 @@ void klabd_db_put(struct klabd *d, struct db *db)
 	pthread_mutex_unlock(&d->pool_lock);
 }
 
+/* What the HTTP layer counts across connections. */
+struct http_stats {
+	pthread_mutex_t lock;
+	long long upload_used;		/* bytes kept for bodies in flight */
+	int requests;			/* requests begun and not completed */
+	unsigned long log_skipped;		/* log lines not shown yet */
+	time_t log_last;		/* CLOCK_MONOTONIC s of the last line */
+	int log_shown;
+};
+
 /* Per-request state kept by libmicrohttpd between callbacks. */
 struct conn_ctx {
 	struct strbuf body;
 	int too_large;
-	size_t seen;
+	size_t seen;		/* the Content-Length of a refused upload */
+	long long reserved;	/* bytes of upload_memory held for body */
+	struct http_poll poll;
 };
 
 /*
@@ -245,9 +276,11 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind,
 	return MHD_YES;
 }
 
-/* Queue r: its body, or the file r->fd (handed over to libmicrohttpd). */
-static enum MHD_Result send_response(struct MHD_Connection *conn,
-				     struct web_response *r)
+/* Queue r: its body, or the file r->fd (handed over to libmicrohttpd);
+ * retry_after (NULL: none) goes with a 503. */
+static enum MHD_Result queue_response(struct MHD_Connection *conn,
+				      struct web_response *r,
+				      const char *retry_after)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
@@ -277,9 +310,17 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 		MHD_add_response_header(resp, "Location", r->location);
 	if (r->cookie[0])
 		MHD_add_response_header(resp, "Set-Cookie", r->cookie);
+	if (retry_after)
+		MHD_add_response_header(resp, "Retry-After", retry_after);
 	ret = MHD_queue_response(conn, (unsigned)r->status, resp);
 	MHD_destroy_response(resp);
 	return ret;
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *conn,
+				     struct web_response *r)
+{
+	return queue_response(conn, r, NULL);
 }
 
 static void content_type_of(struct MHD_Connection *conn, char *buf,
@@ -331,6 +372,7 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 	rq.method = method;
 	rq.path = url;
 	rq.conn = conn;
+	rq.poll = &ctx->poll;
 	rq.body = ctx->body.buf;
 	rq.body_len = ctx->body.len;
 	content_type_of(conn, ct, sizeof(ct));
@@ -356,6 +398,172 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 	query_release(&rq.q);
 }
 
+/* Count requests under way (+1 begun, -1 completed); returns how many. */
+static int requests_add(struct klabd *d, int n)
+{
+	struct http_stats *st = d->hstats;
+	int now;
+
+	pthread_mutex_lock(&st->lock);
+	st->requests += n;
+	now = st->requests;
+	pthread_mutex_unlock(&st->lock);
+	return now;
+}
+
+/* At stop: let requests under way (resumed long polls) be answered. */
+static void requests_drain(struct klabd *d)
+{
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < DRAIN_MS / 10 && requests_add(d, 0) > 0; i++)
+		nanosleep(&nap, NULL);
+}
+
+/* Count n more bytes of bodies in flight; -1 past upload_memory. */
+static int upload_reserve(struct klabd *d, long long n)
+{
+	struct http_stats *st = d->hstats;
+	int rc = -1;
+
+	pthread_mutex_lock(&st->lock);
+	if (st->upload_used + n <= d->lim.upload_memory) {
+		st->upload_used += n;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return rc;
+}
+
+static void upload_release(struct klabd *d, long long n)
+{
+	struct http_stats *st = d->hstats;
+
+	pthread_mutex_lock(&st->lock);
+	st->upload_used -= n;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/*
+ * Room for need bytes of body: a declared body gets its whole reservation
+ * at once, a chunked one doubles within max_upload.  Every byte is
+ * counted before it is allocated; -1 when upload_memory is used up.
+ */
+static int body_grow(struct klabd *d, struct conn_ctx *ctx, size_t need)
+{
+	size_t cap = ctx->body.alloc ? ctx->body.alloc - 1 : 0;
+	char *p;
+
+	cap = cap ? 2 * cap : 64 * 1024;
+	if (cap < need)
+		cap = need;
+	if (cap > (size_t)d->max_upload)
+		cap = (size_t)d->max_upload;
+	if (cap < (size_t)ctx->reserved)
+		cap = (size_t)ctx->reserved;
+	if ((long long)cap > ctx->reserved) {
+		if (upload_reserve(d, (long long)cap - ctx->reserved))
+			return -1;
+		ctx->reserved = (long long)cap;
+	}
+	p = realloc(ctx->body.alloc ? ctx->body.buf : NULL, cap + 1);
+	if (!p)
+		abort();
+	p[ctx->body.len] = '\0';
+	ctx->body.buf = p;
+	ctx->body.alloc = cap + 1;
+	return 0;
+}
+
+/* A piece of the body; MHD_NO cuts off a chunked body over the limits. */
+static enum MHD_Result request_body(struct klabd *d, struct conn_ctx *ctx,
+				    const char *data, size_t *size)
+{
+	size_t need = ctx->body.len + *size;
+
+	if (need > (size_t)d->max_upload)
+		return MHD_NO;
+	if (need + 1 > ctx->body.alloc && body_grow(d, ctx, need))
+		return MHD_NO;
+	sb_add(&ctx->body, data, *size);
+	*size = 0;
+	return MHD_YES;
+}
+
+/* Dispatch and queue the answer, or suspend a parked long poll. */
+static enum MHD_Result answer(struct klabd *d, struct MHD_Connection *conn,
+			      const char *url, const char *method,
+			      struct conn_ctx *ctx)
+{
+	struct web_response r;
+	enum MHD_Result ret = MHD_YES;
+
+	web_response_init(&r);
+	dispatch(d, conn, url, method, ctx, &r);
+	if (ctx->poll.parked) {
+		http_poll_suspend(&ctx->poll);
+	} else {
+		if (!strcmp(method, "HEAD"))
+			sb_reset(&r.body);
+		ret = send_response(conn, &r);
+	}
+	web_response_release(&r);
+	return ret;
+}
+
+/* 503 before the body: the uploads in flight hold upload_memory. */
+static enum MHD_Result send_busy(struct klabd *d, struct MHD_Connection *conn,
+				 long long n)
+{
+	struct web_response r;
+	enum MHD_Result ret;
+	char msg[200];
+
+	snprintf(msg, sizeof(msg), "upload of %lld bytes refused: uploads in "
+		 "flight use the upload memory of %lld bytes, retry later", n,
+		 d->lim.upload_memory);
+	web_response_init(&r);
+	web_error_json(&r, 503, msg);
+	ret = queue_response(conn, &r, RETRY_AFTER);
+	web_response_release(&r);
+	return ret;
+}
+
+/*
+ * The first call, headers only.  An upload over max_upload, or over what
+ * is left of upload_memory, is answered now: libmicrohttpd then sends no
+ * "100 Continue", reads no body and closes the connection.
+ */
+static enum MHD_Result request_begin(struct klabd *d,
+				     struct MHD_Connection *conn,
+				     const char *url, const char *method,
+				     void **con_cls)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						     "Content-Length");
+	struct conn_ctx *ctx = calloc(1, sizeof(*ctx));
+	long long n;
+
+	if (!ctx)
+		return MHD_NO;
+	sb_init(&ctx->body);
+	http_poll_init(&ctx->poll, d, conn);
+	*con_cls = ctx;
+	requests_add(d, 1);
+	if (!cl || config_parse_size(cl, &n) || n == 0)
+		return MHD_YES;	/* no body, or a chunked one */
+	if (n > d->max_upload) {
+		ctx->too_large = 1;
+		ctx->seen = (size_t)n;
+		return answer(d, conn, url, method, ctx);
+	}
+	if (upload_reserve(d, n))
+		return send_busy(d, conn, n);
+	ctx->reserved = n;
+	return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -363,54 +571,132 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 {
 	struct klabd *d = cls;
 	struct conn_ctx *ctx = *con_cls;
-	struct web_response r;
-	enum MHD_Result ret;
 
-	if (!ctx) {
-		const char *cl = MHD_lookup_connection_value(conn,
-				MHD_HEADER_KIND, "Content-Length");
-		long long n;
-
-		ctx = calloc(1, sizeof(*ctx));
-		if (!ctx)
-			return MHD_NO;
-		sb_init(&ctx->body);
-		if (cl && !config_parse_size(cl, &n) && n > d->max_upload) {
-			ctx->too_large = 1;
-			ctx->seen = (size_t)n;
-		}
-		*con_cls = ctx;
-		return MHD_YES;
-	}
-	if (*upload_size) {
-		if (!ctx->too_large &&
-		    ctx->body.len + *upload_size > (size_t)d->max_upload)
-			ctx->too_large = 1;
-		if (!ctx->too_large)
-			sb_add(&ctx->body, upload, *upload_size);
-		ctx->seen += *upload_size;
-		*upload_size = 0;
-		return MHD_YES;
-	}
-	web_response_init(&r);
-	dispatch(d, conn, url, method, ctx, &r);
-	if (!strcmp(method, "HEAD"))
-		sb_reset(&r.body);
-	ret = send_response(conn, &r);
-	web_response_release(&r);
-	return ret;
+	if (!ctx)
+		return request_begin(d, conn, url, method, con_cls);
+	if (*upload_size)
+		return request_body(d, ctx, upload, upload_size);
+	http_poll_resumed(&ctx->poll);
+	return answer(d, conn, url, method, ctx);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn,
 			 void **con_cls, enum MHD_RequestTerminationCode toe)
 {
+	struct klabd *d = cls;
 	struct conn_ctx *ctx = *con_cls;
 
 	if (!ctx)
 		return;
+	http_poll_resumed(&ctx->poll);
+	if (ctx->reserved)
+		upload_release(d, ctx->reserved);
 	sb_release(&ctx->body);
 	free(ctx);
 	*con_cls = NULL;
+	requests_add(d, -1);
+}
+
+/* libmicrohttpd's messages (refused connections...): a line a minute. */
+static void http_log(void *cls, const char *fmt, va_list ap)
+{
+	struct klabd *d = cls;
+	struct http_stats *st = d->hstats;
+	unsigned long skipped = 0;
+	struct timespec now;
+	char msg[300];
+	size_t n;
+	int show = 0;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
+		msg[--n] = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&st->lock);
+	if (!st->log_shown || now.tv_sec - st->log_last >= LOG_EVERY) {
+		show = 1;
+		skipped = st->log_skipped;
+		st->log_skipped = 0;
+		st->log_last = now.tv_sec;
+		st->log_shown = 1;
+	} else {
+		st->log_skipped++;
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (show && skipped)
+		fprintf(stderr, "klabd: http: %s (%lu more messages since "
+			"the last one shown)\n", msg, skipped);
+	else if (show)
+		fprintf(stderr, "klabd: http: %s\n", msg);
+}
+
+/* Two descriptors per connection (socket, streamed file) and spares. */
+static int http_nofile(struct klabd *d, char *err, size_t errlen)
+{
+	rlim_t want = 2 * (rlim_t)d->lim.max_conns + FD_SPARE;
+	struct rlimit rl;
+	int n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return 0;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ?
+		rl.rlim_max : want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) || getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur >= want)
+		return 0;
+	n = (int)((rl.rlim_cur > FD_SPARE ? rl.rlim_cur - FD_SPARE : 0) / 2);
+	if (n < d->lim.threads) {
+		snprintf(err, errlen, "only %llu file descriptors allowed: too "
+			 "few for max_connections", (unsigned long long)rl.rlim_cur);
+		return -1;
+	}
+	fprintf(stderr, "klabd: only %llu file descriptors allowed: "
+		"max_connections lowered from %d to %d\n",
+		(unsigned long long)rl.rlim_cur, d->lim.max_conns, n);
+	d->lim.max_conns = n;
+	return 0;
+}
+
+/* Defaults for what the configuration left out, then the checks. */
+static int http_limits_set(struct klabd *d, char *err, size_t errlen)
+{
+	struct http_limits *l = &d->lim;
+
+	if (!l->threads)
+		l->threads = 8;
+	if (!l->max_conns)
+		l->max_conns = 1024;
+	if (!l->max_per_ip)
+		l->max_per_ip = 128;
+	if (!l->timeout)
+		l->timeout = 30;
+	if (!l->upload_memory)
+		l->upload_memory = 4 * d->max_upload;
+	if (l->upload_memory < d->max_upload) {
+		snprintf(err, errlen, "upload_memory (%lld bytes) is below "
+			 "max_upload (%lld bytes)", l->upload_memory,
+			 d->max_upload);
+		return -1;
+	}
+	if (l->max_conns < l->threads) {
+		snprintf(err, errlen, "max_connections (%d) is below "
+			 "http_threads (%d)", l->max_conns, l->threads);
+		return -1;
+	}
+	return http_nofile(d, err, errlen);
+}
+
+/* epoll where libmicrohttpd has it, else poll; never select(). */
+static unsigned int http_flags(void)
+{
+	unsigned int f = MHD_USE_INTERNAL_POLLING_THREAD |
+		MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+
+	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES)
+		return f | MHD_USE_EPOLL;
+	return f | MHD_USE_POLL;
 }
 
 int http_start(struct klabd *d, char *err, size_t errlen)
@@ -425,15 +711,25 @@ int http_start(struct klabd *d, char *err, size_t errlen)
 		snprintf(err, errlen, "invalid listen address '%s'", d->host);
 		return -1;
 	}
-	d->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
-				  MHD_USE_INTERNAL_POLLING_THREAD |
-				  MHD_USE_ERROR_LOG,
-				  0, NULL, NULL, on_request, d,
-				  MHD_OPTION_SOCK_ADDR, &sa,
-				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
-				  MHD_OPTION_CONNECTION_TIMEOUT, 120U,
-				  MHD_OPTION_LISTENING_ADDRESS_REUSE, 1U,
-				  MHD_OPTION_END);
+	if (http_limits_set(d, err, errlen))
+		return -1;
+	d->hstats = calloc(1, sizeof(*d->hstats));
+	if (!d->hstats)
+		abort();
+	pthread_mutex_init(&d->hstats->lock, NULL);
+	if (http_park_start(d, err, errlen))
+		return -1;
+	d->mhd = MHD_start_daemon(http_flags(), 0, NULL, NULL, on_request, d,
+		MHD_OPTION_EXTERNAL_LOGGER, http_log, d,
+		MHD_OPTION_SOCK_ADDR, &sa,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)d->lim.threads,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)d->lim.max_conns,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned int)d->lim.max_per_ip,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)d->lim.timeout,
+		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1U,
+		MHD_OPTION_END);
 	if (!d->mhd) {
 		snprintf(err, errlen, "cannot listen on %s:%d", d->host,
 			 d->port);
@@ -449,9 +745,20 @@ void http_stop(struct klabd *d)
 {
 	size_t i;
 
-	if (d->mhd)
+	/* libmicrohttpd must not stop with a suspended connection; the
+	 * resumed polls answer 204 while it still runs */
+	http_park_stop(d);
+	if (d->mhd) {
+		requests_drain(d);
 		MHD_stop_daemon(d->mhd);
+	}
 	d->mhd = NULL;
+	http_park_free(d);
+	if (d->hstats) {
+		pthread_mutex_destroy(&d->hstats->lock);
+		free(d->hstats);
+		d->hstats = NULL;
+	}
 	for (i = 0; i < d->npool; i++)
 		db_close(d->pool[i]);
 	free(d->pool);

@@ -112,6 +112,48 @@ static int apply_auth_config(struct klabd *d, char *err, size_t errlen)
 	return check_rig_tokens(&d->cfg, err, errlen);
 }
 
+static int cfg_long(struct klabd *d, const char *key, long min, long max,
+		    int *out, char *err, size_t errlen)
+{
+	const char *v = config_get(&d->cfg, "", key);
+	long n;
+
+	if (!v)
+		return 0;
+	if (parse_long(v, min, max, &n)) {
+		snprintf(err, errlen, "%s: %s: expected %ld..%ld, got '%s'",
+			 d->cfg.path, key, min, max, v);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
+/* The HTTP limits (docs/RIGS.md); 0 left in a field: http.c's default. */
+static int http_config(struct klabd *d, char *err, size_t errlen)
+{
+	const char *v = config_get(&d->cfg, "", "upload_memory");
+	long long sz;
+
+	if (cfg_long(d, "http_threads", 1, 64, &d->lim.threads, err,
+		     errlen) ||
+	    cfg_long(d, "max_connections", 1, 1000000, &d->lim.max_conns,
+		     err, errlen) ||
+	    cfg_long(d, "max_connections_per_ip", 1, 1000000,
+		     &d->lim.max_per_ip, err, errlen) ||
+	    cfg_long(d, "connection_timeout", 1, 3600, &d->lim.timeout, err,
+		     errlen))
+		return -1;
+	if (v && (config_parse_size(v, &sz) || sz <= 0)) {
+		snprintf(err, errlen, "%s: invalid upload_memory '%s'",
+			 d->cfg.path, v);
+		return -1;
+	}
+	if (v)
+		d->lim.upload_memory = sz;
+	return 0;
+}
+
 /* Settings from the config file; the command line overrides them. */
 static int apply_config(struct klabd *d, char *err, size_t errlen)
 {
@@ -163,6 +205,8 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 		}
 		d->fault_downloads = (int)n;
 	}
+	if (http_config(d, err, errlen))
+		return -1;
 	if ((v = config_get(&d->cfg, "", "max_upload"))) {
 		if (config_parse_size(v, &sz) || sz <= 0) {
 			snprintf(err, errlen, "%s: invalid max_upload '%s'",

@@ -18,6 +18,24 @@
 
 #define KLAB_VERSION "0.1"
 
+struct http_park;
+struct http_poll;
+struct http_stats;
+struct rig_waiter;
+
+/*
+ * What the HTTP layer may use (http.c; the keys are in docs/RIGS.md).
+ * libmicrohttpd runs a pool of threads on epoll; each limit is one of its
+ * options or klabd's own accounting of request bodies.
+ */
+struct http_limits {
+	int threads;		/* http_threads: pool threads, default 8 */
+	int max_conns;		/* max_connections, default 1024 */
+	int max_per_ip;		/* max_connections_per_ip, default 128 */
+	int timeout;		/* connection_timeout: idle s, default 30 */
+	long long upload_memory;	/* bodies in flight, 0: 4 x max_upload */
+};
+
 struct klabd {
 	char *db_path;
 	char *host;		/* listen address, loopback by default */
@@ -33,6 +51,9 @@ struct klabd {
 	int fault_downloads;	/* testing: refuse this many agent downloads */
 	struct config cfg;
 	struct MHD_Daemon *mhd;
+	struct http_limits lim;
+	struct http_stats *hstats;	/* http.c: bodies in flight, log */
+	struct http_park *park;		/* http_poll.c: parked long polls */
 	volatile sig_atomic_t stop;
 
 	pthread_mutex_t pool_lock;	/* db handles for request threads */
@@ -46,6 +67,7 @@ struct klabd {
 	int mgr_running;
 	pthread_mutex_t mgr_lock;
 	pthread_cond_t mgr_cond;	/* new jobs / state changes */
+	struct rig_waiter *waiters;	/* parked long polls, woken with it */
 
 	/* the kernel builder (build.c) */
 	char *build_cache;		/* NULL: build-kernel.sh's default */
@@ -87,6 +109,7 @@ struct req {
 	struct rig *rig;	/* the agent's rig on ROLE_AGENT routes */
 	char session[72];	/* session id from the cookie, "" if none */
 	char csrf[72];		/* the session's CSRF token, "" if none */
+	struct http_poll *poll;	/* the connection's long poll (http_poll.h) */
 };
 
 /*

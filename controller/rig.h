@@ -103,8 +103,25 @@ struct rig *rigmgr_by_token(struct klabd *d, const char *token);
  */
 int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 		   char *err, size_t errlen);
-/* Long poll: wait up to wait_s for a job; *job 0 when none. */
-int rigmgr_next_job(struct rig *g, int wait_s, int64_t *job);
+/*
+ * A long poll parked without a thread (http_poll.c).  The manager calls
+ * wake(w), with its lock held, once after w was queued, when a job may
+ * have come for some rig (or the manager stops); wake must not block.
+ */
+struct rig_waiter {
+	struct rig_waiter *prev, *next;	/* d->waiters, under the lock */
+	int queued;
+	void (*wake)(struct rig_waiter *w);
+};
+/*
+ * Is there a job for g now?  Never blocks: *job is the job in hand or a
+ * queued one handed out now, 0 when none; then, if w is not NULL and the
+ * manager runs, w is queued to be woken.  Returns 1 when w is queued, 0
+ * otherwise.
+ */
+int rigmgr_next_job(struct rig *g, int64_t *job, struct rig_waiter *w);
+/* Take w off the queue if it is on it. */
+void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w);
 int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen);
 /* 1 when job is the job g holds now (handed out and not yet ended:
  * assigned, booting or running), 0 otherwise.  Takes the lock. */

@@ -3,7 +3,8 @@
  * The rig manager: one thread that boots rigs, watches their consoles and
  * watchdogs, and turns what agents report into job states.  See rig.h for
  * the state machine.  Everything here runs under d->mgr_lock; agents'
- * long polls wait on d->mgr_cond.
+ * long polls are parked connections (http_poll.c) queued on d->waiters and
+ * woken wherever d->mgr_cond is broadcast.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -47,6 +48,20 @@ char *rig_read_tail(const char *path, size_t max)
 	return sb_detach(&sb, NULL);
 }
 
+/* A job may have come: wake every parked long poll; lock held. */
+static void waiters_wake(struct klabd *d)
+{
+	struct rig_waiter *w;
+
+	while (d->waiters) {
+		w = d->waiters;
+		d->waiters = w->next;
+		w->prev = w->next = NULL;
+		w->queued = 0;
+		w->wake(w);
+	}
+}
+
 static void set_state(struct rig *g, enum rig_state s)
 {
 	struct db *db;
@@ -63,6 +78,7 @@ static void set_state(struct rig *g, enum rig_state s)
 		db_rig_set_state(db, g->name, rig_state_name(s));
 	klabd_db_put(g->d, db);
 	pthread_cond_broadcast(&g->d->mgr_cond);
+	waiters_wake(g->d);
 }
 
 /* A kernel failure of the job in hand; the rig is cold-booted after. */
@@ -285,29 +301,44 @@ static int64_t take_job(struct rig *g)
 	return id;
 }
 
-int rigmgr_next_job(struct rig *g, int wait_s, int64_t *job)
+int rigmgr_next_job(struct rig *g, int64_t *job, struct rig_waiter *w)
 {
-	struct timespec ts;
+	struct klabd *d = g->d;
+	int queued;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += wait_s;
 	*job = 0;
-	pthread_mutex_lock(&g->d->mgr_lock);
-	for (;;) {
-		if ((g->state == RIG_RUNNING || g->state == RIG_ASSIGNED) &&
-		    g->job) {
-			*job = g->job;
-			break;
-		}
-		if (g->state == RIG_IDLE && (*job = take_job(g)))
-			break;
-		if (!g->d->mgr_running ||
-		    pthread_cond_timedwait(&g->d->mgr_cond, &g->d->mgr_lock,
-					   &ts) == ETIMEDOUT)
-			break;
+	pthread_mutex_lock(&d->mgr_lock);
+	if ((g->state == RIG_RUNNING || g->state == RIG_ASSIGNED) && g->job)
+		*job = g->job;
+	else if (g->state == RIG_IDLE)
+		*job = take_job(g);
+	if (!*job && w && !w->queued && d->mgr_running) {
+		w->prev = NULL;
+		w->next = d->waiters;
+		if (d->waiters)
+			d->waiters->prev = w;
+		d->waiters = w;
+		w->queued = 1;
 	}
-	pthread_mutex_unlock(&g->d->mgr_lock);
-	return 0;
+	queued = w && w->queued;
+	pthread_mutex_unlock(&d->mgr_lock);
+	return queued;
+}
+
+void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w)
+{
+	pthread_mutex_lock(&d->mgr_lock);
+	if (w->queued) {
+		if (w->prev)
+			w->prev->next = w->next;
+		else
+			d->waiters = w->next;
+		if (w->next)
+			w->next->prev = w->prev;
+		w->prev = w->next = NULL;
+		w->queued = 0;
+	}
+	pthread_mutex_unlock(&d->mgr_lock);
 }
 
 int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen)
@@ -393,6 +424,7 @@ void rigmgr_kick(struct klabd *d)
 {
 	pthread_mutex_lock(&d->mgr_lock);
 	pthread_cond_broadcast(&d->mgr_cond);
+	waiters_wake(d);
 	pthread_mutex_unlock(&d->mgr_lock);
 }
 
@@ -614,6 +646,7 @@ void rigmgr_stop(struct klabd *d)
 	pthread_mutex_lock(&d->mgr_lock);
 	d->mgr_running = 0;
 	pthread_cond_broadcast(&d->mgr_cond);
+	waiters_wake(d);
 	pthread_mutex_unlock(&d->mgr_lock);
 	pthread_join(d->mgr, NULL);
 }
