@@ -319,6 +319,20 @@ static int check_role(struct req *rq, const struct route *rt, int form,
 	return 0;
 }
 
+int auth_caller(struct req *rq, const struct route *rt,
+		struct web_response *r)
+{
+	const char *types = rt->types ? rt->types : "application/json";
+	int form = !strcmp(rq->method, "POST") && type_listed(types, FORM_TYPE);
+
+	/* a browser says where a form post comes from: only our pages */
+	if (form && rq->fetch_site && strcmp(rq->fetch_site, "same-origin"))
+		return deny(r, 403, "form posted from another site "
+			    "(Sec-Fetch-Site: %s)", rq->fetch_site);
+	identify(rq, rt);
+	return check_role(rq, rt, form, r);
+}
+
 int auth_request(struct req *rq, const struct route *rt,
 		 struct web_response *r)
 {
@@ -328,12 +342,7 @@ int auth_request(struct req *rq, const struct route *rt,
 	const char *field;
 	int rc;
 
-	/* a browser says where a form post comes from: only our pages */
-	if (form && rq->fetch_site && strcmp(rq->fetch_site, "same-origin"))
-		return deny(r, 403, "form posted from another site "
-			    "(Sec-Fetch-Site: %s)", rq->fetch_site);
-	identify(rq, rt);
-	rc = check_role(rq, rt, form, r);
+	rc = auth_caller(rq, rt, r);
 	if (rc)
 		return rc;
 	/* a body is read only as a type the route documents: a cross-site

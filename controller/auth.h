@@ -51,6 +51,13 @@ int auth_role_parse(const char *s);
  */
 int auth_request(struct req *rq, const struct route *rt,
 		 struct web_response *r);
+/*
+ * The part of auth_request() the headers decide (caller, role, where a
+ * form comes from), run before a body is read so that an upload from a
+ * caller who may not post is refused without receiving it.  Same returns.
+ */
+int auth_caller(struct req *rq, const struct route *rt,
+		struct web_response *r);
 
 /* Record who did what (rq->who) in the audit log; detail is printf-like.
  * A failed write is logged to stderr, never fails the request. */

@@ -194,6 +194,7 @@ struct conn_ctx {
 	int too_large;
 	size_t seen;		/* the Content-Length of a refused upload */
 	long long reserved;	/* bytes of upload_memory held for body */
+	int headers_only;	/* dispatch() checks the caller, runs nothing */
 	struct http_poll poll;
 };
 
@@ -392,7 +393,10 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 	rq.db = klabd_db_get(d, err, sizeof(err));
 	if (!rq.db)
 		web_error_json(r, 500, err);
-	else if (!auth_request(&rq, rt, r))
+	else if (ctx->headers_only) {
+		if (!auth_caller(&rq, rt, r))
+			r->status = 0;	/* allowed: read the body */
+	} else if (!auth_request(&rq, rt, r))
 		rt->fn(&rq, r);
 	klabd_db_put(d, rq.db);
 	query_release(&rq.q);
@@ -531,6 +535,28 @@ static enum MHD_Result send_busy(struct klabd *d, struct MHD_Connection *conn,
 }
 
 /*
+ * Before a body is read: 1 when the route does not exist or the caller may
+ * not use it (the refusal is queued now, so the body is never received).
+ */
+static int caller_refused(struct klabd *d, struct MHD_Connection *conn,
+			  const char *url, const char *method,
+			  struct conn_ctx *ctx)
+{
+	struct web_response r;
+	int refused;
+
+	web_response_init(&r);
+	ctx->headers_only = 1;
+	dispatch(d, conn, url, method, ctx, &r);
+	ctx->headers_only = 0;
+	refused = r.status != 0;
+	if (refused && send_response(conn, &r) != MHD_YES)
+		refused = 1;
+	web_response_release(&r);
+	return refused;
+}
+
+/*
  * The first call, headers only.  An upload over max_upload, or over what
  * is left of upload_memory, is answered now: libmicrohttpd then sends no
  * "100 Continue", reads no body and closes the connection.
@@ -558,6 +584,8 @@ static enum MHD_Result request_begin(struct klabd *d,
 		ctx->seen = (size_t)n;
 		return answer(d, conn, url, method, ctx);
 	}
+	if (caller_refused(d, conn, url, method, ctx))
+		return MHD_YES;	/* answered from the headers */
 	if (upload_reserve(d, n))
 		return send_busy(d, conn, n);
 	ctx->reserved = n;

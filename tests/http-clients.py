@@ -92,10 +92,17 @@ def count_closed(socks, answers):
     return closed
 
 
+def auth_header():
+    """The caller's bearer token ($KLAB_TOKEN), if any, as a header line."""
+    tok = os.environ.get("KLAB_TOKEN", "")
+    return "Authorization: Bearer %s\r\n" % tok if tok else ""
+
+
 def send_uploads(port, socks, size, sent):
     head = ("POST /api/import?format=klab HTTP/1.1\r\n"
             "Host: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
-            "Content-Length: %d\r\n\r\n" % (port, size)).encode()
+            "%sContent-Length: %d\r\n\r\n"
+            % (port, auth_header(), size)).encode()
     body = b"{" + b" " * (sent - 1)
     for s in socks:
         s.setblocking(True)
@@ -110,8 +117,8 @@ def expect(port, size):
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
     s.sendall(("POST /api/import?format=klab HTTP/1.1\r\n"
                "Host: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
-               "Expect: 100-continue\r\nContent-Length: %d\r\n\r\n"
-               % (port, size)).encode())
+               "%sExpect: 100-continue\r\nContent-Length: %d\r\n\r\n"
+               % (port, auth_header(), size)).encode())
     got = b""
     try:
         while True:

@@ -107,6 +107,11 @@ connection_timeout = 60
 CONF
 start_klabd --config "$TMP/klabd.conf"
 http GET /api/health >/dev/null
+# without a token: refused from the headers, the body never read
+KLAB_TOKEN= clients upload "$PORT" 30 15728640 4096
+case $REPORT in *answers=401:30*) ;; *) fail "expected 30 uploads without a token refused with 401: $REPORT" ;; esac
+clients_stop
+ok "30 uploads without a token: 401 before their body"
 rss0=$(rss)
 clients upload "$PORT" 30 15728640 4096
 rss1=$(rss)
@@ -118,7 +123,7 @@ echo "VmRSS $rss0 kB -> $rss1 kB with 30 stalled 15 MiB uploads (+$grow kB)"
 [ "$grow" -lt 32768 ] || fail "VmRSS grew by $grow kB, over upload_memory (32 MiB)"
 head -c 3M /dev/zero | tr '\0' ' ' >"$TMP/3m.json"
 STATUS=$(curl -s -D "$TMP/hdr" -o "$TMP/body" -w '%{http_code}' -H 'Content-Type: application/json' \
-	--data-binary @"$TMP/3m.json" "$URL/api/import?format=klab")
+	-H "Authorization: Bearer $KLAB_TOKEN" --data-binary @"$TMP/3m.json" "$URL/api/import?format=klab")
 expect_status 503
 expect_grep 'upload of 3145728 bytes refused'
 grep -qi '^Retry-After: [0-9]' "$TMP/hdr" || fail "no Retry-After with the 503: $(cat "$TMP/hdr")"
