@@ -146,6 +146,8 @@ static int parse_args(struct klabd *d, int argc, char **argv,
 		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))
 			cfgpath = argv[i + 1];
 	if (cfgpath && (config_load(&d->cfg, cfgpath, err, errlen) ||
+			config_check(&d->cfg, klabd_config_schema, err,
+				     errlen) ||
 			apply_config(d, err, errlen)))
 		return -1;
 	while ((c = getopt_long(argc, argv, "c:l:d:m:D:p:B:h", opts, NULL)) != -1) {
@@ -248,6 +250,48 @@ static void klabd_release(struct klabd *d)
 	config_release(&d->cfg);
 	pthread_mutex_destroy(&d->pool_lock);
 	pthread_mutex_destroy(&d->cat_lock);
+	pthread_mutex_destroy(&d->image_lock);
+}
+
+/*
+ * Start-up in dependency order: the database (migrations), the catalog's
+ * and the rig manager's and the builder's state, then HTTP (which binds
+ * the port QEMU rigs are given), then the background threads.
+ */
+static int klabd_start(struct klabd *d, const char *argv0, char *err,
+		       size_t errlen)
+{
+	struct db *db = db_open(d->db_path, err, errlen);
+
+	if (!db)
+		return -1;
+	klabd_db_put(d, db);
+	if (resolve_dirs(d, argv0, err, errlen) ||
+	    rigmgr_init(d, err, errlen) ||
+	    build_init(d, err, errlen) ||
+	    http_start(d, err, errlen) ||
+	    rigmgr_start(d, err, errlen) ||
+	    build_start(d, err, errlen))
+		return -1;
+	return 0;
+}
+
+/*
+ * Shutdown in reverse: scripts and long polls are told to stop, HTTP
+ * stops (MHD joins its request threads), the builders are joined, then
+ * the rig manager and its workers; database handles are closed last
+ * (http_stop closes the pool, again for handles returned since).
+ */
+static void klabd_stop(struct klabd *d)
+{
+	__atomic_store_n(&d->stopping, 1, __ATOMIC_RELAXED);
+	rigmgr_quiesce(d);
+	http_stop(d);
+	build_stop(d);
+	rigmgr_stop(d);
+	rigmgr_free(d);
+	build_release(d);
+	http_stop(d);
 }
 
 int main(int argc, char **argv)
@@ -256,7 +300,6 @@ int main(int argc, char **argv)
 	const char *port_file = NULL;
 	char err[512] = "";
 	sigset_t set;
-	struct db *db;
 	int sig = 0, rc = 1;
 
 	/* a thread per connection: without a cap glibc gives each its own
@@ -265,6 +308,7 @@ int main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	pthread_mutex_init(&d.pool_lock, NULL);
 	pthread_mutex_init(&d.cat_lock, NULL);
+	pthread_mutex_init(&d.image_lock, NULL);
 	config_init(&d.cfg);
 	d.db_path = strdup("klab.db");
 	d.host = strdup("127.0.0.1");
@@ -274,22 +318,13 @@ int main(int argc, char **argv)
 	d.max_builds = 1;
 	if (parse_args(&d, argc, argv, &port_file, err, sizeof(err)))
 		goto out_usage;
-	/* open once up front: migrations run here, errors show at start */
-	db = db_open(d.db_path, err, sizeof(err));
-	if (!db)
-		goto out_usage;
-	klabd_db_put(&d, db);
 	/* signals go to sigwait below, never to the server threads */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (resolve_dirs(&d, argv[0], err, sizeof(err)) ||
-	    http_start(&d, err, sizeof(err)))
-		goto out_usage;
-	if (rigmgr_start(&d, err, sizeof(err)) ||
-	    build_start(&d, err, sizeof(err)))
+	if (klabd_start(&d, argv[0], err, sizeof(err)))
 		goto out_usage;
 	fprintf(stderr, "klabd: serving http://%s:%d/ (db %s)\n", d.host,
 		d.port, d.db_path);
@@ -299,19 +334,12 @@ int main(int argc, char **argv)
 	while (sigwait(&set, &sig) == 0 && sig != SIGTERM && sig != SIGINT)
 		;
 	fprintf(stderr, "klabd: signal %d, shutting down\n", sig);
-	build_stop(&d);
-	rigmgr_stop(&d);
-	http_stop(&d);
-	rigmgr_free(&d);
 	rc = 0;
 	goto out;
 out_usage:
 	fprintf(stderr, "klabd: %s\n", err);
-	build_stop(&d);
-	rigmgr_stop(&d);
-	http_stop(&d);
-	rigmgr_free(&d);
 out:
+	klabd_stop(&d);
 	klabd_release(&d);
 	return rc;
 }

@@ -31,6 +31,7 @@ struct klabd {
 	struct config cfg;
 	struct MHD_Daemon *mhd;
 	volatile sig_atomic_t stop;
+	int stopping;	/* shutting down: read and set with __atomic */
 
 	pthread_mutex_t pool_lock;	/* db handles for request threads */
 	struct db **pool;
@@ -40,7 +41,8 @@ struct klabd {
 	struct rig **rigs;
 	size_t nrigs;
 	pthread_t mgr;
-	int mgr_running;
+	int mgr_running;	/* 0: long polls end, the manager stops */
+	int mgr_init, mgr_started;
 	pthread_mutex_t mgr_lock;
 	pthread_cond_t mgr_cond;	/* new jobs / state changes */
 
@@ -50,13 +52,14 @@ struct klabd {
 	char *build_must_have;		/* NULL: build-kernel.sh's list */
 	char *build_jobs, *build_time_limit;	/* NULL: defaults */
 	int max_builds;			/* builds at once, default 1 */
-	int build_running, nbuilders;
+	int build_init, build_running, nbuilders;
 	pthread_t builders[8];
 	pthread_mutex_t build_lock;
 	pthread_cond_t build_cond;
 
 	/* the kernel catalog (catalog.c) */
-	pthread_mutex_t cat_lock;
+	pthread_mutex_t cat_lock;	/* files */
+	pthread_mutex_t image_lock;	/* base_image, serialises image builds */
 	char *base_image;		/* rig base initramfs, built on demand */
 	struct cat_file *files;		/* sha256 -> path, for downloads */
 	size_t nfiles;
@@ -82,6 +85,9 @@ struct route {
 	int exact;		/* 1: path must equal prefix */
 	int (*fn)(struct req *rq, struct web_response *r);
 };
+
+/* config_schema.c: the keys klabd's configuration may hold */
+extern const struct config_key klabd_config_schema[];
 
 /* http.c */
 int http_start(struct klabd *d, char *err, size_t errlen);

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every key klabd's configuration file may hold, one row each: klabd
+ * refuses to start on a key or section not listed here, naming the file,
+ * line and key (lib/config.c config_check).  To add a key, add its row
+ * here (and document it in docs/); to add a kind of named section
+ * ([base NAME]), write its rows with section "base *".
+ */
+#include "klabd.h"
+
+const struct config_key klabd_config_schema[] = {
+	/* global: klabd.c apply_config */
+	{ "", "listen" },
+	{ "", "db" },
+	{ "", "data_dir" },
+	{ "", "public_url" },
+	{ "", "top_dir" },
+	{ "", "rig_bin_dir" },
+	{ "", "max_upload" },
+	{ "", "fault_downloads" },
+	/* the kernel builder: build.c */
+	{ "", "build_cache" },
+	{ "", "build_fragment" },
+	{ "", "build_must_have" },
+	{ "", "build_jobs" },
+	{ "", "build_time_limit" },
+	{ "", "max_builds" },
+	/* [rig NAME]: rigmgr.c rig_from_config, docs/RIGS.md */
+	{ "rig *", "kind" },
+	{ "rig *", "profile" },
+	{ "rig *", "cpus" },
+	{ "rig *", "memory_mb" },
+	{ "rig *", "disk_mb" },
+	{ "rig *", "boot_timeout" },
+	{ "rig *", "job_timeout" },
+	{ "rig *", "token" },
+	{ "rig *", "base_kernel" },
+	{ "rig *", "autostart" },
+	{ "rig *", "power_cycle" },
+	{ "rig *", "power_timeout" },
+	{ "rig *", "console" },
+	{ NULL, NULL }
+};

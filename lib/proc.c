@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The process runner: posix_spawn into a new process group, close-on-exec
+ * descriptors, capture with a cap, timeouts that stop the whole group.
+ * See proc.h.
+ */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROC_TICK_MS 50
+#define PROC_DRAIN_MS 1000	/* reading pipes after the leader ended */
+
+extern char **environ;
+
+long long proc_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* posix_spawn argv with fd 0 on /dev/null, 1 and 2 on outfd/errfd
+ * (-1: /dev/null), in its own group with default signals. */
+static int proc_spawn(pid_t *pid, char *const argv[], int outfd, int errfd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, def;
+	int rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (outfd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, outfd, 1);
+	else
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
+						 O_WRONLY, 0);
+	if (errfd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+	else
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
+						 O_WRONLY, 0);
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGHUP);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &def);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
+				 POSIX_SPAWN_SETSIGMASK |
+				 POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawnp(pid, argv[0], &fa, &at, argv, environ);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc;
+}
+
+static int proc_open_out(const struct proc_opts *o)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+
+	flags |= o->out_append ? O_APPEND : O_TRUNC;
+	return open(o->out_path, flags, 0644);
+}
+
+int proc_start(struct proc *p, char *const argv[], const struct proc_opts *o,
+	       char *err, size_t errlen)
+{
+	int fd = -1, rc;
+
+	p->pid = 0;
+	p->status = 0;
+	if (o && o->out_path) {
+		fd = proc_open_out(o);
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot open '%s': %s",
+				 o->out_path, strerror(errno));
+			return -1;
+		}
+	}
+	rc = proc_spawn(&p->pid, argv, fd, fd);
+	if (fd >= 0)
+		close(fd);
+	if (rc) {
+		p->pid = 0;
+		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
+			 strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int proc_poll(struct proc *p)
+{
+	pid_t w;
+
+	if (p->pid <= 0)
+		return 1;
+	w = waitpid(p->pid, &p->status, WNOHANG);
+	if (w == p->pid || (w < 0 && errno == ECHILD)) {
+		p->pid = 0;
+		return 1;
+	}
+	return 0;
+}
+
+void proc_stop(struct proc *p, long grace_ms)
+{
+	long long end = proc_now_ms() + grace_ms;
+	struct timespec tick = { 0, PROC_TICK_MS * 1000000L };
+
+	if (p->pid <= 0)
+		return;
+	kill(-p->pid, grace_ms > 0 ? SIGTERM : SIGKILL);
+	while (grace_ms > 0 && !proc_poll(p) && proc_now_ms() < end)
+		nanosleep(&tick, NULL);
+	if (p->pid > 0) {
+		kill(-p->pid, SIGKILL);
+		while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR)
+			;
+	}
+	/* whatever the leader left behind in its group */
+	kill(-p->pid, SIGKILL);
+	p->pid = 0;
+}
+
+/* One capture stream: a pipe read into sb up to cap bytes. */
+struct proc_pipe {
+	int fd;
+	struct strbuf *sb;
+};
+
+static void proc_read(struct proc_pipe *pp, size_t cap)
+{
+	char buf[4096];
+	ssize_t n = read(pp->fd, buf, sizeof(buf));
+	size_t room;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(pp->fd);
+		pp->fd = -1;
+		return;
+	}
+	room = pp->sb->len < cap ? cap - pp->sb->len : 0;
+	sb_add(pp->sb, buf, (size_t)n < room ? (size_t)n : room);
+}
+
+/* Wait up to ms for output, reading what comes.  Number of open pipes. */
+static int proc_pump(struct proc_pipe *pp, int n, size_t cap, int ms)
+{
+	struct pollfd pfd[2];
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (pp[i].fd >= 0) {
+			pfd[k].fd = pp[i].fd;
+			pfd[k].events = POLLIN;
+			k++;
+		}
+	if (!k) {
+		poll(NULL, 0, ms);
+		return 0;
+	}
+	if (poll(pfd, (nfds_t)k, ms) <= 0)
+		return k;
+	for (i = 0, k = 0; i < n; i++) {
+		if (pp[i].fd < 0)
+			continue;
+		if (pfd[k++].revents)
+			proc_read(&pp[i], cap);
+	}
+	for (i = 0, k = 0; i < n; i++)
+		k += pp[i].fd >= 0;
+	return k;
+}
+
+struct proc_wait {
+	long long deadline, kill_at, drain_until;
+	int stopping;		/* 1: SIGTERM sent, 2: SIGKILL sent */
+	int timed_out;
+};
+
+/* Timeout or cancel: stop the group, SIGTERM first if there is grace. */
+static void proc_watch(struct proc *p, const struct proc_opts *o,
+		       struct proc_wait *w, long long now)
+{
+	int cancel = o->cancel && __atomic_load_n(o->cancel, __ATOMIC_RELAXED);
+
+	if (!w->stopping && (cancel || (w->deadline && now >= w->deadline))) {
+		w->timed_out = 1;
+		w->stopping = o->grace_ms > 0 ? 1 : 2;
+		w->kill_at = now + o->grace_ms;
+		kill(-p->pid, w->stopping == 1 ? SIGTERM : SIGKILL);
+	} else if (w->stopping == 1 && now >= w->kill_at) {
+		w->stopping = 2;
+		kill(-p->pid, SIGKILL);
+	}
+}
+
+/* Pump output and reap until the child ended and the pipes closed. */
+static void proc_loop(struct proc *p, const struct proc_opts *o,
+		      struct proc_pipe *pp, int npipes, struct proc_wait *w)
+{
+	pid_t leader = p->pid;
+	size_t cap = o->cap ? o->cap : PROC_CAP_DEFAULT;
+	int open_pipes = npipes;
+	long long now;
+
+	while (p->pid > 0 || open_pipes) {
+		open_pipes = proc_pump(pp, npipes, cap, PROC_TICK_MS);
+		now = proc_now_ms();
+		if (p->pid > 0) {
+			proc_watch(p, o, w, now);
+			if (proc_poll(p)) {
+				/* the leader is gone: so is its group */
+				kill(-leader, SIGKILL);
+				w->drain_until = now + PROC_DRAIN_MS;
+			}
+		} else if (now >= w->drain_until) {
+			break;
+		}
+	}
+}
+
+int proc_run(char *const argv[], const struct proc_opts *o, int *timed_out,
+	     char *err, size_t errlen)
+{
+	static const struct proc_opts none;
+	struct proc_pipe pp[2] = { { -1, NULL }, { -1, NULL } };
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, outfd = -1, rc, i;
+	struct proc_wait w;
+	struct proc p = { 0, 0 };
+	pid_t leader;
+
+	o = o ? o : &none;
+	if (timed_out)
+		*timed_out = 0;
+	if (o->out_path && (outfd = proc_open_out(o)) < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", o->out_path,
+			 strerror(errno));
+		return -1;
+	}
+	if ((o->out && pipe2(outp, O_CLOEXEC)) ||
+	    (o->errout && pipe2(errp, O_CLOEXEC))) {
+		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
+			 strerror(errno));
+		rc = -1;
+		goto out_close;
+	}
+	if (o->out)
+		outfd = outp[1];
+	rc = proc_spawn(&p.pid, argv, outfd, o->errout ? errp[1] : outfd);
+	if (rc) {
+		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
+			 strerror(rc));
+		rc = -1;
+		goto out_close;
+	}
+	leader = p.pid;
+	pp[0].fd = outp[0];
+	pp[0].sb = o->out;
+	pp[1].fd = errp[0];
+	pp[1].sb = o->errout;
+	outp[0] = errp[0] = -1;
+	close(outfd);
+	outfd = -1;
+	if (errp[1] >= 0)
+		close(errp[1]);
+	outp[1] = errp[1] = -1;
+	memset(&w, 0, sizeof(w));
+	if (o->timeout_ms > 0)
+		w.deadline = proc_now_ms() + o->timeout_ms;
+	proc_loop(&p, o, pp, 2, &w);
+	kill(-leader, SIGKILL);	/* whatever the leader left behind */
+	for (i = 0; i < 2; i++)
+		if (pp[i].fd >= 0)
+			close(pp[i].fd);
+	if (timed_out)
+		*timed_out = w.timed_out;
+	if (w.timed_out) {
+		snprintf(err, errlen, "'%s' %s after %ld ms: stopped", argv[0],
+			 o->cancel && *o->cancel ? "cancelled" : "timed out",
+			 o->timeout_ms);
+		rc = -1;
+	} else if (WIFSIGNALED(p.status)) {
+		rc = 128 + WTERMSIG(p.status);
+	} else {
+		rc = WEXITSTATUS(p.status);
+	}
+out_close:
+	for (i = 0; i < 2; i++) {
+		if (outp[i] >= 0 && outp[i] != outfd)
+			close(outp[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	if (outfd >= 0)
+		close(outfd);
+	return rc;
+}
