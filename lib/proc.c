@@ -52,6 +52,8 @@ static int proc_spawn(pid_t *pid, char *const argv[], int outfd, int errfd)
 	else
 		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
 						 O_WRONLY, 0);
+	/* and nothing else, whoever opened it without O_CLOEXEC */
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	sigemptyset(&none);
 	sigemptyset(&def);
 	sigaddset(&def, SIGPIPE);
@@ -123,19 +125,20 @@ void proc_stop(struct proc *p, long grace_ms)
 {
 	long long end = proc_now_ms() + grace_ms;
 	struct timespec tick = { 0, PROC_TICK_MS * 1000000L };
+	pid_t pgid = p->pid;
 
-	if (p->pid <= 0)
+	if (pgid <= 0)
 		return;
-	kill(-p->pid, grace_ms > 0 ? SIGTERM : SIGKILL);
+	kill(-pgid, grace_ms > 0 ? SIGTERM : SIGKILL);
 	while (grace_ms > 0 && !proc_poll(p) && proc_now_ms() < end)
 		nanosleep(&tick, NULL);
 	if (p->pid > 0) {
-		kill(-p->pid, SIGKILL);
-		while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR)
+		kill(-pgid, SIGKILL);
+		while (waitpid(pgid, &p->status, 0) < 0 && errno == EINTR)
 			;
 	}
 	/* whatever the leader left behind in its group */
-	kill(-p->pid, SIGKILL);
+	kill(-pgid, SIGKILL);
 	p->pid = 0;
 }
 
