@@ -94,6 +94,7 @@ struct rig {
 	enum rig_state state;
 	int64_t job;		/* job in hand, 0 when none */
 	char *job_release;	/* uname -r the job's kernel reports */
+	const char *job_db_state;	/* of a job kept over a restart */
 	long long deadline;	/* monotonic ms: watchdog of BOOTING etc. */
 	int banners_allowed;	/* "Linux version" lines expected so far */
 	int health_fails;

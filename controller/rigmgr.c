@@ -722,6 +722,38 @@ static void mgr_sync_init(struct klabd *d)
 	d->mgr_init = 1;
 }
 
+/*
+ * A remote machine keeps running its job while klabd restarts: a job
+ * the database shows handed out (assigned) or running on a remote rig
+ * stays that rig's job (its kexec and results are accepted, its watchdog
+ * starts again).  Everything else that was under way goes back to the
+ * queue: those rigs boot cold.
+ */
+static void rig_adopt(struct rig *g, struct db *db)
+{
+	static const char *const states[] = { "running", "assigned" };
+	struct db_job *v = NULL;
+	size_t n = 0, i;
+
+	if (g->ops != &rig_remote_ops)
+		return;
+	for (i = 0; i < 2 && !g->job; i++) {
+		if (!db_job_list(db, g->name, states[i], 1, &v, &n) && n) {
+			g->job = v[0].id;
+			g->state = i ? RIG_ASSIGNED : RIG_RUNNING;
+		}
+		db_jobs_free(v, n);
+		v = NULL;
+		n = 0;
+	}
+	if (!g->job)
+		return;
+	g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
+	g->job_db_state = g->state == RIG_RUNNING ? "running" : "assigned";
+	fprintf(stderr, "klabd: rig %s: job %lld still %s on the machine: "
+		"kept\n", g->name, (long long)g->job, g->job_db_state);
+}
+
 int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 {
 	struct db *db;
@@ -732,10 +764,6 @@ int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 	db = klabd_db_get(d, err, errlen);
 	if (!db)
 		return -1;
-	n = db_job_requeue_stale(db);
-	if (n > 0)
-		fprintf(stderr, "klabd: %d unfinished jobs back in the queue\n",
-			n);
 	for (i = 0; i < d->cfg.nsec; i++) {
 		const char *sec = d->cfg.sec[i].section;
 		struct rig *g;
@@ -744,6 +772,8 @@ int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 			continue;
 		err[0] = '\0';
 		g = rig_from_config(d, sec, err, errlen);
+		if (!err[0])
+			rig_adopt(g, db);
 		if (err[0] || rig_register(d, db, g, err, errlen)) {
 			rig_destroy(g);
 			klabd_db_put(d, db);
@@ -755,6 +785,15 @@ int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 			abort();
 		d->rigs[d->nrigs++] = g;
 	}
+	n = db_job_requeue_stale(db);
+	for (i = 0; i < d->nrigs; i++)
+		if (d->rigs[i]->job &&
+		    !db_job_set_state(db, d->rigs[i]->job,
+				      d->rigs[i]->job_db_state))
+			n--;
+	if (n > 0)
+		fprintf(stderr, "klabd: %d unfinished jobs back in the queue\n",
+			n);
 	klabd_db_put(d, db);
 	/* agents may poll as soon as HTTP serves */
 	d->mgr_running = 1;
