@@ -174,6 +174,31 @@ void rigmgr_kick(struct klabd *d);
 /* Copy the last max bytes of a file into a heap string ("" on error). */
 char *rig_read_tail(const char *path, size_t max);
 
+/*
+ * rig_pub.c: what a decision writes to the database once the manager's
+ * lock is released.  rig_fx_take (under the lock, always last) takes a
+ * ticket when there is anything to write, including the rig's state if
+ * it changed since it was last written; rig_fx_publish (after the lock,
+ * always, before the fx goes out of scope) writes it in ticket order.
+ */
+struct rig_fx {
+	struct rig *g;
+	unsigned long ticket;
+	int ticketed;
+	int rig_state_set;
+	enum rig_state rig_state;
+	int64_t job;
+	const char *job_state;		/* "running", "done", or NULL */
+	const char *klass;		/* a failure of job, or NULL */
+	char why[512];
+	const char *output;		/* the caller's, valid until publish */
+	int attempts;
+	char console[512];		/* its tail goes with a kernel failure */
+};
+
+void rig_fx_take(struct rig *g, struct rig_fx *fx);
+void rig_fx_publish(struct rig_fx *fx);
+
 /* rig_watch.c: pure parts of the manager, unit-tested. */
 void rig_scan_reset(struct rig_scan *s);
 /* Feed n console bytes: s->why set on a panic, oops or BUG line. */

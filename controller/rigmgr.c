@@ -21,7 +21,7 @@
  *  - Database writes that follow a decision (rig state, job running /
  *    done / failed) are collected in a struct rig_fx under the lock with
  *    a ticket, and written after unlocking in ticket order per rig
- *    (fx_publish), so the database sees the decisions in the order they
+ *    (rig_pub.c), so the database sees the decisions in the order they
  *    were taken.  The rig manager is the only writer of a job's state
  *    after it was handed out: api_agent.c only calls rigmgr_*.
  *  - Lock order: mgr_lock, then a rig's pub_lock (never the reverse);
@@ -40,26 +40,9 @@
 #include "lib/rand.h"
 #include "rig.h"
 
-#define CONSOLE_TAIL (64 * 1024)
 #define CONSOLE_SCAN_MAX (1 << 20)	/* console bytes scanned per tick */
 #define MAX_INFRA_ATTEMPTS 3
 #define WAIT_RETRY_MS 2000		/* base kernel not fetched yet */
-
-/* What a decision writes to the database once the lock is released. */
-struct rig_fx {
-	struct rig *g;
-	unsigned long ticket;
-	int ticketed;
-	int rig_state_set;
-	enum rig_state rig_state;
-	int64_t job;
-	const char *job_state;		/* "running", "done", or NULL */
-	const char *klass;		/* a failure of job, or NULL */
-	char why[512];
-	const char *output;		/* the caller's, valid until publish */
-	int attempts;
-	char console[512];		/* its tail goes with a kernel failure */
-};
 
 const char *rig_state_name(enum rig_state s)
 {
@@ -69,88 +52,6 @@ const char *rig_state_name(enum rig_state s)
 	};
 
 	return s <= RIG_STARTING ? names[s] : "unknown";
-}
-
-char *rig_read_tail(const char *path, size_t max)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t off;
-
-	sb_init(&sb);
-	if (!path || !*path || sb_read_file(&sb, path) < 0)
-		return sb_detach(&sb, NULL);
-	if (sb.len > max) {
-		off = sb.len - max;
-		memmove(sb.buf, sb.buf + off, max);
-		sb.len = max;
-		sb.buf[max] = '\0';
-	}
-	return sb_detach(&sb, NULL);
-}
-
-/* Under the lock: take a ticket if fx has anything to write. */
-static void fx_take(struct rig *g, struct rig_fx *fx)
-{
-	fx->g = g;
-	if (g->state != g->db_state) {
-		fx->rig_state_set = 1;
-		fx->rig_state = g->state;
-		g->db_state = g->state;
-	}
-	if (!fx->rig_state_set && !fx->job_state && !fx->klass)
-		return;
-	fx->ticket = g->pub_next++;
-	fx->ticketed = 1;
-}
-
-static void fx_write(struct rig_fx *fx)
-{
-	struct rig *g = fx->g;
-	char err[256] = "", *console;
-	struct db *db = klabd_db_get(g->d, err, sizeof(err));
-	int rc = 0;
-
-	if (!db) {
-		fprintf(stderr, "klabd: rig %s: cannot record: %s\n", g->name,
-			err);
-		return;
-	}
-	if (fx->rig_state_set)
-		rc |= db_rig_set_state(db, g->name,
-				       rig_state_name(fx->rig_state));
-	if (fx->klass) {
-		console = fx->console[0] ?
-			rig_read_tail(fx->console, CONSOLE_TAIL) : strdup("");
-		rc |= db_job_fail(db, fx->job, fx->klass, fx->why,
-				  console ? console : "",
-				  fx->output ? fx->output : "", fx->attempts);
-		free(console);
-	} else if (fx->job_state) {
-		rc |= db_job_set_state(db, fx->job, fx->job_state);
-	}
-	if (rc)
-		fprintf(stderr, "klabd: rig %s: cannot record job %lld or "
-			"the rig's state\n", g->name, (long long)fx->job);
-	klabd_db_put(g->d, db);
-}
-
-/* After the lock: write fx when its ticket's turn comes. */
-static void fx_publish(struct rig_fx *fx)
-{
-	struct rig *g = fx->g;
-
-	if (!fx->ticketed)
-		return;
-	pthread_mutex_lock(&g->pub_lock);
-	while (g->pub_serving != fx->ticket)
-		pthread_cond_wait(&g->pub_cond, &g->pub_lock);
-	pthread_mutex_unlock(&g->pub_lock);
-	fx_write(fx);
-	pthread_mutex_lock(&g->pub_lock);
-	g->pub_serving++;
-	pthread_cond_broadcast(&g->pub_cond);
-	pthread_mutex_unlock(&g->pub_lock);
-	fx->ticketed = 0;
 }
 
 static void set_state(struct rig *g, enum rig_state s)
@@ -354,13 +255,13 @@ static void *mgr_main(void *arg)
 		for (i = 0; i < d->nrigs; i++) {
 			memset(&fx[i], 0, sizeof(fx[i]));
 			rig_tick(d->rigs[i], proc_now_ms(), &fx[i]);
-			fx_take(d->rigs[i], &fx[i]);
+			rig_fx_take(d->rigs[i], &fx[i]);
 		}
 		pthread_mutex_unlock(&d->mgr_lock);
 		for (i = 0; i < d->nrigs; i++) {
 			struct rig *g = d->rigs[i];
 
-			fx_publish(&fx[i]);
+			rig_fx_publish(&fx[i]);
 			if (g->scan_wanted)
 				rig_scan_file(&g->scan, g->console,
 					      CONSOLE_SCAN_MAX);
@@ -411,9 +312,9 @@ int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 		set_state(g, RIG_IDLE);
 	}
 out_unlock:
-	fx_take(g, &fx);
+	rig_fx_take(g, &fx);
 	pthread_mutex_unlock(&g->d->mgr_lock);
-	fx_publish(&fx);
+	rig_fx_publish(&fx);
 	return 0;
 }
 
@@ -499,9 +400,9 @@ void rigmgr_job_done(struct rig *g, int64_t job)
 		fx.job_state = "done";
 		set_state(g, RIG_IDLE);
 	}
-	fx_take(g, &fx);
+	rig_fx_take(g, &fx);
 	pthread_mutex_unlock(&g->d->mgr_lock);
-	fx_publish(&fx);
+	rig_fx_publish(&fx);
 }
 
 int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
@@ -528,9 +429,9 @@ int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
 		g->job = 0;
 		set_state(g, RIG_IDLE);
 	}
-	fx_take(g, &fx);
+	rig_fx_take(g, &fx);
 	pthread_mutex_unlock(&g->d->mgr_lock);
-	fx_publish(&fx);
+	rig_fx_publish(&fx);
 	return rc;
 }
 

@@ -242,20 +242,49 @@ static void proc_loop(struct proc *p, const struct proc_opts *o,
 	}
 }
 
+/* The child runs: pump its pipes until it ended, then its status. */
+static int proc_finish(struct proc *p, char *const argv[],
+		       const struct proc_opts *o, struct proc_pipe *pp,
+		       int *timed_out, char *err, size_t errlen)
+{
+	pid_t leader = p->pid;
+	struct proc_wait w;
+	int i;
+
+	memset(&w, 0, sizeof(w));
+	if (o->timeout_ms > 0)
+		w.deadline = proc_now_ms() + o->timeout_ms;
+	proc_loop(p, o, pp, 2, &w);
+	kill(-leader, SIGKILL);	/* whatever the leader left behind */
+	for (i = 0; i < 2; i++)
+		if (pp[i].fd >= 0)
+			close(pp[i].fd);
+	if (timed_out)
+		*timed_out = w.timed_out;
+	if (w.timed_out) {
+		snprintf(err, errlen, "'%s' %s after %ld ms: stopped", argv[0],
+			 o->cancel && __atomic_load_n(o->cancel,
+						      __ATOMIC_RELAXED) ?
+			 "cancelled" : "timed out", o->timeout_ms);
+		return -1;
+	}
+	if (WIFSIGNALED(p->status))
+		return 128 + WTERMSIG(p->status);
+	return WEXITSTATUS(p->status);
+}
+
 int proc_run(char *const argv[], const struct proc_opts *o, int *timed_out,
 	     char *err, size_t errlen)
 {
 	static const struct proc_opts none;
 	struct proc_pipe pp[2] = { { -1, NULL }, { -1, NULL } };
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, outfd = -1, rc, i;
-	struct proc_wait w;
 	struct proc p = { 0, 0 };
-	pid_t leader;
 
 	o = o ? o : &none;
 	if (timed_out)
 		*timed_out = 0;
-	if (o->out_path && (outfd = proc_open_out(o)) < 0) {
+	if (o->out_path && !o->out && (outfd = proc_open_out(o)) < 0) {
 		snprintf(err, errlen, "cannot open '%s': %s", o->out_path,
 			 strerror(errno));
 		return -1;
@@ -267,49 +296,29 @@ int proc_run(char *const argv[], const struct proc_opts *o, int *timed_out,
 		rc = -1;
 		goto out_close;
 	}
-	if (o->out)
-		outfd = outp[1];
-	rc = proc_spawn(&p.pid, argv, outfd, o->errout ? errp[1] : outfd);
+	rc = proc_spawn(&p.pid, argv, o->out ? outp[1] : outfd,
+			o->errout ? errp[1] : o->out ? outp[1] : outfd);
 	if (rc) {
 		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
 			 strerror(rc));
 		rc = -1;
 		goto out_close;
 	}
-	leader = p.pid;
 	pp[0].fd = outp[0];
 	pp[0].sb = o->out;
 	pp[1].fd = errp[0];
 	pp[1].sb = o->errout;
-	outp[0] = errp[0] = -1;
-	close(outfd);
-	outfd = -1;
+	outp[0] = errp[0] = -1;		/* pp owns them now */
+	/* the child's ends: EOF once the child and its group end */
+	if (outp[1] >= 0)
+		close(outp[1]);
 	if (errp[1] >= 0)
 		close(errp[1]);
 	outp[1] = errp[1] = -1;
-	memset(&w, 0, sizeof(w));
-	if (o->timeout_ms > 0)
-		w.deadline = proc_now_ms() + o->timeout_ms;
-	proc_loop(&p, o, pp, 2, &w);
-	kill(-leader, SIGKILL);	/* whatever the leader left behind */
-	for (i = 0; i < 2; i++)
-		if (pp[i].fd >= 0)
-			close(pp[i].fd);
-	if (timed_out)
-		*timed_out = w.timed_out;
-	if (w.timed_out) {
-		snprintf(err, errlen, "'%s' %s after %ld ms: stopped", argv[0],
-			 o->cancel && *o->cancel ? "cancelled" : "timed out",
-			 o->timeout_ms);
-		rc = -1;
-	} else if (WIFSIGNALED(p.status)) {
-		rc = 128 + WTERMSIG(p.status);
-	} else {
-		rc = WEXITSTATUS(p.status);
-	}
+	rc = proc_finish(&p, argv, o, pp, timed_out, err, errlen);
 out_close:
 	for (i = 0; i < 2; i++) {
-		if (outp[i] >= 0 && outp[i] != outfd)
+		if (outp[i] >= 0)
 			close(outp[i]);
 		if (errp[i] >= 0)
 			close(errp[i]);
