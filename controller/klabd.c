@@ -225,7 +225,7 @@ static int resolve_dirs(struct klabd *d, const char *argv0, char *err,
 
 static int write_port_file(const char *path, int port)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(path, "we");
 
 	if (!f)
 		return -1;

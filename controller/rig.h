@@ -105,6 +105,7 @@ struct rig {
 	enum rig_state boot_from;	/* state before RIG_STARTING */
 	int halt_wanted;	/* the worker must stop the machine */
 	int console_dead;	/* the worker must restart the console */
+	int taking;		/* a poller is taking a job from the queue */
 	char why[300];		/* what failed the boot */
 
 	/* the worker (rigmgr.c): one at a time, started and joined by the

@@ -24,9 +24,9 @@
  *    (rig_pub.c), so the database sees the decisions in the order they
  *    were taken.  The rig manager is the only writer of a job's state
  *    after it was handed out: api_agent.c only calls rigmgr_*.
- *  - Lock order: mgr_lock, then a rig's pub_lock (never the reverse);
- *    no other lock is taken while mgr_lock is held, except the database
- *    pool's inside take_job (rigmgr_next_job).
+ *  - No other lock is taken while mgr_lock is held (a rig's pub_lock
+ *    and the database pool's are taken without it).  take_job (the long
+ *    poll's hand-out) drops mgr_lock around its database work.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -318,7 +318,27 @@ out_unlock:
 	return 0;
 }
 
-/* Hand out the next queued job of g; lock held.  0 when none. */
+/* Under the lock, after the database work: the job goes back to the
+ * queue when the rig changed meanwhile (a failure, a second poller). */
+static void job_unclaim(struct rig *g, int64_t id)
+{
+	struct db *db;
+	char err[256];
+
+	pthread_mutex_unlock(&g->d->mgr_lock);
+	db = klabd_db_get(g->d, err, sizeof(err));
+	if (!db || db_job_set_state(db, id, "queued"))
+		fprintf(stderr, "klabd: rig %s: cannot put job %lld back in "
+			"the queue\n", g->name, (long long)id);
+	klabd_db_put(g->d, db);
+	pthread_mutex_lock(&g->d->mgr_lock);
+}
+
+/*
+ * Hand out the next queued job of g: called with the lock held, which it
+ * drops around the database work (g->taking keeps a second poller of the
+ * rig out meanwhile).  0 when none.
+ */
 static int64_t take_job(struct rig *g)
 {
 	struct db_job j;
@@ -326,13 +346,24 @@ static int64_t take_job(struct rig *g)
 	char err[256];
 	int64_t id = 0;
 
+	if (g->taking)
+		return 0;
+	g->taking = 1;
+	pthread_mutex_unlock(&g->d->mgr_lock);
 	db = klabd_db_get(g->d, err, sizeof(err));
 	if (db && db_job_next(db, g->name, &j) == DB_OK) {
-		id = j.id;
-		db_job_set_state(db, id, "assigned");
+		if (!db_job_set_state(db, j.id, "assigned"))
+			id = j.id;
 		db_job_release(&j);
 	}
 	klabd_db_put(g->d, db);
+	pthread_mutex_lock(&g->d->mgr_lock);
+	g->taking = 0;
+	pthread_cond_broadcast(&g->d->mgr_cond);
+	if (id && (g->state != RIG_IDLE || g->job || !g->d->mgr_running)) {
+		job_unclaim(g, id);
+		id = 0;
+	}
 	if (id) {
 		g->job = id;
 		/* the agent downloads and loads the kernel before it
