@@ -21,6 +21,7 @@
 #include "catalog.h"
 #include "db/builds.h"
 #include "klabd.h"
+#include "lib/proc.h"
 #include "lib/sha256.h"
 #include "rig.h"
 
@@ -185,15 +186,11 @@ static void *build_main(void *arg)
 
 int build_init(struct klabd *d, char *err, size_t errlen)
 {
-	pthread_condattr_t ca;
 	struct db *db;
 	int n;
 
 	pthread_mutex_init(&d->build_lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->build_cond, &ca);
-	pthread_condattr_destroy(&ca);
+	proc_cond_init(&d->build_cond);
 	d->build_init = 1;
 	db = klabd_db_get(d, err, errlen);
 	if (!db)

@@ -106,6 +106,7 @@ struct rig {
 	int halt_wanted;	/* the worker must stop the machine */
 	int console_dead;	/* the worker must restart the console */
 	int taking;		/* a poller is taking a job from the queue */
+	int early_checkin;	/* the agent checked in while STARTING */
 	char why[300];		/* what failed the boot */
 
 	/* the worker (rigmgr.c): one at a time, started and joined by the

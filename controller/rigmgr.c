@@ -147,6 +147,7 @@ static void boot_start(struct rig *g, long long now)
 	g->booted_at = now;
 	g->why[0] = '\0';
 	g->boot_from = g->state;
+	g->early_checkin = 0;
 	set_state(g, RIG_STARTING);
 	worker_start(g, 1, 1, 0);
 	if (!g->worker_on)
@@ -175,6 +176,13 @@ static void boot_done(struct rig *g, long long now)
 		return;
 	}
 	g->deadline = now + g->boot_timeout * 1000LL;
+	if (g->early_checkin && !*g->power_cmd &&
+	    g->ops == &rig_remote_ops) {
+		/* nothing rebooted it: its agent already checked in */
+		g->health_fails = 0;
+		set_state(g, RIG_IDLE);
+		return;
+	}
 	set_state(g, RIG_BOOTING);
 }
 
@@ -287,11 +295,13 @@ int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 	memset(&fx, 0, sizeof(fx));
 	pthread_mutex_lock(&g->d->mgr_lock);
 	if (g->state == RIG_STARTING || g->state == RIG_OFFLINE) {
-		/* a boot is under way, or the operator took it offline:
-		 * the machine checks in again once it is up */
-		fprintf(stderr, "klabd: rig %s: check-in on %s while %s: "
-			"ignored\n", g->name, release,
-			rig_state_name(g->state));
+		/* a boot is under way (a machine that is not power-cycled
+		 * counts as up once it ends), or the operator took it
+		 * offline: otherwise it checks in again once it is up */
+		fprintf(stderr, "klabd: rig %s: check-in on %s while %s%s\n",
+			g->name, release, rig_state_name(g->state),
+			g->state == RIG_STARTING ? "" : ": ignored");
+		g->early_checkin = g->state == RIG_STARTING;
 		goto out_unlock;
 	}
 	g->last_boot_secs = (double)(proc_now_ms() - g->booted_at) / 1000;
@@ -644,13 +654,8 @@ out_errno:
 /* mgr_cond and every deadline run on the monotonic clock. */
 static void mgr_sync_init(struct klabd *d)
 {
-	pthread_condattr_t ca;
-
 	pthread_mutex_init(&d->mgr_lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->mgr_cond, &ca);
-	pthread_condattr_destroy(&ca);
+	proc_cond_init(&d->mgr_cond);
 	d->mgr_init = 1;
 }
 

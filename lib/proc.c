@@ -30,6 +30,16 @@ long long proc_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void proc_cond_init(pthread_cond_t *c)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 /* posix_spawn argv with fd 0 on /dev/null, 1 and 2 on outfd/errfd
  * (-1: /dev/null), in its own group with default signals. */
 static int proc_spawn(pid_t *pid, char *const argv[], int outfd, int errfd)

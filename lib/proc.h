@@ -19,6 +19,7 @@
 #ifndef KLAB_PROC_H
 #define KLAB_PROC_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -61,5 +62,7 @@ int proc_poll(struct proc *p);
 void proc_stop(struct proc *p, long grace_ms);
 /* Monotonic milliseconds, for every deadline and duration in klab. */
 long long proc_now_ms(void);
+/* Initialise c to time its waits on CLOCK_MONOTONIC (proc_now_ms's). */
+void proc_cond_init(pthread_cond_t *c);
 
 #endif

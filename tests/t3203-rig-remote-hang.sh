@@ -72,6 +72,12 @@ expect_status 200
 expect_grep '"rig": *"ok"'
 quick GET "/api/agent/next?wait=0" -H 'Authorization: Bearer tok-ok'
 expect_status 204
+i=0
+until quick GET /api/rigs && tr -d ' \n' <"$TMP/body" | grep -q '"name":"ok"[^}]*"state":"idle"'; do
+	i=$((i + 1))
+	[ $i -gt 30 ] && fail "rig 'ok' is not idle after its agent checked in: $(cat "$TMP/body")"
+	sleep 0.1
+done
 # the hanging rig's own agent is answered too (and told nothing)
 quick GET "/api/agent/next?wait=0" -H 'Authorization: Bearer tok-hang'
 expect_status 204
