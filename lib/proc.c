@@ -40,30 +40,32 @@ void proc_cond_init(pthread_cond_t *c)
 	pthread_condattr_destroy(&ca);
 }
 
-/* posix_spawn argv with fd 0 on /dev/null, 1 and 2 on outfd/errfd
- * (-1: /dev/null), in its own group with default signals. */
-static int proc_spawn(pid_t *pid, char *const argv[], int outfd, int errfd)
+/* posix_spawn argv in cwd (NULL: ours) with fd 0 on /dev/null and fds
+ * 1 and 2 on outfd/errfd (PROC_FD_NULL: /dev/null, PROC_FD_INHERIT:
+ * ours), nothing else open, in its own group with default signals. */
+static int proc_spawn(pid_t *pid, char *const argv[], const char *cwd,
+		      int outfd, int errfd)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, def;
-	int rc;
+	int rc, i, fds[2] = { outfd, errfd };
 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (outfd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, outfd, 1);
-	else
-		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
-						 O_WRONLY, 0);
-	if (errfd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, errfd, 2);
-	else
-		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
-						 O_WRONLY, 0);
+	for (i = 0; i < 2; i++) {
+		if (fds[i] >= 0)
+			posix_spawn_file_actions_adddup2(&fa, fds[i], i + 1);
+		else if (fds[i] == PROC_FD_NULL)
+			posix_spawn_file_actions_addopen(&fa, i + 1,
+							 "/dev/null",
+							 O_WRONLY, 0);
+	}
 	/* and nothing else, whoever opened it without O_CLOEXEC */
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	if (cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	sigemptyset(&none);
 	sigemptyset(&def);
 	sigaddset(&def, SIGPIPE);
@@ -90,13 +92,28 @@ static int proc_open_out(const struct proc_opts *o)
 	return open(o->out_path, flags, 0644);
 }
 
-int proc_start(struct proc *p, char *const argv[], const struct proc_opts *o,
-	       char *err, size_t errlen)
+int proc_start_fds(struct proc *p, char *const argv[], const char *cwd,
+		   int out_fd, int err_fd, char *err, size_t errlen)
 {
-	int fd = -1, rc;
+	int rc;
 
 	p->pid = 0;
 	p->status = 0;
+	rc = proc_spawn(&p->pid, argv, cwd, out_fd, err_fd);
+	if (rc) {
+		p->pid = 0;
+		snprintf(err, errlen, "cannot run '%s'%s%s: %s", argv[0],
+			 cwd ? " in " : "", cwd ? cwd : "", strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int proc_start(struct proc *p, char *const argv[], const struct proc_opts *o,
+	       char *err, size_t errlen)
+{
+	int fd = PROC_FD_NULL, rc;
+
 	if (o && o->out_path) {
 		fd = proc_open_out(o);
 		if (fd < 0) {
@@ -105,16 +122,10 @@ int proc_start(struct proc *p, char *const argv[], const struct proc_opts *o,
 			return -1;
 		}
 	}
-	rc = proc_spawn(&p->pid, argv, fd, fd);
+	rc = proc_start_fds(p, argv, NULL, fd, fd, err, errlen);
 	if (fd >= 0)
 		close(fd);
-	if (rc) {
-		p->pid = 0;
-		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
-			 strerror(rc));
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 int proc_poll(struct proc *p)
@@ -288,7 +299,8 @@ int proc_run(char *const argv[], const struct proc_opts *o, int *timed_out,
 {
 	static const struct proc_opts none;
 	struct proc_pipe pp[2] = { { -1, NULL }, { -1, NULL } };
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, outfd = -1, rc, i;
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, outfd = PROC_FD_NULL;
+	int rc, i;
 	struct proc p = { 0, 0 };
 
 	o = o ? o : &none;
@@ -306,7 +318,7 @@ int proc_run(char *const argv[], const struct proc_opts *o, int *timed_out,
 		rc = -1;
 		goto out_close;
 	}
-	rc = proc_spawn(&p.pid, argv, o->out ? outp[1] : outfd,
+	rc = proc_spawn(&p.pid, argv, NULL, o->out ? outp[1] : outfd,
 			o->errout ? errp[1] : o->out ? outp[1] : outfd);
 	if (rc) {
 		snprintf(err, errlen, "cannot run '%s': %s", argv[0],

@@ -56,6 +56,13 @@ int proc_run(char *const argv[], const struct proc_opts *o, int *timed_out,
  * 0, or -1 with err set. */
 int proc_start(struct proc *p, char *const argv[], const struct proc_opts *o,
 	       char *err, size_t errlen);
+/* Start argv in cwd (NULL: ours) with stdout on out_fd and stderr on
+ * err_fd (PROC_FD_INHERIT: ours, PROC_FD_NULL: /dev/null).  0, or -1
+ * with err "cannot run 'x' in DIR: ..." set. */
+#define PROC_FD_NULL (-1)
+#define PROC_FD_INHERIT (-2)
+int proc_start_fds(struct proc *p, char *const argv[], const char *cwd,
+		   int out_fd, int err_fd, char *err, size_t errlen);
 /* 1 when the child has ended (reaped, p->pid 0), 0 while it runs. */
 int proc_poll(struct proc *p);
 /* SIGTERM the group, SIGKILL after grace_ms, reap the leader. */

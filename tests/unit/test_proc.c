@@ -3,7 +3,8 @@
  * Unit tests for lib/proc.c, the one process runner: capture with a cap,
  * exit statuses, a timeout or a cancel that stops the whole process group
  * (children included, with and without a grace period), close-on-exec
- * (a child sees only fds 0, 1 and 2), and background children.
+ * (a child sees only fds 0, 1 and 2), background children, explicit
+ * descriptors and a working directory.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -232,6 +233,30 @@ static void test_background(void **state)
 	unlink(path);
 }
 
+/* Explicit descriptors and a working directory (workloads/child.c). */
+static void test_start_fds_cwd(void **state)
+{
+	char *argv[] = { "pwd", NULL };
+	char err[256] = "", buf[64] = "";
+	struct proc p;
+	int fds[2], i;
+
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	assert_int_equal(proc_start_fds(&p, argv, "/proc", fds[1],
+					PROC_FD_NULL, err, sizeof(err)), 0);
+	close(fds[1]);
+	for (i = 0; i < 200 && !proc_poll(&p); i++)
+		usleep(10000);
+	assert_true(read(fds[0], buf, sizeof(buf) - 1) > 0);
+	assert_string_equal(buf, "/proc\n");
+	close(fds[0]);
+	assert_int_equal(proc_start_fds(&p, argv, "/nonexistent-klab-dir",
+					PROC_FD_INHERIT, PROC_FD_INHERIT, err,
+					sizeof(err)), -1);
+	assert_string_equal(err, "cannot run 'pwd' in /nonexistent-klab-dir: "
+			    "No such file or directory");
+}
+
 int main(void)
 {
 	sigset_t set;
@@ -244,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_cloexec),
 		cmocka_unit_test(test_background),
+		cmocka_unit_test(test_start_fds_cwd),
 	};
 
 	/* klabd blocks these in every thread: children must not inherit */
