@@ -179,13 +179,14 @@ void http_reply_error(long status, const struct json_t *reply, char *err,
 /* ---- proc.c: child processes ---- */
 
 /*
- * Run argv (argv[0] looked up in PATH) with stdout and stderr to the
- * file out (NULL: inherited), killing its process group after timeout
- * seconds (0: none).  Returns the exit status (128+N for signal N), or
- * -1 when it could not start or timed out, with err filled.
+ * Run argv (argv[0] looked up in PATH) through lib/proc.c with stdout
+ * and stderr to the file out (truncated), stopping its process group
+ * after timeout seconds (0: none; SIGTERM, SIGKILL 30 s later).  Returns
+ * the exit status (128+N for signal N), or -1 when it could not start or
+ * timed out, with err filled.
  */
-int proc_run(char *const argv[], const char *out, long timeout, char *err,
-	     size_t errlen);
+int agent_run(char *const argv[], const char *out, long timeout, char *err,
+	      size_t errlen);
 /*
  * Become a supervisor that reaps every child (PID 1, or a subreaper with
  * --init) and runs the agent in a forked child, restarting it after a

@@ -495,7 +495,7 @@ static int job_klab_run(const struct agent_config *cfg, const struct job *job,
 	snprintf(scale, sizeof(scale), "%g", job->scale);
 	agent_log("job %ld: running suite %s on %s (scale %s, timeout %ld s)",
 		  job->id, job->suite, disks, scale, job->timeout);
-	rc = proc_run(argv, p->runlog.buf, job->timeout, err, errlen);
+	rc = agent_run(argv, p->runlog.buf, job->timeout, err, errlen);
 	agent_log("job %ld: klab-run ended after %ld s: %s", job->id,
 		  (long)(time(NULL) - t0), rc < 0 ? err : rc ? "failed" : "ok");
 	if (rc > 0)

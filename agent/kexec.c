@@ -42,7 +42,7 @@ static int kexec_run(const struct agent_config *cfg, char **argv,
 
 	sb_init(&log);
 	sb_addf(&log, "%s/kexec.log", cfg->workdir);
-	rc = proc_run(argv, log.buf, KEXEC_TIMEOUT, err, errlen);
+	rc = agent_run(argv, log.buf, KEXEC_TIMEOUT, err, errlen);
 	if (rc > 0) {
 		snprintf(err, errlen, "'%s %s' exited with status %d",
 			 argv[0], argv[1], rc);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Child processes of the agent: running a program (kexec, klab-run) in
- * its own process group with its output in a file and a timeout that
- * takes the whole group down, and the PID 1 duty of reaping every
- * orphan, done by a small supervisor that keeps the agent itself in a
- * child process and restarts it if it dies.  See agent.h.
+ * Child processes of the agent: running a program (kexec, klab-run)
+ * through klab's one process runner (lib/proc.c: its own process group,
+ * its output in a file, a timeout that takes the whole group down), and
+ * the PID 1 duty of reaping every orphan, done by a small supervisor that
+ * keeps the agent itself in a child process and restarts it if it dies.
+ * See agent.h.
  */
 #include "agent/agent.h"
 
@@ -19,115 +20,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/proc.h"
+
 #define PROC_GRACE_MS 30000L	/* SIGTERM to SIGKILL */
-#define PROC_TICK_MS 50L
 #define PROC_RESTART_S 5
 
-static void proc_sleep_ms(long ms)
+int agent_run(char *const argv[], const char *out, long timeout, char *err,
+	      size_t errlen)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct proc_opts o;
+	int timed_out, rc;
 
-	nanosleep(&ts, NULL);
-}
-
-/* In the child: redirect, exec; report errno on the pipe if exec fails. */
-static void proc_child(char *const argv[], const char *out, int report)
-{
-	int fd, e;
-
-	setpgid(0, 0);
-	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0 && fd != 0) {
-		dup2(fd, 0);
-		close(fd);
-	}
-	if (out) {
-		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0)
-			goto out_fail;
-		dup2(fd, 1);
-		dup2(fd, 2);
-		if (fd > 2)
-			close(fd);
-	}
-	signal(SIGPIPE, SIG_DFL);
-	execvp(argv[0], argv);
-out_fail:
-	e = errno;
-	if (write(report, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-/* Wait for pid; after timeout_ms (<= 0: never) stop its group. */
-static int proc_wait(pid_t pid, long timeout_ms, int *timed_out)
-{
-	long waited = 0, limit = timeout_ms;
-	int st, sent = 0;
-	pid_t w;
-
-	*timed_out = 0;
-	for (;;) {
-		w = waitpid(pid, &st, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			return -1;
-		if (limit > 0 && waited >= limit && sent < 2) {
-			kill(-pid, sent ? SIGKILL : SIGTERM);
-			*timed_out = 1;
-			limit += PROC_GRACE_MS;
-			sent++;
-		}
-		proc_sleep_ms(PROC_TICK_MS);
-		waited += PROC_TICK_MS;
-	}
-	kill(-pid, SIGKILL);	/* whatever it left behind */
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WEXITSTATUS(st);
-}
-
-int proc_run(char *const argv[], const char *out, long timeout, char *err,
-	     size_t errlen)
-{
-	int pfd[2], e = 0, status, timed_out;
-	pid_t pid;
-
-	if (pipe2(pfd, O_CLOEXEC)) {
-		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
-			 strerror(errno));
-		return -1;
-	}
-	pid = fork();
-	if (pid == 0)
-		proc_child(argv, out, pfd[1]);
-	close(pfd[1]);
-	if (pid < 0) {
-		close(pfd[0]);
-		snprintf(err, errlen, "cannot fork for '%s': %s", argv[0],
-			 strerror(errno));
-		return -1;
-	}
-	setpgid(pid, pid);
-	if (read(pfd[0], &e, sizeof(e)) != (ssize_t)sizeof(e))
-		e = 0;
-	close(pfd[0]);
-	status = proc_wait(pid, timeout > 0 ? timeout * 1000 : 0, &timed_out);
-	if (e) {
-		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
-			 strerror(e));
-		return -1;
-	}
-	if (timed_out) {
+	memset(&o, 0, sizeof(o));
+	o.out_path = out;
+	o.timeout_ms = timeout > 0 ? timeout * 1000 : 0;
+	o.grace_ms = PROC_GRACE_MS;
+	rc = proc_run(argv, &o, &timed_out, err, errlen);
+	if (timed_out)
 		snprintf(err, errlen, "'%s' timed out after %ld s", argv[0],
 			 timeout);
-		return -1;
-	}
-	if (status < 0)
-		snprintf(err, errlen, "cannot wait for '%s': %s", argv[0],
-			 strerror(errno));
-	return status;
+	return rc;
 }
 
 /* Reap until child exits; its exit code. */

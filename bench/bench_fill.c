@@ -31,6 +31,7 @@
 
 #include "db/db.h"
 #include "lib/import.h"
+#include "lib/rand.h"
 #include "lib/strbuf.h"
 
 #define CMP_KERNELS 10
@@ -48,14 +49,14 @@ static void die(const char *what, const char *msg)
 	exit(1);
 }
 
-/* xorshift64*: a uniform double in [0, 1). */
+/* A uniform double in [0, 1), from klab's one seeded PRNG. */
 static double rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (double)((rng_state * 2685821657736338717ULL) >> 11) /
-	       9007199254740992.0;
+	uint64_t s = rng_state;
+	double v = (double)(rand_xorshift64(&s) >> 11) / 9007199254740992.0;
+
+	rng_state = s;
+	return v;
 }
 
 /* v scaled by a factor in [1 - spread, 1 + spread). */

@@ -297,7 +297,6 @@ static int agent_results(struct req *rq, struct web_response *r,
 	doc = json_loadb(rq->body, rq->body_len, 0, NULL);
 	store_raws(rq, json_object_get(doc, "raw"), ids, n);
 	json_decref(doc);
-	db_job_set_state(rq->db, j->id, "done");
 	rigmgr_job_done(g, j->id);
 	rc = ack(r, 201, ids, n);
 	free(ids);

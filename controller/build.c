@@ -29,6 +29,7 @@
 #include "db/builds.h"
 #include "klabd.h"
 #include "lib/config.h"
+#include "lib/proc.h"
 #include "lib/sha256.h"
 #include "rig.h"
 
@@ -302,7 +303,11 @@ static void build_run(struct klabd *d, struct db *db, struct db_build *b)
 		rc = catalog_script(d, "build-kernel.sh", args, &out, err,
 				    sizeof(err));
 	}
-	if (rc == 0) {
+	if (rc && __atomic_load_n(&d->stopping, __ATOMIC_RELAXED)) {
+		/* stopped by shutdown: the next klabd requeues it */
+		fprintf(stderr, "klabd: build %lld interrupted\n",
+			(long long)b->id);
+	} else if (rc == 0) {
 		build_publish(d, db, b, out.buf);
 	} else {
 		log = catalog_record_get(out.buf, "log");
@@ -338,7 +343,7 @@ static void *build_main(void *arg)
 		}
 		klabd_db_put(d, db);
 		pthread_mutex_lock(&d->build_lock);
-		clock_gettime(CLOCK_REALTIME, &ts);
+		clock_gettime(CLOCK_MONOTONIC, &ts);	/* build_cond's */
 		ts.tv_sec += 2;
 		pthread_cond_timedwait(&d->build_cond, &d->build_lock, &ts);
 	}
@@ -346,13 +351,14 @@ static void *build_main(void *arg)
 	return NULL;
 }
 
-int build_start(struct klabd *d, char *err, size_t errlen)
+int build_init(struct klabd *d, char *err, size_t errlen)
 {
 	struct db *db;
-	int i, n;
+	int n;
 
 	pthread_mutex_init(&d->build_lock, NULL);
-	pthread_cond_init(&d->build_cond, NULL);
+	proc_cond_init(&d->build_cond);
+	d->build_init = 1;
 	if (build_config_check(d, err, errlen))
 		return -1;
 	db = klabd_db_get(d, err, errlen);
@@ -363,10 +369,21 @@ int build_start(struct klabd *d, char *err, size_t errlen)
 	if (n > 0)
 		fprintf(stderr, "klabd: %d unfinished builds back in the "
 			"queue\n", n);
+	return 0;
+}
+
+int build_start(struct klabd *d, char *err, size_t errlen)
+{
+	int i;
+
 	d->build_running = 1;
-	for (i = 0; i < d->max_builds && i < 8; i++)
-		if (pthread_create(&d->builders[i], NULL, build_main, d) == 0)
-			d->nbuilders++;
+	for (i = 0; i < d->max_builds && i < 8; i++) {
+		if (pthread_create(&d->builders[i], NULL, build_main, d)) {
+			snprintf(err, errlen, "cannot start builder %d", i);
+			return -1;
+		}
+		d->nbuilders++;
+	}
 	return 0;
 }
 
@@ -374,18 +391,27 @@ void build_stop(struct klabd *d)
 {
 	int i;
 
-	if (!d->build_running)
+	if (!d->build_init)
 		return;
 	pthread_mutex_lock(&d->build_lock);
 	d->build_running = 0;
 	pthread_cond_broadcast(&d->build_cond);
 	pthread_mutex_unlock(&d->build_lock);
-	/* a build in progress is not waited for: build-kernel.sh publishes
-	 * atomically and the next klabd requeues what was building */
+	/* a running build-kernel.sh sees d->stopping (catalog_script): its
+	 * process group is stopped, and its build stays 'building' for the
+	 * next klabd to requeue; every builder is joined */
 	for (i = 0; i < d->nbuilders; i++)
-		if (pthread_tryjoin_np(d->builders[i], NULL))
-			pthread_detach(d->builders[i]);
+		pthread_join(d->builders[i], NULL);
 	d->nbuilders = 0;
+}
+
+void build_release(struct klabd *d)
+{
+	if (!d->build_init)
+		return;
+	pthread_cond_destroy(&d->build_cond);
+	pthread_mutex_destroy(&d->build_lock);
+	d->build_init = 0;
 }
 
 void build_kick(struct klabd *d)

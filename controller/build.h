@@ -14,10 +14,19 @@ struct strbuf;
 /* The most entries build_common_args writes. */
 #define BUILD_COMMON_ARGS 16
 
-/* Check the [base NAME] sections and sandbox limits of the configuration,
- * then start max_builds worker threads (requeueing interrupted builds). */
+/*
+ * build_init: checks the [base NAME] sections and sandbox limits of the
+ * configuration, then the queue's state (lock, condition on CLOCK_MONOTONIC) and
+ * the requeueing of builds a previous klabd left 'building'; before HTTP
+ * serves.  build_start: max_builds worker threads, after.  build_stop
+ * (after HTTP stopped and d->stopping was set, which stops a running
+ * build-kernel.sh's process group): joins every worker.  build_release
+ * frees the state.  Each is safe after a partial start.
+ */
+int build_init(struct klabd *d, char *err, size_t errlen);
 int build_start(struct klabd *d, char *err, size_t errlen);
 void build_stop(struct klabd *d);
+void build_release(struct klabd *d);
 /* The options every build-kernel.sh call gets from klabd's config
  * (--cache, --config, --must-have, --jobs, --time-limit, --mem-limit,
  * --disk-limit, --max-procs): up to BUILD_COMMON_ARGS entries into args,

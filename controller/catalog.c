@@ -15,78 +15,68 @@
 
 #include "catalog.h"
 #include "klabd.h"
+#include "lib/proc.h"
 #include "lib/sha256.h"
+
+/* How long each script may run before its process group is stopped. */
+static long script_timeout_ms(struct klabd *d, const char *name)
+{
+	long limit;
+
+	if (!strcmp(name, "build-kernel.sh")) {
+		/* its own --time-limit covers make; allow for the rest */
+		if (d->build_time_limit &&
+		    !parse_long(d->build_time_limit, 1, 7 * 86400, &limit))
+			return (limit + 1800) * 1000L;
+		return 6 * 3600 * 1000L;
+	}
+	if (!strcmp(name, "debian-kernels.sh"))
+		return 1800 * 1000L;	/* apt downloads */
+	return 900 * 1000L;
+}
 
 int catalog_script(struct klabd *d, const char *name,
 		   const char *const *args, struct strbuf *out, char *err,
 		   size_t errlen)
 {
 	struct strbuf path = STRBUF_INIT, errtxt = STRBUF_INIT;
-	char errpath[] = "/tmp/klab-script-XXXXXX";
+	struct proc_opts o;
 	const char *argv[96];
-	int pipefd[2], status, efd, i;
-	char buf[4096];
-	ssize_t n;
-	pid_t pid;
+	char *nl;
+	int rc, i;
 
 	sb_init(&path);
+	sb_init(&errtxt);
 	sb_addf(&path, "%s/kernels/%s", d->top_dir, name);
 	/* run it by its own #! line: build-kernel.sh is bash */
 	argv[0] = path.buf;
 	for (i = 0; args && args[i] && i < 94; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
-	efd = mkstemp(errpath);
-	if (efd < 0 || pipe(pipefd)) {
-		snprintf(err, errlen, "cannot run '%s': %s", name,
-			 strerror(errno));
-		sb_release(&path);
-		return -1;
+	memset(&o, 0, sizeof(o));
+	o.out = out;
+	o.errout = &errtxt;
+	o.timeout_ms = script_timeout_ms(d, name);
+	o.grace_ms = 5000;
+	o.cancel = &d->stopping;	/* klabd shutting down */
+	rc = proc_run((char *const *)argv, &o, NULL, err, errlen);
+	if (rc >= 0) {
+		/* the script's last line on stderr says why it failed */
+		while (errtxt.len && errtxt.buf[errtxt.len - 1] == '\n')
+			errtxt.buf[--errtxt.len] = '\0';
+		nl = errtxt.len ? strrchr(errtxt.buf, '\n') : NULL;
+		snprintf(err, errlen, "%s", nl ? nl + 1 :
+			 errtxt.len ? errtxt.buf : "");
 	}
-	unlink(errpath);
-	pid = fork();
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		dup2(efd, 2);
-		close(pipefd[0]);
-		execv(path.buf, (char *const *)argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while ((n = read(pipefd[0], buf, sizeof(buf))) > 0)
-		sb_add(out, buf, (size_t)n);
-	close(pipefd[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
-		status = -1;
-	sb_init(&errtxt);
-	lseek(efd, 0, SEEK_SET);
-	while ((n = read(efd, buf, sizeof(buf))) > 0)
-		sb_add(&errtxt, buf, (size_t)n);
-	close(efd);
-	while (errtxt.len && errtxt.buf[errtxt.len - 1] == '\n')
-		errtxt.buf[--errtxt.len] = '\0';
-	snprintf(err, errlen, "%s", errtxt.len ? strrchr(errtxt.buf, '\n') ?
-		 strrchr(errtxt.buf, '\n') + 1 : errtxt.buf : "");
 	sb_release(&errtxt);
 	sb_release(&path);
-	if (status == -1 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return rc > 127 ? -1 : rc;
 }
 
+/* The scripts' records follow lib/config.c's key=value rules. */
 char *catalog_record_get(const char *rec, const char *key)
 {
-	size_t kl = strlen(key);
-	const char *p = rec;
-
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == '=')
-			return strndup(p + kl + 1, strcspn(p + kl + 1, "\n"));
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return strdup("");
+	return config_record_get(rec, key);
 }
 
 int catalog_add_debian(struct klabd *d, struct db *db, const char *spec,
@@ -245,7 +235,7 @@ static int concat_files(const char *a, const char *b, const char *path)
 	if (sb_read_file(&sb, a) || (b && *b && sb_read_file(&sb, b)))
 		goto out;
 	sb_addf(&tmp, "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto out;
 	if (write(fd, sb.buf, sb.len) == (ssize_t)sb.len && !fsync(fd))
@@ -277,7 +267,9 @@ int catalog_boot(struct klabd *d, struct db *db, const char *ident,
 			 "the catalog", ident);
 		return -1;
 	}
-	pthread_mutex_lock(&d->cat_lock);
+	/* image_lock serialises the image builds only: whoever waits on it
+	 * needs the image; downloads (cat_lock) never wait for a build */
+	pthread_mutex_lock(&d->image_lock);
 	base = base_image(d, err, errlen);
 	if (!base)
 		goto out;
@@ -301,7 +293,7 @@ int catalog_boot(struct klabd *d, struct db *db, const char *ident,
 	*initrd = sb_detach(&path, NULL);
 	rc = 0;
 out:
-	pthread_mutex_unlock(&d->cat_lock);
+	pthread_mutex_unlock(&d->image_lock);
 	sb_release(&path);
 	db_kernel_boot_release(&b);
 	return rc;

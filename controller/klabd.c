@@ -241,6 +241,8 @@ static int parse_args(struct klabd *d, int argc, char **argv,
 		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))
 			cfgpath = argv[i + 1];
 	if (cfgpath && (config_load(&d->cfg, cfgpath, err, errlen) ||
+			config_check(&d->cfg, klabd_config_schema, err,
+				     errlen) ||
 			apply_config(d, err, errlen)))
 		return -1;
 	while ((c = getopt_long(argc, argv, "c:l:d:m:D:p:B:h", opts, NULL)) != -1) {
@@ -318,7 +320,7 @@ static int resolve_dirs(struct klabd *d, const char *argv0, char *err,
 
 static int write_port_file(const char *path, int port)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(path, "we");
 
 	if (!f)
 		return -1;
@@ -345,6 +347,46 @@ static void klabd_release(struct klabd *d)
 	config_release(&d->cfg);
 	pthread_mutex_destroy(&d->pool_lock);
 	pthread_mutex_destroy(&d->cat_lock);
+	pthread_mutex_destroy(&d->image_lock);
+}
+
+/*
+ * Start-up in dependency order: the database (migrations), the catalog's
+ * and the rig manager's and the builder's state, then HTTP (which binds
+ * the port QEMU rigs are given), then the background threads.
+ */
+static int open_state(struct klabd *d, char *err, size_t errlen);
+
+static int klabd_start(struct klabd *d, const char *argv0, char *err,
+		       size_t errlen)
+{
+	if (open_state(d, err, errlen) ||
+	    resolve_dirs(d, argv0, err, errlen) ||
+	    rigmgr_init(d, err, errlen) ||
+	    build_init(d, err, errlen) ||
+	    http_start(d, err, errlen) ||
+	    rigmgr_start(d, err, errlen) ||
+	    build_start(d, err, errlen))
+		return -1;
+	return 0;
+}
+
+/*
+ * Shutdown in reverse: scripts and long polls are told to stop, HTTP
+ * stops (MHD joins its request threads), the builders are joined, then
+ * the rig manager and its workers; database handles are closed last
+ * (http_stop closes the pool, again for handles returned since).
+ */
+static void klabd_stop(struct klabd *d)
+{
+	__atomic_store_n(&d->stopping, 1, __ATOMIC_RELAXED);
+	rigmgr_quiesce(d);
+	http_stop(d);
+	build_stop(d);
+	rigmgr_stop(d);
+	rigmgr_free(d);
+	build_release(d);
+	http_stop(d);
 }
 
 /* The database holds token hashes and results: owner only, with the
@@ -516,14 +558,15 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int sig = 0, rc = 1;
 
-	/* a thread per connection: without a cap glibc gives each its own
-	 * arena and keeps the memory after a burst of clients */
+	/* without a cap glibc gives each request thread its own arena and
+	 * keeps the memory after a burst of clients */
 	mallopt(M_ARENA_MAX, 2);
 	if (argc > 1 && !strcmp(argv[1], "token"))
 		return token_main(argc - 1, argv + 1);
 	memset(&d, 0, sizeof(d));
 	pthread_mutex_init(&d.pool_lock, NULL);
 	pthread_mutex_init(&d.cat_lock, NULL);
+	pthread_mutex_init(&d.image_lock, NULL);
 	config_init(&d.cfg);
 	d.db_path = strdup("klab.db");
 	d.host = strdup("127.0.0.1");
@@ -533,19 +576,13 @@ int main(int argc, char **argv)
 	d.max_builds = 1;
 	if (parse_args(&d, argc, argv, &port_file, err, sizeof(err)))
 		goto out_usage;
-	if (open_state(&d, err, sizeof(err)))
-		goto out_usage;
 	/* signals go to sigwait below, never to the server threads */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (resolve_dirs(&d, argv[0], err, sizeof(err)) ||
-	    http_start(&d, err, sizeof(err)))
-		goto out_usage;
-	if (rigmgr_start(&d, err, sizeof(err)) ||
-	    build_start(&d, err, sizeof(err)))
+	if (klabd_start(&d, argv[0], err, sizeof(err)))
 		goto out_usage;
 	fprintf(stderr, "klabd: serving http://%s:%d/ (db %s)\n", d.host,
 		d.port, d.db_path);
@@ -555,19 +592,12 @@ int main(int argc, char **argv)
 	while (sigwait(&set, &sig) == 0 && sig != SIGTERM && sig != SIGINT)
 		;
 	fprintf(stderr, "klabd: signal %d, shutting down\n", sig);
-	build_stop(&d);
-	rigmgr_stop(&d);
-	http_stop(&d);
-	rigmgr_free(&d);
 	rc = 0;
 	goto out;
 out_usage:
 	fprintf(stderr, "klabd: %s\n", err);
-	build_stop(&d);
-	rigmgr_stop(&d);
-	http_stop(&d);
-	rigmgr_free(&d);
 out:
+	klabd_stop(&d);
 	klabd_release(&d);
 	return rc;
 }

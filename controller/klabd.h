@@ -55,6 +55,7 @@ struct klabd {
 	struct http_stats *hstats;	/* http.c: bodies in flight, log */
 	struct http_park *park;		/* http_poll.c: parked long polls */
 	volatile sig_atomic_t stop;
+	int stopping;	/* shutting down: read and set with __atomic */
 
 	pthread_mutex_t pool_lock;	/* db handles for request threads */
 	struct db **pool;
@@ -64,7 +65,8 @@ struct klabd {
 	struct rig **rigs;
 	size_t nrigs;
 	pthread_t mgr;
-	int mgr_running;
+	int mgr_running;	/* 0: long polls end, the manager stops */
+	int mgr_init, mgr_started;
 	pthread_mutex_t mgr_lock;
 	pthread_cond_t mgr_cond;	/* new jobs / state changes */
 	struct rig_waiter *waiters;	/* parked long polls, woken with it */
@@ -75,13 +77,14 @@ struct klabd {
 	char *build_must_have;		/* NULL: build-kernel.sh's list */
 	char *build_jobs, *build_time_limit;	/* NULL: defaults */
 	int max_builds;			/* builds at once, default 1 */
-	int build_running, nbuilders;
+	int build_init, build_running, nbuilders;
 	pthread_t builders[8];
 	pthread_mutex_t build_lock;
 	pthread_cond_t build_cond;
 
 	/* the kernel catalog (catalog.c) */
-	pthread_mutex_t cat_lock;
+	pthread_mutex_t cat_lock;	/* files */
+	pthread_mutex_t image_lock;	/* base_image, serialises image builds */
 	char *base_image;		/* rig base initramfs, built on demand */
 	struct cat_file *files;		/* sha256 -> path, for downloads */
 	size_t nfiles;
@@ -126,6 +129,9 @@ struct route {
 	int (*fn)(struct req *rq, struct web_response *r);
 	const char *types;
 };
+
+/* config_schema.c: the keys klabd's configuration may hold */
+extern const struct config_key klabd_config_schema[];
 
 /* http.c */
 int http_start(struct klabd *d, char *err, size_t errlen);

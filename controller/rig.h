@@ -24,7 +24,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <time.h>
+
+#include "lib/proc.h"
 
 struct klabd;
 struct rig;
@@ -37,17 +38,41 @@ enum rig_state {
 	RIG_ASSIGNED,		/* job handed out, kexec not yet announced */
 	RIG_RUNNING,		/* agent checked in on the job's kernel */
 	RIG_RECOVERING,		/* cold boot after a failure */
+	RIG_STARTING,		/* its worker halts / power-cycles / starts it */
 };
 
+/*
+ * The machine operations.  They run in the rig's worker thread, never
+ * under the manager's lock, and own g->proc, g->console_proc and the
+ * files of g->dir while they run.
+ */
 struct rig_ops {
 	const char *kind;
 	/* Start (or power-cycle into) the base kernel; console to
-	 * rig->console.  0, -1 on failure, 1 when not possible yet. */
+	 * g->console.  0, -1 on failure, 1 when not possible yet. */
 	int (*cold_boot)(struct rig *g, char *err, size_t errlen);
-	/* Stop the machine (QEMU: kill; remote: nothing). */
+	/* Stop the machine (QEMU: kill; remote: stop the console). */
 	void (*halt)(struct rig *g);
-	/* 0 while the machine is (as far as we know) running. */
+	/* Called under the lock, must not block: 0 while the machine is
+	 * (as far as we know) running, -1 when it stopped, 1 when it runs
+	 * but its console command ended (the worker restarts it). */
 	int (*alive)(struct rig *g);
+	/* Restart the console command (remote rigs); may be NULL. */
+	void (*console_restart)(struct rig *g);
+};
+
+#define RIG_LINE_MAX 8192	/* console bytes matched per line */
+
+/* The console scanner: fed the console log as it grows, line by line;
+ * a line longer than RIG_LINE_MAX is matched on its first RIG_LINE_MAX
+ * bytes and the rest is skipped up to its newline. */
+struct rig_scan {
+	char line[RIG_LINE_MAX];
+	size_t len;
+	int overlong;		/* skipping the rest of a long line */
+	long off;		/* bytes of the file consumed */
+	int banners;		/* "Linux version " seen */
+	char why[256];		/* the first bad line, "" if none */
 };
 
 struct rig {
@@ -60,24 +85,49 @@ struct rig {
 	char console[512];	/* console log of the current boot */
 	int cpus, memory_mb, disk_mb, disks;
 	int boot_timeout, job_timeout;	/* seconds */
+	int power_timeout;		/* seconds for power_cycle */
 	char *power_cmd, *console_cmd;	/* remote rigs */
 	const struct rig_ops *ops;
-	pid_t pid;		/* QEMU, or the console command */
+	struct proc proc;		/* QEMU */
+	struct proc console_proc;	/* the console command */
 
 	/* state machine, under mgr lock */
 	enum rig_state state;
 	int64_t job;		/* job in hand, 0 when none */
 	char *job_release;	/* uname -r the job's kernel reports */
-	time_t deadline;	/* watchdog for BOOTING / RUNNING */
+	const char *job_db_state;	/* of a job kept over a restart */
+	long long deadline;	/* monotonic ms: watchdog of BOOTING etc. */
 	int banners_allowed;	/* "Linux version" lines expected so far */
-	long console_off;	/* how far the console has been scanned */
-	int banners_seen;
 	int health_fails;
-	time_t booted_at;	/* for the kexec-vs-cold-boot figures */
+	long long booted_at;	/* monotonic ms, for the boot figures */
 	double last_boot_secs;
 	int cold_boots, kexecs;
 	int waiting;		/* cold boot deferred (no base kernel yet) */
-	char why[256];		/* the console line that failed the boot */
+	enum rig_state boot_from;	/* state before RIG_STARTING */
+	int halt_wanted;	/* the worker must stop the machine */
+	int console_dead;	/* the worker must restart the console */
+	int taking;		/* a poller is taking a job from the queue */
+	int early_checkin;	/* the agent checked in while STARTING */
+	char why[300];		/* what failed the boot */
+
+	/* the worker (rigmgr.c): one at a time, started and joined by the
+	 * manager thread; its result fields are read once worker_done */
+	pthread_t worker;
+	int worker_on, worker_done;
+	int work_halt, work_boot, work_console;
+	int boot_rc;
+	char boot_err[512];
+
+	/* console scanning: the manager thread only, without the lock */
+	struct rig_scan scan;
+	int scan_wanted;	/* set under the lock for the next scan */
+
+	/* publishing (rigmgr.c): database writes leave the lock in the
+	 * order their decisions were taken, by ticket */
+	enum rig_state db_state;
+	unsigned long pub_next, pub_serving;
+	pthread_mutex_t pub_lock;
+	pthread_cond_t pub_cond;
 };
 
 extern const struct rig_ops rig_qemu_ops;
@@ -86,11 +136,18 @@ extern const struct rig_ops rig_remote_ops;
 const char *rig_state_name(enum rig_state s);
 
 /*
- * rigmgr.c: start/stop the manager thread over the configured rigs.  Stop
- * halts the rigs and wakes every long poll; free the rigs only after the
- * HTTP server has stopped (request threads use them).
+ * rigmgr.c, in klabd's start-up order: rigmgr_init reads the [rig NAME]
+ * sections and records the rigs (before HTTP serves: request threads
+ * use them); rigmgr_start starts the manager thread (after HTTP has
+ * bound its port, which QEMU rigs are given).  At shutdown:
+ * rigmgr_quiesce wakes every long poll and ends the manager's loop
+ * (before HTTP stops), rigmgr_stop joins the manager and the workers and
+ * halts the rigs (after HTTP and the builders stopped), rigmgr_free
+ * frees them.  Each is safe after a partial start.
  */
+int rigmgr_init(struct klabd *d, char *err, size_t errlen);
 int rigmgr_start(struct klabd *d, char *err, size_t errlen);
+void rigmgr_quiesce(struct klabd *d);
 void rigmgr_stop(struct klabd *d);
 void rigmgr_free(struct klabd *d);
 /* Find a rig by name (the pointer lives as long as klabd). */
@@ -139,5 +196,41 @@ void rigmgr_kick(struct klabd *d);
 
 /* Copy the last max bytes of a file into a heap string ("" on error). */
 char *rig_read_tail(const char *path, size_t max);
+
+/*
+ * rig_pub.c: what a decision writes to the database once the manager's
+ * lock is released.  rig_fx_take (under the lock, always last) takes a
+ * ticket when there is anything to write, including the rig's state if
+ * it changed since it was last written; rig_fx_publish (after the lock,
+ * always, before the fx goes out of scope) writes it in ticket order.
+ */
+struct rig_fx {
+	struct rig *g;
+	unsigned long ticket;
+	int ticketed;
+	int rig_state_set;
+	enum rig_state rig_state;
+	int64_t job;
+	const char *job_state;		/* "running", "done", or NULL */
+	const char *klass;		/* a failure of job, or NULL */
+	char why[512];
+	const char *output;		/* the caller's, valid until publish */
+	int attempts;
+	char console[512];		/* its tail goes with a kernel failure */
+};
+
+void rig_fx_take(struct rig *g, struct rig_fx *fx);
+void rig_fx_publish(struct rig_fx *fx);
+
+/* rig_watch.c: pure parts of the manager, unit-tested. */
+void rig_scan_reset(struct rig_scan *s);
+/* Feed n console bytes: s->why set on a panic, oops or BUG line. */
+void rig_scan_feed(struct rig_scan *s, const char *buf, size_t n);
+/* Feed what path gained since s->off (at most max bytes). */
+void rig_scan_file(struct rig_scan *s, const char *path, size_t max);
+/* The watchdog of g at monotonic time now (ms): why it fires (into msg),
+ * or NULL.  Reads state, deadline and the timeouts. */
+const char *rig_watchdog(const struct rig *g, long long now, char *msg,
+			 size_t len);
 
 #endif

@@ -4,14 +4,12 @@
  * builds the command line and the fully written disk images), cold-boots
  * the rig's base kernel with the rig image, and kills the machine to
  * recover it.  A reboot ends QEMU (-no-reboot), which the manager sees.
+ * These run in the rig's worker thread, outside the manager's lock.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "catalog.h"
@@ -51,7 +49,7 @@ static int qemu_cold_boot(struct rig *g, char *err, size_t errlen)
 	char script[1024], port[16], cpus[16], mem[16], size[16], out[1024];
 	struct db_kernel_boot b;
 	struct db *db;
-	int fd, rc;
+	int rc;
 
 	db = klabd_db_get(g->d, err, errlen);
 	if (!db)
@@ -82,24 +80,18 @@ static int qemu_cold_boot(struct rig *g, char *err, size_t errlen)
 	snprintf(mem, sizeof(mem), "%d", g->memory_mb);
 	snprintf(size, sizeof(size), "%d", g->disk_mb);
 	snprintf(out, sizeof(out), "%s/qemu.out", g->dir);
-	g->pid = fork();
-	if (g->pid == 0) {
-		fd = open(out, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		setpgid(0, 0);
-		execlp("sh", "sh", script, "exec", "--profile", g->profile,
-		       "--dir", g->dir, "--name", g->name, "--kernel", image,
-		       "--initrd", initrd, "--port", port, "--token", g->token,
-		       "--console", g->console, "--cpus", cpus, "--memory", mem,
-		       "--disk-size", size, "--no-reboot", (char *)NULL);
-		_exit(127);
-	}
-	if (g->pid < 0) {
-		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
-		rc = -1;
+	{
+		char *argv[] = {
+			"sh", script, "exec", "--profile", g->profile,
+			"--dir", g->dir, "--name", g->name, "--kernel", image,
+			"--initrd", initrd, "--port", port, "--token",
+			g->token, "--console", g->console, "--cpus", cpus,
+			"--memory", mem, "--disk-size", size, "--no-reboot",
+			NULL,
+		};
+		struct proc_opts o = { .out_path = out, .out_append = 1 };
+
+		rc = proc_start(&g->proc, argv, &o, err, errlen);
 	}
 out:
 	free(release);
@@ -110,25 +102,12 @@ out:
 
 static void qemu_halt(struct rig *g)
 {
-	if (g->pid <= 0)
-		return;
-	kill(-g->pid, SIGKILL);
-	kill(g->pid, SIGKILL);
-	waitpid(g->pid, NULL, 0);
-	g->pid = 0;
+	proc_stop(&g->proc, 0);
 }
 
 static int qemu_alive(struct rig *g)
 {
-	int status;
-
-	if (g->pid <= 0)
-		return -1;
-	if (waitpid(g->pid, &status, WNOHANG) == g->pid) {
-		g->pid = 0;
-		return -1;
-	}
-	return 0;
+	return g->proc.pid > 0 && !proc_poll(&g->proc) ? 0 : -1;
 }
 
 const struct rig_ops rig_qemu_ops = {

@@ -5,74 +5,83 @@
  * configured command (IPMI, a PDU) to cold-boot the base kernel, and runs
  * the configured console command (conserver, ipmitool sol) with its output
  * going to the boot's console log, which the manager scans as for QEMU.
+ *
+ * Both run through lib/proc.c in process groups of their own: the
+ * power-cycle command has power_timeout seconds (then its whole group is
+ * killed and the cold boot fails: an infrastructure failure of the rig,
+ * never of a kernel); the console command runs until the next cold boot
+ * or halt stops its group, and is restarted if it ends.  All of this runs
+ * in the rig's worker thread, outside the manager's lock.
  */
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "klabd.h"
 #include "rig.h"
 
-static pid_t spawn(const char *cmd, const char *log)
-{
-	pid_t pid = fork();
-	int fd;
+#define CONSOLE_GRACE_MS 2000
 
-	if (pid == 0) {
-		fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		setpgid(0, 0);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+static void console_start(struct rig *g)
+{
+	char *argv[] = { "/bin/sh", "-c", g->console_cmd, NULL };
+	struct proc_opts o = { .out_path = g->console, .out_append = 1 };
+	char err[300];
+
+	if (!*g->console_cmd)
+		return;
+	if (proc_start(&g->console_proc, argv, &o, err, sizeof(err)))
+		fprintf(stderr, "klabd: rig %s: console command: %s\n",
+			g->name, err);
 }
 
 static void remote_halt(struct rig *g)
 {
-	if (g->pid > 0) {
-		kill(-g->pid, SIGTERM);
-		waitpid(g->pid, NULL, 0);
-	}
-	g->pid = 0;
+	proc_stop(&g->console_proc, CONSOLE_GRACE_MS);
 }
 
 static int remote_cold_boot(struct rig *g, char *err, size_t errlen)
 {
-	pid_t p;
-	int status;
+	char *argv[] = { "/bin/sh", "-c", g->power_cmd, NULL };
+	struct proc_opts o = { .out_path = g->console, .out_append = 1,
+			       .timeout_ms = g->power_timeout * 1000L,
+			       .grace_ms = 0 };
+	char why[300];
+	int rc, timed_out;
 
 	remote_halt(g);
-	if (*g->console_cmd)
-		g->pid = spawn(g->console_cmd, g->console);
+	console_start(g);
 	if (!*g->power_cmd)
 		return 0;	/* no power control: wait for the agent */
-	p = spawn(g->power_cmd, g->console);
-	if (p < 0 || waitpid(p, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
-		snprintf(err, errlen, "power-cycle command of rig '%s' failed",
-			 g->name);
-		return -1;
-	}
-	return 0;
+	o.cancel = &g->d->stopping;
+	rc = proc_run(argv, &o, &timed_out, why, sizeof(why));
+	if (rc == 0)
+		return 0;
+	if (timed_out)
+		snprintf(err, errlen, "power-cycle command of rig '%s' timed "
+			 "out after %d s: killed", g->name, g->power_timeout);
+	else if (rc < 0)
+		snprintf(err, errlen, "power-cycle command of rig '%s': %s",
+			 g->name, why);
+	else
+		snprintf(err, errlen, "power-cycle command of rig '%s' failed "
+			 "(status %d)", g->name, rc);
+	return -1;
 }
 
 static int remote_alive(struct rig *g)
 {
-	int status;
-
-	/* a console command that ended is restarted; the machine itself is
-	 * judged by its check-ins and the watchdog */
-	if (g->pid > 0 && waitpid(g->pid, &status, WNOHANG) == g->pid)
-		g->pid = *g->console_cmd ? spawn(g->console_cmd, g->console) :
-			0;
+	/* the machine itself is judged by its check-ins and the watchdog;
+	 * a console command that ended is restarted by the worker */
+	if (*g->console_cmd && g->console_proc.pid > 0 &&
+	    proc_poll(&g->console_proc))
+		return 1;
 	return 0;
+}
+
+static void remote_console_restart(struct rig *g)
+{
+	if (g->console_proc.pid <= 0)
+		console_start(g);
 }
 
 const struct rig_ops rig_remote_ops = {
@@ -80,4 +89,5 @@ const struct rig_ops rig_remote_ops = {
 	.cold_boot = remote_cold_boot,
 	.halt = remote_halt,
 	.alive = remote_alive,
+	.console_restart = remote_console_restart,
 };

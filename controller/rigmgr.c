@@ -2,9 +2,35 @@
 /*
  * The rig manager: one thread that boots rigs, watches their consoles and
  * watchdogs, and turns what agents report into job states.  See rig.h for
- * the state machine.  Everything here runs under d->mgr_lock; agents'
- * long polls are parked connections (http_poll.c) queued on d->waiters and
- * woken wherever d->mgr_cond is broadcast.
+ * the state machine.
+ *
+ * Locking rules:
+ *  - d->mgr_lock guards every rig's state machine fields (rig.h: "under
+ *    mgr lock") and is held only to decide: never across a fork, an exec,
+ *    a wait for a child, a network call, an image build, a file hash or a
+ *    database write.  d->mgr_cond runs on CLOCK_MONOTONIC like every
+ *    deadline here (proc_now_ms()).
+ *  - Agents' long polls are parked connections (http_poll.c) queued on
+ *    d->waiters and woken wherever d->mgr_cond is broadcast.
+ *  - Slow machine work (halt, power-cycle, starting QEMU, restarting a
+ *    console command) is done by the rig's worker thread while the rig
+ *    is RIG_STARTING; the manager thread starts it, and joins it when it
+ *    reports worker_done, then publishes its result under the lock.  One
+ *    worker per rig at a time; while it runs it owns g->proc,
+ *    g->console_proc and g->console's file.
+ *  - Console scanning (file reads) is done by the manager thread without
+ *    the lock; g->scan belongs to that thread alone.
+ *  - Database writes that follow a decision (rig state, job running /
+ *    done / failed) are collected in a struct rig_fx under the lock with
+ *    a ticket, and written after unlocking in ticket order per rig
+ *    (rig_pub.c), so the database sees the decisions in the order they
+ *    were taken.  The rig manager is the only writer of a job's state
+ *    after it was handed out: api_agent.c only calls rigmgr_*.
+ *  - No other lock is taken while mgr_lock is held (a rig's pub_lock
+ *    and the database pool's are taken without it), but for waking the
+ *    parked polls: mgr_lock, then http_poll's park lock, then
+ *    libmicrohttpd's resume (a flag and a wake-up write, never blocking).  take_job (the long
+ *    poll's hand-out) drops mgr_lock around its database work.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,36 +42,21 @@
 #include "db/jobs.h"
 #include "klabd.h"
 #include "auth.h"
+#include "lib/rand.h"
 #include "rig.h"
 
-#define CONSOLE_TAIL (64 * 1024)
+#define CONSOLE_SCAN_MAX (1 << 20)	/* console bytes scanned per tick */
 #define MAX_INFRA_ATTEMPTS 3
+#define WAIT_RETRY_MS 2000		/* base kernel not fetched yet */
 
 const char *rig_state_name(enum rig_state s)
 {
 	static const char *const names[] = {
 		"offline", "cold", "booting", "idle", "assigned", "running",
-		"recovering",
+		"recovering", "starting",
 	};
 
-	return s <= RIG_RECOVERING ? names[s] : "unknown";
-}
-
-char *rig_read_tail(const char *path, size_t max)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t off;
-
-	sb_init(&sb);
-	if (!path || !*path || sb_read_file(&sb, path) < 0)
-		return sb_detach(&sb, NULL);
-	if (sb.len > max) {
-		off = sb.len - max;
-		memmove(sb.buf, sb.buf + off, max);
-		sb.len = max;
-		sb.buf[max] = '\0';
-	}
-	return sb_detach(&sb, NULL);
+	return s <= RIG_STARTING ? names[s] : "unknown";
 }
 
 /* A job may have come: wake every parked long poll; lock held. */
@@ -64,219 +75,303 @@ static void waiters_wake(struct klabd *d)
 
 static void set_state(struct rig *g, enum rig_state s)
 {
-	struct db *db;
-	char err[256];
-
 	if (g->state == s)
 		return;
 	fprintf(stderr, "klabd: rig %s: %s -> %s%s\n", g->name,
 		rig_state_name(g->state), rig_state_name(s),
 		g->job ? " (job in hand)" : "");
 	g->state = s;
-	db = klabd_db_get(g->d, err, sizeof(err));
-	if (db)
-		db_rig_set_state(db, g->name, rig_state_name(s));
-	klabd_db_put(g->d, db);
 	pthread_cond_broadcast(&g->d->mgr_cond);
 	waiters_wake(g->d);
 }
 
 /* A kernel failure of the job in hand; the rig is cold-booted after. */
-static void fail_kernel(struct rig *g, const char *why)
+static void fail_kernel(struct rig *g, const char *why, struct rig_fx *fx)
 {
-	char *console = rig_read_tail(g->console, CONSOLE_TAIL);
-	struct db *db;
-	char err[256];
-
 	fprintf(stderr, "klabd: rig %s: job %lld: kernel failure: %s\n",
 		g->name, (long long)g->job, why);
-	db = klabd_db_get(g->d, err, sizeof(err));
-	if (db && g->job)
-		db_job_fail(db, g->job, "kernel", why, console, "", 1);
-	klabd_db_put(g->d, db);
-	free(console);
+	if (g->job) {
+		fx->job = g->job;
+		fx->klass = "kernel";
+		snprintf(fx->why, sizeof(fx->why), "%s", why);
+		snprintf(fx->console, sizeof(fx->console), "%s", g->console);
+		fx->attempts = 1;
+	}
 	g->job = 0;
-	g->ops->halt(g);
+	g->halt_wanted = 1;
 	set_state(g, RIG_RECOVERING);
 }
 
-/* The base kernel did not come up: a failed health check. */
+/* The rig itself failed (its base kernel did not come up, its power
+ * command failed): infrastructure, never the kernel of a job. */
 static void fail_health(struct rig *g, const char *why)
 {
 	g->health_fails++;
-	fprintf(stderr, "klabd: rig %s: health check %d failed: %s\n",
+	snprintf(g->why, sizeof(g->why), "%s", why);
+	fprintf(stderr, "klabd: rig %s: health check %d failed (infra): %s\n",
 		g->name, g->health_fails, why);
-	g->ops->halt(g);
+	g->halt_wanted = 1;
 	set_state(g, g->health_fails >= 2 ? RIG_OFFLINE : RIG_RECOVERING);
 }
 
-/* Scan new console output: panics, oopses and extra boot banners. */
-static const char *scan_console(struct rig *g)
+/* The worker: machine operations, without the lock. */
+static void *rig_worker(void *arg)
 {
-	static const char *const bad[] = { "Kernel panic", "Oops", "BUG:" };
-	char buf[8192];
-	size_t n, i, keep;
-	FILE *f = fopen(g->console, "r");
+	struct rig *g = arg;
 
-	if (!f)
-		return NULL;
-	if (fseek(f, g->console_off, SEEK_SET) == 0) {
-		while ((n = fread(buf, 1, sizeof(buf) - 1, f)) > 0) {
-			char *nl, *line = buf;
-
-			buf[n] = '\0';
-			/* only whole lines; a partial one is read again */
-			nl = strrchr(buf, '\n');
-			if (!nl)
-				break;
-			keep = (size_t)(nl - buf) + 1;
-			g->console_off += (long)keep;
-			nl[1] = '\0';
-			for (i = 0; i < 3; i++) {
-				char *hit = strstr(line, bad[i]), *eol;
-
-				if (!hit)
-					continue;
-				eol = strchr(hit, '\n');
-				snprintf(g->why, sizeof(g->why), "console: %.*s",
-					 (int)(eol ? eol - hit : 200), hit);
-				fclose(f);
-				return g->why;
-			}
-			for (; (line = strstr(line, "Linux version ")); line++)
-				g->banners_seen++;
-			if (fseek(f, g->console_off, SEEK_SET))
-				break;
-		}
-	}
-	fclose(f);
-	if (g->banners_seen > g->banners_allowed)
-		return "a second 'Linux version' banner (silent reboot)";
+	if (g->work_halt)
+		g->ops->halt(g);
+	if (g->work_console && g->ops->console_restart)
+		g->ops->console_restart(g);
+	if (g->work_boot)
+		g->boot_rc = g->ops->cold_boot(g, g->boot_err,
+					       sizeof(g->boot_err));
+	pthread_mutex_lock(&g->d->mgr_lock);
+	g->worker_done = 1;
+	pthread_cond_broadcast(&g->d->mgr_cond);
+	pthread_mutex_unlock(&g->d->mgr_lock);
 	return NULL;
 }
 
-static void cold_boot(struct rig *g)
+/* Under the lock: hand the machine to a worker (state STARTING for a
+ * boot; other states keep theirs). */
+static void worker_start(struct rig *g, int halt, int boot, int console)
 {
-	char err[512] = "";
-	int rc;
+	g->work_halt = halt;
+	g->work_boot = boot;
+	g->work_console = console;
+	g->boot_rc = 0;
+	g->boot_err[0] = '\0';
+	g->worker_done = 0;
+	if (halt)
+		g->halt_wanted = 0;
+	if (console)
+		g->console_dead = 0;
+	if (pthread_create(&g->worker, NULL, rig_worker, g)) {
+		fprintf(stderr, "klabd: rig %s: cannot start its worker\n",
+			g->name);
+		return;
+	}
+	g->worker_on = 1;
+}
 
-	snprintf(g->console, sizeof(g->console), "%s/console-%ld-%d.log",
-		 g->dir, (long)time(NULL), g->cold_boots);
-	g->console_off = 0;
-	g->banners_seen = 0;
+/* Under the lock: start a cold boot (the worker halts, then boots). */
+static void boot_start(struct rig *g, long long now)
+{
+	if (g->waiting && now < g->deadline)
+		return;
+	snprintf(g->console, sizeof(g->console), "%s/console-%lld-%d.log",
+		 g->dir, (long long)time(NULL), g->cold_boots);
+	rig_scan_reset(&g->scan);
 	g->banners_allowed = 1;
-	g->booted_at = time(NULL);
-	g->deadline = g->booted_at + g->boot_timeout;
-	rc = g->ops->cold_boot(g, err, sizeof(err));
-	if (rc > 0) {
-		/* not ready to boot yet (base kernel not fetched): stay cold */
+	g->booted_at = now;
+	g->why[0] = '\0';
+	g->boot_from = g->state;
+	g->early_checkin = 0;
+	set_state(g, RIG_STARTING);
+	worker_start(g, 1, 1, 0);
+	if (!g->worker_on)
+		fail_health(g, "cannot start the rig's worker thread");
+}
+
+/* Under the lock, the worker joined: publish the boot's result. */
+static void boot_done(struct rig *g, long long now)
+{
+	if (g->boot_rc > 0) {
+		/* not ready to boot yet (base kernel not fetched): stay */
 		if (!g->waiting)
-			fprintf(stderr, "klabd: rig %s: %s\n", g->name, err);
+			fprintf(stderr, "klabd: rig %s: %s\n", g->name,
+				g->boot_err);
 		g->waiting = 1;
+		g->deadline = now + WAIT_RETRY_MS;
+		set_state(g, g->boot_from);
 		return;
 	}
 	g->waiting = 0;
 	g->cold_boots++;
-	if (rc) {
+	if (g->boot_rc) {
 		fprintf(stderr, "klabd: rig %s: cannot boot: %s\n", g->name,
-			err);
-		fail_health(g, err);
+			g->boot_err);
+		fail_health(g, g->boot_err);
+		return;
+	}
+	g->deadline = now + g->boot_timeout * 1000LL;
+	if (g->early_checkin && !*g->power_cmd &&
+	    g->ops == &rig_remote_ops) {
+		/* nothing rebooted it: its agent already checked in */
+		g->health_fails = 0;
+		set_state(g, RIG_IDLE);
 		return;
 	}
 	set_state(g, RIG_BOOTING);
 }
 
-/* One tick of one rig's state machine. */
-static void rig_step(struct rig *g, time_t now)
+/* Under the lock: what the last scan, the machine and the watchdog say. */
+static void rig_judge(struct rig *g, long long now, struct rig_fx *fx)
 {
-	const char *why;
+	const char *why = NULL;
 	char msg[256];
+	int alive;
 
+	if (g->scan.why[0]) {
+		snprintf(msg, sizeof(msg), "%s", g->scan.why);
+		g->scan.why[0] = '\0';
+		why = msg;
+	} else if (g->scan.banners > g->banners_allowed) {
+		why = "a second 'Linux version' banner (silent reboot)";
+	}
+	alive = g->ops->alive(g);
+	if (!why && alive < 0)
+		why = "the machine stopped (reboot or power-off)";
+	if (!why)
+		why = rig_watchdog(g, now, msg, sizeof(msg));
+	if (!why) {
+		if (alive > 0)
+			g->console_dead = 1;
+		return;
+	}
+	if (g->job)
+		fail_kernel(g, why, fx);
+	else
+		fail_health(g, why);
+}
+
+/* One tick of one rig's state machine, under the lock. */
+static void rig_tick(struct rig *g, long long now, struct rig_fx *fx)
+{
+	g->scan_wanted = 0;
+	if (g->worker_on) {
+		if (!g->worker_done)
+			return;
+		pthread_join(g->worker, NULL);	/* it has finished */
+		g->worker_on = 0;
+		if (g->work_boot)
+			boot_done(g, now);
+	}
 	switch (g->state) {
 	case RIG_COLD:
 	case RIG_RECOVERING:
-		cold_boot(g);
+		boot_start(g, now);
 		return;
 	case RIG_BOOTING:
 	case RIG_ASSIGNED:
 	case RIG_RUNNING:
 	case RIG_IDLE:
+		rig_judge(g, now, fx);
 		break;
 	default:
-		return;
+		break;
 	}
-	why = scan_console(g);
-	if (!why && g->ops->alive(g))
-		why = "the machine stopped (reboot or power-off)";
-	if (!why && g->state != RIG_IDLE && now > g->deadline) {
-		snprintf(msg, sizeof(msg), "%s within %d s (hang)",
-			 g->state == RIG_ASSIGNED ? "no kexec announced" :
-			 "no check-in", g->state == RIG_BOOTING ?
-			 g->boot_timeout : g->job_timeout);
-		why = msg;
-	}
-	if (!why)
-		return;
-	if (g->job)
-		fail_kernel(g, why);
-	else
-		fail_health(g, why);
+	if (g->halt_wanted || g->console_dead)
+		worker_start(g, g->halt_wanted, 0, g->console_dead &&
+			     g->state != RIG_OFFLINE);
+	g->scan_wanted = g->state == RIG_BOOTING || g->state == RIG_IDLE ||
+		g->state == RIG_ASSIGNED || g->state == RIG_RUNNING;
 }
 
 static void *mgr_main(void *arg)
 {
 	struct klabd *d = arg;
+	struct rig_fx *fx = calloc(d->nrigs ? d->nrigs : 1, sizeof(*fx));
 	struct timespec ts;
 	size_t i;
 
+	if (!fx)
+		abort();
 	pthread_mutex_lock(&d->mgr_lock);
 	while (d->mgr_running) {
-		for (i = 0; i < d->nrigs; i++)
-			rig_step(d->rigs[i], time(NULL));
-		clock_gettime(CLOCK_REALTIME, &ts);
+		for (i = 0; i < d->nrigs; i++) {
+			memset(&fx[i], 0, sizeof(fx[i]));
+			rig_tick(d->rigs[i], proc_now_ms(), &fx[i]);
+			rig_fx_take(d->rigs[i], &fx[i]);
+		}
+		pthread_mutex_unlock(&d->mgr_lock);
+		for (i = 0; i < d->nrigs; i++) {
+			struct rig *g = d->rigs[i];
+
+			rig_fx_publish(&fx[i]);
+			if (g->scan_wanted)
+				rig_scan_file(&g->scan, g->console,
+					      CONSOLE_SCAN_MAX);
+		}
+		pthread_mutex_lock(&d->mgr_lock);
+		if (!d->mgr_running)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec += 1;
 		pthread_cond_timedwait(&d->mgr_cond, &d->mgr_lock, &ts);
 	}
-	for (i = 0; i < d->nrigs; i++)
-		d->rigs[i]->ops->halt(d->rigs[i]);
 	pthread_mutex_unlock(&d->mgr_lock);
+	free(fx);
 	return NULL;
 }
 
 int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 		   char *err, size_t errlen)
 {
-	struct db *db;
+	struct rig_fx fx;
 	char msg[300];
 
+	memset(&fx, 0, sizeof(fx));
 	pthread_mutex_lock(&g->d->mgr_lock);
-	g->last_boot_secs = difftime(time(NULL), g->booted_at);
+	if (g->state == RIG_STARTING ||
+	    (g->state == RIG_OFFLINE && g->health_fails >= 2)) {
+		/* a boot is under way (a machine that is not power-cycled
+		 * counts as up once it ends), or it failed its health check
+		 * twice and waits for an operator (a rig offline only
+		 * because of autostart = no comes up when its agent checks
+		 * in): otherwise it checks in again once it is up */
+		fprintf(stderr, "klabd: rig %s: check-in on %s while %s%s\n",
+			g->name, release, rig_state_name(g->state),
+			g->state == RIG_STARTING ? "" : ": ignored");
+		g->early_checkin = g->state == RIG_STARTING;
+		goto out_unlock;
+	}
+	g->last_boot_secs = (double)(proc_now_ms() - g->booted_at) / 1000;
 	fprintf(stderr, "klabd: rig %s: check-in on %s (job %lld) after "
 		"%.0f s\n", g->name, release, (long long)job,
 		g->last_boot_secs);
 	if (g->job && job != g->job && g->state == RIG_BOOTING) {
 		snprintf(msg, sizeof(msg), "the rig came back on '%s' without "
 			 "the job's kernel (reboot)", release);
-		fail_kernel(g, msg);
-		pthread_mutex_unlock(&g->d->mgr_lock);
-		return 0;
-	}
-	if (g->job && job == g->job) {
-		g->deadline = time(NULL) + g->job_timeout;
+		fail_kernel(g, msg, &fx);
+	} else if (g->job && job == g->job) {
+		g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
 		set_state(g, RIG_RUNNING);
-		db = klabd_db_get(g->d, err, errlen);
-		if (db)
-			db_job_set_state(db, job, "running");
-		klabd_db_put(g->d, db);
+		fx.job = job;
+		fx.job_state = "running";
 	} else {
 		g->health_fails = 0;
 		set_state(g, RIG_IDLE);
 	}
+out_unlock:
+	rig_fx_take(g, &fx);
 	pthread_mutex_unlock(&g->d->mgr_lock);
+	rig_fx_publish(&fx);
 	return 0;
 }
 
-/* Hand out the next queued job of g; lock held.  0 when none. */
+/* Under the lock, after the database work: the job goes back to the
+ * queue when the rig changed meanwhile (a failure, a second poller). */
+static void job_unclaim(struct rig *g, int64_t id)
+{
+	struct db *db;
+	char err[256];
+
+	pthread_mutex_unlock(&g->d->mgr_lock);
+	db = klabd_db_get(g->d, err, sizeof(err));
+	if (!db || db_job_set_state(db, id, "queued"))
+		fprintf(stderr, "klabd: rig %s: cannot put job %lld back in "
+			"the queue\n", g->name, (long long)id);
+	klabd_db_put(g->d, db);
+	pthread_mutex_lock(&g->d->mgr_lock);
+}
+
+/*
+ * Hand out the next queued job of g: called with the lock held, which it
+ * drops around the database work (g->taking keeps a second poller of the
+ * rig out meanwhile).  0 when none.
+ */
 static int64_t take_job(struct rig *g)
 {
 	struct db_job j;
@@ -284,18 +379,29 @@ static int64_t take_job(struct rig *g)
 	char err[256];
 	int64_t id = 0;
 
+	if (g->taking)
+		return 0;
+	g->taking = 1;
+	pthread_mutex_unlock(&g->d->mgr_lock);
 	db = klabd_db_get(g->d, err, sizeof(err));
 	if (db && db_job_next(db, g->name, &j) == DB_OK) {
-		id = j.id;
-		db_job_set_state(db, id, "assigned");
+		if (!db_job_set_state(db, j.id, "assigned"))
+			id = j.id;
 		db_job_release(&j);
 	}
 	klabd_db_put(g->d, db);
+	pthread_mutex_lock(&g->d->mgr_lock);
+	g->taking = 0;
+	pthread_cond_broadcast(&g->d->mgr_cond);
+	if (id && (g->state != RIG_IDLE || g->job || !g->d->mgr_running)) {
+		job_unclaim(g, id);
+		id = 0;
+	}
 	if (id) {
 		g->job = id;
 		/* the agent downloads and loads the kernel before it
 		 * announces the kexec: the job's time limit covers that */
-		g->deadline = time(NULL) + g->job_timeout;
+		g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
 		set_state(g, RIG_ASSIGNED);
 	}
 	return id;
@@ -353,8 +459,8 @@ int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen)
 	} else {
 		g->banners_allowed++;
 		g->kexecs++;
-		g->booted_at = time(NULL);
-		g->deadline = g->booted_at + g->boot_timeout;
+		g->booted_at = proc_now_ms();
+		g->deadline = g->booted_at + g->boot_timeout * 1000LL;
 		set_state(g, RIG_BOOTING);
 	}
 	pthread_mutex_unlock(&g->d->mgr_lock);
@@ -375,38 +481,48 @@ int rigmgr_holds(struct rig *g, int64_t job)
 
 void rigmgr_job_done(struct rig *g, int64_t job)
 {
+	struct rig_fx fx;
+
+	memset(&fx, 0, sizeof(fx));
 	pthread_mutex_lock(&g->d->mgr_lock);
 	if (g->job == job) {
 		g->job = 0;
+		fx.job = job;
+		fx.job_state = "done";
 		set_state(g, RIG_IDLE);
 	}
+	rig_fx_take(g, &fx);
 	pthread_mutex_unlock(&g->d->mgr_lock);
+	rig_fx_publish(&fx);
 }
 
 int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
 		    const char *error, const char *output, char *err,
 		    size_t errlen)
 {
-	struct db *db;
+	struct rig_fx fx;
 	int rc = 0;
 
+	memset(&fx, 0, sizeof(fx));
 	pthread_mutex_lock(&g->d->mgr_lock);
 	if (job != g->job) {
 		snprintf(err, errlen, "job %lld is not the job of rig '%s'",
 			 (long long)job, g->name);
 		rc = 403;
 	} else if (!strcmp(klass, "kernel")) {
-		fail_kernel(g, error);
+		fail_kernel(g, error, &fx);
 	} else {
-		db = klabd_db_get(g->d, err, errlen);
-		if (db)
-			db_job_fail(db, job, klass, error, "", output,
-				    MAX_INFRA_ATTEMPTS);
-		klabd_db_put(g->d, db);
+		fx.job = job;
+		fx.klass = klass;
+		snprintf(fx.why, sizeof(fx.why), "%s", error);
+		fx.output = output;
+		fx.attempts = MAX_INFRA_ATTEMPTS;
 		g->job = 0;
 		set_state(g, RIG_IDLE);
 	}
+	rig_fx_take(g, &fx);
 	pthread_mutex_unlock(&g->d->mgr_lock);
+	rig_fx_publish(&fx);
 	return rc;
 }
 
@@ -454,20 +570,6 @@ struct rig *rigmgr_by_token(struct klabd *d, const char *token)
 	return found;
 }
 
-static void random_token(char *buf, size_t len)
-{
-	unsigned char raw[16];
-	FILE *f = fopen("/dev/urandom", "r");
-	size_t i, n = f ? fread(raw, 1, sizeof(raw), f) : 0;
-
-	if (f)
-		fclose(f);
-	for (i = n; i < sizeof(raw); i++)
-		raw[i] = (unsigned char)(rand() ^ (int)time(NULL));
-	for (i = 0; i < sizeof(raw) && 2 * i + 2 < len; i++)
-		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
-}
-
 static int cfg_int(struct klabd *d, const char *sec, const char *key,
 		   long def, long min, long max, long *out, char *err,
 		   size_t errlen)
@@ -503,6 +605,8 @@ static struct rig *rig_from_config(struct klabd *d, const char *sec,
 	if (!g)
 		abort();
 	g->d = d;
+	pthread_mutex_init(&g->pub_lock, NULL);
+	pthread_cond_init(&g->pub_cond, NULL);
 	g->name = strdup(sec + 4);
 	g->kind = strdup(cfg_str(d, sec, "kind", "qemu"));
 	g->profile = strdup(cfg_str(d, sec, "profile", "scsi"));
@@ -513,15 +617,21 @@ static struct rig *rig_from_config(struct klabd *d, const char *sec,
 		    err, errlen) ||
 	    cfg_int(d, sec, "boot_timeout", 120, 5, 3600, &v[3], err, errlen) ||
 	    cfg_int(d, sec, "job_timeout", 1800, 10, 86400, &v[4], err,
-		    errlen))
+		    errlen) ||
+	    cfg_int(d, sec, "power_timeout", 60, 1, 3600, &v[5], err, errlen))
 		return g;	/* err set: caller frees */
 	g->cpus = (int)v[0];
 	g->memory_mb = (int)v[1];
 	g->disk_mb = (int)v[2];
 	g->boot_timeout = (int)v[3];
 	g->job_timeout = (int)v[4];
+	g->power_timeout = (int)v[5];
 	g->disks = manydisk ? 64 : 1;
-	random_token(tok, sizeof(tok));
+	if (rand_hex(tok, 16)) {
+		snprintf(err, errlen, "cannot make a token for rig '%s': %s",
+			 g->name, strerror(errno));
+		return g;
+	}
 	g->token = strdup(cfg_str(d, sec, "token", tok));
 	auth_hash_hex(g->token, g->token_hash);
 	g->base_kernel = strdup(cfg_str(d, sec, "base_kernel", ""));
@@ -554,6 +664,8 @@ static void rig_destroy(struct rig *g)
 	free(g->power_cmd);
 	free(g->console_cmd);
 	free(g->job_release);
+	pthread_mutex_destroy(&g->pub_lock);
+	pthread_cond_destroy(&g->pub_cond);
 	free(g);
 }
 
@@ -597,58 +709,130 @@ out_errno:
 	return -1;
 }
 
-int rigmgr_start(struct klabd *d, char *err, size_t errlen)
+/* mgr_cond and every deadline run on the monotonic clock. */
+static void mgr_sync_init(struct klabd *d)
 {
-	struct db *db = klabd_db_get(d, err, errlen);
+	pthread_mutex_init(&d->mgr_lock, NULL);
+	proc_cond_init(&d->mgr_cond);
+	d->mgr_init = 1;
+}
+
+/*
+ * A remote machine keeps running its job while klabd restarts: a job
+ * the database shows handed out (assigned) or running on a remote rig
+ * stays that rig's job (its kexec and results are accepted, its watchdog
+ * starts again).  Everything else that was under way goes back to the
+ * queue: those rigs boot cold.
+ */
+static void rig_adopt(struct rig *g, struct db *db)
+{
+	static const char *const states[] = { "running", "assigned" };
+	struct db_job *v = NULL;
+	size_t n = 0, i;
+
+	if (g->ops != &rig_remote_ops)
+		return;
+	for (i = 0; i < 2 && !g->job; i++) {
+		if (!db_job_list(db, g->name, states[i], 1, &v, &n) && n) {
+			g->job = v[0].id;
+			g->state = i ? RIG_ASSIGNED : RIG_RUNNING;
+		}
+		db_jobs_free(v, n);
+		v = NULL;
+		n = 0;
+	}
+	if (!g->job)
+		return;
+	g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
+	g->job_db_state = g->state == RIG_RUNNING ? "running" : "assigned";
+	fprintf(stderr, "klabd: rig %s: job %lld still %s on the machine: "
+		"kept\n", g->name, (long long)g->job, g->job_db_state);
+}
+
+int rigmgr_init(struct klabd *d, char *err, size_t errlen)
+{
+	struct db *db;
 	size_t i;
 	int n;
 
-	pthread_mutex_init(&d->mgr_lock, NULL);
-	pthread_cond_init(&d->mgr_cond, NULL);
+	mgr_sync_init(d);
+	db = klabd_db_get(d, err, errlen);
 	if (!db)
 		return -1;
-	n = db_job_requeue_stale(db);
-	if (n > 0)
-		fprintf(stderr, "klabd: %d unfinished jobs back in the queue\n",
-			n);
-	for (i = 0; i < d->cfg.n; i++) {
-		const char *sec = d->cfg.v[i].section;
+	for (i = 0; i < d->cfg.nsec; i++) {
+		const char *sec = d->cfg.sec[i].section;
 		struct rig *g;
 
 		if (strncmp(sec, "rig ", 4) || rigmgr_find(d, sec + 4))
 			continue;
 		err[0] = '\0';
 		g = rig_from_config(d, sec, err, errlen);
+		if (!err[0])
+			rig_adopt(g, db);
 		if (err[0] || rig_register(d, db, g, err, errlen)) {
 			rig_destroy(g);
 			klabd_db_put(d, db);
 			return -1;
 		}
+		g->db_state = g->state;
 		d->rigs = realloc(d->rigs, (d->nrigs + 1) * sizeof(*d->rigs));
 		if (!d->rigs)
 			abort();
 		d->rigs[d->nrigs++] = g;
 	}
+	n = db_job_requeue_stale(db);
+	for (i = 0; i < d->nrigs; i++)
+		if (d->rigs[i]->job &&
+		    !db_job_set_state(db, d->rigs[i]->job,
+				      d->rigs[i]->job_db_state))
+			n--;
+	if (n > 0)
+		fprintf(stderr, "klabd: %d unfinished jobs back in the queue\n",
+			n);
 	klabd_db_put(d, db);
+	/* agents may poll as soon as HTTP serves */
 	d->mgr_running = 1;
-	if (pthread_create(&d->mgr, NULL, mgr_main, d)) {
-		snprintf(err, errlen, "cannot start the rig manager");
-		d->mgr_running = 0;
-		return -1;
-	}
 	return 0;
 }
 
-void rigmgr_stop(struct klabd *d)
+int rigmgr_start(struct klabd *d, char *err, size_t errlen)
 {
-	if (!d->mgr_running)
+	if (pthread_create(&d->mgr, NULL, mgr_main, d)) {
+		snprintf(err, errlen, "cannot start the rig manager");
+		return -1;
+	}
+	d->mgr_started = 1;
+	return 0;
+}
+
+void rigmgr_quiesce(struct klabd *d)
+{
+	if (!d->mgr_init)
 		return;
 	pthread_mutex_lock(&d->mgr_lock);
 	d->mgr_running = 0;
 	pthread_cond_broadcast(&d->mgr_cond);
 	waiters_wake(d);
 	pthread_mutex_unlock(&d->mgr_lock);
-	pthread_join(d->mgr, NULL);
+}
+
+void rigmgr_stop(struct klabd *d)
+{
+	size_t i;
+
+	rigmgr_quiesce(d);
+	if (d->mgr_started)
+		pthread_join(d->mgr, NULL);
+	d->mgr_started = 0;
+	/* no other thread touches the rigs now */
+	for (i = 0; i < d->nrigs; i++) {
+		struct rig *g = d->rigs[i];
+
+		if (g->worker_on)
+			pthread_join(g->worker, NULL);
+		g->worker_on = 0;
+		g->ops->halt(g);
+	}
 }
 
 void rigmgr_free(struct klabd *d)
@@ -660,4 +844,9 @@ void rigmgr_free(struct klabd *d)
 	free(d->rigs);
 	d->rigs = NULL;
 	d->nrigs = 0;
+	if (d->mgr_init) {
+		pthread_cond_destroy(&d->mgr_cond);
+		pthread_mutex_destroy(&d->mgr_lock);
+	}
+	d->mgr_init = 0;
 }

@@ -27,81 +27,104 @@ void config_release(struct config *c)
 		free(c->v[i].key);
 		free(c->v[i].value);
 	}
+	for (i = 0; i < c->nsec; i++)
+		free(c->sec[i].section);
 	free(c->v);
+	free(c->sec);
 	free(c->path);
 	config_init(c);
 }
 
 static char *trimdup(const char *s, size_t len)
 {
+	char *t;
+
 	while (len && isspace((unsigned char)*s)) {
 		s++;
 		len--;
 	}
 	while (len && isspace((unsigned char)s[len - 1]))
 		len--;
-	return strndup(s, len);
+	t = strndup(s, len);
+	if (!t)
+		abort();
+	return t;
 }
 
-static void add(struct config *c, const char *section, char *key,
-		char *value, int line)
+enum config_line_kind config_line(const char *p, size_t len, char **key,
+				  char **value)
 {
-	if (c->n == c->alloc) {
-		size_t na = c->alloc ? c->alloc * 2 : 16;
-		struct config_entry *p = realloc(c->v, na * sizeof(*p));
+	const char *eq;
+	size_t i = 0;
+
+	*key = *value = NULL;
+	while (i < len && isspace((unsigned char)p[i]))
+		i++;
+	if (i == len || p[i] == '#')
+		return CONFIG_BLANK;
+	while (len > i && isspace((unsigned char)p[len - 1]))
+		len--;
+	if (p[i] == '[') {
+		if (p[len - 1] != ']' || len - i < 2)
+			return CONFIG_BAD;
+		*key = trimdup(p + i + 1, len - i - 2);
+		return CONFIG_SECTION;
+	}
+	eq = memchr(p + i, '=', len - i);
+	if (!eq || eq == p + i)
+		return CONFIG_BAD;
+	*key = trimdup(p + i, (size_t)(eq - (p + i)));
+	*value = trimdup(eq + 1, (size_t)(p + len - (eq + 1)));
+	return CONFIG_PAIR;
+}
+
+static void add(struct config_entry **v, size_t *n, size_t *alloc,
+		const char *section, char *key, char *value, int line)
+{
+	if (*n == *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 16;
+		struct config_entry *p = realloc(*v, na * sizeof(*p));
 
 		if (!p)
 			abort();
-		c->v = p;
-		c->alloc = na;
+		*v = p;
+		*alloc = na;
 	}
-	c->v[c->n].section = strdup(section);
-	c->v[c->n].key = key;
-	c->v[c->n].value = value;
-	c->v[c->n].line = line;
-	c->n++;
+	(*v)[*n].section = strdup(section);
+	if (!(*v)[*n].section)
+		abort();
+	(*v)[*n].key = key;
+	(*v)[*n].value = value;
+	(*v)[*n].line = line;
+	(*n)++;
 }
 
 static int parse_line(struct config *c, char **section, const char *p,
 		      size_t len, int line, char *err, size_t errlen)
 {
-	const char *eq, *hash = memchr(p, '#', len);
-	char *t;
+	char *key, *value;
 
-	if (hash)
-		len = (size_t)(hash - p);
-	t = trimdup(p, len);
-	if (!t)
-		abort();
-	if (!*t) {
-		free(t);
+	switch (config_line(p, len, &key, &value)) {
+	case CONFIG_BLANK:
 		return 0;
-	}
-	if (t[0] == '[') {
-		size_t tl = strlen(t);
-
-		if (t[tl - 1] != ']') {
-			snprintf(err, errlen, "%s:%d: unterminated section '%s'",
-				 c->path, line, t);
-			free(t);
-			return -1;
-		}
+	case CONFIG_SECTION:
 		free(*section);
-		*section = trimdup(t + 1, tl - 2);
-		free(t);
+		*section = key;
+		add(&c->sec, &c->nsec, &c->sec_alloc, key, NULL, NULL, line);
 		return 0;
+	case CONFIG_PAIR:
+		add(&c->v, &c->n, &c->alloc, *section, key, value, line);
+		return 0;
+	case CONFIG_BAD:
+		break;
 	}
-	eq = strchr(t, '=');
-	if (!eq || eq == t) {
+	if (len && *p == '[')
+		snprintf(err, errlen, "%s:%d: unterminated section '%.*s'",
+			 c->path, line, (int)(len > 80 ? 80 : len), p);
+	else
 		snprintf(err, errlen, "%s:%d: expected 'key = value'", c->path,
 			 line);
-		free(t);
-		return -1;
-	}
-	add(c, *section, trimdup(t, (size_t)(eq - t)),
-	    trimdup(eq + 1, strlen(eq + 1)), line);
-	free(t);
-	return 0;
+	return -1;
 }
 
 int config_parse(struct config *c, const char *path, const char *text,
@@ -129,6 +152,86 @@ int config_parse(struct config *c, const char *path, const char *text,
 	}
 	free(section);
 	return rc;
+}
+
+/* The schema row that admits key in section, or NULL.  key NULL: any
+ * row of the section (the section itself is known). */
+static const struct config_key *schema_find(const struct config_key *s,
+					    const char *section,
+					    const char *key)
+{
+	size_t l;
+
+	for (; s->section; s++) {
+		l = strlen(s->section);
+		if (l >= 2 && !strcmp(s->section + l - 2, " *")) {
+			/* [kind NAME]: a non-empty name after "kind " */
+			if (strncmp(section, s->section, l - 1) ||
+			    !section[l - 1])
+				continue;
+		} else if (strcmp(section, s->section)) {
+			continue;
+		}
+		if (!key || !strcmp(key, s->key))
+			return s;
+	}
+	return NULL;
+}
+
+int config_check(const struct config *c, const struct config_key *schema,
+		 char *err, size_t errlen)
+{
+	const struct config_entry *e;
+	size_t i;
+
+	for (i = 0; i < c->nsec; i++) {
+		e = &c->sec[i];
+		if (!*e->section || !schema_find(schema, e->section, NULL)) {
+			snprintf(err, errlen, "%s:%d: unknown section '[%s]'",
+				 c->path, e->line, e->section);
+			return -1;
+		}
+	}
+	for (i = 0; i < c->n; i++) {
+		e = &c->v[i];
+		if (schema_find(schema, e->section, e->key))
+			continue;
+		if (*e->section)
+			snprintf(err, errlen, "%s:%d: unknown key '%s' in "
+				 "section '[%s]'", c->path, e->line, e->key,
+				 e->section);
+		else
+			snprintf(err, errlen, "%s:%d: unknown key '%s'",
+				 c->path, e->line, e->key);
+		return -1;
+	}
+	return 0;
+}
+
+char *config_record_get(const char *rec, const char *key)
+{
+	const char *p = rec, *nl;
+	char *k, *v, *found = NULL;
+	size_t l;
+
+	while (p && *p) {
+		nl = strchr(p, '\n');
+		l = nl ? (size_t)(nl - p) : strlen(p);
+		if (config_line(p, l, &k, &v) == CONFIG_PAIR &&
+		    !strcmp(k, key)) {
+			free(found);
+			found = v;
+			v = NULL;
+		}
+		free(k);
+		free(v);
+		p = nl ? nl + 1 : NULL;
+	}
+	if (!found)
+		found = strdup("");
+	if (!found)
+		abort();
+	return found;
 }
 
 int config_load(struct config *c, const char *path, char *err,

@@ -72,13 +72,14 @@ static double betacf(double a, double b, double x)
 double stats_betai(double a, double b, double x)
 {
 	double bt;
+	int sg;		/* lgamma_r: lgamma's sign is a global, racy */
 
 	if (x <= 0)
 		return 0;
 	if (x >= 1)
 		return 1;
-	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
-		 b * log(1 - x));
+	bt = exp(lgamma_r(a + b, &sg) - lgamma_r(a, &sg) - lgamma_r(b, &sg) +
+		 a * log(x) + b * log(1 - x));
 	if (x < (a + 1) / (a + b + 2))
 		return bt * betacf(a, b, x) / a;
 	return 1 - bt * betacf(b, a, 1 - x) / b;

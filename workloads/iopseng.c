@@ -17,27 +17,17 @@
 #include <liburing.h>
 #endif
 
+#include "lib/rand.h"
 #include "workloads/iofile.h"
 #include "workloads/runctl.h"
-
-static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
 
 static void pick(struct iops_worker *w, unsigned *d, uint64_t *off)
 {
 	const struct iops_shared *sh = w->sh;
-	uint64_t r = xorshift(&w->rng);
+	uint64_t r = rand_xorshift64(&w->rng);
 
 	*d = sh->ndisk == 1 ? 0 : (unsigned)(r % sh->ndisk);
-	*off = (xorshift(&w->rng) % sh->disk[*d].nblk) * sh->bs;
+	*off = (rand_xorshift64(&w->rng) % sh->disk[*d].nblk) * sh->bs;
 }
 
 static void record(struct iops_worker *w, unsigned d, uint64_t lat)

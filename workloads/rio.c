@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/rand.h"
 #include "workloads/child.h"
 #include "workloads/hist.h"
 #include "workloads/iofile.h"
@@ -55,24 +56,13 @@ static volatile int readers_stop, writers_stop;
 /* The load command's working directory, removed afterwards. */
 static char load_dir[4096];
 
-static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
 static void *reader_run(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t nblk = w->r->len / w->o->bs, i = 0;
 
 	while (!readers_stop && !wl_stopping()) {
-		uint64_t blk = w->o->random ? xorshift(&w->rng) % nblk
+		uint64_t blk = w->o->random ? rand_xorshift64(&w->rng) % nblk
 					    : i++ % nblk;
 		uint64_t t = wl_now_ns();
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/strbuf.h"
+#include "lib/rand.h"
 #include "workloads/cpuusage.h"
 #include "workloads/hist.h"
 #include "workloads/iofile.h"
@@ -56,17 +57,6 @@ struct worker {
 static volatile int workers_done;
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
 static int do_io(struct worker *w, uint64_t off)
 {
 	uint64_t t = wl_now_ns();
@@ -91,7 +81,7 @@ static void *worker_run(void *arg)
 
 	w->t0 = wl_now_ns();
 	for (i = 0; !wl_stopping(); i++) {
-		uint64_t blk = random ? xorshift(&w->rng) % nblk : i;
+		uint64_t blk = random ? rand_xorshift64(&w->rng) % nblk : i;
 
 		if (random ? i >= w->o->rand_ops : i >= nblk)
 			break;

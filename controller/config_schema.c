@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every key klabd's configuration file may hold, one row each: klabd
+ * refuses to start on a key or section not listed here, naming the file,
+ * line and key (lib/config.c config_check).  To add a key, add its row
+ * here (and document it in docs/); to add a kind of named section
+ * ([base NAME]), write its rows with section "base *".
+ */
+#include "klabd.h"
+
+const struct config_key klabd_config_schema[] = {
+	/* global: klabd.c apply_config */
+	{ "", "listen" },
+	{ "", "db" },
+	{ "", "data_dir" },
+	{ "", "public_url" },
+	{ "", "top_dir" },
+	{ "", "rig_bin_dir" },
+	{ "", "max_upload" },
+	{ "", "fault_downloads" },
+	/* HTTP limits: klabd.c http_config, docs/RIGS.md */
+	{ "", "http_threads" },
+	{ "", "max_connections" },
+	{ "", "max_connections_per_ip" },
+	{ "", "connection_timeout" },
+	{ "", "upload_memory" },
+	/* who may do what: auth.c, api_jobs.c, docs/API.md */
+	{ "", "read_access" },
+	{ "", "job_cmdline_allow" },
+	/* import limits: api.c, docs/API.md */
+	{ "", "max_import_kernels" },
+	{ "", "max_import_results" },
+	/* the kernel builder: build.c */
+	{ "", "build_cache" },
+	{ "", "build_fragment" },
+	{ "", "build_must_have" },
+	{ "", "build_jobs" },
+	{ "", "build_time_limit" },
+	{ "", "max_builds" },
+	{ "", "build_mem_limit" },
+	{ "", "build_disk_limit" },
+	{ "", "build_max_procs" },
+	/* [base NAME]: build.c, docs/BUILDS.md */
+	{ "base *", "dir" },
+	{ "base *", "git" },
+	/* [rig NAME]: rigmgr.c rig_from_config, docs/RIGS.md */
+	{ "rig *", "kind" },
+	{ "rig *", "profile" },
+	{ "rig *", "cpus" },
+	{ "rig *", "memory_mb" },
+	{ "rig *", "disk_mb" },
+	{ "rig *", "boot_timeout" },
+	{ "rig *", "job_timeout" },
+	{ "rig *", "token" },
+	{ "rig *", "base_kernel" },
+	{ "rig *", "autostart" },
+	{ "rig *", "power_cycle" },
+	{ "rig *", "power_timeout" },
+	{ "rig *", "console" },
+	{ NULL, NULL }
+};
