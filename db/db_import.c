@@ -198,7 +198,7 @@ static int imp_run(struct imp *im, struct imp_kernel *k)
 {
 	int64_t kid = imp_kernel_id(im, k->ident);
 	sqlite3_stmt *st;
-	int rep;
+	int rep, rc;
 
 	if (kid < 0)
 		return DB_ERR;
@@ -220,8 +220,13 @@ static int imp_run(struct imp *im, struct imp_kernel *k)
 		return DB_ERR;
 	if (!im->o->raw_name || !im->o->raw)
 		return DB_OK;
-	if (db_raw_put(im->db, k->run_id, im->o->raw_name, im->o->raw,
-		       im->o->raw_len) != DB_OK)
+	rc = db_raw_put(im->db, k->run_id, im->o->raw_name, im->o->raw,
+			im->o->raw_len);
+	/* a bad ?name= is the request's fault: 400, not 500 */
+	if (rc == DB_INVALID && db_name_check("raw output", im->o->raw_name,
+					      im->err, im->errlen))
+		return DB_INVALID;
+	if (rc != DB_OK)
 		return imp_sqlerr(im, "raw output", im->o->raw_name);
 	return DB_OK;
 }

@@ -7,6 +7,7 @@
 # exec/s, cov, ft, corpus, findings); logs in build/fuzz/logs/.
 #
 #   fuzz/run.sh [--smoke] [-t SECONDS] [TARGET...] [-- libFuzzer flags]
+#   fuzz/run.sh 600 import -jobs=2     (flags of the form -name=value pass)
 #
 # Targets: import query config jobspec cmdline api (default: all).  A run
 # keeps its corpus in build/fuzz/corpus/TARGET/; --smoke starts from the
@@ -15,14 +16,16 @@
 # fuzz/crashes/TARGET/ once fixed.  Exit 0 when no target found anything,
 # 1 otherwise, 77 without clang.  Docs: docs/PERFORMANCE.md "Fuzzing".
 cd "$(dirname "$0")/.." || exit 1
-smoke=0 secs=
+smoke=0 secs= flags=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1; shift ;;
 	-t) secs=$2; shift 2 ;;
-	--) shift; break ;;
+	--) shift; flags="$flags $*"; break ;;
+	-*=*) flags="$flags $1"; shift ;;	# a libFuzzer flag
 	-*) echo "usage: fuzz/run.sh [--smoke] [-t SECONDS] [TARGET...]" \
 		"[-- libFuzzer flags]" >&2; exit 2 ;;
+	[0-9]*) secs=$1; shift ;;		# the old "run.sh SECONDS"
 	*) targets="${targets:+$targets }$1"; shift ;;
 	esac
 done
@@ -76,16 +79,18 @@ for t in $targets; do
 	fi
 	dict=
 	[ -f fuzz/"$t".dict ] && dict=-dict=fuzz/$t.dict
+	start=$(date +%s)
 	# shellcheck disable=SC2086
 	"$bin" -max_total_time="$secs" -max_len="$(max_len "$t")" \
 		-timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$out/findings/$t/" $dict "$@" \
+		-artifact_prefix="$out/findings/$t/" $dict $flags \
 		"$work" fuzz/corpus/"$t" >>"$log" 2>&1
 	rc=$?
+	took=$(( $(date +%s) - start ))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
 	found=$(grep -c 'Test unit written to' "$log")
-	echo "fuzz $t: ${execs:-?} execs in ${secs} s (${rate:-?}/s)," \
+	echo "fuzz $t: ${execs:-?} execs in ${took} s (${rate:-?}/s)," \
 		"cov $(field "$log" cov), ft $(field "$log" ft)," \
 		"corpus $(grep -E 'corp: ' "$log" | tail -n 1 |
 			sed -n 's/.*corp: \([0-9]*\).*/\1/p')," \
