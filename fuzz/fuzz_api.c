@@ -24,9 +24,12 @@
  * the environment lets it pass).  KLAB_FUZZ_VERBOSE=1 prints every
  * request and its answer.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,14 +158,44 @@ static void fuzz_db_reset(void)
 	}
 }
 
+static int fuzz_remove(const char *path, const struct stat *st, int flag,
+		       struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/*
+ * A crash ends the process without atexit: remove the directories of
+ * earlier runs whose process is gone (klab-fuzz-api.PID).
+ */
+static void fuzz_sweep(const char *tmp)
+{
+	char path[300], *end;
+	struct dirent *e;
+	DIR *dir = opendir(tmp);
+	long pid;
+
+	while (dir && (e = readdir(dir))) {
+		if (strncmp(e->d_name, "klab-fuzz-api.", 14))
+			continue;
+		errno = 0;
+		pid = strtol(e->d_name + 14, &end, 10);
+		if (errno || *end || pid <= 0 || !kill((pid_t)pid, 0) ||
+		    errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
+		nftw(path, fuzz_remove, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	if (dir)
+		closedir(dir);
+}
+
 static void fuzz_cleanup(void)
 {
-	char cmd[300];
-
 	rigmgr_free(&fuzz_d);
 	http_stop(&fuzz_d);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fuzz_dir);
-	if (fuzz_dir[0] && system(cmd))
+	if (fuzz_dir[0] &&
+	    nftw(fuzz_dir, fuzz_remove, 16, FTW_DEPTH | FTW_PHYS))
 		fprintf(stderr, "fuzz_api: cannot remove '%s'\n", fuzz_dir);
 }
 
@@ -176,9 +209,13 @@ static void fuzz_setup(void)
 	/* tmpfs if there is one: sqlite syncs when the last handle closes */
 	if (access("/dev/shm", W_OK) == 0)
 		tmp = "/dev/shm";
-	snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/klab-fuzz-api.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(fuzz_dir))
+	tmp = tmp && *tmp ? tmp : "/tmp";
+	fuzz_sweep(tmp);
+	snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/klab-fuzz-api.%ld", tmp,
+		 (long)getpid());
+	if (mkdir(fuzz_dir, 0700) && (errno != EEXIST ||
+	    nftw(fuzz_dir, fuzz_remove, 16, FTW_DEPTH | FTW_PHYS) ||
+	    mkdir(fuzz_dir, 0700)))
 		goto out_fail;
 	snprintf(fuzz_db, sizeof(fuzz_db), "%s/klab.db", fuzz_dir);
 	snprintf(fuzz_template, sizeof(fuzz_template), "%s/template.db",
