@@ -5,6 +5,8 @@
 #   make check           sanitizer build (ASan+UBSan, -Werror) + every test
 #   make check-slow      the slow tier: real kernel builds (see docs/)
 #   make bench           benchmarks, results into docs/PERFORMANCE.md
+#   make fuzz            every libFuzzer target for FUZZ_TIME s (clang)
+#   make fuzz-smoke      each target briefly + the fuzz/crashes/ replays
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=1 O=build/san   the sanitizer build by hand
 
@@ -111,6 +113,33 @@ check-slow: all
 bench: all
 	bench/run.sh
 
+# Fuzz targets (fuzz/fuzz_*.c, libFuzzer): a clang build of the library
+# code with coverage, ASan and UBSan into build/fuzz/ (fuzz-build, which
+# fuzz/run.sh calls), then each target for a set time.
+# Findings land in build/fuzz/findings/TARGET/; see docs/PERFORMANCE.md.
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 300
+FUZZ_SMOKE_TIME ?= 10
+FUZZ_TARGETS := import query config jobspec cmdline api
+FUZZ_AGENT_OBJ := $(O)/agent/cmdline.o $(O)/agent/jobspec.o
+
+fuzz-build:
+	$(MAKE) O=build/fuzz CC=$(FUZZ_CC) SANITIZE=1 OPT='-O1 -g' \
+		CFLAGS=-fsanitize=fuzzer-no-link fuzz-bins
+
+fuzz-bins: $(FUZZ_TARGETS:%=$(O)/bin/fuzz_%)
+
+$(O)/bin/fuzz_%: fuzz/fuzz_%.c $(FUZZ_AGENT_OBJ) $(O)/libctl.a $(O)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ \
+		$(filter %.c %.o %.a,$^) $(LDLIBS)
+
+fuzz:
+	fuzz/run.sh -t $(FUZZ_TIME) $(FUZZ_TARGETS)
+
+fuzz-smoke:
+	fuzz/run.sh --smoke -t $(FUZZ_SMOKE_TIME) $(FUZZ_TARGETS)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/klab/workloads
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
@@ -125,5 +154,6 @@ install: all
 clean:
 	rm -rf build
 
-.PHONY: all unit check check-slow bench install clean
+.PHONY: all unit check check-slow bench install clean fuzz fuzz-build \
+	fuzz-bins fuzz-smoke
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -130,16 +130,20 @@ static int cmdline_is_ours(const char *w)
 	return 0;
 }
 
-/* Append word w, quoting its value again when it holds blanks. */
+/*
+ * Append word w, quoting its value again when it holds blanks; the whole
+ * word when its key does ("a b=c" must not come back as a word "b=c").
+ */
 static void cmdline_add_word(struct strbuf *sb, const char *w)
 {
 	const char *eq = strchr(w, '=');
+	size_t plain = strcspn(w, CMDLINE_BLANKS);
 
 	if (sb->len)
 		sb_addc(sb, ' ');
-	if (!w[strcspn(w, CMDLINE_BLANKS)])
+	if (!w[plain])
 		sb_adds(sb, w);
-	else if (eq)
+	else if (eq && eq < w + plain)
 		sb_addf(sb, "%.*s=\"%s\"", (int)(eq - w), w, eq + 1);
 	else
 		sb_addf(sb, "\"%s\"", w);

@@ -245,6 +245,9 @@ static int imp_run(struct imp *im, struct imp_kernel *k)
 		return DB_ERR;
 	if (!im->blob_id)
 		return DB_OK;
+	/* a bad ?name= is the request's fault: 400, not 500 */
+	if (db_name_check(IDENT_RAW, im->o->raw_name, im->err, im->errlen))
+		return DB_INVALID;
 	if (db_raw_link(im->db, k->run_id, im->o->raw_name, im->blob_id) !=
 	    DB_OK)
 		return imp_sqlerr(im, "raw output", im->o->raw_name);

@@ -156,7 +156,9 @@ size_t query_all(struct query *q, const char *key, int split,
 		}
 		key = "\001split";
 	}
-	for (i = 0; i < q->n; i++) {
+	/* split: only the pairs added just now, never a request's own
+	 * "%01split" parameter */
+	for (i = split ? end : 0; i < q->n; i++) {
 		if (strcmp(q->v[i].key, key) || !*q->v[i].value)
 			continue;
 		r = realloc(r, (n + 1) * sizeof(*r));
@@ -166,9 +168,8 @@ size_t query_all(struct query *q, const char *key, int split,
 	}
 	if (split) {
 		/* the split pairs stay in q until query_release */
-		for (i = 0; i < q->n; i++)
-			if (!strcmp(q->v[i].key, key))
-				q->v[i].key[0] = '\002';
+		for (i = end; i < q->n; i++)
+			q->v[i].key[0] = '\002';
 	}
 	*out = r;
 	return n;

@@ -11,7 +11,8 @@ libcmocka-dev liburing-dev
 qemu-system-x86 qemu-utils kexec-tools busybox-static fio dbench socat cpio
 kmod xz-utils zstd bubblewrap
 chromium
-ccache flex bison bc libelf-dev libssl-dev linux-source-6.1"
+ccache flex bison bc libelf-dev libssl-dev linux-source-6.1
+clang libclang-rt-14-dev"
 [ "${KLAB_NO_CHROMIUM:-}" ] && PKGS=$(echo "$PKGS" | sed 's/chromium//')
 
 missing=
