@@ -28,7 +28,7 @@ void vd_policy_default(struct vd_policy *p)
 
 int vd_policy_add_floor(struct vd_policy *p, const char *spec)
 {
-	const char *eq = strrchr(spec, '='), *slash;
+	const char *eq = strrchr(spec, ':'), *slash;
 	struct vd_floor *f;
 	char *end;
 	size_t sl, ml;

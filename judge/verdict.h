@@ -92,7 +92,7 @@ struct vd_result {
 };
 
 void vd_policy_default(struct vd_policy *p);
-/* Add "GLOB=PCT" or "SUITE/GLOB=PCT"; -1 when malformed or full. */
+/* Add "GLOB:PCT" or "SUITE/GLOB:PCT"; -1 when malformed or full. */
 int vd_policy_add_floor(struct vd_policy *p, const char *spec);
 /* The floor for a metric of a suite (suite may be NULL). */
 double vd_floor_for(const struct vd_policy *p, const char *suite,
