@@ -90,7 +90,7 @@ void vd_kind_of(const char *metric, const char *unit, enum metric_dir dir,
 
 	field = field ? field + 1 : metric;
 	out->klass = field_is(field, headline) ? VC_HEADLINE : VC_SECONDARY;
-	out->log_scale = !strncmp(field, "lat_p99", 7) ||
+	out->log_scale = strstr(field, "p99") != NULL ||
 			 strstr(field, "max") != NULL;
 	out->harmonic = dir == DIR_HIGHER && unit &&
 			((ul >= 2 && !strcmp(unit + ul - 2, "/s")) ||

@@ -207,10 +207,12 @@ static void cell_title(struct strbuf *sb, const struct comparison *c,
 		fmt_verdict(v, sizeof(v), cell);
 		sb_addf(sb, "; %s %s vs ", d, ci);
 		sb_add_html(sb, c->kernels[c->baseline]);
-		if (*p)
-			sb_addf(sb, ", %s, corrected p=%.3g, threshold "
-				"+-%.1f%%", p, cell->vd.p_adj,
-				cell->vd.threshold_pct);
+		if (*p) {
+			sb_adds(sb, ", ");
+			sb_add_html(sb, p);
+			sb_addf(sb, ", corrected p=%.3g, threshold +-%.1f%%",
+				cell->vd.p_adj, cell->vd.threshold_pct);
+		}
 		sb_adds(sb, "; ");
 		sb_add_html(sb, v);
 	}

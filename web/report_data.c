@@ -37,7 +37,7 @@ static void csv_cell(struct strbuf *sb, const struct comparison *c,
 	sb_addf(sb, ",%d,%zu,%zu", k == c->baseline, cell->s.n,
 		cell->nvalues);
 	if (!cell->present) {
-		sb_adds(sb, ",,,,,,,,,,,,none,\n");
+		sb_adds(sb, ",,,,,,,,,,,none,\n");
 		return;
 	}
 	csv_num(sb, cell->s.mean);

@@ -114,23 +114,26 @@ static void text_header(struct text *t)
 	}
 	wrap_end(&w);
 	vd_rule_sentence(&c->pol, item, sizeof(item));
-	words(t->sb, "verdicts: ", item);
+	words(t->sb, "verdicts:", item);
 }
 
 static void text_summary(struct text *t)
 {
 	size_t cand = t->c->nk - 1;
 	struct fmt_counts n;
+	char line[700];
 
 	fmt_count(t->c, &n);
 	if (!t->c->nm)
 		sb_adds(t->sb, "\nno results for these kernels on this rig "
 			"and suite\n");
-	sb_addf(t->sb, "\nsummary: %zu metric%s worse (%zu headline), %zu "
-		"better, %zu same, %zu undecided, %zu without verdict (%zu "
-		"kernel%s against %s)\n", n.worse, n.worse == 1 ? "" : "s",
-		n.headline_worse, n.better, n.same, n.undecided, n.none, cand,
-		cand == 1 ? "" : "s", t->id[t->c->baseline]);
+	snprintf(line, sizeof(line), "%zu metric%s worse (%zu headline), "
+		 "%zu better, %zu same, %zu undecided, %zu without verdict "
+		 "(%zu kernel%s against %s)", n.worse, n.worse == 1 ? "" : "s",
+		 n.headline_worse, n.better, n.same, n.undecided, n.none,
+		 cand, cand == 1 ? "" : "s", t->id[t->c->baseline]);
+	sb_addc(t->sb, '\n');
+	words(t->sb, "summary:", line);
 }
 
 /* ---- delta lines -------------------------------------------------- */
@@ -504,8 +507,11 @@ static void gen_cell(struct text *t, const struct cmp_cell *cell, int w,
 	if (!judged)
 		return;
 	fmt_delta(d, sizeof(d), cell);
-	snprintf(vd, sizeof(vd), "%s", cell->verdict == V_NONE ? "-" :
-		 cmp_verdict_name(cell->verdict));
+	if (cell->verdict != V_NONE)
+		snprintf(vd, sizeof(vd), "%s", cmp_verdict_name(cell->verdict));
+	else
+		snprintf(vd, sizeof(vd), "%s", cell->vd.note && !strcmp(
+			 cell->vd.note, "n=1, no verdict") ? "n=1" : "-");
 	sb_addf(t->sb, " %7s %-9s", d, vd);
 }
 

@@ -209,11 +209,11 @@ static void test_kinds_cells_floors(void **state)
 	assert_true(vd_cell_value(z, 2, 1) == 0);
 	assert_true(isnan(vd_cell_value(h, 0, 0)));
 	vd_policy_default(&pol);
-	assert_int_equal(vd_policy_add_floor(&pol, "tiobench/*.max_lat=20"), 0);
-	assert_int_equal(vd_policy_add_floor(&pol, "*.rate=3.5"), 0);
+	assert_int_equal(vd_policy_add_floor(&pol, "tiobench/*.max_lat:20"), 0);
+	assert_int_equal(vd_policy_add_floor(&pol, "*.rate:3.5"), 0);
 	assert_int_equal(vd_policy_add_floor(&pol, "*.rate"), -1);
-	assert_int_equal(vd_policy_add_floor(&pol, "=3"), -1);
-	assert_int_equal(vd_policy_add_floor(&pol, "x=-1"), -1);
+	assert_int_equal(vd_policy_add_floor(&pol, ":3"), -1);
+	assert_int_equal(vd_policy_add_floor(&pol, "x:-1"), -1);
 	assert_true(vd_floor_for(&pol, "tiobench", "tiobench.seq_read.max_lat",
 				 VC_SECONDARY) == 20);
 	assert_true(vd_floor_for(&pol, "rio", "tiobench.seq_read.max_lat",
