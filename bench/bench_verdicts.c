@@ -11,7 +11,12 @@
  * drops by 5, 10 or 25% (how often that metric is decided worse, called
  * same, or called better), and prints a markdown table.
  *
- *   bench_verdicts [--pages N] [--seed S] [--alpha-scale F]   the table
+ *   bench_verdicts [--adaptive|--adaptive-worse] [--pages N] [--seed S]
+ *                  [--alpha-scale F]
+ *       the table; with --adaptive, pages judged at the looks of the
+ *       default plan (judge/adaptive.h) until every headline metric is
+ *       decided or 20 cells a side, against the fixed n of the same power
+ *       (--adaptive-worse: the plan also ends at the first headline worse)
  *       (--alpha-scale multiplies the default error budgets: 0.2 gives
  *       headline 0.008 and secondary 0.002, 1% a page)
  *   bench_verdicts --emit DIR --cv PCT --cells N --shift PCT --pages N
@@ -37,6 +42,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "judge/adaptive.h"
 #include "judge/compare.h"
 
 #define NMETRICS 20
@@ -51,6 +57,7 @@ struct spec {
 
 static struct spec specs[NMETRICS];
 static double alpha_scale = 1;	/* --alpha-scale: a stricter budget */
+static int stop_on_worse;	/* --adaptive-worse: the plan's variant */
 
 static void specs_init(void)
 {
@@ -117,7 +124,7 @@ static double draw(size_t i, double cv, double shift, int cand)
 /* A page's numbers: v[side][cell][metric]. */
 struct page {
 	size_t n;
-	double v[2][10][NMETRICS];
+	double v[2][20][NMETRICS];
 };
 
 static void page_draw(struct page *pg, size_t n, double cv, double shift)
@@ -140,15 +147,21 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-/* The comparison klabd would build from the page's imports. */
-static void page_judge(const struct page *pg, struct comparison *c)
+static void policy(struct vd_policy *pol)
+{
+	vd_policy_default(pol);
+	pol->alpha[VC_HEADLINE] *= alpha_scale;
+	pol->alpha[VC_SECONDARY] *= alpha_scale;
+}
+
+/* The comparison klabd would build from the first n cells of a page. */
+static void page_judge_n(const struct page *pg, size_t n,
+			 const struct vd_policy *pol, struct comparison *c)
 {
 	size_t i, s, k;
 
 	memset(c, 0, sizeof(*c));
-	vd_policy_default(&c->pol);
-	c->pol.alpha[VC_HEADLINE] *= alpha_scale;
-	c->pol.alpha[VC_SECONDARY] *= alpha_scale;
+	c->pol = *pol;
 	c->nk = 2;
 	c->kernels = calloc(2, sizeof(char *));
 	c->m = calloc(NMETRICS, sizeof(*c->m));
@@ -170,19 +183,27 @@ static void page_judge(const struct page *pg, struct comparison *c)
 		for (s = 0; s < 2; s++) {
 			struct cmp_cell *cell = &m->cells[s];
 
-			cell->values = malloc(pg->n * sizeof(double));
-			cell->runs = malloc(pg->n * sizeof(int64_t));
+			cell->values = malloc(n * sizeof(double));
+			cell->runs = malloc(n * sizeof(int64_t));
 			if (!cell->values || !cell->runs)
 				abort();
-			for (k = 0; k < pg->n; k++) {
+			for (k = 0; k < n; k++) {
 				cell->values[k] = pg->v[s][k][i];
 				cell->runs[k] = (int64_t)k + 1;
 			}
-			cell->nvalues = pg->n;
+			cell->nvalues = n;
 			cell->present = 1;
 		}
 	}
 	compare_judge(c);
+}
+
+static void page_judge(const struct page *pg, struct comparison *c)
+{
+	struct vd_policy pol;
+
+	policy(&pol);
+	page_judge_n(pg, pg->n, &pol, c);
 }
 
 struct tally {
@@ -264,6 +285,103 @@ static void table(size_t pages)
 	       pages, 0.04 * alpha_scale, 0.01 * alpha_scale);
 }
 
+/* ---- adaptive repetition against fixed n --------------------------- */
+
+struct adapt {
+	struct tally t;
+	size_t cells, capped;
+};
+
+/* Pages judged at the plan's looks until decided or capped. */
+static void run_adaptive(double cv, double shift, size_t pages,
+			 struct adapt *a)
+{
+	struct vd_policy pol, look;
+	struct vd_plan plan;
+	struct comparison c, prev;
+	struct page pg;
+	enum vd_step st;
+	size_t p, n, next, open;
+	int have;
+
+	memset(a, 0, sizeof(*a));
+	vd_plan_default(&plan);
+	plan.stop_on_worse = stop_on_worse;
+	policy(&pol);
+	vd_plan_policy(&plan, &pol, &look);
+	for (p = 0; p < pages; p++) {
+		page_draw(&pg, plan.looks[plan.nlooks - 1], cv, shift);
+		for (n = plan.looks[0], have = 0;; n = next) {
+			page_judge_n(&pg, n, &look, &c);
+			if (have)
+				vd_plan_carry(&prev, &c);
+			if (have)
+				compare_release(&prev);
+			st = vd_plan_next(&plan, &c, n, 0, &next, &open);
+			if (st != VD_STEP_MORE)
+				break;
+			prev = c;
+			have = 1;
+		}
+		page_count(&c, &a->t);
+		a->cells += n;
+		a->capped += st == VD_STEP_CAP;
+		compare_release(&c);
+	}
+}
+
+/* The smallest fixed n (3..20) whose power is at least power, or 0. */
+static size_t fixed_for(double cv, double shift, double power, size_t pages)
+{
+	struct tally t;
+	size_t n;
+
+	for (n = 3; n <= 20; n++) {
+		run_setting(cv, n, shift, pages, &t);
+		if ((double)t.worse0 >= power * (double)t.pages)
+			return n;
+	}
+	return 0;
+}
+
+static void adaptive_table(size_t pages)
+{
+	static const double cvs[] = { 0.03, 0.05, 0.17 };
+	static const double shifts[] = { 0, 0.05, 0.10, 0.25 };
+	struct adapt a;
+	size_t i, j, fx;
+
+	printf("| CV | rate drop | adaptive: mean cells a side | capped at "
+	       "20 | pages with any worse/better | rate decided worse | "
+	       "fixed n a side with that power |\n"
+	       "|---|---|---|---|---|---|---|\n");
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 4; j++) {
+			run_adaptive(cvs[i], shifts[j], pages, &a);
+			/* a fixed n is only worth naming for real power */
+			fx = shifts[j] > 0 && 2 * a.t.worse0 >= a.t.pages ?
+				fixed_for(cvs[i], shifts[j], (double)a.t.worse0 /
+					  (double)a.t.pages, pages) : 0;
+			printf("| %.0f%% | %.0f%% | %.1f | %.1f%% | %.2f%% | "
+			       "%.1f%% | ", cvs[i] * 100, shifts[j] * 100,
+			       (double)a.cells / (double)pages,
+			       pct(a.capped, pages), pct(a.t.any_alarm, pages),
+			       pct(a.t.worse0, pages));
+			if (!shifts[j] || 2 * a.t.worse0 < a.t.pages)
+				printf("- |\n");
+			else if (fx)
+				printf("%zu |\n", fx);
+			else
+				printf("> 20 |\n");
+			fflush(stdout);
+		}
+	printf("\n%zu pages per row; looks at 3, 5, 8, 12, 20 cells a side, "
+	       "each with a fifth of the error budget, decisions final; the "
+	       "job ends when every headline metric is worse, better or "
+	       "same%s.\n", pages, stop_on_worse ?
+	       ", or as soon as one is worse" : "");
+}
+
 /* ---- pages as documents, for the import + HTTP path ---------------- */
 
 static const char *prefix = "v";
@@ -330,7 +448,8 @@ out_err:
 
 static int usage(void)
 {
-	fputs("usage: bench_verdicts [--pages N] [--seed S] "
+	fputs("usage: bench_verdicts [--adaptive|--adaptive-worse] "
+	      "[--pages N] [--seed S] "
 	      "[--alpha-scale F]\n"
 	      "       bench_verdicts --emit DIR --cv PCT --cells N "
 	      "--shift PCT --pages N [--seed S] [--prefix P]\n", stderr);
@@ -342,9 +461,16 @@ int main(int argc, char **argv)
 	const char *dir = NULL;
 	double cv = 5, shift = 0;
 	size_t pages = 1000, n = 5;
-	int i;
+	int i, adaptive = 0;
 
 	rng_state = 20261201;
+	if (argc > 1 && (!strcmp(argv[1], "--adaptive") ||
+			 !strcmp(argv[1], "--adaptive-worse"))) {
+		adaptive = 1;
+		stop_on_worse = !strcmp(argv[1], "--adaptive-worse");
+		argv++;
+		argc--;
+	}
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--pages"))
 			pages = strtoul(argv[i + 1], NULL, 10);
@@ -365,11 +491,14 @@ int main(int argc, char **argv)
 		else
 			return usage();
 	}
-	if (i != argc || !pages || n < 1 || n > 10)
+	if (i != argc || !pages || n < 1 || n > 20)
 		return usage();
 	specs_init();
 	if (dir)
 		return emit(dir, cv / 100, n, shift / 100, pages) ? 1 : 0;
-	table(pages);
+	if (adaptive)
+		adaptive_table(pages);
+	else
+		table(pages);
 	return 0;
 }

@@ -6,7 +6,10 @@
 #      in process, through compare_judge(), the code klabd runs (CV 3, 5
 #      and 17%, 3, 5 and 10 cells a side, A/A and 5, 10, 25% drops), with
 #      the default error budget and with a 1% one (--alpha-scale 0.2);
-#   2. the real path: for a few settings HTTP_PAGES pages are written as
+#   2. adaptive repetition (judge/adaptive.h): ADAPT_PAGES pages per
+#      setting judged at the plan's looks, against the fixed n of the same
+#      power, for the default plan and the stop-at-first-worse variant;
+#   3. the real path: for a few settings HTTP_PAGES pages are written as
 #      klab-results/1 documents, POSTed to a real klabd's /api/import (one
 #      run, a cell, per document), judged by GET /api/compare?format=json,
 #      and every verdict is checked against the in-process one; the A/A
@@ -21,6 +24,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$TOP/build/bench
 PAGES=${KLAB_BENCH_VERDICT_PAGES:-10000}
 HTTP_PAGES=${KLAB_BENCH_VERDICT_HTTP_PAGES:-100}
+ADAPT_PAGES=${KLAB_BENCH_VERDICT_ADAPT_PAGES:-2000}
 WARN="-Wall -Wextra -Wstrict-prototypes -Wvla -Wno-unused-parameter
       -Wmissing-prototypes -Wshadow -Wformat=2"
 cd "$TOP"
@@ -59,6 +63,15 @@ LOAD0=$(loadavg)
 	nice -n 10 "$B/bench_verdicts" --pages "$PAGES" --alpha-scale 0.2
 	echo
 	echo "in-process time: $(( $(date +%s) - t0 )) s"
+	echo
+	echo "## Adaptive repetition: $ADAPT_PAGES pages per setting"
+	echo
+	t0=$(date +%s)
+	nice -n 10 "$B/bench_verdicts" --adaptive --pages "$ADAPT_PAGES"
+	echo
+	nice -n 10 "$B/bench_verdicts" --adaptive-worse --pages "$ADAPT_PAGES"
+	echo
+	echo "adaptive time: $(( $(date +%s) - t0 )) s"
 } | tee "$OUT"
 
 KLAB_TOKEN=$("$TOP/$OBJ/bin/klabd" token add bench --role submitter --db "$TMP/klab.db") ||

@@ -11,8 +11,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "judge/adaptive.h"
 #include "judge/verdict.h"
 
 static const struct vd_kind rate_kind = { VC_HEADLINE, 0, 1 };
@@ -224,6 +226,161 @@ static void test_kinds_cells_floors(void **state)
 	assert_true(fabs(vd_t_quantile(0.10, 10) - 1.812461) < 1e-5);
 }
 
+/* A two-kernel comparison of one headline rate, judged with pol. */
+static void cmp_of(const struct vd_policy *pol, const double *b,
+		   const double *c, size_t n, struct comparison *out)
+{
+	const double *side[2] = { b, c };
+	size_t k, i;
+
+	memset(out, 0, sizeof(*out));
+	out->pol = *pol;
+	out->nk = 2;
+	out->kernels = calloc(2, sizeof(char *));
+	out->kernels[0] = strdup("A");
+	out->kernels[1] = strdup("B");
+	out->nm = 1;
+	out->m = calloc(1, sizeof(*out->m));
+	out->m->name = strdup("tiobench.seq_read.rate");
+	out->m->unit = strdup("MB/s");
+	out->m->dir = DIR_HIGHER;
+	vd_kind_of(out->m->name, out->m->unit, out->m->dir, &out->m->kind);
+	out->m->cells = calloc(2, sizeof(*out->m->cells));
+	for (k = 0; k < 2; k++) {
+		struct cmp_cell *cell = &out->m->cells[k];
+
+		cell->values = calloc(n, sizeof(double));
+		cell->runs = calloc(n, sizeof(int64_t));
+		for (i = 0; i < n; i++) {
+			cell->values[i] = side[k][i];
+			cell->runs[i] = (int64_t)i;
+		}
+		cell->nvalues = n;
+		cell->present = n > 0;
+	}
+	compare_judge(out);
+}
+
+static void test_adaptive(void **state)
+{
+	const double b[] = { 100, 103, 97, 101, 99 };
+	const double same[] = { 99, 102, 98, 100, 101 };
+	const double worse[] = { 70, 72, 69, 71, 70 };
+	const double noisy[] = { 100, 80, 120, 90, 110 };
+	struct vd_policy pol, look;
+	struct vd_plan plan;
+	struct comparison c;
+	size_t next, open;
+
+	vd_plan_default(&plan);
+	assert_int_equal(plan.nlooks, 5);
+	assert_int_equal(plan.looks[4], 20);
+	vd_policy_default(&pol);
+	vd_plan_policy(&plan, &pol, &look);
+	assert_true(fabs(look.alpha[VC_HEADLINE] - 0.008) < 1e-12);
+	assert_true(fabs(look.alpha[VC_SECONDARY] - 0.002) < 1e-12);
+	/* a clear drop is decided at the first look */
+	cmp_of(&look, b, worse, 3, &c);
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_DECIDED);
+	assert_int_equal(open, 0);
+	compare_release(&c);
+	/* noise: more cells, up to the next look */
+	cmp_of(&look, b, noisy, 3, &c);
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_MORE);
+	assert_int_equal(next, 5);
+	assert_int_equal(open, 1);
+	/* the wall-time cap, then the cell cap */
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 5 * 3600.0, &next,
+				      &open), VD_STEP_CAP);
+	assert_int_equal(vd_plan_set_cap(&plan, 10), 0);
+	assert_int_equal(plan.nlooks, 4);
+	assert_int_equal(plan.looks[3], 10);
+	assert_int_equal(vd_plan_next(&plan, &c, 10, 0, &next, &open),
+			 VD_STEP_CAP);
+	assert_int_equal(vd_plan_set_cap(&plan, 2), -1);
+	compare_release(&c);
+	/* an unchanged kernel with 5 quiet cells: still open (the CI of
+	 * +-3% noise on 5 cells is wider than the threshold) */
+	vd_plan_default(&plan);
+	cmp_of(&look, b, same, 5, &c);
+	assert_int_equal(c.m->cells[1].verdict, V_UNDECIDED);
+	assert_int_equal(vd_plan_next(&plan, &c, 5, 0, &next, &open),
+			 VD_STEP_MORE);
+	assert_int_equal(next, 8);
+	assert_string_equal(vd_step_name(VD_STEP_CAP), "cap");
+	compare_release(&c);
+}
+
+static void test_adaptive_carry(void **state)
+{
+	const double b[] = { 100, 103, 97, 101, 99, 100, 102, 98 };
+	const double worse[] = { 70, 72, 69, 71, 70, 95, 140, 60 };
+	const double noisy[] = { 100, 80, 120, 90, 110, 100, 80, 120 };
+	struct vd_policy pol, look;
+	struct vd_plan plan;
+	struct comparison c3, c8;
+	size_t next, open;
+
+	vd_plan_default(&plan);
+	vd_policy_default(&pol);
+	vd_plan_policy(&plan, &pol, &look);
+	/* worse at 3 cells; at 8 the wild cells alone say undecided, but a
+	 * decision is final */
+	cmp_of(&look, b, worse, 3, &c3);
+	assert_int_equal(c3.m->cells[1].verdict, V_WORSE);
+	cmp_of(&look, b, worse, 8, &c8);
+	assert_int_equal(c8.m->cells[1].verdict, V_UNDECIDED);
+	vd_plan_carry(&c3, &c8);
+	assert_int_equal(c8.m->cells[1].verdict, V_WORSE);
+	assert_string_equal(c8.m->cells[1].vd.note,
+			    "decided at an earlier look");
+	assert_int_equal(vd_plan_next(&plan, &c8, 8, 0, &next, &open),
+			 VD_STEP_DECIDED);
+	compare_release(&c3);
+	compare_release(&c8);
+	/* undecided is not carried */
+	cmp_of(&look, b, noisy, 3, &c3);
+	cmp_of(&look, b, noisy, 8, &c8);
+	vd_plan_carry(&c3, &c8);
+	assert_int_equal(c8.m->cells[1].verdict, V_UNDECIDED);
+	compare_release(&c3);
+	compare_release(&c8);
+}
+
+static void test_adaptive_stop_on_worse(void **state)
+{
+	/* two headline metrics: the rate worse, the latency open */
+	const double b[] = { 100, 103, 97 }, w[] = { 70, 72, 69 };
+	struct vd_policy pol, look;
+	struct vd_plan plan;
+	struct comparison c;
+	size_t next, open;
+
+	vd_plan_default(&plan);
+	vd_policy_default(&pol);
+	vd_plan_policy(&plan, &pol, &look);
+	cmp_of(&look, b, w, 3, &c);
+	/* a second headline metric, still open */
+	c.m = realloc(c.m, 2 * sizeof(*c.m));
+	c.m[1] = c.m[0];
+	c.m[1].name = strdup("tiobench.seq_write.rate");
+	c.m[1].unit = strdup("MB/s");
+	c.m[1].cells = calloc(2, sizeof(*c.m[1].cells));
+	c.m[1].cells[0].present = c.m[1].cells[1].present = 1;
+	c.m[1].cells[1].verdict = V_UNDECIDED;
+	c.m[1].cells[1].vd.note = "";
+	c.nm = 2;
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_MORE);
+	assert_int_equal(open, 1);
+	plan.stop_on_worse = 1;
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_DECIDED);
+	compare_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +394,9 @@ int main(void)
 		cmocka_unit_test(test_corrections),
 		cmocka_unit_test(test_page_correction),
 		cmocka_unit_test(test_kinds_cells_floors),
+		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_adaptive_carry),
+		cmocka_unit_test(test_adaptive_stop_on_worse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
