@@ -4,9 +4,11 @@
  * picker form (GET, so every comparison URL is a permalink), the tiobench
  * tables in tiobench.pl's layout with one row per kernel, dbench and
  * read-latency tables, a table of every other metric; values and deltas
- * against the baseline are coloured by each metric's direction ("better",
- * "worse", "same"), with p-value and n in the hover title.  As text, CSV
- * and JSON it is the report of report.h.
+ * against the baseline are coloured by verdict (judge/verdict.h: "worse",
+ * "better", "same", "undecided", or "noverdict" with the reason), each
+ * delta cell showing its 90% CI, verdict, n and threshold, p-values in
+ * the hover title, and the rule stated in the header.  As text, CSV and
+ * JSON it is the report of report.h.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * The plain-text comparison report: what a kernel developer pastes into a
- * mail.  Header lines (kernels, rig, suite, repetitions, how verdicts are
- * made), the four tiobench sections in tiobench.pl's own layout with one
- * row per kernel (mean over repetitions, a "+-sd" row under it when there
- * were several), dbench and read-latency lines as those tools print them,
- * a delta line per candidate kernel after each section, a generic table
- * for every other metric and a one-line summary.  Plain ASCII, no tabs,
- * lines wrapped before REPORT_WIDTH where they can be.
+ * mail.  Header lines (kernels, rig, suite, configuration, cells, the
+ * verdict rule in one sentence), the four tiobench sections in
+ * tiobench.pl's own layout with one row per kernel (mean over cells, a
+ * "+-sd" row under it when there were several), dbench and read-latency
+ * lines as those tools print them, a delta line per candidate kernel after
+ * each section, a generic table for every other metric, an LKP-style
+ * table of the decided changes (%change +- stddev) and a summary.  Plain
+ * ASCII, no tabs, lines wrapped before REPORT_WIDTH where they can be.
  */
 #include "report.h"
 
