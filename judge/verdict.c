@@ -193,22 +193,32 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The smallest positive gap between values of both sides: the step of a
- * quantised metric (0 when every value is the same). */
-static double quantum(const double *a, size_t na, const double *b, size_t nb)
+/* The smallest positive gap between two values of one side: v sorted
+ * into tmp, gap folded into q (0: none yet). */
+static double side_quantum(const double *v, size_t n, double *tmp, double q)
 {
-	double *v = malloc((na + nb) * sizeof(*v)), q = 0;
 	size_t i;
 
-	if (!v)
+	memcpy(tmp, v, n * sizeof(*tmp));
+	qsort(tmp, n, sizeof(*tmp), dbl_cmp);
+	for (i = 1; i < n; i++)
+		if (tmp[i] > tmp[i - 1] && (q == 0 || tmp[i] - tmp[i - 1] < q))
+			q = tmp[i] - tmp[i - 1];
+	return q;
+}
+
+/* The step of a quantised metric: the smallest gap between distinct
+ * values within a side (the gap between the sides is the effect), 0 when
+ * each side is constant. */
+static double quantum(const double *a, size_t na, const double *b, size_t nb)
+{
+	double *tmp = malloc((na > nb ? na : nb) * sizeof(*tmp) + 1), q;
+
+	if (!tmp)
 		abort();
-	memcpy(v, a, na * sizeof(*v));
-	memcpy(v + na, b, nb * sizeof(*v));
-	qsort(v, na + nb, sizeof(*v), dbl_cmp);
-	for (i = 1; i < na + nb; i++)
-		if (v[i] > v[i - 1] && (q == 0 || v[i] - v[i - 1] < q))
-			q = v[i] - v[i - 1];
-	free(v);
+	q = side_quantum(a, na, tmp, 0);
+	q = side_quantum(b, nb, tmp, q);
+	free(tmp);
 	return q;
 }
 
