@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/jobs.h"
+#include "db/cells.h"
 
 void cmp_opts_default(struct cmp_opts *o)
 {
@@ -51,12 +51,19 @@ static void names_free(struct names *ns)
 	memset(ns, 0, sizeof(*ns));
 }
 
-/* DB_INVALID: "results from 2 rigs (a, b): name one with rig=". */
-static int refuse_mix(const struct names *ns, const char *what,
-		      const char *hint, char *err, size_t errlen)
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* DB_INVALID: "results from 2 rigs (a; b): ... name one with rig=", the
+ * names sorted. */
+static int refuse_mix(struct names *ns, const char *what, const char *hint,
+		      char *err, size_t errlen)
 {
 	size_t i, off;
 
+	qsort(ns->v, ns->n, sizeof(*ns->v), str_cmp);
 	off = (size_t)snprintf(err, errlen, "results from %zu %s (", ns->n,
 			       what);
 	for (i = 0; i < ns->n && off < errlen; i++)
@@ -68,33 +75,27 @@ static int refuse_mix(const struct names *ns, const char *what,
 	return DB_INVALID;
 }
 
-/* The configuration a run was made with. */
-static void run_config(struct db *db, const struct db_run *r,
-		       const struct cmp_opts *o, char *buf, size_t len,
-		       int *match)
+/* The configuration a run was made with, and whether it is the one the
+ * caller picked (any, when none was). */
+static void run_config(const struct db_cell_run *r, const struct cmp_opts *o,
+		       char *buf, size_t len, int *match)
 {
-	struct db_job j;
 	int pick = o->scale >= 0 || o->scheduler || o->cmdline;
 
-	*match = !pick;
 	if (!r->job_id) {
 		snprintf(buf, len, "imported");
+		*match = !pick;
 		return;
 	}
-	if (db_job_get(db, r->job_id, &j) != DB_OK) {
-		snprintf(buf, len, "job %lld", (long long)r->job_id);
-		return;
-	}
-	snprintf(buf, len, "scale=%g scheduler=%s cmdline=%s", j.scale,
-		 j.scheduler, j.cmdline);
-	*match = (o->scale < 0 || fabs(o->scale - j.scale) < 1e-9) &&
-		 (!o->scheduler || !strcmp(o->scheduler, j.scheduler)) &&
-		 (!o->cmdline || !strcmp(o->cmdline, j.cmdline));
-	db_job_release(&j);
+	snprintf(buf, len, "scale=%g scheduler=%s cmdline=%s", r->scale,
+		 r->scheduler, r->cmdline);
+	*match = (o->scale < 0 || fabs(o->scale - r->scale) < 1e-9) &&
+		 (!o->scheduler || !strcmp(o->scheduler, r->scheduler)) &&
+		 (!o->cmdline || !strcmp(o->cmdline, r->cmdline));
 }
 
 struct scope {
-	struct db_run *runs;	/* done runs of every kernel */
+	struct db_cell_run *runs;	/* the kernels' runs */
 	size_t nruns;
 	int64_t *ids;		/* the runs that enter, sorted */
 	size_t nids;
@@ -107,32 +108,6 @@ static int i64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int scope_gather(struct db *db, const char *const *kernels, size_t nk,
-			const char *rig, const char *suite, struct scope *sc)
-{
-	struct db_run *v;
-	size_t n, i, k;
-
-	for (k = 0; k < nk; k++) {
-		if (!kernels[k])
-			continue;
-		if (db_run_list(db, kernels[k], rig, suite, 0, &v, &n))
-			return DB_ERR;
-		sc->runs = realloc(sc->runs, (sc->nruns + n + 1) *
-				   sizeof(*sc->runs));
-		if (!sc->runs)
-			abort();
-		for (i = 0; i < n; i++) {
-			if (!strcmp(v[i].status, "done"))
-				sc->runs[sc->nruns++] = v[i];
-			else
-				db_run_release(&v[i]);
-		}
-		free(v);
-	}
-	return DB_OK;
-}
-
 /* With rig (suite) not named, the only one the runs have. */
 static int scope_derive(struct scope *sc, int field, const char *other,
 			char **out, char *err, size_t errlen)
@@ -142,9 +117,10 @@ static int scope_derive(struct scope *sc, int field, const char *other,
 	int rc = DB_OK;
 
 	for (i = 0; i < sc->nruns; i++) {
-		const struct db_run *r = &sc->runs[i];
+		const struct db_cell_run *r = &sc->runs[i];
 
-		if (field == 1 && other && strcmp(r->rig, other))
+		if (strcmp(r->status, "done") ||
+		    (field == 1 && other && strcmp(r->rig, other)))
 			continue;
 		names_add(&ns, field ? r->suite : r->rig);
 	}
@@ -157,7 +133,7 @@ static int scope_derive(struct scope *sc, int field, const char *other,
 	return rc;
 }
 
-static int scope_configs(struct db *db, struct scope *sc,
+static int scope_configs(struct scope *sc,
 			 const struct cmp_opts *o, struct comparison *out,
 			 char *err, size_t errlen)
 {
@@ -170,12 +146,13 @@ static int scope_configs(struct db *db, struct scope *sc,
 	if (!sc->ids)
 		abort();
 	for (i = 0; i < sc->nruns; i++) {
-		const struct db_run *r = &sc->runs[i];
+		const struct db_cell_run *r = &sc->runs[i];
 
-		if ((out->rig && strcmp(r->rig, out->rig)) ||
+		if (strcmp(r->status, "done") ||
+		    (out->rig && strcmp(r->rig, out->rig)) ||
 		    (out->suite && strcmp(r->suite, out->suite)))
 			continue;
-		run_config(db, r, o, key, sizeof(key), &match);
+		run_config(r, o, key, sizeof(key), &match);
 		if (!match)
 			continue;
 		names_add(&ns, key);
@@ -194,7 +171,7 @@ static int scope_configs(struct db *db, struct scope *sc,
 
 static void scope_release(struct scope *sc)
 {
-	db_runs_free(sc->runs, sc->nruns);
+	db_cell_runs_free(sc->runs, sc->nruns);
 	free(sc->ids);
 }
 
@@ -203,7 +180,8 @@ static int scope_build(struct db *db, const char *const *kernels, size_t nk,
 		       const struct cmp_opts *o, struct comparison *out,
 		       struct scope *sc, char *err, size_t errlen)
 {
-	int rc = scope_gather(db, kernels, nk, rig, suite, sc);
+	int rc = db_cell_runs(db, kernels, nk, rig, suite, &sc->runs,
+			      &sc->nruns);
 
 	if (rc) {
 		snprintf(err, errlen, "cannot list the kernels' runs");
@@ -218,7 +196,7 @@ static int scope_build(struct db *db, const char *const *kernels, size_t nk,
 	if (!rc && !suite)
 		rc = scope_derive(sc, 1, out->rig, &out->suite, err, errlen);
 	if (!rc)
-		rc = scope_configs(db, sc, o, out, err, errlen);
+		rc = scope_configs(sc, o, out, err, errlen);
 	return rc;
 }
 
