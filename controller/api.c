@@ -558,8 +558,9 @@ int api_compare(struct req *rq, struct web_response *r)
 {
 	const char **k = NULL, *base = query_get(&rq->q, "base");
 	struct comparison c;
+	struct cmp_opts o;
 	size_t nk, i, bi = 0;
-	char err[300] = "";
+	char err[700] = "";
 	int rc;
 
 	nk = query_all(&rq->q, "k", 1, &k);
@@ -576,9 +577,11 @@ int api_compare(struct req *rq, struct web_response *r)
 			 "compared kernels", base);
 		return web_error_json(r, 400, err);
 	}
-	rc = compare_build(rq->db, k, nk, bi, query_get(&rq->q, "rig"),
-			   query_get(&rq->q, "suite"), NULL, &c, err,
-			   sizeof(err));
+	rc = cmp_opts_from_query(&o, &rq->q, err, sizeof(err));
+	if (!rc)
+		rc = compare_build(rq->db, k, nk, bi, query_get(&rq->q, "rig"),
+				   query_get(&rq->q, "suite"), &o, &c, err,
+				   sizeof(err));
 	free(k);
 	if (rc)
 		return reply_db_error(r, rc, err);

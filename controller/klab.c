@@ -32,8 +32,12 @@ static void usage(FILE *f)
 	      "        import tiobench / dbench / read-latency text, fio json or\n"
 	      "        klab results json (FILE '-' reads stdin); all or nothing\n"
 	      "  compare A B ... [--base A] [--rig R] [--suite S]\n"
-	      "        [--format text|csv|json|html] [--fail-on-worse]\n"
-	      "        compare kernels; text is ready to paste into mail\n"
+	      "        [--scale F] [--scheduler X] [--cmdline TEXT]\n"
+	      "        [--floor [SUITE/]GLOB:PCT] [--format text|csv|json|html]\n"
+	      "        [--fail-on-worse | --fail-on-any-worse]\n"
+	      "        compare kernels; text is ready to paste into mail;\n"
+	      "        --fail-on-worse counts decided \"worse\" on headline\n"
+	      "        metrics only, --fail-on-any-worse on every metric\n"
 	      "  history METRIC [--rig R] [--suite S] [--limit N]\n"
 	      "        [--format text|csv|json]   one metric across runs\n"
 	      "  kernels | rigs | suites | runs [--kernel ID] | metrics\n"
@@ -153,8 +157,8 @@ struct args {
 	const char *pos[64];
 	int npos;
 	const char *kernel, *rig, *suite, *format, *base, *limit;
-	const char *scheduler, *scale, *repeat, *cmdline, *ident;
-	int fail_on_worse, available, wait;
+	const char *scheduler, *scale, *repeat, *cmdline, *ident, *floor;
+	int fail_on_worse, available, wait;	/* fail_on_worse 2: any */
 };
 
 static int parse_cmd_args(int argc, char **argv, struct args *a)
@@ -166,8 +170,9 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 		const char *o = argv[i];
 		const char **dst = NULL;
 
-		if (!strcmp(o, "--fail-on-worse")) {
-			a->fail_on_worse = 1;
+		if (!strcmp(o, "--fail-on-worse") ||
+		    !strcmp(o, "--fail-on-any-worse")) {
+			a->fail_on_worse = strcmp(o, "--fail-on-worse") ? 2 : 1;
 			continue;
 		}
 		if (!strcmp(o, "--available")) {
@@ -189,6 +194,7 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 		else if (!strcmp(o, "--repeat")) dst = &a->repeat;
 		else if (!strcmp(o, "--cmdline")) dst = &a->cmdline;
 		else if (!strcmp(o, "--ident")) dst = &a->ident;
+		else if (!strcmp(o, "--floor")) dst = &a->floor;
 		if (dst) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "klab: option '%s' needs a "
@@ -260,24 +266,25 @@ static int cmd_import(struct args *a)
 	return rc;
 }
 
-/* Count members "verdict": "worse" anywhere in a JSON document. */
-static size_t count_worse(json_t *j)
+/* Cells decided "worse" in /api/compare's answer: those of headline
+ * metrics, or of every metric when all is set. */
+static size_t count_worse(json_t *doc, int all)
 {
-	const char *key;
-	json_t *v;
-	size_t n = 0, i;
+	json_t *m, *cell;
+	size_t n = 0, i, j;
 
-	if (json_is_object(j)) {
-		json_object_foreach(j, key, v) {
-			if (!strcmp(key, "verdict") && json_is_string(v) &&
-			    !strcmp(json_string_value(v), "worse"))
-				n++;
-			else
-				n += count_worse(v);
+	json_array_foreach(json_object_get(doc, "metrics"), i, m) {
+		const char *cls = json_string_value(json_object_get(m,
+								    "class"));
+
+		if (!all && (!cls || strcmp(cls, "headline")))
+			continue;
+		json_array_foreach(json_object_get(m, "cells"), j, cell) {
+			const char *v = json_string_value(
+				json_object_get(cell, "verdict"));
+
+			n += v && !strcmp(v, "worse");
 		}
-	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v)
-			n += count_worse(v);
 	}
 	return n;
 }
@@ -299,6 +306,10 @@ static int cmd_compare(struct args *a)
 	qadd(&q, "base", a->base);
 	qadd(&q, "rig", a->rig);
 	qadd(&q, "suite", a->suite);
+	qadd(&q, "scale", a->scale);
+	qadd(&q, "scheduler", a->scheduler);
+	qadd(&q, "cmdline", a->cmdline);
+	qadd(&q, "floor", a->floor);
 	if (a->fail_on_worse) {
 		rc = http_do("/api/compare", &q, NULL, 0, NULL, &res);
 		if (rc == EX_OK && res.status != 200) {
@@ -308,7 +319,8 @@ static int cmd_compare(struct args *a)
 			return rc;
 		}
 		doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		a->fail_on_worse = rc == EX_OK && count_worse(doc) > 0;
+		a->fail_on_worse = rc == EX_OK &&
+			count_worse(doc, a->fail_on_worse == 2) > 0;
 		json_decref(doc);
 		sb_release(&res.body);
 		if (rc) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The comparison model: samples from the database grouped by metric and
- * kernel, summarised, and judged against the baseline.  See compare.h.
+ * The comparison model: the runs of the kernels that may be compared
+ * (one rig, one suite, one job configuration, status "done"), their
+ * samples grouped by metric, kernel and cell, and every cell judged
+ * against the baseline by judge/verdict.c.  See compare.h.
  */
 #include "judge/compare.h"
 
@@ -10,22 +12,195 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/cells.h"
+
 void cmp_opts_default(struct cmp_opts *o)
 {
-	o->alpha = 0.05;
-	o->min_pct = 1.0;
-	o->single_pct = 5.0;
+	memset(o, 0, sizeof(*o));
+	vd_policy_default(&o->pol);
+	o->scale = -1;
 }
 
-const char *cmp_verdict_name(enum cmp_verdict v)
+/* ---- which runs enter: one rig, suite and configuration ----------- */
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static void names_add(struct names *ns, const char *s)
 {
-	switch (v) {
-	case V_SAME: return "same";
-	case V_BETTER: return "better";
-	case V_WORSE: return "worse";
-	default: return "none";
-	}
+	size_t i;
+
+	for (i = 0; i < ns->n; i++)
+		if (!strcmp(ns->v[i], s))
+			return;
+	ns->v = realloc(ns->v, (ns->n + 1) * sizeof(*ns->v));
+	if (!ns->v || !(ns->v[ns->n] = strdup(s)))
+		abort();
+	ns->n++;
 }
+
+static void names_free(struct names *ns)
+{
+	size_t i;
+
+	for (i = 0; i < ns->n; i++)
+		free(ns->v[i]);
+	free(ns->v);
+	memset(ns, 0, sizeof(*ns));
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* DB_INVALID: "results from 2 rigs (a; b): ... name one with rig=", the
+ * names sorted. */
+static int refuse_mix(struct names *ns, const char *what, const char *hint,
+		      char *err, size_t errlen)
+{
+	size_t i, off;
+
+	qsort(ns->v, ns->n, sizeof(*ns->v), str_cmp);
+	off = (size_t)snprintf(err, errlen, "results from %zu %s (", ns->n,
+			       what);
+	for (i = 0; i < ns->n && off < errlen; i++)
+		off += (size_t)snprintf(err + off, errlen - off, "%s%s",
+					i ? "; " : "", ns->v[i]);
+	if (off < errlen)
+		snprintf(err + off, errlen - off, "): will not pool them, "
+			 "name one with %s", hint);
+	return DB_INVALID;
+}
+
+/* The configuration a run was made with, and whether it is the one the
+ * caller picked (any, when none was). */
+static void run_config(const struct db_cell_run *r, const struct cmp_opts *o,
+		       char *buf, size_t len, int *match)
+{
+	int pick = o->scale >= 0 || o->scheduler || o->cmdline;
+
+	if (!r->job_id) {
+		snprintf(buf, len, "imported");
+		*match = !pick;
+		return;
+	}
+	snprintf(buf, len, "scale=%g scheduler=%s cmdline=%s", r->scale,
+		 r->scheduler, r->cmdline);
+	*match = (o->scale < 0 || fabs(o->scale - r->scale) < 1e-9) &&
+		 (!o->scheduler || !strcmp(o->scheduler, r->scheduler)) &&
+		 (!o->cmdline || !strcmp(o->cmdline, r->cmdline));
+}
+
+struct scope {
+	struct db_cell_run *runs;	/* the kernels' runs */
+	size_t nruns;
+	int64_t *ids;		/* the runs that enter, sorted */
+	size_t nids;
+};
+
+static int i64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* With rig (suite) not named, the only one the runs have. */
+static int scope_derive(struct scope *sc, int field, const char *other,
+			char **out, char *err, size_t errlen)
+{
+	struct names ns = { NULL, 0 };
+	size_t i;
+	int rc = DB_OK;
+
+	for (i = 0; i < sc->nruns; i++) {
+		const struct db_cell_run *r = &sc->runs[i];
+
+		if (strcmp(r->status, "done") ||
+		    (field == 1 && other && strcmp(r->rig, other)))
+			continue;
+		names_add(&ns, field ? r->suite : r->rig);
+	}
+	if (ns.n > 1)
+		rc = refuse_mix(&ns, field ? "suites" : "rigs",
+				field ? "suite=" : "rig=", err, errlen);
+	else if (ns.n == 1 && !(*out = strdup(ns.v[0])))
+		abort();
+	names_free(&ns);
+	return rc;
+}
+
+static int scope_configs(struct scope *sc,
+			 const struct cmp_opts *o, struct comparison *out,
+			 char *err, size_t errlen)
+{
+	struct names ns = { NULL, 0 };
+	char key[600];
+	size_t i;
+	int match, rc = DB_OK;
+
+	sc->ids = malloc((sc->nruns + 1) * sizeof(*sc->ids));
+	if (!sc->ids)
+		abort();
+	for (i = 0; i < sc->nruns; i++) {
+		const struct db_cell_run *r = &sc->runs[i];
+
+		if (strcmp(r->status, "done") ||
+		    (out->rig && strcmp(r->rig, out->rig)) ||
+		    (out->suite && strcmp(r->suite, out->suite)))
+			continue;
+		run_config(r, o, key, sizeof(key), &match);
+		if (!match)
+			continue;
+		names_add(&ns, key);
+		sc->ids[sc->nids++] = r->id;
+	}
+	if (ns.n > 1)
+		rc = refuse_mix(&ns, "job configurations",
+				"scale=, scheduler= and cmdline=", err,
+				errlen);
+	else if (ns.n == 1 && !(out->config = strdup(ns.v[0])))
+		abort();
+	names_free(&ns);
+	qsort(sc->ids, sc->nids, sizeof(*sc->ids), i64_cmp);
+	return rc;
+}
+
+static void scope_release(struct scope *sc)
+{
+	db_cell_runs_free(sc->runs, sc->nruns);
+	free(sc->ids);
+}
+
+static int scope_build(struct db *db, const char *const *kernels, size_t nk,
+		       const char *rig, const char *suite,
+		       const struct cmp_opts *o, struct comparison *out,
+		       struct scope *sc, char *err, size_t errlen)
+{
+	int rc = db_cell_runs(db, kernels, nk, rig, suite, &sc->runs,
+			      &sc->nruns);
+
+	if (rc) {
+		snprintf(err, errlen, "cannot list the kernels' runs");
+		return rc;
+	}
+	if (rig && !(out->rig = strdup(rig)))
+		abort();
+	if (suite && !(out->suite = strdup(suite)))
+		abort();
+	if (!rig)
+		rc = scope_derive(sc, 0, NULL, &out->rig, err, errlen);
+	if (!rc && !suite)
+		rc = scope_derive(sc, 1, out->rig, &out->suite, err, errlen);
+	if (!rc)
+		rc = scope_configs(sc, o, out, err, errlen);
+	return rc;
+}
+
+/* ---- samples into metrics and cells ------------------------------- */
 
 static struct cmp_metric *metric_get(struct comparison *c,
 				     const struct db_sample *s, size_t *hint)
@@ -54,58 +229,96 @@ static struct cmp_metric *metric_get(struct comparison *c,
 	m->name = strdup(s->metric);
 	m->unit = strdup(s->unit ? s->unit : "");
 	m->dir = s->dir;
+	vd_kind_of(m->name, m->unit, m->dir, &m->kind);
 	m->cells = calloc(c->nk, sizeof(*m->cells));
 	if (!m->name || !m->unit || !m->cells)
 		abort();
 	return m;
 }
 
-static void cell_add(struct cmp_cell *cell, double v)
+static void cell_add(struct cmp_cell *cell, double v, int64_t run)
 {
-	double *p = realloc(cell->values, (cell->s.n + 1) * sizeof(*p));
+	double *p = realloc(cell->values, (cell->nvalues + 1) * sizeof(*p));
+	int64_t *r = realloc(cell->runs, (cell->nvalues + 1) * sizeof(*r));
 
-	if (!p)
+	if (!p || !r)
 		abort();
 	cell->values = p;
-	cell->values[cell->s.n++] = v;
+	cell->runs = r;
+	cell->values[cell->nvalues] = v;
+	cell->runs[cell->nvalues++] = run;
 	cell->present = 1;
 }
 
-static void judge(const struct cmp_opts *o, enum metric_dir dir,
-		  const struct cmp_cell *base, struct cmp_cell *cell)
+/* Values of one run are adjacent: each run becomes one cell value. */
+static void cells_make(const struct cmp_metric *m, struct cmp_cell *cell)
 {
-	double d;
-	int up;
+	size_t i, start = 0, n = 0;
 
-	cell->p = 1.0;
-	cell->verdict = V_NONE;
-	if (!cell->present || !base->present)
-		return;
-	d = base->s.mean != 0 ?
-		(cell->s.mean - base->s.mean) / fabs(base->s.mean) * 100 : 0;
-	cell->delta_pct = d;
-	if (dir == DIR_NONE || cell == base)
-		return;
-	up = (dir == DIR_HIGHER) == (d > 0);
-	if (base->s.n >= 2 && cell->s.n >= 2) {
-		cell->p = stats_welch_p(&cell->s, &base->s);
-		if (cell->p < o->alpha && fabs(d) >= o->min_pct)
-			cell->verdict = up ? V_BETTER : V_WORSE;
-		else
-			cell->verdict = V_SAME;
-		return;
-	}
-	cell->indicative = 1;
-	if (fabs(d) >= o->single_pct)
-		cell->verdict = up ? V_BETTER : V_WORSE;
-	else
-		cell->verdict = V_SAME;
+	free(cell->cellv);
+	cell->cellv = malloc((cell->nvalues + 1) * sizeof(*cell->cellv));
+	if (!cell->cellv)
+		abort();
+	for (i = 1; i <= cell->nvalues; i++)
+		if (i == cell->nvalues || cell->runs[i] != cell->runs[start]) {
+			cell->cellv[n++] = vd_cell_value(cell->values + start,
+							 i - start,
+							 m->kind.harmonic);
+			start = i;
+		}
+	stats_summarize(cell->cellv, n, &cell->s);
 }
 
 static int metric_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct cmp_metric *)a)->name,
 		      ((const struct cmp_metric *)b)->name);
+}
+
+static void judge_metric(struct comparison *c, struct cmp_metric *m,
+			 struct vd_result **all, size_t *na)
+{
+	const struct cmp_cell *b = &m->cells[c->baseline];
+	double floor = vd_floor_for(&c->pol, c->suite, m->name,
+				    m->kind.klass);
+	size_t k;
+
+	for (k = 0; k < c->nk; k++)
+		cells_make(m, &m->cells[k]);
+	for (k = 0; k < c->nk; k++) {
+		struct cmp_cell *cell = &m->cells[k];
+
+		vd_test(&c->pol, &m->kind, k == c->baseline ? DIR_NONE :
+			m->dir, floor, b->cellv, b->s.n, cell->cellv,
+			cell->s.n, &cell->vd);
+		if (k == c->baseline) {
+			cell->vd.note = "baseline";
+			cell->vd.delta_pct = cell->present ? 0 : NAN;
+		} else if (cell->vd.tested) {
+			all[(*na)++] = &cell->vd;
+		}
+	}
+}
+
+void compare_judge(struct comparison *c)
+{
+	struct vd_result **all = calloc(c->nm * c->nk + 1, sizeof(*all));
+	size_t i, k, na = 0;
+
+	if (!all)
+		abort();
+	for (i = 0; i < c->nm; i++)
+		judge_metric(c, &c->m[i], all, &na);
+	vd_decide(&c->pol, all, na);
+	free(all);
+	for (i = 0; i < c->nm; i++)
+		for (k = 0; k < c->nk; k++) {
+			struct cmp_cell *cell = &c->m[i].cells[k];
+
+			cell->verdict = cell->vd.verdict;
+			cell->delta_pct = cell->vd.delta_pct;
+		}
+	qsort(c->m, c->nm, sizeof(*c->m), metric_cmp);
 }
 
 static int kernel_index(const struct comparison *c, const char *k)
@@ -118,23 +331,25 @@ static int kernel_index(const struct comparison *c, const char *k)
 	return -1;
 }
 
-static void summarise(struct comparison *c)
+static void fill(struct comparison *c, const struct db_sample *s, size_t ns,
+		 const struct scope *sc)
 {
-	size_t i, j;
+	size_t i, hint = 0;
+	int k = -1;
 
-	for (i = 0; i < c->nm; i++) {
-		struct cmp_metric *m = &c->m[i];
-
-		for (j = 0; j < c->nk; j++) {
-			size_t n = m->cells[j].s.n;
-
-			stats_summarize(m->cells[j].values, n, &m->cells[j].s);
+	for (i = 0; i < ns; i++) {
+		if (!bsearch(&s[i].run_id, sc->ids, sc->nids,
+			     sizeof(*sc->ids), i64_cmp))
+			continue;
+		if (k < 0 || strcmp(c->kernels[k], s[i].kernel)) {
+			k = kernel_index(c, s[i].kernel);
+			hint = 0;
 		}
-		for (j = 0; j < c->nk; j++)
-			judge(&c->opts, m->dir, &m->cells[c->baseline],
-			      &m->cells[j]);
+		if (k < 0)
+			continue;
+		cell_add(&metric_get(c, &s[i], &hint)->cells[k], s[i].value,
+			 s[i].run_id);
 	}
-	qsort(c->m, c->nm, sizeof(*c->m), metric_cmp);
 }
 
 int compare_build(struct db *db, const char *const *kernels, size_t nk,
@@ -142,9 +357,11 @@ int compare_build(struct db *db, const char *const *kernels, size_t nk,
 		  const struct cmp_opts *opts, struct comparison *out,
 		  char *err, size_t errlen)
 {
+	struct scope sc = { NULL, 0, NULL, 0 };
 	struct db_sample *s = NULL;
-	size_t ns = 0, i, hint = 0;
-	int rc, k = -1;
+	struct cmp_opts def;
+	size_t ns = 0, i;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!nk || baseline >= nk) {
@@ -152,35 +369,33 @@ int compare_build(struct db *db, const char *const *kernels, size_t nk,
 			 "no kernels to compare");
 		return DB_INVALID;
 	}
-	rc = db_samples(db, kernels, nk, rig, suite, NULL, &s, &ns, err,
-			errlen);
-	if (rc)
-		return rc;
-	if (opts)
-		out->opts = *opts;
-	else
-		cmp_opts_default(&out->opts);
+	if (!opts) {
+		cmp_opts_default(&def);
+		opts = &def;
+	}
+	out->pol = opts->pol;
 	out->kernels = calloc(nk, sizeof(char *));
 	if (!out->kernels)
 		abort();
 	for (i = 0; i < nk; i++)
-		out->kernels[i] = strdup(kernels[i]);
+		if (kernels[i] && !(out->kernels[i] = strdup(kernels[i])))
+			abort();
 	out->nk = nk;
 	out->baseline = baseline;
-	out->rig = rig ? strdup(rig) : NULL;
-	out->suite = suite ? strdup(suite) : NULL;
-	for (i = 0; i < ns; i++) {
-		if (k < 0 || strcmp(out->kernels[k], s[i].kernel)) {
-			k = kernel_index(out, s[i].kernel);
-			hint = 0;
-		}
-		if (k < 0)
-			continue;
-		cell_add(&metric_get(out, &s[i], &hint)->cells[k], s[i].value);
+	rc = db_samples(db, kernels, nk, rig, suite, NULL, &s, &ns, err,
+			errlen);
+	if (!rc)
+		rc = scope_build(db, kernels, nk, rig, suite, opts, out, &sc,
+				 err, errlen);
+	if (!rc) {
+		fill(out, s, ns, &sc);
+		compare_judge(out);
 	}
 	db_samples_free(s, ns);
-	summarise(out);
-	return DB_OK;
+	scope_release(&sc);
+	if (rc)
+		compare_release(out);
+	return rc;
 }
 
 const struct cmp_metric *compare_find(const struct comparison *c,
@@ -192,13 +407,14 @@ const struct cmp_metric *compare_find(const struct comparison *c,
 	return bsearch(&key, c->m, c->nm, sizeof(*c->m), metric_cmp);
 }
 
-size_t compare_count_worse(const struct comparison *c)
+size_t compare_count_worse(const struct comparison *c, int all)
 {
 	size_t i, j, n = 0;
 
 	for (i = 0; i < c->nm; i++)
 		for (j = 0; j < c->nk; j++)
-			n += c->m[i].cells[j].verdict == V_WORSE;
+			n += c->m[i].cells[j].verdict == V_WORSE &&
+			     (all || c->m[i].kind.klass == VC_HEADLINE);
 	return n;
 }
 
@@ -209,8 +425,11 @@ void compare_release(struct comparison *c)
 	if (!c)
 		return;
 	for (i = 0; i < c->nm; i++) {
-		for (j = 0; j < c->nk; j++)
+		for (j = 0; j < c->nk; j++) {
 			free(c->m[i].cells[j].values);
+			free(c->m[i].cells[j].runs);
+			free(c->m[i].cells[j].cellv);
+		}
 		free(c->m[i].cells);
 		free(c->m[i].name);
 		free(c->m[i].unit);
@@ -221,5 +440,45 @@ void compare_release(struct comparison *c)
 	free(c->kernels);
 	free(c->rig);
 	free(c->suite);
+	free(c->config);
 	memset(c, 0, sizeof(*c));
+}
+
+int cmp_opts_from_query(struct cmp_opts *o, struct query *q, char *err,
+			size_t errlen)
+{
+	const char **v = NULL, *s;
+	size_t n, i;
+	char *end;
+	int rc = 0;
+
+	cmp_opts_default(o);
+	n = query_all(q, "floor", 0, &v);
+	for (i = 0; i < n && !rc; i++)
+		if (vd_policy_add_floor(&o->pol, v[i])) {
+			snprintf(err, errlen, "invalid floor '%.100s' (want "
+				 "[SUITE/]METRIC-GLOB:PERCENT, at most %d)",
+				 v[i], VD_MAX_FLOORS);
+			rc = DB_INVALID;
+		}
+	free(v);
+	s = query_get(q, "correction");
+	if (!rc && s && *s && strcmp(s, "holm") && strcmp(s, "bh")) {
+		snprintf(err, errlen, "invalid correction '%.60s' (holm or "
+			 "bh)", s);
+		rc = DB_INVALID;
+	}
+	o->pol.bh = s && !strcmp(s, "bh");
+	s = query_get(q, "scale");
+	if (!rc && s && *s) {
+		o->scale = strtod(s, &end);
+		if (*end || !(o->scale >= 0)) {
+			snprintf(err, errlen, "invalid scale '%.60s'", s);
+			rc = DB_INVALID;
+		}
+	}
+	s = query_get(q, "scheduler");
+	o->scheduler = s && *s ? s : NULL;
+	o->cmdline = query_get(q, "cmdline");
+	return rc;
 }

@@ -1,68 +1,82 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * compare: the comparison model behind every compare page, text report,
- * CSV, JSON and regression alert.  Given 2..N kernels, a rig and a suite it
- * gathers every repetition of every metric from the database, summarises
- * them, and judges each kernel against the baseline kernel:
+ * CSV, JSON and regression alert.  Given 2..N kernels it gathers every
+ * result of every metric from the database on one rig, one suite and one
+ * job configuration (scale, scheduler, command line), groups them into
+ * cells (a cell is one run: one boot of a job, or one import; its
+ * repetitions are averaged into the cell's value) and judges each kernel
+ * against the baseline with the rule of judge/verdict.h: worse, better,
+ * same or undecided, with error control across the whole page.
  *
- *  - both sides with >= 2 repetitions: Welch's t-test; "better"/"worse"
- *    when p < alpha and the change is at least min_pct, else "same";
- *  - otherwise (one pasted row each): "better"/"worse" when the change is
- *    at least single_pct, marked indicative;
- *  - metrics with direction "none" (file size, threads) get no verdict.
+ * It never pools: with no rig (suite) named it derives the only one the
+ * kernels' runs have, and refuses (DB_INVALID naming the choices) when
+ * there are several; runs of jobs with different scale, scheduler or
+ * command line are refused the same way unless the caller picks one.
+ * Runs that are not "done" (interrupted, failed) never count.
  */
 #ifndef KLAB_COMPARE_H
 #define KLAB_COMPARE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "db/db.h"
+#include "judge/verdict.h"
+#include "lib/query.h"
 #include "lib/stats.h"
-
-enum cmp_verdict {
-	V_NONE = 0,	/* no data, a parameter, or the baseline itself */
-	V_SAME,
-	V_BETTER,
-	V_WORSE,
-};
 
 struct cmp_cell {
 	int present;		/* this kernel has values for the metric */
-	struct summary s;
-	double *values;		/* s.n values, in repetition order */
-	double delta_pct;	/* (mean - base mean) / |base mean| * 100 */
-	double p;		/* Welch p-value, 1 when not computable */
-	int indicative;		/* verdict from one value per side only */
-	enum cmp_verdict verdict;
+	struct summary s;	/* over the cell values: s.n is the cells */
+	double *cellv;		/* s.n cell values, in run order */
+	double *values;		/* every repetition value, in order */
+	size_t nvalues;
+	int64_t *runs;		/* the run (cell) of each value */
+	double delta_pct;	/* = vd.delta_pct, NAN when undefined */
+	struct vd_result vd;	/* the verdict and its numbers */
+	enum cmp_verdict verdict;	/* = vd.verdict */
 };
 
 struct cmp_metric {
 	char *name, *unit;
 	enum metric_dir dir;
+	struct vd_kind kind;
 	struct cmp_cell *cells;	/* one per kernel, same order */
 };
 
 struct cmp_opts {
-	double alpha;		/* default 0.05 */
-	double min_pct;		/* default 1.0 */
-	double single_pct;	/* default 5.0 */
+	struct vd_policy pol;
+	/* Pick one job configuration; NULL / scale < 0: not named. */
+	const char *scheduler, *cmdline;
+	double scale;
 };
 
 struct comparison {
 	char **kernels;
 	size_t nk;
 	size_t baseline;	/* index into kernels */
-	char *rig, *suite;	/* NULL: any */
+	char *rig, *suite;	/* named or derived; NULL: no runs at all */
+	char *config;		/* "scale=1 scheduler= cmdline=", "imported" */
 	struct cmp_metric *m;	/* sorted by name */
 	size_t nm;
-	struct cmp_opts opts;
+	struct vd_policy pol;
 };
 
 void cmp_opts_default(struct cmp_opts *o);
 /*
+ * Options from a compare request: floor=[SUITE/]GLOB:PCT (repeatable),
+ * correction=holm|bh, scale=, scheduler=, cmdline= (pick one job
+ * configuration).  The strings point into q.  DB_INVALID with err set
+ * when a value is malformed.
+ */
+int cmp_opts_from_query(struct cmp_opts *o, struct query *q, char *err,
+			size_t errlen);
+/*
  * Build the comparison; opts NULL means defaults.  Returns DB_OK, or a
  * DB_E* code with err set (an unknown kernel is DB_NOTFOUND naming it,
- * fewer than 1 kernel or a baseline out of range DB_INVALID).
+ * fewer than 1 kernel, a baseline out of range or results that would be
+ * pooled across rigs, suites or job configurations DB_INVALID).
  */
 int compare_build(struct db *db, const char *const *kernels, size_t nk,
 		  size_t baseline, const char *rig, const char *suite,
@@ -72,8 +86,11 @@ void compare_release(struct comparison *c);
 /* NULL when the comparison has no such metric. */
 const struct cmp_metric *compare_find(const struct comparison *c,
 				      const char *metric);
-const char *cmp_verdict_name(enum cmp_verdict v);
-/* Number of (kernel, metric) cells judged worse than the baseline. */
-size_t compare_count_worse(const struct comparison *c);
+/* Cells judged worse than the baseline; headline metrics only unless
+ * all is set. */
+size_t compare_count_worse(const struct comparison *c, int all);
+/* Judge every metric of a comparison whose cells are filled in (the
+ * database-free half of compare_build, for tests and the benchmark). */
+void compare_judge(struct comparison *c);
 
 #endif

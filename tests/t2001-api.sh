@@ -58,6 +58,15 @@ expect_status 201; expect_grep '"format":"readlat"'
 # compare and history
 http GET "/api/compare?k=6.1.176&k=6.1.192&suite=tiobench" >/dev/null; expect_status 200
 expect_grep 'tiobench.seq_read.rate'
+expect_grep '"note":"n=1, no verdict"'; expect_grep '"class":"headline"'
+expect_grep '"rig":"default"'; expect_grep '"rule":"A cell is one run'
+# never pooled: the kernels have results in three suites
+http GET "/api/compare?k=6.1.176&k=6.1.192" >/dev/null; expect_status 400
+expect_grep 'results from 3 suites (.*): will not pool them'
+http GET "/api/compare?k=6.1.176&k=6.1.192&suite=tiobench&floor=*.rate" >/dev/null
+expect_status 400; expect_grep "invalid floor"
+http GET "/api/compare?k=6.1.176&k=6.1.192&suite=tiobench&floor=*.rate:7" >/dev/null
+expect_status 200; expect_grep '"metric":"\*.rate","pct":7'
 http GET "/api/compare?k=6.1.176,nosuch" >/dev/null; expect_status 404; expect_grep "nosuch"
 http GET "/api/compare" >/dev/null; expect_status 400
 http GET "/api/history?metric=tiobench.seq_read.rate" >/dev/null; expect_status 200

@@ -5,8 +5,10 @@
 # canary-slow patch (a deliberate 500 us delay on every request start),
 # both join the catalog, the scsi rig kexecs into each (interleaved,
 # repeated cells), and the comparison must flag the canary as a regression
-# (klab compare --fail-on-worse exits 4).  The self-test that klab catches
-# a regression.
+# (klab compare --fail-on-worse exits 4: a decided "worse" on a headline
+# metric, each phase's rate or average latency, after Holm correction;
+# three cells a side decide a 500 us delay per request easily).  The
+# self-test that klab catches a regression.
 . "$(dirname "$0")/lib.sh"
 [ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
@@ -53,5 +55,7 @@ klab compare lab-6.1 lab-6.1+canary-slow --rig scsi0 --suite tiobench \
 rc=$?
 cat "$TMP/cmp.txt"
 [ $rc -eq 4 ] || fail "the canary was not flagged as a regression (exit $rc)"
+expect_grep 'cells (runs): lab-6.1 x3, lab-6.1+canary-slow x3' "$TMP/cmp.txt"
+expect_grep '(worse, headline)' "$TMP/cmp.txt"
 stop_klabd
 ok "built kernels booted by kexec; the canary regression is caught"

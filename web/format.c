@@ -146,7 +146,7 @@ void fmt_num(char *buf, size_t len, double v)
 
 void fmt_delta(char *buf, size_t len, const struct cmp_cell *cell)
 {
-	if (!cell->present)
+	if (!cell->present || isnan(cell->delta_pct))
 		snprintf(buf, len, "n/a");
 	else if (fabs(cell->delta_pct) < 0.05)
 		snprintf(buf, len, "0.0%%");
@@ -156,12 +156,31 @@ void fmt_delta(char *buf, size_t len, const struct cmp_cell *cell)
 
 void fmt_p(char *buf, size_t len, const struct cmp_cell *cell)
 {
-	if (cell->indicative || cell->verdict == V_NONE || cell->s.n < 2)
+	if (!cell->vd.tested)
 		snprintf(buf, len, "%s", "");
-	else if (cell->p < 0.001)
+	else if (cell->vd.p < 0.001)
 		snprintf(buf, len, "p<0.001");
 	else
-		snprintf(buf, len, "p=%.3f", cell->p);
+		snprintf(buf, len, "p=%.3f", cell->vd.p);
+}
+
+void fmt_ci(char *buf, size_t len, const struct cmp_cell *cell)
+{
+	if (!cell->vd.tested)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, "[%+.1f%%, %+.1f%%]", cell->vd.ci_lo,
+			 cell->vd.ci_hi);
+}
+
+void fmt_verdict(char *buf, size_t len, const struct cmp_cell *cell)
+{
+	if (cell->verdict != V_NONE)
+		snprintf(buf, len, "%s", cmp_verdict_name(cell->verdict));
+	else if (cell->vd.note && *cell->vd.note)
+		snprintf(buf, len, "%s", cell->vd.note);
+	else
+		snprintf(buf, len, "no verdict");
 }
 
 void fmt_ascii(char *buf, size_t len, const char *s)
@@ -188,20 +207,24 @@ size_t fmt_reps(const struct comparison *c, size_t k)
 	return n;
 }
 
-void fmt_count(const struct comparison *c, size_t *better, size_t *worse,
-	       size_t *same)
+void fmt_count(const struct comparison *c, struct fmt_counts *n)
 {
 	size_t i, k;
 
-	*better = *worse = *same = 0;
+	memset(n, 0, sizeof(*n));
 	for (i = 0; i < c->nm; i++)
 		for (k = 0; k < c->nk; k++) {
 			enum cmp_verdict v = c->m[i].cells[k].verdict;
 
-			if (k == c->baseline)
+			if (k == c->baseline || c->m[i].dir == DIR_NONE ||
+			    !c->m[i].cells[k].present)
 				continue;
-			*better += v == V_BETTER;
-			*worse += v == V_WORSE;
-			*same += v == V_SAME;
+			n->better += v == V_BETTER;
+			n->worse += v == V_WORSE;
+			n->same += v == V_SAME;
+			n->undecided += v == V_UNDECIDED;
+			n->none += v == V_NONE;
+			n->headline_worse += v == V_WORSE &&
+				c->m[i].kind.klass == VC_HEADLINE;
 		}
 }

@@ -53,14 +53,21 @@ int fmt_metric_has_section(const char *metric);
 void fmt_num(char *buf, size_t len, double v);
 /* "+4.4%", "-0.3%", "0.0%"; "n/a" when the cell or baseline is absent. */
 void fmt_delta(char *buf, size_t len, const struct cmp_cell *cell);
-/* "p=0.003", "p<0.001"; "" when no test was run. */
+/* "p=0.003", "p<0.001" (before correction); "" when no test was run. */
 void fmt_p(char *buf, size_t len, const struct cmp_cell *cell);
+/* The 90% CI of the change: "[-12.1%, -8.0%]"; "" when not tested. */
+void fmt_ci(char *buf, size_t len, const struct cmp_cell *cell);
+/* "worse", "undecided", or why there is none ("n=1, no verdict"). */
+void fmt_verdict(char *buf, size_t len, const struct cmp_cell *cell);
 /* Copy s replacing control and non-ASCII bytes with '?' (for text). */
 void fmt_ascii(char *buf, size_t len, const char *s);
-/* Largest repetition count of kernel k over all metrics. */
+/* Largest cell count (runs) of kernel k over all metrics. */
 size_t fmt_reps(const struct comparison *c, size_t k);
-/* Counts of judged cells by verdict, over every non-baseline kernel. */
-void fmt_count(const struct comparison *c, size_t *better, size_t *worse,
-	       size_t *same);
+
+struct fmt_counts {
+	size_t worse, better, same, undecided, none, headline_worse;
+};
+/* Verdicts of the directional cells of every non-baseline kernel. */
+void fmt_count(const struct comparison *c, struct fmt_counts *n);
 
 #endif

@@ -4,9 +4,11 @@
  * picker form (GET, so every comparison URL is a permalink), the tiobench
  * tables in tiobench.pl's layout with one row per kernel, dbench and
  * read-latency tables, a table of every other metric; values and deltas
- * against the baseline are coloured by each metric's direction ("better",
- * "worse", "same"), with p-value and n in the hover title.  As text, CSV
- * and JSON it is the report of report.h.
+ * against the baseline are coloured by verdict (judge/verdict.h: "worse",
+ * "better", "same", "undecided", or "noverdict" with the reason), each
+ * delta cell showing its 90% CI, verdict, n and threshold, p-values in
+ * the hover title, and the rule stated in the header.  As text, CSV and
+ * JSON it is the report of report.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,26 +193,30 @@ static void hist_href(struct strbuf *sb, const struct comparison *c,
 	}
 }
 
-/* Hover text: n, sd, delta, p. */
+/* Hover text: n, sd, delta with CI, p, corrected p, threshold, verdict. */
 static void cell_title(struct strbuf *sb, const struct comparison *c,
 		       const struct cmp_cell *cell, size_t k)
 {
-	char sd[32], d[32], p[32];
+	char sd[32], d[32], p[32], ci[64], v[64];
 
 	fmt_num(sd, sizeof(sd), cell->s.stddev);
-	sb_addf(sb, " title=\"n=%zu, sd %s", cell->s.n, sd);
+	sb_addf(sb, " title=\"n=%zu cells (%zu values), sd %s", cell->s.n,
+		cell->nvalues, sd);
 	if (k != c->baseline) {
 		fmt_delta(d, sizeof(d), cell);
 		fmt_p(p, sizeof(p), cell);
-		sb_addf(sb, "; %s vs ", d);
+		fmt_ci(ci, sizeof(ci), cell);
+		fmt_verdict(v, sizeof(v), cell);
+		sb_addf(sb, "; %s %s vs ", d, ci);
 		sb_add_html(sb, c->kernels[c->baseline]);
 		if (*p) {
 			sb_adds(sb, ", ");
 			sb_add_html(sb, p);
+			sb_addf(sb, ", corrected p=%.3g, threshold +-%.1f%%",
+				cell->vd.p_adj, cell->vd.threshold_pct);
 		}
-		if (cell->indicative)
-			sb_adds(sb, ", one value per side: indicative");
-		sb_addf(sb, "; %s", cmp_verdict_name(cell->verdict));
+		sb_adds(sb, "; ");
+		sb_add_html(sb, v);
 	}
 	sb_adds(sb, "\"");
 }
@@ -223,10 +229,11 @@ static const char *cell_class(const struct comparison *c,
 	if (k == c->baseline || m->dir == DIR_NONE)
 		return "";
 	switch (cell->verdict) {
-	case V_BETTER: return cell->indicative ? " better ind" : " better";
-	case V_WORSE: return cell->indicative ? " worse ind" : " worse";
+	case V_BETTER: return " better";
+	case V_WORSE: return " worse";
 	case V_SAME: return " same";
-	default: return "";
+	case V_UNDECIDED: return " undecided";
+	default: return cell->present ? " noverdict" : "";
 	}
 }
 
@@ -249,11 +256,15 @@ static void td_value(struct strbuf *sb, const struct comparison *c,
 	sb_addf(sb, ">%s</td>", v);
 }
 
-/* The delta-% cell of kernel k against the baseline. */
+/*
+ * The delta-% cell of kernel k against the baseline: the change, its 90%
+ * CI, the verdict, n (candidate/baseline cells) and the threshold.
+ */
 static void td_delta(struct strbuf *sb, const struct comparison *c,
 		     const struct cmp_metric *m, size_t k)
 {
-	char d[32];
+	const struct cmp_cell *cell;
+	char d[32], ci[64], v[64];
 
 	if (k == c->baseline) {
 		sb_adds(sb, "<td class=\"num\">base</td>");
@@ -263,10 +274,22 @@ static void td_delta(struct strbuf *sb, const struct comparison *c,
 		sb_adds(sb, "<td class=\"num\">-</td>");
 		return;
 	}
-	fmt_delta(d, sizeof(d), &m->cells[k]);
+	cell = &m->cells[k];
+	fmt_delta(d, sizeof(d), cell);
+	fmt_ci(ci, sizeof(ci), cell);
+	fmt_verdict(v, sizeof(v), cell);
 	sb_addf(sb, "<td class=\"num delta%s\"", cell_class(c, m, k));
-	cell_title(sb, c, &m->cells[k], k);
-	sb_addf(sb, ">%s</td>", d);
+	cell_title(sb, c, cell, k);
+	sb_addf(sb, ">%s", d);
+	if (*ci)
+		sb_addf(sb, "<br><small class=\"ci\">%s</small>", ci);
+	sb_adds(sb, "<br><small class=\"vd\">");
+	sb_add_html(sb, v);
+	sb_addf(sb, "</small><br><small class=\"n\">n=%zu/%zu",
+		cell->s.n, m->cells[c->baseline].s.n);
+	if (cell->vd.tested)
+		sb_addf(sb, " &plusmn;%.1f%%", cell->vd.threshold_pct);
+	sb_adds(sb, "</small></td>");
 }
 
 static void td_kernel(struct strbuf *sb, const struct comparison *c,
@@ -487,13 +510,14 @@ static void html_meta(struct strbuf *sb, const struct comparison *c,
 		      const struct cmp_req *cr)
 {
 	static const char *const fmts[] = { "text", "csv", "json" };
+	char rule[700];
 	size_t k, i;
 
 	sb_adds(sb, "<p>");
 	for (k = 0; k < c->nk; k++) {
 		sb_adds(sb, k ? ", " : "");
 		page_link(sb, "/kernels/", c->kernels[k], c->kernels[k]);
-		sb_addf(sb, " (%zu run%s%s)", fmt_reps(c, k),
+		sb_addf(sb, " (%zu cell%s%s)", fmt_reps(c, k),
 			fmt_reps(c, k) == 1 ? "" : "s",
 			k == c->baseline ? ", baseline" : "");
 	}
@@ -501,6 +525,10 @@ static void html_meta(struct strbuf *sb, const struct comparison *c,
 	sb_add_html(sb, c->rig ? c->rig : "any");
 	sb_adds(sb, ", suite: ");
 	sb_add_html(sb, c->suite ? c->suite : "any");
+	if (c->config) {
+		sb_adds(sb, ", configuration: ");
+		sb_add_html(sb, c->config);
+	}
 	sb_adds(sb, "</p>\n<p><a class=\"permalink\" href=\"/compare?");
 	canonical(sb, cr);
 	sb_adds(sb, "\">permalink</a>");
@@ -509,17 +537,18 @@ static void html_meta(struct strbuf *sb, const struct comparison *c,
 		canonical(sb, cr);
 		sb_addf(sb, "&amp;format=%s\">%s</a>", fmts[i], fmts[i]);
 	}
-	sb_addf(sb, "</p>\n<p class=\"note\">Means over repetitions. Verdicts: "
-		"Welch t-test, p &lt; %g and |&Delta;| &ge; %g%%; with one "
-		"value per side (italic) |&Delta;| &ge; %g%%. Hover a cell "
-		"for n, sd and p.</p>\n", c->opts.alpha, c->opts.min_pct,
-		c->opts.single_pct);
+	vd_rule_sentence(&c->pol, rule, sizeof(rule));
+	sb_adds(sb, "</p>\n<p class=\"note rule\">");
+	sb_add_html(sb, rule);
+	sb_adds(sb, " Each &Delta; cell shows the change, its 90% confidence "
+		"interval, the verdict, n (candidate/baseline cells) and "
+		"&plusmn;threshold; hover for p-values.</p>\n");
 }
 
 static void html_compare(struct strbuf *sb, const struct comparison *c,
 			 const struct cmp_req *cr)
 {
-	size_t better, worse, same;
+	struct fmt_counts n;
 	int p;
 
 	html_meta(sb, c, cr);
@@ -533,24 +562,29 @@ static void html_compare(struct strbuf *sb, const struct comparison *c,
 	    compare_find(c, "readlat.lat_avg"))
 		html_readlat(sb, c);
 	html_generic(sb, c);
-	fmt_count(c, &better, &worse, &same);
+	fmt_count(c, &n);
 	if (!c->nm)
 		sb_adds(sb, "<p>No results for these kernels on this rig and "
 			"suite.</p>\n");
 	sb_addf(sb, "<p class=\"summary\"><span class=\"worse\">%zu metric%s "
-		"worse</span>, <span class=\"better\">%zu better</span>, %zu "
-		"same.</p>\n", worse, worse == 1 ? "" : "s", better, same);
+		"worse</span> (%zu headline), <span class=\"better\">%zu "
+		"better</span>, %zu same, %zu undecided, %zu without "
+		"verdict.</p>\n", n.worse, n.worse == 1 ? "" : "s",
+		n.headline_worse, n.better, n.same, n.undecided, n.none);
 }
 
 static int compare_out(struct db *db, struct query *q, struct cmp_req *cr,
 		       struct web_response *r)
 {
 	struct comparison c;
-	char err[256] = "";
+	struct cmp_opts o;
+	char err[700] = "";
 	int rc;
 
-	rc = compare_build(db, cr->k, cr->nk, cr->base, cr->rig, cr->suite,
-			   NULL, &c, err, sizeof(err));
+	rc = cmp_opts_from_query(&o, q, err, sizeof(err));
+	if (!rc)
+		rc = compare_build(db, cr->k, cr->nk, cr->base, cr->rig,
+				   cr->suite, &o, &c, err, sizeof(err));
 	if (rc)
 		return page_db_error(r, q, rc, err);
 	sb_reset(&r->body);

@@ -26,61 +26,98 @@ static void csv_cell(struct strbuf *sb, const struct comparison *c,
 		     const struct cmp_metric *m, size_t k)
 {
 	const struct cmp_cell *cell = &m->cells[k];
+	const struct vd_result *r = &cell->vd;
 
 	sb_add_csv(sb, m->name);
 	sb_addc(sb, ',');
 	sb_add_csv(sb, m->unit);
-	sb_addf(sb, ",%s,", metric_dir_name(m->dir));
+	sb_addf(sb, ",%s,%s,", metric_dir_name(m->dir),
+		vd_class_name(m->kind.klass));
 	sb_add_csv(sb, c->kernels[k]);
-	sb_addf(sb, ",%d,%zu", k == c->baseline, cell->s.n);
+	sb_addf(sb, ",%d,%zu,%zu", k == c->baseline, cell->s.n,
+		cell->nvalues);
 	if (!cell->present) {
-		sb_adds(sb, ",,,,,,,none,0\n");
+		sb_adds(sb, ",,,,,,,,,,,none,\n");
 		return;
 	}
 	csv_num(sb, cell->s.mean);
 	csv_num(sb, cell->s.stddev);
 	csv_num(sb, cell->s.min);
 	csv_num(sb, cell->s.max);
-	if (m->cells[c->baseline].present)
-		csv_num(sb, cell->delta_pct);
-	else
-		sb_addc(sb, ',');
-	if (cell->verdict != V_NONE && !cell->indicative && cell->s.n >= 2)
-		csv_num(sb, cell->p);
-	else
-		sb_addc(sb, ',');
-	sb_addf(sb, ",%s,%d\n", cmp_verdict_name(cell->verdict),
-		cell->indicative);
+	csv_num(sb, cell->delta_pct);
+	csv_num(sb, r->tested ? r->ci_lo : NAN);
+	csv_num(sb, r->tested ? r->ci_hi : NAN);
+	csv_num(sb, r->tested ? r->p : NAN);
+	csv_num(sb, r->tested ? r->p_adj : NAN);
+	csv_num(sb, r->tested ? r->threshold_pct : NAN);
+	sb_addf(sb, ",%s,", cmp_verdict_name(cell->verdict));
+	sb_add_csv(sb, r->note ? r->note : "");
+	sb_addc(sb, '\n');
 }
 
 void report_csv(struct strbuf *sb, const struct comparison *c)
 {
 	size_t i, k;
 
-	sb_adds(sb, "metric,unit,direction,kernel,baseline,n,mean,stddev,min,"
-		"max,delta_pct,p_value,verdict,indicative\n");
+	sb_adds(sb, "metric,unit,direction,class,kernel,baseline,n,reps,mean,"
+		"stddev,min,max,delta_pct,ci_lo_pct,ci_hi_pct,p_value,p_adj,"
+		"threshold_pct,verdict,note\n");
 	for (i = 0; i < c->nm; i++)
 		for (k = 0; k < c->nk; k++)
 			csv_cell(sb, c, &c->m[i], k);
 }
 
-/* A double as JSON; non-finite values (never expected) become null. */
+/* A double as JSON; non-finite values become null. */
 static json_t *jnum(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jarr(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, jnum(v[i]));
+	return a;
+}
+
+/* The verdict's numbers: p, corrected p, CI, threshold, state, n. */
+static void json_verdict(json_t *o, const struct cmp_cell *cell)
+{
+	const struct vd_result *r = &cell->vd;
+
+	json_object_set_new(o, "delta_pct", jnum(cell->delta_pct));
+	json_object_set_new(o, "verdict",
+			    json_string(cmp_verdict_name(cell->verdict)));
+	json_object_set_new(o, "note", json_string(r->note ? r->note : ""));
+	if (!r->tested)
+		return;
+	json_object_set_new(o, "p", jnum(r->p));
+	json_object_set_new(o, "p_adj", jnum(r->p_adj));
+	json_object_set_new(o, "ci_pct", json_pack("[o, o]", jnum(r->ci_lo),
+						   jnum(r->ci_hi)));
+	json_object_set_new(o, "threshold_pct", jnum(r->threshold_pct));
+	json_object_set_new(o, "floor_pct", jnum(r->floor_pct));
+	json_object_set_new(o, "noise_pct", jnum(r->noise_pct));
+	json_object_set_new(o, "n_base", json_integer((json_int_t)r->nb));
 }
 
 static json_t *json_cell(const struct comparison *c,
 			 const struct cmp_metric *m, size_t k)
 {
 	const struct cmp_cell *cell = &m->cells[k];
-	json_t *o = json_object(), *vals;
-	size_t i;
+	json_t *o = json_object();
 
 	json_object_set_new(o, "kernel", page_jstr(c->kernels[k]));
 	json_object_set_new(o, "n", json_integer((json_int_t)cell->s.n));
+	json_object_set_new(o, "reps", json_integer((json_int_t)
+						    cell->nvalues));
 	if (!cell->present) {
 		json_object_set_new(o, "verdict", json_string("none"));
+		json_object_set_new(o, "note", json_string(cell->vd.note ?
+							   cell->vd.note : ""));
 		return o;
 	}
 	json_object_set_new(o, "mean", jnum(cell->s.mean));
@@ -88,17 +125,9 @@ static json_t *json_cell(const struct comparison *c,
 	json_object_set_new(o, "min", jnum(cell->s.min));
 	json_object_set_new(o, "max", jnum(cell->s.max));
 	json_object_set_new(o, "cv", jnum(cell->s.cv));
-	vals = json_array();
-	for (i = 0; i < cell->s.n; i++)
-		json_array_append_new(vals, jnum(cell->values[i]));
-	json_object_set_new(o, "values", vals);
-	if (m->cells[c->baseline].present)
-		json_object_set_new(o, "delta_pct", jnum(cell->delta_pct));
-	if (cell->verdict != V_NONE && !cell->indicative && cell->s.n >= 2)
-		json_object_set_new(o, "p", jnum(cell->p));
-	json_object_set_new(o, "verdict",
-			    json_string(cmp_verdict_name(cell->verdict)));
-	json_object_set_new(o, "indicative", json_boolean(cell->indicative));
+	json_object_set_new(o, "cells", jarr(cell->cellv, cell->s.n));
+	json_object_set_new(o, "values", jarr(cell->values, cell->nvalues));
+	json_verdict(o, cell);
 	return o;
 }
 
@@ -115,6 +144,13 @@ static json_t *json_metrics(const struct comparison *c)
 		json_object_set_new(o, "unit", page_jstr(m->unit));
 		json_object_set_new(o, "direction",
 				    json_string(metric_dir_name(m->dir)));
+		json_object_set_new(o, "class", json_string(
+				    vd_class_name(m->kind.klass)));
+		json_object_set_new(o, "scale", json_string(
+				    m->kind.log_scale ? "log" : "linear"));
+		json_object_set_new(o, "cell_mean", json_string(
+				    m->kind.harmonic ? "harmonic" :
+				    "arithmetic"));
 		for (k = 0; k < c->nk; k++)
 			json_array_append_new(cells, json_cell(c, m, k));
 		json_object_set_new(o, "cells", cells);
@@ -123,10 +159,35 @@ static json_t *json_metrics(const struct comparison *c)
 	return arr;
 }
 
+static json_t *json_policy(const struct vd_policy *p)
+{
+	json_t *fl = json_array();
+	size_t i;
+	char rule[700];
+
+	for (i = 0; i < p->nfloors; i++)
+		json_array_append_new(fl, json_pack("{s:s, s:s, s:f}", "suite",
+				      p->floors[i].suite, "metric",
+				      p->floors[i].metric, "pct",
+				      p->floors[i].pct));
+	vd_rule_sentence(p, rule, sizeof(rule));
+	return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
+			 "s:o}", "rule", rule, "correction",
+			 p->bh ? "benjamini-hochberg" : "holm",
+			 "alpha_headline", p->alpha[VC_HEADLINE],
+			 "alpha_secondary", p->alpha[VC_SECONDARY],
+			 "alpha_equivalence", p->alpha_equiv,
+			 "floor_headline_pct", p->floor_pct[VC_HEADLINE],
+			 "floor_secondary_pct", p->floor_pct[VC_SECONDARY],
+			 "noise_k", p->noise_k, "min_cv_pct", p->min_cv_pct,
+			 "floors", fl);
+}
+
 json_t *report_json(const struct comparison *c)
 {
-	json_t *o = json_object(), *ks = json_array(), *opts, *sum;
-	size_t k, better, worse, same;
+	json_t *o = json_object(), *ks = json_array(), *sum;
+	struct fmt_counts n;
+	size_t k;
 
 	if (!o || !ks)
 		abort();
@@ -137,14 +198,15 @@ json_t *report_json(const struct comparison *c)
 			    page_jstr(c->kernels[c->baseline]));
 	json_object_set_new(o, "rig", page_jstr(c->rig));
 	json_object_set_new(o, "suite", page_jstr(c->suite));
-	opts = json_pack("{s:f, s:f, s:f}", "alpha", c->opts.alpha,
-			 "min_pct", c->opts.min_pct, "single_pct",
-			 c->opts.single_pct);
-	json_object_set_new(o, "options", opts);
+	json_object_set_new(o, "config", page_jstr(c->config));
+	json_object_set_new(o, "options", json_policy(&c->pol));
 	json_object_set_new(o, "metrics", json_metrics(c));
-	fmt_count(c, &better, &worse, &same);
-	sum = json_pack("{s:I, s:I, s:I}", "worse", (json_int_t)worse,
-			"better", (json_int_t)better, "same", (json_int_t)same);
+	fmt_count(c, &n);
+	sum = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "worse",
+			(json_int_t)n.worse, "better", (json_int_t)n.better,
+			"same", (json_int_t)n.same, "undecided",
+			(json_int_t)n.undecided, "none", (json_int_t)n.none,
+			"headline_worse", (json_int_t)n.headline_worse);
 	json_object_set_new(o, "summary", sum);
 	return o;
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * The plain-text comparison report: what a kernel developer pastes into a
- * mail.  Header lines (kernels, rig, suite, repetitions, how verdicts are
- * made), the four tiobench sections in tiobench.pl's own layout with one
- * row per kernel (mean over repetitions, a "+-sd" row under it when there
- * were several), dbench and read-latency lines as those tools print them,
- * a delta line per candidate kernel after each section, a generic table
- * for every other metric and a one-line summary.  Plain ASCII, no tabs,
- * lines wrapped before REPORT_WIDTH where they can be.
+ * mail.  Header lines (kernels, rig, suite, configuration, cells, the
+ * verdict rule in one sentence), the four tiobench sections in
+ * tiobench.pl's own layout with one row per kernel (mean over cells, a
+ * "+-sd" row under it when there were several), dbench and read-latency
+ * lines as those tools print them, a delta line per candidate kernel after
+ * each section, a generic table for every other metric, an LKP-style
+ * table of the decided changes (%change +- stddev) and a summary.  Plain
+ * ASCII, no tabs, lines wrapped before REPORT_WIDTH where they can be.
  */
 #include "report.h"
 
@@ -59,6 +60,29 @@ static void wrap_end(struct wrap *w)
 	sb_addc(w->sb, '\n');
 }
 
+/* Text wrapped at spaces before REPORT_WIDTH, continued indented. */
+static void words(struct strbuf *sb, const char *lead, const char *text)
+{
+	size_t col = strlen(lead), len;
+	const char *sp;
+
+	sb_adds(sb, lead);
+	while (*text) {
+		sp = strchr(text, ' ');
+		len = sp ? (size_t)(sp - text) : strlen(text);
+		if (col > 4 && col + 1 + len > REPORT_WIDTH) {
+			sb_adds(sb, "\n   ");
+			col = 3;
+		}
+		sb_addf(sb, " %.*s", (int)len, text);
+		col += len + 1;
+		text += len;
+		while (*text == ' ')
+			text++;
+	}
+	sb_addc(sb, '\n');
+}
+
 /* ---- header and summary ------------------------------------------- */
 
 static void text_header(struct text *t)
@@ -79,31 +103,38 @@ static void text_header(struct text *t)
 	sb_addf(t->sb, "rig: %s, ", item);
 	fmt_ascii(item, 256, c->suite ? c->suite : "any");
 	sb_addf(t->sb, "suite: %s\n", item);
-	wrap_begin(&w, t->sb, "repetitions: ");
+	if (c->config) {
+		fmt_ascii(item, 256, c->config);
+		sb_addf(t->sb, "configuration: %s\n", item);
+	}
+	wrap_begin(&w, t->sb, "cells (runs): ");
 	for (k = 0; k < c->nk; k++) {
 		snprintf(item, sizeof(item), "%s x%zu", t->id[k],
 			 fmt_reps(c, k));
 		wrap_item(&w, item);
 	}
 	wrap_end(&w);
-	sb_addf(t->sb, "verdicts: Welch t-test (p < %g, |delta| >= %g%%); "
-		"\"?\" = one value per side (|delta| >= %g%%)\n",
-		c->opts.alpha, c->opts.min_pct, c->opts.single_pct);
+	vd_rule_sentence(&c->pol, item, sizeof(item));
+	words(t->sb, "verdicts:", item);
 }
 
 static void text_summary(struct text *t)
 {
-	size_t better, worse, same;
 	size_t cand = t->c->nk - 1;
+	struct fmt_counts n;
+	char line[700];
 
-	fmt_count(t->c, &better, &worse, &same);
+	fmt_count(t->c, &n);
 	if (!t->c->nm)
 		sb_adds(t->sb, "\nno results for these kernels on this rig "
 			"and suite\n");
-	sb_addf(t->sb, "\nsummary: %zu metric%s worse, %zu better, %zu same "
-		"(%zu kernel%s against %s)\n", worse, worse == 1 ? "" : "s",
-		better, same, cand, cand == 1 ? "" : "s",
-		t->id[t->c->baseline]);
+	snprintf(line, sizeof(line), "%zu metric%s worse (%zu headline), "
+		 "%zu better, %zu same, %zu undecided, %zu without verdict "
+		 "(%zu kernel%s against %s)", n.worse, n.worse == 1 ? "" : "s",
+		 n.headline_worse, n.better, n.same, n.undecided, n.none,
+		 cand, cand == 1 ? "" : "s", t->id[t->c->baseline]);
+	sb_addc(t->sb, '\n');
+	words(t->sb, "summary:", line);
 }
 
 /* ---- delta lines -------------------------------------------------- */
@@ -117,16 +148,16 @@ struct delta_item {
 static void delta_text(char *buf, size_t len, const char *label,
 		       const struct cmp_cell *cell)
 {
-	char d[32], p[32];
+	char d[32], p[32], v[64];
 
 	fmt_delta(d, sizeof(d), cell);
 	fmt_p(p, sizeof(p), cell);
-	if (!cell->present || cell->verdict == V_NONE)
+	fmt_verdict(v, sizeof(v), cell);
+	if (!cell->present)
 		snprintf(buf, len, "%s %s", label, d);
 	else
-		snprintf(buf, len, "%s %s (%s%s%s%s)", label, d,
-			 cmp_verdict_name(cell->verdict),
-			 cell->indicative ? "?" : "", *p ? ", " : "", p);
+		snprintf(buf, len, "%s %s (%s%s%s)", label, d, v,
+			 *p ? ", " : "", p);
 }
 
 /* "  B vs A: rate +4.4% (better, p=0.003), ..." for each candidate. */
@@ -442,7 +473,7 @@ static void gen_head(struct text *t, struct gen *g, size_t from, size_t to)
 		g->vw[b], t->id[b]);
 	for (k = from; k < to; k++)
 		if (k != b)
-			sb_addf(t->sb, " %*s %7s %-8s", g->vw[k], t->id[k],
+			sb_addf(t->sb, " %*s %7s %-9s", g->vw[k], t->id[k],
 				"delta", "verdict");
 	while (t->sb->buf[t->sb->len - 1] == ' ')
 		t->sb->buf[--t->sb->len] = '\0';
@@ -455,7 +486,7 @@ static void gen_head(struct text *t, struct gen *g, size_t from, size_t to)
 			continue;
 		gen_rule(t->sb, g->vw[k]);
 		gen_rule(t->sb, 7);
-		gen_rule(t->sb, 7);
+		gen_rule(t->sb, 9);
 	}
 	sb_addc(t->sb, '\n');
 }
@@ -468,7 +499,7 @@ static void gen_cell(struct text *t, const struct cmp_cell *cell, int w,
 	if (!cell->present) {
 		sb_addf(t->sb, " %*s", w, "-");
 		if (judged)
-			sb_addf(t->sb, " %7s %-8s", "", "-");
+			sb_addf(t->sb, " %7s %-9s", "", "-");
 		return;
 	}
 	fmt_num(v, sizeof(v), cell->s.mean);
@@ -476,10 +507,12 @@ static void gen_cell(struct text *t, const struct cmp_cell *cell, int w,
 	if (!judged)
 		return;
 	fmt_delta(d, sizeof(d), cell);
-	snprintf(vd, sizeof(vd), "%s%s", cell->verdict == V_NONE ? "-" :
-		 cmp_verdict_name(cell->verdict),
-		 cell->indicative && cell->verdict != V_NONE ? "?" : "");
-	sb_addf(t->sb, " %7s %-8s", d, vd);
+	if (cell->verdict != V_NONE)
+		snprintf(vd, sizeof(vd), "%s", cmp_verdict_name(cell->verdict));
+	else
+		snprintf(vd, sizeof(vd), "%s", cell->vd.note && !strcmp(
+			 cell->vd.note, "n=1, no verdict") ? "n=1" : "-");
+	sb_addf(t->sb, " %7s %-9s", d, vd);
 }
 
 static void gen_rows(struct text *t, struct gen *g, size_t from, size_t to)
@@ -528,7 +561,7 @@ static void text_generic(struct text *t)
 		}
 		w = base_w;
 		for (k = from; k < c->nk; k++) {
-			int cw = k == c->baseline ? 0 : g.vw[k] + 18;
+			int cw = k == c->baseline ? 0 : g.vw[k] + 19;
 
 			if (w + cw > REPORT_WIDTH && w > base_w)
 				break;
@@ -543,6 +576,60 @@ static void text_generic(struct text *t)
 out_free:
 	free(g.rows);
 	free(g.vw);
+}
+
+/* ---- decided changes, LKP style ---------------------------------- */
+
+/* "   41.20 +-  2%" : a mean and the cells' sd in % of it. */
+static void lkp_side(struct strbuf *sb, const struct cmp_cell *cell)
+{
+	char v[64];
+
+	fmt_num(v, sizeof(v), cell->s.mean);
+	if (cell->s.n >= 2 && cell->s.mean != 0)
+		sb_addf(sb, "%12s +-%3.0f%%", v, 100 * cell->s.cv);
+	else
+		sb_addf(sb, "%12s      ", v);
+}
+
+/*
+ * For each candidate, its worse and better metrics as LKP prints them:
+ * base mean +- sd%, %change, candidate mean +- sd%, metric, verdict; then
+ * how many were same, undecided and without verdict.
+ */
+static void text_lkp(struct text *t)
+{
+	const struct comparison *c = t->c;
+	char name[256];
+	size_t k, i, rows;
+
+	for (k = 0; k < c->nk; k++) {
+		if (k == c->baseline)
+			continue;
+		sb_addf(t->sb, "\n%s vs %s: decided changes (cells: mean +-"
+			"stddev%%)\n%17s %9s %17s  %s\n", t->id[k],
+			t->id[c->baseline], "base", "%change", "candidate",
+			"metric");
+		for (i = rows = 0; i < c->nm; i++) {
+			const struct cmp_metric *m = &c->m[i];
+			const struct cmp_cell *cell = &m->cells[k];
+
+			if (cell->verdict != V_WORSE &&
+			    cell->verdict != V_BETTER)
+				continue;
+			lkp_side(t->sb, &m->cells[c->baseline]);
+			sb_addf(t->sb, "  %+7.1f%%  ", cell->delta_pct);
+			lkp_side(t->sb, cell);
+			fmt_ascii(name, sizeof(name), m->name);
+			sb_addf(t->sb, "  %s (%s%s)\n", name,
+				cmp_verdict_name(cell->verdict),
+				m->kind.klass == VC_HEADLINE ?
+				", headline" : "");
+			rows++;
+		}
+		if (!rows)
+			sb_adds(t->sb, "  no metric decided worse or better\n");
+	}
 }
 
 /* ---- entry -------------------------------------------------------- */
@@ -574,6 +661,7 @@ void report_text(struct strbuf *sb, const struct comparison *c)
 	if (family_present(c, "readlat."))
 		text_readlat(&t);
 	text_generic(&t);
+	text_lkp(&t);
 	text_summary(&t);
 	for (k = 0; k < c->nk; k++)
 		free(t.id[k]);

@@ -66,13 +66,20 @@ static void test_tiobench_exact(void **state)
 "---------------------------- ------ ----- ---  ------ ------ --------- -----------  -------- -------- -----\n"
 "6.1.176                       512   4096    8   41.20 12.31%     0.741     1811.05   0.00000  0.00000   335\n"
 "6.1.192                       512   4096    8   43.02 12.90%     0.702     1650.40   0.00000  0.00000   333\n"
-"  6.1.192 vs 6.1.176: rate +4.4% (same?), avg lat -5.3% (better?), max lat -8.9% (better?),\n"
-"    cpu +4.8% (same?)\n"));
+"  6.1.192 vs 6.1.176: rate +4.4% (n=1, no verdict), avg lat -5.3% (n=1, no verdict),\n"
+"    max lat -8.9% (n=1, no verdict), cpu +4.8% (n=1, no verdict)\n"));
 	assert_non_null(strstr(t, "klab comparison: 6.1.176 (baseline), "
 			       "6.1.192\nrig: scsi, suite: tio\n"
-			       "repetitions: 6.1.176 x1, 6.1.192 x1\n"));
-	assert_non_null(strstr(t, "\nsummary: 0 metrics worse, 2 better, "
-			       "5 same (1 kernel against 6.1.176)\n"));
+			       "configuration: imported\n"
+			       "cells (runs): 6.1.176 x1, 6.1.192 x1\n"
+			       "verdicts: A cell is one run"));
+	assert_non_null(strstr(t, "\nsummary: 0 metrics worse (0 headline), "
+			       "0 better, 0 same, 0 undecided, 7 without "
+			       "verdict"));
+	assert_non_null(strstr(t, "decided changes (cells: mean +-stddev%)\n"
+			       "             base   %change         candidate"
+			       "  metric\n  no metric decided worse or "
+			       "better\n"));
 	assert_null(strstr(t, "Random Reads"));
 	assert_null(strstr(t, "+-sd"));
 	assert_pasteable(t, 107);
@@ -176,13 +183,18 @@ static void test_repetitions(void **state)
 		wfix_import(f, &rs, NULL);
 	}
 	t = text_of(f, k, 2);
-	assert_non_null(strstr(t, "repetitions: 6.1.176 x3, 6.1.192 x3\n"));
+	assert_non_null(strstr(t, "cells (runs): 6.1.176 x3, 6.1.192 x3\n"));
 	assert_non_null(strstr(t,
 "6.1.176                       512   4096    8   41.30 12.31%     0.743     1811.05   0.00000  0.00000   335\n"
 "  +-sd (n=3)                                     0.10 0.000%     0.002        0.00   0.00000  0.00000     0\n"));
 	/* rate +4.4% with sd 0.1 on three runs each: significant */
 	assert_non_null(strstr(t, "rate +4.4% (better, p<0.001)"));
-	assert_null(strstr(t, "(better?)"));
+	assert_non_null(strstr(t, "\n       41.30 +-  0%     +4.4%         "
+			       "43.12 +-  0%  tiobench.seq_read.rate (better, "
+			       "headline)\n"));
+	/* +4.8% CPU, constant: significant, but under the 5% floor of a
+	 * secondary metric, and its CI reaches past it */
+	assert_non_null(strstr(t, "cpu +4.8% (undecided, p<0.001)"));
 	assert_pasteable(t, 107);
 	free(t);
 }
@@ -216,8 +228,8 @@ static void test_dbench_readlat_lines(void **state)
 	assert_non_null(strstr(t, "\ndbench\n6.1.176  Throughput 412.500 "
 		"MB/sec  50 clients  50 procs  max_latency=58.123 ms\n"
 		"6.1.192  Throughput 300.000 MB/sec  max_latency=40.000 ms\n"
-		"  6.1.192 vs 6.1.176: throughput -27.3% (worse?), "
-		"max latency -31.2% (better?)\n"));
+		"  6.1.192 vs 6.1.176: throughput -27.3% (n=1, no verdict), "
+		"max latency -31.2% (n=1, no verdict)\n"));
 	assert_non_null(strstr(t, "\nRead latency\n"
 		"6.1.176  reads: 30.1 MB, 0.41 MB/s\n"
 		"6.1.176  read latency min 0.00 avg 6.1 max 4420.3 > 2s 0.00% "
@@ -234,16 +246,22 @@ static void test_generic_and_hostile(void **state)
 		"<script>alert(1)</script>\xc3\xa9" };
 	struct result_set rs;
 	size_t i;
+	int rep;
 	char *t;
 
-	result_set_init(&rs);
-	for (i = 0; i < 5; i++) {
-		result_set_add(&rs, k[i], "fio.randread.read.iops", "IOPS",
-			       4000 + 400.0 * (double)i, DIR_HIGHER);
-		result_set_add(&rs, k[i], "fio.randread.read.clat_p99", "us",
-			       1200 + 300.0 * (double)i, DIR_LOWER);
+	for (rep = 0; rep < 3; rep++) {		/* three cells each */
+		result_set_init(&rs);
+		for (i = 0; i < 5; i++) {
+			result_set_add(&rs, k[i], "fio.randread.read.iops",
+				       "IOPS", 4000 + 400.0 * (double)i + rep,
+				       DIR_HIGHER);
+			result_set_add(&rs, k[i],
+				       "fio.randread.read.clat_p99", "us",
+				       1200 + 300.0 * (double)i + rep,
+				       DIR_LOWER);
+		}
+		wfix_import(f, &rs, NULL);
 	}
-	wfix_import(f, &rs, NULL);
 	t = text_of(f, k, 5);
 	assert_pasteable(t, 100);
 	assert_non_null(strstr(t, "<script>alert(1)</script>??"));
@@ -251,12 +269,14 @@ static void test_generic_and_hostile(void **state)
 			       "against 6.1.176-base-kernel)\nmetric"));
 	/* iops +10% better, p99 +25% worse for the first candidate */
 	assert_non_null(strstr(t, "fio.randread.read.iops     IOPS"));
-	assert_non_null(strstr(t, "4400  +10.0% better?"));
-	assert_non_null(strstr(t, "1500  +25.0% worse?"));
+	assert_non_null(strstr(t, "4401  +10.0% better"));
+	assert_non_null(strstr(t, "1501  +25.0% worse"));
 	/* five kernels do not fit in 100 columns: a second block */
 	assert_non_null(strstr(strstr(t, "Other metrics") + 20, "\n\nmetric"));
-	assert_non_null(strstr(t, "summary: 4 metrics worse, 4 better, 0 same"
-			       " (4 kernels against 6.1.176-base-kernel)"));
+	assert_non_null(strstr(t, "summary: 4 metrics worse (0 headline), 4 "
+			       "better, 0 same, 0 undecided, 0 without "
+			       "verdict (4 kernels\n"
+			       "    against 6.1.176-base-kernel)"));
 	free(t);
 }
 
@@ -299,21 +319,28 @@ static void test_csv_json(void **state)
 	report_csv(&sb, &c);
 	assert_int_equal(c.nm, 11);
 	assert_int_equal(count_char(sb.buf, '\n'), 1 + 11 * 3);
-	assert_int_equal(strncmp(sb.buf, "metric,unit,direction,kernel,"
-		"baseline,n,mean,stddev,min,max,delta_pct,p_value,verdict,"
-		"indicative\n", 94), 0);
+	assert_non_null(strstr(sb.buf, "metric,unit,direction,class,kernel,"
+		"baseline,n,reps,mean,stddev,min,max,delta_pct,ci_lo_pct,"
+		"ci_hi_pct,p_value,p_adj,threshold_pct,verdict,note\n"));
 	for (line = sb.buf; *line; line = strchr(line, '\n') + 1) {
 		const char *e = strchr(line, '\n');
 		size_t commas = 0;
+		int quoted = 0;
 
-		for (; line < e; line++)
-			commas += *line == ',';
-		assert_int_equal(commas, 13);
+		for (; line < e; line++) {
+			quoted ^= *line == '"';
+			commas += *line == ',' && !quoted;
+		}
+		assert_int_equal(commas, 19);
 	}
 	assert_non_null(strstr(sb.buf, "\ntiobench.seq_read.rate,MB/s,higher,"
-		"6.1.192,0,1,43.02,0,43.02,43.02,4.417475728,,same,1\n"));
-	assert_non_null(strstr(sb.buf, "\niops.total,IOPS,higher,6.1.176,1,0,"
-			       ",,,,,,none,0\n"));
+		"headline,6.1.192,0,1,1,43.02,0,43.02,43.02,4.417475728,,,,,,"
+		"none,\"n=1, no verdict\"\n"));
+	assert_non_null(strstr(sb.buf, "\niops.total,IOPS,higher,headline,"
+			       "6.1.176,1,0,0,,,,,,,,,,,none,\n"));
+	assert_non_null(strstr(sb.buf, "\niops.total,IOPS,higher,headline,"
+			       "6.1.200,0,1,1,10,0,10,10,,,,,,,none,"
+			       "missing in the baseline\n"));
 	j = report_json(&c);
 	assert_string_equal(json_string_value(json_object_get(j, "baseline")),
 			    "6.1.176");
@@ -326,7 +353,7 @@ static void test_csv_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(cell, "n")), 1);
 	assert_true(json_is_array(json_object_get(cell, "values")));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(
-		j, "summary"), "worse")), (json_int_t)compare_count_worse(&c));
+		j, "summary"), "worse")), (json_int_t)compare_count_worse(&c, 1));
 	json_decref(j);
 	sb_release(&sb);
 	compare_release(&c);

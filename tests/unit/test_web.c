@@ -258,14 +258,15 @@ static void import_pair(struct wfix *f, const char *a, const char *b,
 	wfix_import(f, &rs, "<b>raw & output</b>\n");
 }
 
-/* The class attribute of the <td> whose whole text is text. */
+/* The class attribute of the <td> whose text is text (up to the end of
+ * the cell or the first <br> of a delta cell). */
 static const char *td_class(const char *html, const char *text, char *buf,
 			    size_t len)
 {
 	char needle[64];
 	const char *p, *td, *q;
 
-	snprintf(needle, sizeof(needle), ">%s</td>", text);
+	snprintf(needle, sizeof(needle), ">%s<", text);
 	p = strstr(html, needle);
 	assert_non_null(p);
 	assert_null(strstr(p + 1, needle));	/* unique */
@@ -345,16 +346,19 @@ static void test_delta_colours(void **state)
 	import_pair(f, "A", "B", &b, 0);
 	call(f, web_compare, "k=A&k=B&rig=scsi&suite=tio", "", &r);
 	assert_int_equal(r.status, 200);
+	/* one cell a side: shown as data, no verdict */
 	assert_string_equal(td_class(r.body.buf, "-20.0%", cls, sizeof(cls)),
-			    "num delta worse ind");
+			    "num delta noverdict");
 	assert_string_equal(td_class(r.body.buf, "-25.0%", cls, sizeof(cls)),
-			    "num delta better ind");
-	assert_string_equal(td_class(r.body.buf, "+30.0%", cls, sizeof(cls)),
-			    "num delta worse ind");
+			    "num delta noverdict");
 	assert_string_equal(td_class(r.body.buf, "+1.0%", cls, sizeof(cls)),
-			    "num delta same");
+			    "num delta noverdict");
 	assert_string_equal(td_class(r.body.buf, "0.750", cls, sizeof(cls)),
-			    "num better ind");
+			    "num noverdict");
+	assert_non_null(strstr(r.body.buf, "<small class=\"vd\">n=1, no "
+			       "verdict</small>"));
+	assert_non_null(strstr(r.body.buf, "class=\"note rule\">A cell is "
+			       "one run"));
 	assert_int_equal(count(strstr(r.body.buf, "class=\"tiobench\""),
 			       "<tr"), 3);	/* header + one per kernel */
 	assert_non_null(strstr(r.body.buf, "<tr class=\"base\">"));
@@ -368,7 +372,13 @@ static void test_delta_colours(void **state)
 	call(f, web_compare, "k=A&k=B&base=A", "", &r);
 	assert_string_equal(td_class(r.body.buf, "-25.0%", cls, sizeof(cls)),
 			    "num delta better");
+	assert_string_equal(td_class(r.body.buf, "-20.0%", cls, sizeof(cls)),
+			    "num delta worse");
 	assert_non_null(strstr(r.body.buf, "p&lt;0.001"));
+	/* +1% cpu on four steady cells: below the 5% floor, CI inside */
+	assert_string_equal(td_class(r.body.buf, "+1.0%", cls, sizeof(cls)),
+			    "num delta same");
+	assert_non_null(strstr(r.body.buf, "n=4/4 &plusmn;"));
 	web_response_release(&r);
 	call(f, web_compare, "k=A&k=B&base=B", "", &r);	/* reversed */
 	assert_string_equal(td_class(r.body.buf, "+33.3%", cls, sizeof(cls)),
@@ -456,7 +466,7 @@ static void test_formats(void **state)
 	expect(f, web_compare, "k=A&k=B&format=text", "", 200, TEXT,
 	       "\nSequential Reads\n");
 	expect(f, web_compare, "k=A&k=B&format=csv", "", 200, CSV,
-	       "metric,unit,direction,kernel,");
+	       "metric,unit,direction,class,kernel,");
 	expect(f, web_compare, "k=A,B&format=json", "", 200, JSON,
 	       "\"baseline\": \"A\"");
 	call(f, web_history, "metric=tiobench.seq_read.rate&format=json", "",

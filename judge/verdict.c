@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The verdict rule (see verdict.h): kinds of metrics, cell values, the
+ * test of one candidate against its baseline, and the page-wide error
+ * control that turns significant changes into worse or better.
+ */
+#include "judge/verdict.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/stats.h"
+
+void vd_policy_default(struct vd_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->alpha[VC_HEADLINE] = 0.04;
+	p->alpha[VC_SECONDARY] = 0.01;
+	p->alpha_equiv = 0.05;
+	p->floor_pct[VC_HEADLINE] = 2.0;
+	p->floor_pct[VC_SECONDARY] = 5.0;
+	p->noise_k = 1.0;
+	p->min_cv_pct = 0.5;
+}
+
+int vd_policy_add_floor(struct vd_policy *p, const char *spec)
+{
+	const char *eq = strrchr(spec, ':'), *slash;
+	struct vd_floor *f;
+	char *end;
+	size_t sl, ml;
+
+	if (!eq || p->nfloors == VD_MAX_FLOORS)
+		return -1;
+	f = &p->floors[p->nfloors];
+	f->pct = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end || !isfinite(f->pct) || f->pct < 0 ||
+	    f->pct > 1000)
+		return -1;
+	slash = memchr(spec, '/', (size_t)(eq - spec));
+	sl = slash ? (size_t)(slash - spec) : 0;
+	ml = (size_t)(eq - spec) - (slash ? sl + 1 : 0);
+	if (!ml || sl >= sizeof(f->suite) || ml >= sizeof(f->metric))
+		return -1;
+	memcpy(f->suite, spec, sl);
+	f->suite[sl] = '\0';
+	memcpy(f->metric, slash ? slash + 1 : spec, ml);
+	f->metric[ml] = '\0';
+	p->nfloors++;
+	return 0;
+}
+
+double vd_floor_for(const struct vd_policy *p, const char *suite,
+		    const char *metric, enum vd_class k)
+{
+	double pct = p->floor_pct[k];
+	size_t i;
+
+	for (i = 0; i < p->nfloors; i++) {
+		const struct vd_floor *f = &p->floors[i];
+
+		if (*f->suite && (!suite || fnmatch(f->suite, suite, 0)))
+			continue;
+		if (!fnmatch(f->metric, metric, 0))
+			pct = f->pct;
+	}
+	return pct;
+}
+
+static int field_is(const char *field, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(field, *set))
+			return 1;
+	return 0;
+}
+
+void vd_kind_of(const char *metric, const char *unit, enum metric_dir dir,
+		struct vd_kind *out)
+{
+	static const char *const headline[] = {
+		"rate", "avg_lat", "lat_avg", "total", "iops", "throughput",
+		"nb_throughput", NULL
+	};
+	const char *field = strrchr(metric, '.');
+	size_t ul = unit ? strlen(unit) : 0;
+
+	field = field ? field + 1 : metric;
+	out->klass = field_is(field, headline) ? VC_HEADLINE : VC_SECONDARY;
+	out->log_scale = strstr(field, "p99") != NULL ||
+			 strstr(field, "max") != NULL;
+	out->harmonic = dir == DIR_HIGHER && unit &&
+			((ul >= 2 && !strcmp(unit + ul - 2, "/s")) ||
+			 !strcmp(unit, "IOPS"));
+}
+
+double vd_cell_value(const double *reps, size_t n, int harmonic)
+{
+	double sum = 0;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(reps[i]))
+			return NAN;
+		/* a stalled repetition (rate 0) makes the harmonic mean 0 */
+		if (harmonic && reps[i] <= 0)
+			return 0;
+		sum += harmonic ? 1 / reps[i] : reps[i];
+	}
+	return harmonic ? (double)n / sum : sum / (double)n;
+}
+
+const char *cmp_verdict_name(enum cmp_verdict v)
+{
+	switch (v) {
+	case V_SAME: return "same";
+	case V_BETTER: return "better";
+	case V_WORSE: return "worse";
+	case V_UNDECIDED: return "undecided";
+	default: return "none";
+	}
+}
+
+const char *vd_class_name(enum vd_class k)
+{
+	return k == VC_HEADLINE ? "headline" : "secondary";
+}
+
+double vd_t_quantile(double p2, double df)
+{
+	double lo = 0, hi = 1e6;
+	int i;
+
+	if (!(p2 > 0 && p2 < 1) || !(df > 0))
+		return NAN;
+	for (i = 0; i < 200 && hi - lo > 1e-12 * (1 + lo); i++) {
+		double mid = (lo + hi) / 2;
+
+		if (stats_t_p(mid, df) > p2)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* ---- one candidate against the baseline --------------------------- */
+
+struct side {
+	double mean, sd;
+	int pos, zero;		/* every value > 0, every value == 0 */
+};
+
+static void side_of(const double *v, size_t n, int logs, struct side *s)
+{
+	double sum = 0, ss = 0;
+	size_t i;
+
+	s->pos = s->zero = 1;
+	for (i = 0; i < n; i++) {
+		s->pos &= v[i] > 0;
+		s->zero &= v[i] == 0;
+		sum += logs ? log(v[i]) : v[i];
+	}
+	s->mean = sum / (double)n;
+	for (i = 0; i < n; i++) {
+		double d = (logs ? log(v[i]) : v[i]) - s->mean;
+
+		ss += d * d;
+	}
+	s->sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+}
+
+static int all_finite(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isfinite(v[i]))
+			return 0;
+	return 1;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The smallest positive gap between two values of one side: v sorted
+ * into tmp, gap folded into q (0: none yet). */
+static double side_quantum(const double *v, size_t n, double *tmp, double q)
+{
+	size_t i;
+
+	memcpy(tmp, v, n * sizeof(*tmp));
+	qsort(tmp, n, sizeof(*tmp), dbl_cmp);
+	for (i = 1; i < n; i++)
+		if (tmp[i] > tmp[i - 1] && (q == 0 || tmp[i] - tmp[i - 1] < q))
+			q = tmp[i] - tmp[i - 1];
+	return q;
+}
+
+/* The step of a quantised metric: the smallest gap between distinct
+ * values within a side (the gap between the sides is the effect), 0 when
+ * each side is constant. */
+static double quantum(const double *a, size_t na, const double *b, size_t nb)
+{
+	double *tmp = malloc((na > nb ? na : nb) * sizeof(*tmp) + 1), q;
+
+	if (!tmp)
+		abort();
+	q = side_quantum(a, na, tmp, 0);
+	q = side_quantum(b, nb, tmp, q);
+	free(tmp);
+	return q;
+}
+
+static void result_init(struct vd_result *r, const struct vd_kind *kind,
+			enum metric_dir dir, size_t nb, size_t nc,
+			double floor_pct)
+{
+	memset(r, 0, sizeof(*r));
+	r->verdict = V_NONE;
+	r->note = "";
+	r->nb = nb;
+	r->nc = nc;
+	r->delta_pct = r->ci_lo = r->ci_hi = r->p = r->p_adj = NAN;
+	r->noise_pct = r->sd_pct = NAN;
+	r->floor_pct = r->threshold_pct = floor_pct;
+	r->klass = kind->klass;
+	r->dir = dir;
+}
+
+/* Why there is no verdict, or NULL when the sides can be tested. */
+static const char *untestable(enum metric_dir dir, const double *base,
+			      size_t nb, const double *cand, size_t nc)
+{
+	if (dir == DIR_NONE)
+		return "a parameter, no direction";
+	if (!nb)
+		return "missing in the baseline";
+	if (!nc)
+		return "missing in the candidate";
+	if (!all_finite(base, nb) || !all_finite(cand, nc))
+		return "not a number among the cells";
+	return NULL;
+}
+
+/* The Welch test and the 90% CI of the change; L is the estimate on the
+ * test's scale (a log ratio, or a linear ratio when lin), a and c the
+ * squared standard errors of each side on that scale. */
+static void welch_fill(const struct vd_policy *pol, double L, double a,
+		       size_t nb, double c, size_t nc, int lin,
+		       struct vd_result *r)
+{
+	double se = sqrt(a + c), df, q;
+
+	df = (a + c) * (a + c) /
+	     (a * a / (double)(nb - 1) + c * c / (double)(nc - 1));
+	r->p = stats_t_p(L / se, df);
+	q = vd_t_quantile(2 * pol->alpha_equiv, df);
+	r->ci_lo = 100 * (lin ? L - q * se : expm1(L - q * se));
+	r->ci_hi = 100 * (lin ? L + q * se : expm1(L + q * se));
+	r->tested = 1;
+	r->verdict = r->ci_lo > -r->threshold_pct &&
+		     r->ci_hi < r->threshold_pct ? V_SAME : V_UNDECIDED;
+}
+
+void vd_test(const struct vd_policy *pol, const struct vd_kind *kind,
+	     enum metric_dir dir, double floor_pct, const double *base,
+	     size_t nb, const double *cand, size_t nc, struct vd_result *r)
+{
+	double min_cv = pol->min_cv_pct / 100, sb, sc, q;
+	struct side b, c;
+	int logs;
+
+	result_init(r, kind, dir, nb, nc, floor_pct);
+	r->note = untestable(dir, base, nb, cand, nc);
+	if (r->note)
+		return;
+	r->note = "";
+	side_of(base, nb, 0, &b);
+	side_of(cand, nc, 0, &c);
+	logs = kind->log_scale && b.pos && c.pos;
+	if (b.zero && c.zero) {
+		r->delta_pct = 0;
+	} else if (b.mean <= 0) {
+		r->note = b.mean == 0 ? "zero baseline, no relative change" :
+			  "negative baseline, no relative change";
+		return;
+	} else if (logs) {
+		side_of(base, nb, 1, &b);
+		side_of(cand, nc, 1, &c);
+		r->delta_pct = 100 * expm1(c.mean - b.mean);
+		r->sd_pct = 100 * c.sd;
+	} else {
+		r->delta_pct = 100 * (c.mean / b.mean - 1);
+		r->sd_pct = c.mean != 0 ? 100 * c.sd / fabs(c.mean) : NAN;
+	}
+	if (nb < 2 || nc < 2) {
+		r->note = "n=1, no verdict";
+		return;
+	}
+	if (b.zero && c.zero) {
+		r->verdict = V_SAME;
+		r->note = "zero on both sides";
+		return;
+	}
+	r->noise_pct = 100 * (logs ? b.sd : b.sd / b.mean);
+	if (pol->noise_k * r->noise_pct > r->threshold_pct)
+		r->threshold_pct = pol->noise_k * r->noise_pct;
+	if (logs) {
+		sb = fmax(b.sd, min_cv);
+		sc = fmax(c.sd, min_cv);
+		welch_fill(pol, c.mean - b.mean, sb * sb / (double)nb, nb,
+			   sc * sc / (double)nc, nc, 0, r);
+		return;
+	}
+	q = quantum(base, nb, cand, nc) / sqrt(12);
+	sb = fmax(b.sd, fmax(min_cv * b.mean, q)) / b.mean;
+	if (c.mean > 0) {
+		sc = fmax(c.sd, fmax(min_cv * c.mean, q)) / c.mean;
+		welch_fill(pol, log(c.mean / b.mean), sb * sb / (double)nb,
+			   nb, sc * sc / (double)nc, nc, 0, r);
+	} else {
+		sc = fmax(c.sd, q) / b.mean;
+		welch_fill(pol, c.mean / b.mean - 1, sb * sb / (double)nb, nb,
+			   sc * sc / (double)nc, nc, 1, r);
+	}
+}
+
+/* ---- the page ----------------------------------------------------- */
+
+struct pidx {
+	double p;
+	size_t i;
+};
+
+static int pidx_cmp(const void *a, const void *b)
+{
+	const struct pidx *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static struct pidx *sorted(const double *p, size_t n)
+{
+	struct pidx *s = malloc((n ? n : 1) * sizeof(*s));
+	size_t i;
+
+	if (!s)
+		abort();
+	for (i = 0; i < n; i++) {
+		s[i].p = p[i];
+		s[i].i = i;
+	}
+	qsort(s, n, sizeof(*s), pidx_cmp);
+	return s;
+}
+
+void vd_holm(const double *p, size_t n, double *adj)
+{
+	struct pidx *s = sorted(p, n);
+	double run = 0;
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		double a = fmin(1, (double)(n - j) * s[j].p);
+
+		run = fmax(run, a);
+		adj[s[j].i] = run;
+	}
+	free(s);
+}
+
+void vd_bh(const double *p, size_t n, double *adj)
+{
+	struct pidx *s = sorted(p, n);
+	double run = 1;
+	size_t j;
+
+	for (j = n; j-- > 0;) {
+		double a = fmin(1, (double)n * s[j].p / (double)(j + 1));
+
+		run = fmin(run, a);
+		adj[s[j].i] = run;
+	}
+	free(s);
+}
+
+void vd_decide(const struct vd_policy *pol, struct vd_result *const *v,
+	       size_t n)
+{
+	double *p = malloc((n ? n : 1) * 2 * sizeof(*p)), *adj = p + n;
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), i, m;
+	int k;
+
+	if (!p || !idx)
+		abort();
+	for (k = 0; k < VC_NCLASSES; k++) {
+		for (i = m = 0; i < n; i++)
+			if (v[i]->tested && (int)v[i]->klass == k) {
+				idx[m] = i;
+				p[m++] = v[i]->p;
+			}
+		(pol->bh ? vd_bh : vd_holm)(p, m, adj);
+		for (i = 0; i < m; i++) {
+			struct vd_result *r = v[idx[i]];
+			int up = r->delta_pct > 0;
+
+			r->p_adj = adj[i];
+			if (adj[i] < pol->alpha[k] &&
+			    fabs(r->delta_pct) >= r->threshold_pct)
+				r->verdict = up == (r->dir == DIR_HIGHER) ?
+					V_BETTER : V_WORSE;
+		}
+	}
+	free(p);
+	free(idx);
+}
+
+void vd_rule_sentence(const struct vd_policy *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "A cell is one run (its repetitions averaged, "
+		 "rates by harmonic mean); worse or better means Welch's t on "
+		 "the cells (logs for tails) is significant after %s "
+		 "correction across the page (headline alpha %g, secondary "
+		 "%g) and the change is at least the threshold, max(floor "
+		 "%g%%/%g%%, %g x the baseline's cell CV); same means the "
+		 "90%% CI lies within +-threshold; otherwise undecided; one "
+		 "cell a side gives no verdict.",
+		 p->bh ? "Benjamini-Hochberg" : "Holm",
+		 p->alpha[VC_HEADLINE], p->alpha[VC_SECONDARY],
+		 p->floor_pct[VC_HEADLINE], p->floor_pct[VC_SECONDARY],
+		 p->noise_k);
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verdict: the rule that turns the cells of two kernels into one of four
+ * verdicts, pure functions over numbers (no SQL, no HTTP), used by the
+ * comparison model (judge/compare.c) and by bench/bench_verdicts.
+ *
+ * The unit is the cell (one run: one boot of a job, or one import), whose
+ * repetitions are averaged first (rates by harmonic mean, as mmtests
+ * does; everything else by arithmetic mean).  Two kernels' cells are
+ * compared by the relative change of their means, r = cand / base - 1:
+ * Welch's t on log(cand mean / base mean) with its delta-method standard
+ * error, or, for latency tails (p99 and up, max), Welch on the logs of the
+ * cell values (a ratio of geometric means).  Then, across the page:
+ *
+ *  - worse / better: the p-value, corrected by Holm over every directional
+ *    metric and candidate of its family (headline: alpha 0.04, secondary:
+ *    alpha 0.01; 0.05 per page), is below the family's alpha AND |r| is at
+ *    least the metric's threshold;
+ *  - same: the 90% confidence interval of r lies inside +-threshold (two
+ *    one-sided tests at 5%);
+ *  - undecided: neither; more cells are needed;
+ *  - none: no verdict (a parameter, fewer than 2 cells on a side: "n=1, no
+ *    verdict", a metric missing on one side, a zero baseline with a non-zero
+ *    candidate, a NaN).
+ *
+ * threshold = max(floor, noise_k * noise), noise the cell-to-cell CV of the
+ * baseline's cells (sd of their logs for tails).  Each side's CV is floored
+ * at min_cv_pct and at the quantum of its values, so constant samples never
+ * give p = 0.
+ */
+#ifndef KLAB_VERDICT_H
+#define KLAB_VERDICT_H
+
+#include <stddef.h>
+
+#include "lib/results.h"
+
+enum cmp_verdict {
+	V_NONE = 0,	/* no verdict: see the note */
+	V_SAME,
+	V_BETTER,
+	V_WORSE,
+	V_UNDECIDED,
+};
+
+enum vd_class {
+	VC_HEADLINE = 0,	/* each phase's rate and avg latency, iops */
+	VC_SECONDARY,		/* percentiles, max, CPU, the rest */
+	VC_NCLASSES
+};
+
+/* How a metric is averaged and tested, from its name, unit, direction. */
+struct vd_kind {
+	enum vd_class klass;
+	int log_scale;		/* latency tail: test the logs */
+	int harmonic;		/* a rate: harmonic mean of repetitions */
+};
+
+/* A user floor: METRICGLOB or SUITEGLOB/METRICGLOB, in percent. */
+struct vd_floor {
+	char suite[64], metric[128];
+	double pct;
+};
+
+#define VD_MAX_FLOORS 16
+
+struct vd_policy {
+	double alpha[VC_NCLASSES];	/* 0.04 headline, 0.01 secondary */
+	double alpha_equiv;		/* 0.05: "same" from the 90% CI */
+	double floor_pct[VC_NCLASSES];	/* 2 headline, 5 secondary */
+	double noise_k;			/* 1.0 */
+	double min_cv_pct;		/* 0.5 */
+	int bh;				/* 0 Holm (default), 1 BH */
+	struct vd_floor floors[VD_MAX_FLOORS];	/* later ones win */
+	size_t nfloors;
+};
+
+struct vd_result {
+	enum cmp_verdict verdict;
+	const char *note;	/* static: "n=1, no verdict", ... or "" */
+	size_t nb, nc;		/* cells of baseline, candidate */
+	double delta_pct;	/* 100 r; NAN when not defined */
+	double ci_lo, ci_hi;	/* 90% CI of 100 r; NAN when not tested */
+	double p, p_adj;	/* raw and corrected; NAN when not tested */
+	double threshold_pct;	/* the threshold used */
+	double noise_pct;	/* the baseline's cell CV, NAN when n < 2 */
+	double floor_pct;	/* the floor used */
+	double sd_pct;		/* sd of the candidate's cells, % of base */
+	int tested;		/* took part in the page's correction */
+	enum vd_class klass;
+	enum metric_dir dir;
+};
+
+void vd_policy_default(struct vd_policy *p);
+/* Add "GLOB:PCT" or "SUITE/GLOB:PCT"; -1 when malformed or full. */
+int vd_policy_add_floor(struct vd_policy *p, const char *spec);
+/* The floor for a metric of a suite (suite may be NULL). */
+double vd_floor_for(const struct vd_policy *p, const char *suite,
+		    const char *metric, enum vd_class k);
+void vd_kind_of(const char *metric, const char *unit, enum metric_dir dir,
+		struct vd_kind *out);
+/* The cell value of n repetitions (harmonic or arithmetic mean); NAN
+ * when n is 0 or a value is not finite (or <= 0 for a harmonic mean). */
+double vd_cell_value(const double *reps, size_t n, int harmonic);
+
+/*
+ * Test one candidate against the baseline from their cell values: fills
+ * everything but p_adj and the final worse/better (the verdict is left
+ * V_UNDECIDED or V_SAME for tested metrics until vd_decide).
+ */
+void vd_test(const struct vd_policy *pol, const struct vd_kind *kind,
+	     enum metric_dir dir, double floor_pct, const double *base,
+	     size_t nb, const double *cand, size_t nc, struct vd_result *out);
+/* The page: correct the p-values per class, then decide worse/better. */
+void vd_decide(const struct vd_policy *pol, struct vd_result *const *v,
+	       size_t n);
+/* Holm / Benjamini-Hochberg adjusted p-values (adj may alias nothing). */
+void vd_holm(const double *p, size_t n, double *adj);
+void vd_bh(const double *p, size_t n, double *adj);
+/* Two-sided Student t quantile: t with P(|T| > t) = p2. */
+double vd_t_quantile(double p2, double df);
+const char *cmp_verdict_name(enum cmp_verdict v);
+const char *vd_class_name(enum vd_class k);
+/* The rule in one sentence (for page headers), into buf. */
+void vd_rule_sentence(const struct vd_policy *p, char *buf, size_t len);
+
+#endif

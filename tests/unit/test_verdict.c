@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for judge/verdict.c: the four verdicts and their edge cases
+ * (zero baseline, constant samples, quantised metrics, NaN, a metric
+ * missing on one side, one cell a side), Holm and Benjamini-Hochberg,
+ * kinds of metrics, cell means, user floors and the t quantile.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/adaptive.h"
+#include "judge/verdict.h"
+
+static const struct vd_kind rate_kind = { VC_HEADLINE, 0, 1 };
+static const struct vd_kind tail_kind = { VC_SECONDARY, 1, 0 };
+
+/* Test one pair and decide it alone on its page. */
+static void one(const struct vd_kind *k, enum metric_dir dir,
+		const double *b, size_t nb, const double *c, size_t nc,
+		struct vd_result *r)
+{
+	struct vd_policy pol;
+	struct vd_result *v[1] = { r };
+
+	vd_policy_default(&pol);
+	vd_test(&pol, k, dir, pol.floor_pct[k->klass], b, nb, c, nc, r);
+	vd_decide(&pol, v, 1);
+}
+
+static void test_clear_regression(void **state)
+{
+	const double b[] = { 100, 101, 99, 100, 100.5 };
+	const double c[] = { 90, 91, 89, 90, 90.5 };
+	struct vd_result r;
+
+	one(&rate_kind, DIR_HIGHER, b, 5, c, 5, &r);
+	assert_int_equal(r.verdict, V_WORSE);
+	assert_true(r.tested && r.p < 0.001 && r.p_adj == r.p);
+	assert_true(fabs(r.delta_pct + 10) < 0.1);
+	assert_true(r.ci_lo < -10 && r.ci_hi > -10 && r.ci_hi < -9);
+	assert_true(r.threshold_pct >= 2);
+	/* the same numbers for a latency (lower is better) */
+	one(&rate_kind, DIR_LOWER, b, 5, c, 5, &r);
+	assert_int_equal(r.verdict, V_BETTER);
+	assert_string_equal(cmp_verdict_name(V_UNDECIDED), "undecided");
+}
+
+static void test_same_and_undecided(void **state)
+{
+	const double b[] = { 100, 100.4, 99.6, 100.2, 99.8, 100, 100.3, 99.7 };
+	const double c[] = { 100.1, 99.9, 100.3, 99.7, 100, 100.2, 99.8, 100 };
+	const double nb[] = { 100, 120, 85 }, nc[] = { 95, 110, 80 };
+	struct vd_result r;
+
+	one(&rate_kind, DIR_HIGHER, b, 8, c, 8, &r);
+	assert_int_equal(r.verdict, V_SAME);
+	assert_true(r.ci_lo > -2 && r.ci_hi < 2);
+	/* noisy, three cells: neither significant nor equivalent */
+	one(&rate_kind, DIR_HIGHER, nb, 3, nc, 3, &r);
+	assert_int_equal(r.verdict, V_UNDECIDED);
+	assert_true(r.threshold_pct > 10);	/* 1.0 x the noise */
+}
+
+static void test_zero_baseline(void **state)
+{
+	const double z[] = { 0, 0, 0 }, c[] = { 1, 2, 1 };
+	struct vd_result r;
+
+	one(&rate_kind, DIR_LOWER, z, 3, c, 3, &r);
+	assert_int_equal(r.verdict, V_NONE);
+	assert_string_equal(r.note, "zero baseline, no relative change");
+	assert_true(isnan(r.delta_pct) && !r.tested);
+	one(&rate_kind, DIR_LOWER, z, 3, z, 3, &r);
+	assert_int_equal(r.verdict, V_SAME);
+	assert_true(r.delta_pct == 0);
+	/* a zero candidate is -100%, tested on the linear scale */
+	one(&rate_kind, DIR_HIGHER, c, 3, z, 3, &r);
+	assert_true(fabs(r.delta_pct + 100) < 1e-9);
+	assert_int_equal(r.verdict, V_WORSE);
+}
+
+static void test_constant_samples(void **state)
+{
+	const double a[] = { 100, 100, 100 }, b[] = { 101, 101, 101 };
+	const double c[] = { 150, 150, 150 };
+	struct vd_result r;
+
+	one(&rate_kind, DIR_HIGHER, a, 3, b, 3, &r);
+	assert_true(r.p > 0.01);	/* not 0: the CV is floored */
+	assert_int_not_equal(r.verdict, V_WORSE);
+	assert_int_not_equal(r.verdict, V_BETTER);
+	one(&rate_kind, DIR_HIGHER, a, 3, a, 3, &r);
+	assert_true(r.p > 0.99);
+	one(&rate_kind, DIR_HIGHER, a, 3, c, 3, &r);
+	assert_int_equal(r.verdict, V_BETTER);	/* +50% is real */
+}
+
+static void test_quantised(void **state)
+{
+	const double b[] = { 2, 2, 2, 3, 2 }, c[] = { 2, 3, 2, 2, 2 };
+	const double d[] = { 3, 3, 3, 3, 3 }, e[] = { 2, 2, 2, 2, 2 };
+	struct vd_result r;
+
+	one(&rate_kind, DIR_LOWER, b, 5, c, 5, &r);
+	assert_true(r.p > 0.5);
+	assert_int_equal(r.verdict, V_UNDECIDED);
+	/* one quantum apart and constant: p is not 0, the step is real */
+	one(&rate_kind, DIR_LOWER, e, 5, d, 5, &r);
+	assert_true(r.p > 0 && r.p < 0.01);
+	assert_int_equal(r.verdict, V_WORSE);
+}
+
+static void test_nan_missing_n1(void **state)
+{
+	const double b[] = { 100, 101, 99 }, c[] = { 100, NAN, 98 };
+	struct vd_result r;
+
+	one(&rate_kind, DIR_HIGHER, b, 3, c, 3, &r);
+	assert_int_equal(r.verdict, V_NONE);
+	assert_string_equal(r.note, "not a number among the cells");
+	one(&rate_kind, DIR_HIGHER, b, 3, c, 0, &r);
+	assert_string_equal(r.note, "missing in the candidate");
+	assert_int_equal(r.verdict, V_NONE);
+	one(&rate_kind, DIR_HIGHER, b, 0, b, 3, &r);
+	assert_string_equal(r.note, "missing in the baseline");
+	one(&rate_kind, DIR_HIGHER, b, 1, b + 1, 1, &r);
+	assert_string_equal(r.note, "n=1, no verdict");
+	assert_int_equal(r.verdict, V_NONE);
+	assert_true(fabs(r.delta_pct - 1) < 1e-9);
+	one(&rate_kind, DIR_NONE, b, 3, b, 3, &r);
+	assert_int_equal(r.verdict, V_NONE);
+}
+
+static void test_tail_log_scale(void **state)
+{
+	const double b[] = { 10, 12, 11, 10, 12 }, c[] = { 20, 24, 22, 20, 24 };
+	struct vd_result r;
+
+	one(&tail_kind, DIR_LOWER, b, 5, c, 5, &r);
+	/* ratio of geometric means: exactly 2 */
+	assert_true(fabs(r.delta_pct - 100) < 1e-9);
+	assert_true(r.p < 0.001);
+	assert_int_equal(r.verdict, V_WORSE);
+}
+
+static void test_corrections(void **state)
+{
+	const double p[] = { 0.01, 0.04, 0.03, 0.005 };
+	const double holm[] = { 0.03, 0.06, 0.06, 0.02 };
+	const double bh[] = { 0.02, 0.04, 0.04, 0.02 };
+	double adj[4];
+	int i;
+
+	vd_holm(p, 4, adj);
+	for (i = 0; i < 4; i++)
+		assert_true(fabs(adj[i] - holm[i]) < 1e-12);
+	vd_bh(p, 4, adj);
+	for (i = 0; i < 4; i++)
+		assert_true(fabs(adj[i] - bh[i]) < 1e-12);
+	vd_holm(p, 0, adj);
+}
+
+static void test_page_correction(void **state)
+{
+	/* 20 metrics with p about 0.02 each: alone each would be worse,
+	 * on one page none is */
+	const double b[] = { 100, 102, 98, 101 }, c[] = { 95, 97, 93, 96 };
+	struct vd_result r[20], *v[20];
+	struct vd_policy pol;
+	int i;
+
+	vd_policy_default(&pol);
+	for (i = 0; i < 20; i++) {
+		vd_test(&pol, &rate_kind, DIR_HIGHER, 2, b, 4, c, 4, &r[i]);
+		v[i] = &r[i];
+	}
+	assert_true(r[0].p < 0.04);
+	vd_decide(&pol, v, 1);
+	assert_int_equal(r[0].verdict, V_WORSE);
+	vd_decide(&pol, v + 1, 19);
+	for (i = 1; i < 20; i++)
+		assert_int_not_equal(r[i].verdict, V_WORSE);
+}
+
+static void test_kinds_cells_floors(void **state)
+{
+	const double h[] = { 1, 4 }, z[] = { 10, 0 };
+	struct vd_kind k;
+	struct vd_policy pol;
+
+	vd_kind_of("tiobench.seq_read.rate", "MB/s", DIR_HIGHER, &k);
+	assert_true(k.klass == VC_HEADLINE && k.harmonic && !k.log_scale);
+	vd_kind_of("tiobench.seq_read.max_lat", "ms", DIR_LOWER, &k);
+	assert_true(k.klass == VC_SECONDARY && !k.harmonic && k.log_scale);
+	vd_kind_of("readlat.lat_p99_9", "ms", DIR_LOWER, &k);
+	assert_true(k.klass == VC_SECONDARY && k.log_scale);
+	vd_kind_of("iops.total", "IOPS", DIR_HIGHER, &k);
+	assert_true(k.klass == VC_HEADLINE && k.harmonic);
+	vd_kind_of("tiobench.seq_read.avg_lat", "ms", DIR_LOWER, &k);
+	assert_true(k.klass == VC_HEADLINE && !k.log_scale);
+	vd_kind_of("tiobench.seq_read.cpu", "%", DIR_LOWER, &k);
+	assert_true(k.klass == VC_SECONDARY);
+	assert_true(fabs(vd_cell_value(h, 2, 1) - 1.6) < 1e-12);
+	assert_true(fabs(vd_cell_value(h, 2, 0) - 2.5) < 1e-12);
+	assert_true(vd_cell_value(z, 2, 1) == 0);
+	assert_true(isnan(vd_cell_value(h, 0, 0)));
+	vd_policy_default(&pol);
+	assert_int_equal(vd_policy_add_floor(&pol, "tiobench/*.max_lat:20"), 0);
+	assert_int_equal(vd_policy_add_floor(&pol, "*.rate:3.5"), 0);
+	assert_int_equal(vd_policy_add_floor(&pol, "*.rate"), -1);
+	assert_int_equal(vd_policy_add_floor(&pol, ":3"), -1);
+	assert_int_equal(vd_policy_add_floor(&pol, "x:-1"), -1);
+	assert_true(vd_floor_for(&pol, "tiobench", "tiobench.seq_read.max_lat",
+				 VC_SECONDARY) == 20);
+	assert_true(vd_floor_for(&pol, "rio", "tiobench.seq_read.max_lat",
+				 VC_SECONDARY) == 5);
+	assert_true(vd_floor_for(&pol, NULL, "iops.rate", VC_HEADLINE) == 3.5);
+	assert_true(vd_floor_for(&pol, NULL, "iops.total", VC_HEADLINE) == 2);
+	/* R: qt(0.95, 10) = 1.812461 */
+	assert_true(fabs(vd_t_quantile(0.10, 10) - 1.812461) < 1e-5);
+}
+
+/* A two-kernel comparison of one headline rate, judged with pol. */
+static void cmp_of(const struct vd_policy *pol, const double *b,
+		   const double *c, size_t n, struct comparison *out)
+{
+	const double *side[2] = { b, c };
+	size_t k, i;
+
+	memset(out, 0, sizeof(*out));
+	out->pol = *pol;
+	out->nk = 2;
+	out->kernels = calloc(2, sizeof(char *));
+	out->kernels[0] = strdup("A");
+	out->kernels[1] = strdup("B");
+	out->nm = 1;
+	out->m = calloc(1, sizeof(*out->m));
+	out->m->name = strdup("tiobench.seq_read.rate");
+	out->m->unit = strdup("MB/s");
+	out->m->dir = DIR_HIGHER;
+	vd_kind_of(out->m->name, out->m->unit, out->m->dir, &out->m->kind);
+	out->m->cells = calloc(2, sizeof(*out->m->cells));
+	for (k = 0; k < 2; k++) {
+		struct cmp_cell *cell = &out->m->cells[k];
+
+		cell->values = calloc(n, sizeof(double));
+		cell->runs = calloc(n, sizeof(int64_t));
+		for (i = 0; i < n; i++) {
+			cell->values[i] = side[k][i];
+			cell->runs[i] = (int64_t)i;
+		}
+		cell->nvalues = n;
+		cell->present = n > 0;
+	}
+	compare_judge(out);
+}
+
+static void test_adaptive(void **state)
+{
+	const double b[] = { 100, 103, 97, 101, 99 };
+	const double same[] = { 99, 102, 98, 100, 101 };
+	const double worse[] = { 70, 72, 69, 71, 70 };
+	const double noisy[] = { 100, 80, 120, 90, 110 };
+	struct vd_policy pol, look;
+	struct vd_plan plan;
+	struct comparison c;
+	size_t next, open;
+
+	vd_plan_default(&plan);
+	assert_int_equal(plan.nlooks, 5);
+	assert_int_equal(plan.looks[4], 20);
+	vd_policy_default(&pol);
+	vd_plan_policy(&plan, &pol, &look);
+	assert_true(fabs(look.alpha[VC_HEADLINE] - 0.008) < 1e-12);
+	assert_true(fabs(look.alpha[VC_SECONDARY] - 0.002) < 1e-12);
+	/* a clear drop is decided at the first look */
+	cmp_of(&look, b, worse, 3, &c);
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_DECIDED);
+	assert_int_equal(open, 0);
+	compare_release(&c);
+	/* noise: more cells, up to the next look */
+	cmp_of(&look, b, noisy, 3, &c);
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_MORE);
+	assert_int_equal(next, 5);
+	assert_int_equal(open, 1);
+	/* the wall-time cap, then the cell cap */
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 5 * 3600.0, &next,
+				      &open), VD_STEP_CAP);
+	assert_int_equal(vd_plan_set_cap(&plan, 10), 0);
+	assert_int_equal(plan.nlooks, 4);
+	assert_int_equal(plan.looks[3], 10);
+	assert_int_equal(vd_plan_next(&plan, &c, 10, 0, &next, &open),
+			 VD_STEP_CAP);
+	assert_int_equal(vd_plan_set_cap(&plan, 2), -1);
+	compare_release(&c);
+	/* an unchanged kernel with 5 quiet cells: still open (the CI of
+	 * +-3% noise on 5 cells is wider than the threshold) */
+	vd_plan_default(&plan);
+	cmp_of(&look, b, same, 5, &c);
+	assert_int_equal(c.m->cells[1].verdict, V_UNDECIDED);
+	assert_int_equal(vd_plan_next(&plan, &c, 5, 0, &next, &open),
+			 VD_STEP_MORE);
+	assert_int_equal(next, 8);
+	assert_string_equal(vd_step_name(VD_STEP_CAP), "cap");
+	compare_release(&c);
+}
+
+static void test_adaptive_carry(void **state)
+{
+	const double b[] = { 100, 103, 97, 101, 99, 100, 102, 98 };
+	const double worse[] = { 70, 72, 69, 71, 70, 95, 140, 60 };
+	const double noisy[] = { 100, 80, 120, 90, 110, 100, 80, 120 };
+	struct vd_policy pol, look;
+	struct vd_plan plan;
+	struct comparison c3, c8;
+	size_t next, open;
+
+	vd_plan_default(&plan);
+	vd_policy_default(&pol);
+	vd_plan_policy(&plan, &pol, &look);
+	/* worse at 3 cells; at 8 the wild cells alone say undecided, but a
+	 * decision is final */
+	cmp_of(&look, b, worse, 3, &c3);
+	assert_int_equal(c3.m->cells[1].verdict, V_WORSE);
+	cmp_of(&look, b, worse, 8, &c8);
+	assert_int_equal(c8.m->cells[1].verdict, V_UNDECIDED);
+	vd_plan_carry(&c3, &c8);
+	assert_int_equal(c8.m->cells[1].verdict, V_WORSE);
+	assert_string_equal(c8.m->cells[1].vd.note,
+			    "decided at an earlier look");
+	assert_int_equal(vd_plan_next(&plan, &c8, 8, 0, &next, &open),
+			 VD_STEP_DECIDED);
+	compare_release(&c3);
+	compare_release(&c8);
+	/* undecided is not carried */
+	cmp_of(&look, b, noisy, 3, &c3);
+	cmp_of(&look, b, noisy, 8, &c8);
+	vd_plan_carry(&c3, &c8);
+	assert_int_equal(c8.m->cells[1].verdict, V_UNDECIDED);
+	compare_release(&c3);
+	compare_release(&c8);
+}
+
+static void test_adaptive_stop_on_worse(void **state)
+{
+	/* two headline metrics: the rate worse, the latency open */
+	const double b[] = { 100, 103, 97 }, w[] = { 70, 72, 69 };
+	struct vd_policy pol, look;
+	struct vd_plan plan;
+	struct comparison c;
+	size_t next, open;
+
+	vd_plan_default(&plan);
+	vd_policy_default(&pol);
+	vd_plan_policy(&plan, &pol, &look);
+	cmp_of(&look, b, w, 3, &c);
+	/* a second headline metric, still open */
+	c.m = realloc(c.m, 2 * sizeof(*c.m));
+	c.m[1] = c.m[0];
+	c.m[1].name = strdup("tiobench.seq_write.rate");
+	c.m[1].unit = strdup("MB/s");
+	c.m[1].cells = calloc(2, sizeof(*c.m[1].cells));
+	c.m[1].cells[0].present = c.m[1].cells[1].present = 1;
+	c.m[1].cells[1].verdict = V_UNDECIDED;
+	c.m[1].cells[1].vd.note = "";
+	c.nm = 2;
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_MORE);
+	assert_int_equal(open, 1);
+	plan.stop_on_worse = 1;
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_DECIDED);
+	compare_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clear_regression),
+		cmocka_unit_test(test_same_and_undecided),
+		cmocka_unit_test(test_zero_baseline),
+		cmocka_unit_test(test_constant_samples),
+		cmocka_unit_test(test_quantised),
+		cmocka_unit_test(test_nan_missing_n1),
+		cmocka_unit_test(test_tail_log_scale),
+		cmocka_unit_test(test_corrections),
+		cmocka_unit_test(test_page_correction),
+		cmocka_unit_test(test_kinds_cells_floors),
+		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_adaptive_carry),
+		cmocka_unit_test(test_adaptive_stop_on_worse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
