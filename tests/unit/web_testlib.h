@@ -151,6 +151,9 @@ static inline void wfix_import(struct wfix *f, struct result_set *rs,
 		o.raw = raw;
 		o.raw_len = strlen(raw);
 	}
+	/* a later cell of the same legacy kernel: back under its stand-in */
+	if (legacy)
+		wfix_legacy_rename(f, legacy, "legacy-name");
 	if (db_import(f->db, rs, &o, NULL, NULL, f->err, sizeof(f->err)))
 		fail_msg("import: %s", f->err);
 	result_set_release(rs);
