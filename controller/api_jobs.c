@@ -62,7 +62,7 @@ static int cmdline_word_ok(const char *allow, const char *w, size_t n)
 }
 
 /* 0 when every word of cmdline is allowed, else -1 with err naming it. */
-static int cmdline_check(const struct klabd *d, const char *cmdline,
+int api_cmdline_check(const struct klabd *d, const char *cmdline,
 			 char *err, size_t errlen)
 {
 	const char *allow = d->cmdline_allow ? d->cmdline_allow :
@@ -88,7 +88,7 @@ static int cmdline_check(const struct klabd *d, const char *cmdline,
 }
 
 /* 0 when suite names a suite of workloads/suites/, else -1 with err. */
-static int suite_check(const struct klabd *d, const char *suite, char *err,
+int api_suite_check(const struct klabd *d, const char *suite, char *err,
 		       size_t errlen)
 {
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
@@ -210,8 +210,8 @@ int api_job_add(struct req *rq, struct web_response *r)
 		json_decref(doc);
 		return r->status;
 	}
-	if (suite_check(rq->d, jn.suite, err, sizeof(err)) ||
-	    cmdline_check(rq->d, jn.cmdline, err, sizeof(err))) {
+	if (api_suite_check(rq->d, jn.suite, err, sizeof(err)) ||
+	    api_cmdline_check(rq->d, jn.cmdline, err, sizeof(err))) {
 		json_decref(ks);
 		json_decref(doc);
 		return web_error_json(r, 403, err);

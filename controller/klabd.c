@@ -366,7 +366,8 @@ static int klabd_start(struct klabd *d, const char *argv0, char *err,
 	    build_init(d, err, errlen) ||
 	    http_start(d, err, errlen) ||
 	    rigmgr_start(d, err, errlen) ||
-	    build_start(d, err, errlen))
+	    build_start(d, err, errlen) ||
+	    cmprun_start(d, err, errlen))
 		return -1;
 	return 0;
 }
@@ -383,6 +384,7 @@ static void klabd_stop(struct klabd *d)
 	rigmgr_quiesce(d);
 	http_stop(d);
 	build_stop(d);
+	cmprun_stop(d);
 	rigmgr_stop(d);
 	rigmgr_free(d);
 	build_release(d);

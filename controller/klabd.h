@@ -22,6 +22,7 @@ struct http_park;
 struct http_poll;
 struct http_stats;
 struct rig_waiter;
+struct cmprun;
 
 /*
  * What the HTTP layer may use (http.c; the keys are in docs/RIGS.md).
@@ -88,6 +89,8 @@ struct klabd {
 	char *base_image;		/* rig base initramfs, built on demand */
 	struct cat_file *files;		/* sha256 -> path, for downloads */
 	size_t nfiles;
+
+	struct cmprun *cmprun;		/* comparisons.c: the driver */
 };
 
 struct rig;
@@ -163,6 +166,21 @@ int api_agent_file(struct req *rq, struct web_response *r);
 int api_job_add(struct req *rq, struct web_response *r);
 int api_jobs(struct req *rq, struct web_response *r);
 int api_rig_online(struct req *rq, struct web_response *r);
+/* A job's suite (a suite of workloads/suites/) and kernel parameters
+ * (job_cmdline_allow): 0, or -1 with err naming what is refused. */
+int api_suite_check(const struct klabd *d, const char *suite, char *err,
+		    size_t errlen);
+int api_cmdline_check(const struct klabd *d, const char *cmdline,
+		      char *err, size_t errlen);
+/* comparisons.c: comparison runs with adaptive repetition */
+int api_comparison_add(struct req *rq, struct web_response *r);
+int api_comparisons(struct req *rq, struct web_response *r);
+int page_comparison(struct req *rq, struct web_response *r);
+/* Start / stop the thread that drives comparison runs (resumes the
+ * unfinished ones from the database); kick it after a change. */
+int cmprun_start(struct klabd *d, char *err, size_t errlen);
+void cmprun_stop(struct klabd *d);
+void cmprun_kick(struct klabd *d);
 /* Bring the rig named by rq->arg online and audit it (via says how); the
  * rig, or NULL with a 404 in r. */
 struct rig *api_rig_bring_online(struct req *rq, struct web_response *r,

@@ -173,6 +173,37 @@ static const char *const migrations[] = {
 	"  subject TEXT NOT NULL DEFAULT '',"
 	"  detail TEXT NOT NULL DEFAULT '');"
 	"UPDATE rigs SET token = NULL;",
+	/* 6: comparison runs with adaptive repetition
+	 * (controller/comparisons.c): the comparison, its plan and the
+	 * decisions carried between looks, and the jobs that are its
+	 * cells (side 0 the base, 1 the candidate). */
+	"CREATE TABLE comparisons ("
+	"  id INTEGER PRIMARY KEY,"
+	"  base TEXT NOT NULL,"
+	"  candidate TEXT NOT NULL,"
+	"  rig TEXT NOT NULL,"
+	"  suite TEXT NOT NULL,"
+	"  scheduler TEXT NOT NULL DEFAULT '',"
+	"  scale REAL NOT NULL DEFAULT 1,"
+	"  cmdline TEXT NOT NULL DEFAULT '',"
+	"  floors TEXT NOT NULL DEFAULT '',"
+	"  max_cells INTEGER NOT NULL,"
+	"  max_seconds REAL NOT NULL,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued',"
+	"    'running', 'decided', 'undecided', 'failed')),"
+	"  planned INTEGER NOT NULL,"
+	"  decided TEXT NOT NULL DEFAULT '',"
+	"  open INTEGER NOT NULL DEFAULT 0,"
+	"  error TEXT NOT NULL DEFAULT '',"
+	"  who TEXT NOT NULL DEFAULT '',"
+	"  created INTEGER NOT NULL,"
+	"  finished INTEGER);"
+	"CREATE INDEX comparisons_state ON comparisons(state);"
+	"CREATE TABLE comparison_jobs ("
+	"  comparison_id INTEGER NOT NULL REFERENCES comparisons(id),"
+	"  job_id INTEGER NOT NULL UNIQUE REFERENCES jobs(id),"
+	"  side INTEGER NOT NULL CHECK (side IN (0, 1)),"
+	"  PRIMARY KEY (comparison_id, job_id));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

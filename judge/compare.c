@@ -153,7 +153,10 @@ static int scope_configs(struct scope *sc,
 		    (out->suite && strcmp(r->suite, out->suite)))
 			continue;
 		run_config(r, o, key, sizeof(key), &match);
-		if (!match)
+		if (!match || (o->jobs && !bsearch(&r->job_id, o->jobs,
+						      o->njobs,
+						      sizeof(*o->jobs),
+						      i64_cmp)))
 			continue;
 		names_add(&ns, key);
 		sc->ids[sc->nids++] = r->id;

@@ -50,6 +50,10 @@ struct cmp_opts {
 	/* Pick one job configuration; NULL / scale < 0: not named. */
 	const char *scheduler, *cmdline;
 	double scale;
+	/* Only the runs of these jobs (sorted ascending), as a comparison
+	 * run (controller/comparisons.c) judges its own cells; NULL: any. */
+	const int64_t *jobs;
+	size_t njobs;
 };
 
 struct comparison {

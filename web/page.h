@@ -55,6 +55,11 @@ void page_link(struct strbuf *sb, const char *prefix, const char *value,
 int page_int_param(const struct query *q, const char *key, long dflt,
 		   long min, long max, long *out, struct web_response *r);
 
+/* The verdict tables of a comparison and its summary line
+ * (page_compare.c), shared by /compare and /comparisons/ID. */
+struct comparison;
+void page_compare_tables(struct strbuf *sb, const struct comparison *c);
+
 /* A table of runs (page_runs.c), shared by home, kernel and run pages. */
 void page_runs_table(struct strbuf *sb, const struct db_run *v, size_t n);
 /* A run as a JSON object (new reference). */

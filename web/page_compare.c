@@ -545,13 +545,11 @@ static void html_meta(struct strbuf *sb, const struct comparison *c,
 		"&plusmn;threshold; hover for p-values.</p>\n");
 }
 
-static void html_compare(struct strbuf *sb, const struct comparison *c,
-			 const struct cmp_req *cr)
+void page_compare_tables(struct strbuf *sb, const struct comparison *c)
 {
 	struct fmt_counts n;
 	int p;
 
-	html_meta(sb, c, cr);
 	for (p = 0; p < TIO_NPHASES; p++)
 		if (fmt_tio_phase_present(c, p))
 			html_tiobench(sb, c, p);
@@ -571,6 +569,13 @@ static void html_compare(struct strbuf *sb, const struct comparison *c,
 		"better</span>, %zu same, %zu undecided, %zu without "
 		"verdict.</p>\n", n.worse, n.worse == 1 ? "" : "s",
 		n.headline_worse, n.better, n.same, n.undecided, n.none);
+}
+
+static void html_compare(struct strbuf *sb, const struct comparison *c,
+			 const struct cmp_req *cr)
+{
+	html_meta(sb, c, cr);
+	page_compare_tables(sb, c);
 }
 
 static int compare_out(struct db *db, struct query *q, struct cmp_req *cr,

@@ -64,6 +64,17 @@ int web_compare(struct db *db, struct query *q, const char *arg,
 /* /history?metric=M&rig=R&suite=S&limit=N&format=html|csv|json */
 int web_history(struct db *db, struct query *q, const char *arg,
 		struct web_response *r);
+/*
+ * /comparisons/ID?format=html|text: a comparison run (db/comparisons.h)
+ * and its verdict table as judged by the caller, with its outcome in one
+ * word (verdict) and one line (summary).
+ */
+struct db_comparison;
+struct comparison;
+int web_comparison(const struct db_comparison *c,
+		   const struct comparison *cmp, const char *verdict,
+		   const char *summary, struct query *q,
+		   struct web_response *r);
 /* /style.css: the one stylesheet (also inlined in pages). */
 int web_style(struct db *db, struct query *q, const char *arg,
 	      struct web_response *r);

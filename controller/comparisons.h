@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * comparisons: comparison runs with adaptive repetition.  A comparison
+ * queues interleaved A B cell pairs (jobs) of a base and a candidate
+ * kernel on one rig and suite; the driver thread (comparisons.c) waits
+ * until both sides have the cells of the current look, judges exactly
+ * the comparison's own cells (judge/compare.h with its jobs as the
+ * filter, the look's share of the error budget and the decisions of
+ * earlier looks carried) and asks judge/adaptive.h whether to queue more
+ * pairs, stop as decided, or stop at the cap.  Everything it knows is in
+ * the database (db/comparisons.h), so a restarted klabd resumes it.
+ *
+ * The view is what the API and the page show: the row, the verdict table
+ * as judged now, and a one-line outcome.
+ */
+#ifndef KLAB_COMPARISONS_H
+#define KLAB_COMPARISONS_H
+
+#include "db/comparisons.h"
+#include "judge/adaptive.h"
+#include "judge/compare.h"
+
+#define CMPRUN_MAX_FAILED 2	/* failed cells that fail the comparison */
+
+struct cmprun_view {
+	struct db_comparison c;
+	struct comparison cmp;	/* its own cells, decisions carried */
+	struct vd_plan plan;
+	size_t headline, decided, open;	/* headline metrics */
+	const char *verdict;	/* worse better same undecided none */
+	char summary[200];	/* "worse: 1 headline metric", ... */
+};
+
+/* Fill the plan of a comparison (its cap and wall time). */
+void cmprun_plan(const struct db_comparison *c, struct vd_plan *plan);
+/*
+ * Load comparison id and judge its done cells as its next look would.
+ * DB_OK, or a DB_E* code with err set (DB_NOTFOUND: no such id).  The
+ * view is released by cmprun_view_release in every case.
+ */
+int cmprun_view_load(struct db *db, int64_t id, struct cmprun_view *v,
+		     char *err, size_t errlen);
+void cmprun_view_release(struct cmprun_view *v);
+/*
+ * Queue cells of c so that each side has planned cells done or under way
+ * (failed ones replaced), the sides interleaved (A B A B ...), inside the
+ * caller's transaction.  DB_OK or a DB_E* code with err set.
+ */
+int cmprun_queue(struct db *db, const struct db_comparison *c, int planned,
+		 char *err, size_t errlen);
+
+#endif

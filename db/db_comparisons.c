@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Comparison runs and the jobs that are their cells.  See comparisons.h.
+ * Statements are prepared per call: a comparison moves once per cell.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "comparisons.h"
+#include "db_int.h"
+
+/* The counts of a comparison's jobs by side and state. */
+#define CJ_COUNT(side, cond) \
+	"(SELECT COUNT(*) FROM comparison_jobs x JOIN jobs j ON j.id = " \
+	"x.job_id WHERE x.comparison_id = c.id AND x.side = " side cond ")"
+
+#define CMP_COLS \
+	"SELECT c.id, c.base, c.candidate, c.rig, c.suite, c.scheduler, " \
+	"c.cmdline, c.scale, c.floors, c.max_cells, c.max_seconds, c.state, " \
+	"c.planned, c.decided, c.open, c.error, c.who, c.created, " \
+	"COALESCE(c.finished, 0), " \
+	CJ_COUNT("0", " AND j.state = 'done'") ", " \
+	CJ_COUNT("1", " AND j.state = 'done'") ", " \
+	CJ_COUNT("0", " AND j.state = 'failed'") ", " \
+	CJ_COUNT("1", " AND j.state = 'failed'") ", " \
+	CJ_COUNT("0", "") ", " CJ_COUNT("1", "") ", " \
+	"(SELECT COUNT(*) FROM comparison_jobs x JOIN jobs j ON j.id = " \
+	"x.job_id WHERE x.comparison_id = c.id AND j.state != 'queued') " \
+	"FROM comparisons c "
+
+static void cmp_from_row(sqlite3_stmt *st, void *elem)
+{
+	struct db_comparison *c = elem;
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	c->id = sqlite3_column_int64(st, 0);
+	c->base = db_col_str(st, 1);
+	c->candidate = db_col_str(st, 2);
+	c->rig = db_col_str(st, 3);
+	c->suite = db_col_str(st, 4);
+	c->scheduler = db_col_str(st, 5);
+	c->cmdline = db_col_str(st, 6);
+	c->scale = sqlite3_column_double(st, 7);
+	c->floors = db_col_str(st, 8);
+	c->max_cells = sqlite3_column_int(st, 9);
+	c->max_seconds = sqlite3_column_double(st, 10);
+	c->state = db_col_str(st, 11);
+	c->planned = sqlite3_column_int(st, 12);
+	c->decided = db_col_str(st, 13);
+	c->open = sqlite3_column_int(st, 14);
+	c->error = db_col_str(st, 15);
+	c->who = db_col_str(st, 16);
+	c->created = sqlite3_column_int64(st, 17);
+	c->finished = sqlite3_column_int64(st, 18);
+	for (i = 0; i < 2; i++) {
+		c->done[i] = sqlite3_column_int(st, 19 + i);
+		c->failed[i] = sqlite3_column_int(st, 21 + i);
+		c->total[i] = sqlite3_column_int(st, 23 + i);
+	}
+	c->started = sqlite3_column_int(st, 25);
+}
+
+static void cmp_release_elem(void *elem)
+{
+	db_comparison_release(elem);
+}
+
+static const struct db_rows cmp_rows = {
+	sizeof(struct db_comparison), cmp_from_row, cmp_release_elem
+};
+
+int db_comparison_add(struct db *db, const struct db_comparison *c,
+		      int64_t *id, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = db_prepare(db, "INSERT INTO comparisons (base, "
+		"candidate, rig, suite, scheduler, scale, cmdline, floors, "
+		"max_cells, max_seconds, state, planned, who, created) VALUES "
+		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)");
+	int rc;
+
+	if (!st)
+		return db_sqlerr(db, err, errlen);
+	db_bind_str0(st, 1, c->base);
+	db_bind_str0(st, 2, c->candidate);
+	db_bind_str0(st, 3, c->rig);
+	db_bind_str0(st, 4, c->suite);
+	db_bind_str0(st, 5, c->scheduler);
+	sqlite3_bind_double(st, 6, c->scale > 0 ? c->scale : 1.0);
+	db_bind_str0(st, 7, c->cmdline);
+	db_bind_str0(st, 8, c->floors);
+	sqlite3_bind_int(st, 9, c->max_cells);
+	sqlite3_bind_double(st, 10, c->max_seconds);
+	sqlite3_bind_int(st, 11, c->planned);
+	db_bind_str0(st, 12, c->who);
+	sqlite3_bind_int64(st, 13, (int64_t)time(NULL));
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_sqlerr(db, err, errlen);
+	*id = sqlite3_last_insert_rowid(db->h);
+	return DB_OK;
+}
+
+int db_comparison_job_add(struct db *db, int64_t id, int side,
+			  const struct db_job_new *jn, int64_t *job,
+			  char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = db_job_add(db, jn, job, err, errlen);
+
+	if (rc)
+		return rc;
+	st = db_prepare(db, "INSERT INTO comparison_jobs (comparison_id, "
+			"job_id, side) VALUES (?, ?, ?)");
+	if (!st)
+		return db_sqlerr(db, err, errlen);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, *job);
+	sqlite3_bind_int(st, 3, side);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? DB_OK : db_sqlerr(db, err, errlen);
+}
+
+int db_comparison_get(struct db *db, int64_t id, struct db_comparison *out)
+{
+	sqlite3_stmt *st = db_prepare(db, CMP_COLS "WHERE c.id = ?");
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, id);
+	rc = db_row_get(st, &cmp_rows, out);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_comparison_list(struct db *db, int active, int limit,
+		       struct db_comparison **out, size_t *n)
+{
+	sqlite3_stmt *st = db_prepare(db, CMP_COLS "WHERE (?1 = 0 OR "
+		"c.state IN ('queued', 'running')) ORDER BY c.id DESC "
+		"LIMIT ?2");
+	void *v = NULL;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int(st, 1, active);
+	sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
+	rc = db_rows_collect(st, &cmp_rows, &v, n);
+	sqlite3_finalize(st);
+	*out = v;
+	return rc;
+}
+
+int db_comparison_done_jobs(struct db *db, int64_t id, int64_t **jobs,
+			    size_t *n)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT x.job_id FROM "
+		"comparison_jobs x JOIN jobs j ON j.id = x.job_id WHERE "
+		"x.comparison_id = ? AND j.state = 'done' ORDER BY x.job_id");
+	size_t alloc = 0;
+	int rc;
+
+	*jobs = NULL;
+	*n = 0;
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, id);
+	for (;;) {
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW)
+			break;
+		DB_ALLOC_GROW(*jobs, *n, alloc);
+		(*jobs)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return DB_OK;
+	free(*jobs);
+	*jobs = NULL;
+	*n = 0;
+	return DB_ERR;
+}
+
+char *db_comparison_job_error(struct db *db, int64_t id)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT j.failure || ': ' || "
+		"j.error FROM comparison_jobs x JOIN jobs j ON j.id = x.job_id "
+		"WHERE x.comparison_id = ? AND j.state = 'failed' ORDER BY "
+		"j.id DESC LIMIT 1");
+	char *s = NULL;
+
+	if (!st)
+		return db_xstrdup("");
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		s = db_col_str(st, 0);
+	sqlite3_finalize(st);
+	return s ? s : db_xstrdup("");
+}
+
+int db_comparison_update(struct db *db, int64_t id, const char *state,
+			 int planned, const char *decided, int open,
+			 const char *error)
+{
+	sqlite3_stmt *st = db_prepare(db, "UPDATE comparisons SET state = ?1,"
+		" planned = ?2, decided = ?3, open = ?4, error = COALESCE(?5, "
+		"error), finished = CASE WHEN ?1 IN ('decided', 'undecided', "
+		"'failed') THEN ?6 ELSE NULL END WHERE id = ?7");
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	db_bind_str0(st, 1, state);
+	sqlite3_bind_int(st, 2, planned);
+	db_bind_str0(st, 3, decided);
+	sqlite3_bind_int(st, 4, open);
+	db_bind_str(st, 5, error);
+	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 7, id);
+	rc = db_exec_retry(db, st, "comparison state");
+	sqlite3_finalize(st);
+	if (rc != DB_OK)
+		return DB_ERR;
+	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
+}
+
+int db_comparison_cancel(struct db *db, int64_t id)
+{
+	sqlite3_stmt *st = db_prepare(db, "UPDATE jobs SET state = 'failed', "
+		"failure = 'infra', error = 'comparison ' || ?1 || ' failed', "
+		"finished = ?2 WHERE state = 'queued' AND id IN (SELECT job_id "
+		"FROM comparison_jobs WHERE comparison_id = ?1)");
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	rc = db_exec_retry(db, st, "comparison cells");
+	sqlite3_finalize(st);
+	return rc == DB_OK ? sqlite3_changes(db->h) : DB_ERR;
+}
+
+void db_comparison_release(struct db_comparison *c)
+{
+	if (!c)
+		return;
+	free(c->base);
+	free(c->candidate);
+	free(c->rig);
+	free(c->suite);
+	free(c->scheduler);
+	free(c->cmdline);
+	free(c->floors);
+	free(c->state);
+	free(c->decided);
+	free(c->error);
+	free(c->who);
+	memset(c, 0, sizeof(*c));
+}
+
+void db_comparisons_free(struct db_comparison *v, size_t n)
+{
+	db_rows_free(&cmp_rows, v, n);
+}
