@@ -4,7 +4,8 @@
  *
  * Exit codes scripts can rely on: 0 success, 1 the server refused the
  * request (its error is printed), 2 usage error, 3 klabd unreachable,
- * 4 a comparison found a regression (with --fail-on-worse).
+ * 4 a comparison found a regression (with --fail-on-worse, or a
+ * comparison run waited for), 5 a comparison run ended undecided.
  */
 #include <curl/curl.h>
 #include <jansson.h>
@@ -19,7 +20,7 @@
 #include "lib/strbuf.h"
 
 enum { EX_OK = 0, EX_SERVER = 1, EX_USAGE = 2, EX_CONNECT = 3,
-       EX_WORSE = 4 };
+       EX_WORSE = 4, EX_UNDECIDED = 5 };
 
 static const char *base_url = "http://127.0.0.1:8080";
 static char *token;	/* Bearer token for every request, or NULL */
@@ -38,6 +39,13 @@ static void usage(FILE *f)
 	      "        compare kernels; text is ready to paste into mail;\n"
 	      "        --fail-on-worse counts decided \"worse\" on headline\n"
 	      "        metrics only, --fail-on-any-worse on every metric\n"
+	      "  compare-run A B --rig R --suite S [--max-cells N]\n"
+	      "        [--scale F] [--scheduler X] [--cmdline TEXT]\n"
+	      "        [--floor [SUITE/]GLOB:PCT] [--wait]\n"
+	      "        judge B against A on its own interleaved A B cells,\n"
+	      "        added until every headline metric is decided or the\n"
+	      "        cap (cells a side) is reached; prints the id, and with\n"
+	      "        --wait the progress and the text report\n"
 	      "  history METRIC [--rig R] [--suite S] [--limit N]\n"
 	      "        [--format text|csv|json]   one metric across runs\n"
 	      "  kernels | rigs | suites | runs [--kernel ID] | metrics\n"
@@ -61,7 +69,8 @@ static void usage(FILE *f)
 	      "The token (klabd token add) comes from --token, $KLAB_TOKEN\n"
 	      "or ~/.config/klab/token.\n"
 	      "Exit: 0 ok, 1 refused by klabd, 2 usage, 3 unreachable,\n"
-	      "4 regression found (compare --fail-on-worse).\n", f);
+	      "4 regression found (compare --fail-on-worse, compare-run --wait),\n"
+	      "5 compare-run --wait ended undecided.\n", f);
 }
 
 struct http_result {
@@ -158,6 +167,7 @@ struct args {
 	int npos;
 	const char *kernel, *rig, *suite, *format, *base, *limit;
 	const char *scheduler, *scale, *repeat, *cmdline, *ident, *floor;
+	const char *max_cells;
 	int fail_on_worse, available, wait;	/* fail_on_worse 2: any */
 };
 
@@ -195,6 +205,7 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 		else if (!strcmp(o, "--cmdline")) dst = &a->cmdline;
 		else if (!strcmp(o, "--ident")) dst = &a->ident;
 		else if (!strcmp(o, "--floor")) dst = &a->floor;
+		else if (!strcmp(o, "--max-cells")) dst = &a->max_cells;
 		if (dst) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "klab: option '%s' needs a "
@@ -709,6 +720,119 @@ static int cmd_health(void)
 	return rc;
 }
 
+/* One line of a comparison run's progress; 1 once it has ended. */
+static int run_progress(json_t *doc, char *line, size_t len)
+{
+	const char *st = json_string_value(json_object_get(doc, "state"));
+	json_t *cells = json_object_get(doc, "cells"),
+	       *h = json_object_get(doc, "headline");
+
+	snprintf(line, len, "%s: cells %lld + %lld of %lld a side, headline "
+		 "metrics decided %lld of %lld", st ? st : "?",
+		 json_integer_value(json_object_get(cells, "base")),
+		 json_integer_value(json_object_get(cells, "candidate")),
+		 json_integer_value(json_object_get(doc, "planned")),
+		 json_integer_value(json_object_get(h, "decided")),
+		 json_integer_value(json_object_get(h, "total")));
+	return st && strcmp(st, "queued") && strcmp(st, "running");
+}
+
+/* Follow comparison run id to its end (progress on stderr), print its
+ * text report; the exit code of its outcome. */
+static int compare_run_wait(long id)
+{
+	char path[64], line[300], last[300] = "";
+	int tty = isatty(2), done = 0, rc;
+	struct strbuf q = STRBUF_INIT;
+	struct http_result res;
+	const char *st, *vd;
+	json_t *doc = NULL;
+
+	snprintf(path, sizeof(path), "/api/comparisons/%ld", id);
+	while (!done) {
+		json_decref(doc);
+		doc = NULL;
+		rc = http_do(path, NULL, NULL, 0, NULL, &res);
+		if (rc == EX_OK && res.status != 200)
+			rc = server_error(&res);
+		if (rc == EX_OK)
+			doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		sb_release(&res.body);
+		if (rc)
+			return rc;
+		done = run_progress(doc, line, sizeof(line));
+		if (strcmp(line, last))
+			fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line);
+		snprintf(last, sizeof(last), "%s", line);
+		if (!done)
+			sleep(1);
+	}
+	if (tty)
+		fputc('\n', stderr);
+	snprintf(path, sizeof(path), "/comparisons/%ld", id);
+	sb_init(&q);
+	qadd(&q, "format", "text");
+	rc = get_print(path, &q);
+	sb_release(&q);
+	st = json_string_value(json_object_get(doc, "state"));
+	vd = json_string_value(json_object_get(doc, "verdict"));
+	if (!rc)
+		rc = !st || !strcmp(st, "failed") ? EX_SERVER :
+		     vd && !strcmp(vd, "worse") ? EX_WORSE :
+		     !strcmp(st, "undecided") ? EX_UNDECIDED : EX_OK;
+	json_decref(doc);
+	return rc;
+}
+
+/* klab compare-run A B --rig R --suite S [...] [--wait] */
+static int cmd_compare_run(struct args *a)
+{
+	struct http_result res;
+	json_t *doc, *reply;
+	char *body;
+	long id = 0, n;
+	int rc;
+
+	if (a->npos != 2 || !a->rig || !a->suite || (a->max_cells &&
+	    parse_long(a->max_cells, 1, 1000, &n))) {
+		fputs("klab: usage: klab compare-run A B --rig R --suite S "
+		      "[--max-cells N] [--wait]\n", stderr);
+		return EX_USAGE;
+	}
+	doc = json_pack("{s:s, s:s, s:s, s:s}", "base", a->pos[0],
+			"candidate", a->pos[1], "rig", a->rig, "suite",
+			a->suite);
+	if (a->max_cells)
+		json_object_set_new(doc, "max_cells", json_integer(n));
+	if (a->scheduler)
+		json_object_set_new(doc, "scheduler", json_string(a->scheduler));
+	if (a->cmdline)
+		json_object_set_new(doc, "cmdline", json_string(a->cmdline));
+	if (a->scale)
+		json_object_set_new(doc, "scale", json_real(strtod(a->scale,
+								  NULL)));
+	if (a->floor)
+		json_object_set_new(doc, "floor", json_pack("[s]", a->floor));
+	body = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	rc = http_do("/api/comparisons", NULL, body, strlen(body),
+		     "application/json", &res);
+	free(body);
+	if (rc == EX_OK && res.status != 201)
+		rc = server_error(&res);
+	if (rc == EX_OK) {
+		reply = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		id = (long)json_integer_value(json_object_get(reply, "id"));
+		json_decref(reply);
+		printf("comparison %ld\n", id);
+		fflush(stdout);
+	}
+	sb_release(&res.body);
+	if (rc == EX_OK && a->wait)
+		rc = compare_run_wait(id);
+	return rc;
+}
+
 /* --url URL and --token TOKEN before the command; the index after them. */
 static int global_options(int argc, char **argv, const char **opt_token)
 {
@@ -752,6 +876,8 @@ int main(int argc, char **argv)
 		rc = cmd_import(&a);
 	else if (!strcmp(cmd, "compare"))
 		rc = cmd_compare(&a);
+	else if (!strcmp(cmd, "compare-run"))
+		rc = cmd_compare_run(&a);
 	else if (!strcmp(cmd, "history"))
 		rc = cmd_history(&a);
 	else if (!strcmp(cmd, "kernels") || !strcmp(cmd, "rigs") ||
