@@ -85,9 +85,14 @@ static enum cmp_verdict verdict_named(const char *s)
 	return V_NONE;
 }
 
-/* Decisions of earlier looks are final ("METRIC VERDICT" lines), as
- * vd_plan_carry() keeps them between two looks in memory. */
-static void cmprun_carry(struct comparison *cmp, const char *decided)
+/*
+ * Decisions of earlier looks are final ("METRIC VERDICT" lines), as
+ * vd_plan_carry() keeps them between two looks in memory; between looks
+ * (look 0) nothing else is decided: the cells judged there are shown,
+ * undecided, as the error budget is spent at the looks only.
+ */
+static void cmprun_carry(struct comparison *cmp, const char *decided,
+			 int look)
 {
 	const char *p = decided;
 	char line[300], *sp;
@@ -96,6 +101,14 @@ static void cmprun_carry(struct comparison *cmp, const char *decided)
 	enum cmp_verdict v;
 	size_t n;
 
+	for (n = 0; !look && cmp->nk == 2 && n < cmp->nm; n++) {
+		cell = &cmp->m[n].cells[1];
+		if (!is_decided(cell->verdict))
+			continue;
+		cell->verdict = V_UNDECIDED;
+		cell->vd.verdict = V_UNDECIDED;
+		cell->vd.note = "between looks: not decided yet";
+	}
 	while (cmp->nk == 2 && *p) {
 		n = strcspn(p, "\n");
 		snprintf(line, sizeof(line), "%.*s", (int)n, p);
@@ -198,7 +211,9 @@ int cmprun_view_load(struct db *db, int64_t id, struct cmprun_view *v,
 	free(jobs);
 	if (rc)
 		return rc;
-	cmprun_carry(&v->cmp, v->c.decided);
+	/* a look: the cells the plan asked for (a finished run's last) */
+	cmprun_carry(&v->cmp, v->c.decided, v->c.done[0] >= v->c.planned &&
+		     v->c.done[1] >= v->c.planned);
 	view_sum(v);
 	return DB_OK;
 }

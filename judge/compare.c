@@ -321,7 +321,8 @@ void compare_judge(struct comparison *c)
 			cell->verdict = cell->vd.verdict;
 			cell->delta_pct = cell->vd.delta_pct;
 		}
-	qsort(c->m, c->nm, sizeof(*c->m), metric_cmp);
+	if (c->nm)	/* qsort(NULL, 0) is undefined */
+		qsort(c->m, c->nm, sizeof(*c->m), metric_cmp);
 }
 
 static int kernel_index(const struct comparison *c, const char *k)
@@ -407,6 +408,8 @@ const struct cmp_metric *compare_find(const struct comparison *c,
 	struct cmp_metric key;
 
 	key.name = (char *)metric;
+	if (!c->nm)	/* bsearch(NULL, 0) is undefined */
+		return NULL;
 	return bsearch(&key, c->m, c->nm, sizeof(*c->m), metric_cmp);
 }
 
