@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Slow tier (KLAB_SLOW=1, `make check-slow`): a comparison run with
+# adaptive repetition on a real QEMU rig.  klabd builds base 6.1 with the
+# lab config and base + the canary-slow patch (a 500 us delay on every
+# request start), as t4101 does; then `klab compare-run lab-6.1
+# lab-6.1+canary-slow --wait` queues interleaved A B cells on the scsi rig
+# until every headline metric is decided or the cap is reached, and must
+# end "worse" (exit 4) within the cap, with the canary's cells booted.
+. "$(dirname "$0")/lib.sh"
+[ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+[ -f /usr/src/linux-source-6.1.tar.xz ] || skip "linux-source-6.1 is not installed"
+[ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
+command -v jq >/dev/null || skip "no jq"
+
+MAX_CELLS=8
+BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$("$TOP/kernels/debian-kernels.sh" newest 6.1)" |
+	sed -n 's/^upstream=//p')
+cat >"$TMP/klabd.conf" <<CONF
+max_builds = 1
+[rig scsi0]
+kind = qemu
+profile = scsi
+base_kernel = $BASE
+memory_mb = 768
+disk_mb = 128
+boot_timeout = 240
+job_timeout = 600
+CONF
+start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
+klab kernel add debian newest-6.1 >/dev/null || fail "fetch the rig's base kernel"
+
+klab build debian-6.1 --ident lab-6.1 --wait >"$TMP/b1" 2>&1 ||
+	fail "base build: $(cat "$TMP/b1")"
+klab build debian-6.1 "$TOP/kernels/patches/canary-slow.patch" \
+	--ident lab-6.1+canary-slow --wait >"$TMP/b2" 2>&1 ||
+	fail "canary build: $(cat "$TMP/b2")"
+
+timeout 7200 "$KLAB_BIN/klab" compare-run lab-6.1 lab-6.1+canary-slow --rig scsi0 \
+	--suite tiobench --scale 0.02 --max-cells $MAX_CELLS --wait \
+	>"$TMP/run.txt" 2>"$TMP/run.err"
+rc=$?
+cat "$TMP/run.err" "$TMP/run.txt"
+[ $rc -eq 4 ] || { tail -60 "$TMP/klabd.log"; fail "the canary was not decided worse (exit $rc)"; }
+ID=$(sed -n 's/^comparison \([0-9]*\)$/\1/p' "$TMP/run.txt")
+http GET "/api/comparisons/$ID" >/dev/null
+expect_status 200
+[ "$(jq -r .verdict "$TMP/body")" = worse ] || fail "verdict: $(jq -c '{state,verdict,summary}' "$TMP/body")"
+[ "$(jq -r .planned "$TMP/body")" -le $MAX_CELLS ] || fail "more cells than the cap"
+[ "$(jq -r '[.metrics_decided[] | select(. == "worse")] | length' "$TMP/body")" -ge 1 ] ||
+	fail "no headline metric decided worse: $(jq -c .metrics_decided "$TMP/body")"
+expect_grep 'check-in on .*-klab+canary-slow' "$TMP/klabd.log"
+expect_grep "comparison $ID: look at" "$TMP/klabd.log"
+expect_grep '(worse, headline)' "$TMP/run.txt"
+stop_klabd
+ok "compare-run on a real rig: the canary is decided worse within $MAX_CELLS cells a side"
