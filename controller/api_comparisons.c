@@ -70,6 +70,7 @@ static int cmp_fields(struct web_response *r, json_t *doc,
 	    api_field_num(r, doc, "scale", 0, &c->scale) ||
 	    api_field_int(r, doc, "max_cells", 0, 1, MAX_CELLS_LIMIT, &maxc) ||
 	    api_field_num(r, doc, "max_seconds", 0, &maxs) ||
+	    api_field_bool(r, doc, "stop_on_worse", 0, &c->stop_on_worse) ||
 	    floor_fields(r, doc, floors))
 		return -1;
 	if (c->scale < 0 || maxs < -1 || (maxs >= 0 && maxs < 1)) {
@@ -184,8 +185,8 @@ out:
 static json_t *row_json(const struct db_comparison *c)
 {
 	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:s, "
-			 "s:{s:i, s:i}, s:{s:i, s:i}, s:i, s:i, s:f, s:i, "
-			 "s:s, s:I, s:I}", "id", (json_int_t)c->id, "state",
+			 "s:{s:i, s:i}, s:{s:i, s:i}, s:i, s:i, s:f, s:b, "
+			 "s:i, s:s, s:I, s:I}", "id", (json_int_t)c->id, "state",
 			 c->state, "base", c->base, "candidate", c->candidate,
 			 "rig", c->rig, "suite", c->suite, "scheduler",
 			 c->scheduler, "scale", c->scale, "cmdline",
@@ -193,7 +194,8 @@ static json_t *row_json(const struct db_comparison *c)
 			 c->done[1], "failed", "base", c->failed[0],
 			 "candidate", c->failed[1], "planned", c->planned,
 			 "max_cells", c->max_cells, "max_seconds",
-			 c->max_seconds, "open", c->open, "error", c->error,
+			 c->max_seconds, "stop_on_worse", c->stop_on_worse,
+			 "open", c->open, "error", c->error,
 			 "created", (json_int_t)c->created, "finished",
 			 (json_int_t)c->finished);
 }

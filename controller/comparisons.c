@@ -39,6 +39,7 @@ void cmprun_plan(const struct db_comparison *c, struct vd_plan *plan)
 	if (c->max_cells > 0)
 		vd_plan_set_cap(plan, (size_t)c->max_cells);
 	plan->max_seconds = c->max_seconds;
+	plan->stop_on_worse = c->stop_on_worse;
 }
 
 /* The options of a look: the floors asked for, the look's error budget,

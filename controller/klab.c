@@ -41,7 +41,7 @@ static void usage(FILE *f)
 	      "        metrics only, --fail-on-any-worse on every metric\n"
 	      "  compare-run A B --rig R --suite S [--max-cells N]\n"
 	      "        [--scale F] [--scheduler X] [--cmdline TEXT]\n"
-	      "        [--floor [SUITE/]GLOB:PCT] [--wait]\n"
+	      "        [--floor [SUITE/]GLOB:PCT] [--stop-on-worse] [--wait]\n"
 	      "        judge B against A on its own interleaved A B cells,\n"
 	      "        added until every headline metric is decided or the\n"
 	      "        cap (cells a side) is reached; prints the id, and with\n"
@@ -169,6 +169,7 @@ struct args {
 	const char *scheduler, *scale, *repeat, *cmdline, *ident, *floor;
 	const char *max_cells;
 	int fail_on_worse, available, wait;	/* fail_on_worse 2: any */
+	int stop_on_worse;
 };
 
 static int parse_cmd_args(int argc, char **argv, struct args *a)
@@ -191,6 +192,10 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 		}
 		if (!strcmp(o, "--wait")) {
 			a->wait = 1;
+			continue;
+		}
+		if (!strcmp(o, "--stop-on-worse")) {
+			a->stop_on_worse = 1;
 			continue;
 		}
 		if (!strcmp(o, "--kernel")) dst = &a->kernel;
@@ -804,6 +809,8 @@ static int cmd_compare_run(struct args *a)
 			a->suite);
 	if (a->max_cells)
 		json_object_set_new(doc, "max_cells", json_integer(n));
+	if (a->stop_on_worse)
+		json_object_set_new(doc, "stop_on_worse", json_true());
 	if (a->scheduler)
 		json_object_set_new(doc, "scheduler", json_string(a->scheduler));
 	if (a->cmdline)

@@ -24,6 +24,7 @@ struct db_comparison {
 	char *floors;		/* floor specs, one a line */
 	int max_cells;		/* cells a side */
 	double max_seconds;	/* wall-time cap, 0: none */
+	int stop_on_worse;	/* a headline worse ends it (bisection) */
 	char *state;		/* queued running decided undecided failed */
 	int planned;		/* cells a side asked for so far */
 	char *decided;		/* "METRIC VERDICT" lines carried between looks */

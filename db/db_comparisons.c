@@ -20,7 +20,7 @@
 	"SELECT c.id, c.base, c.candidate, c.rig, c.suite, c.scheduler, " \
 	"c.cmdline, c.scale, c.floors, c.max_cells, c.max_seconds, c.state, " \
 	"c.planned, c.decided, c.open, c.error, c.who, c.created, " \
-	"COALESCE(c.finished, 0), " \
+	"COALESCE(c.finished, 0), c.stop_on_worse, " \
 	CJ_COUNT("0", " AND j.state = 'done'") ", " \
 	CJ_COUNT("1", " AND j.state = 'done'") ", " \
 	CJ_COUNT("0", " AND j.state = 'failed'") ", " \
@@ -56,11 +56,12 @@ static void cmp_from_row(sqlite3_stmt *st, void *elem)
 	c->created = sqlite3_column_int64(st, 17);
 	c->finished = sqlite3_column_int64(st, 18);
 	for (i = 0; i < 2; i++) {
-		c->done[i] = sqlite3_column_int(st, 19 + i);
-		c->failed[i] = sqlite3_column_int(st, 21 + i);
-		c->total[i] = sqlite3_column_int(st, 23 + i);
+		c->done[i] = sqlite3_column_int(st, 20 + i);
+		c->failed[i] = sqlite3_column_int(st, 22 + i);
+		c->total[i] = sqlite3_column_int(st, 24 + i);
 	}
-	c->started = sqlite3_column_int(st, 25);
+	c->stop_on_worse = sqlite3_column_int(st, 19);
+	c->started = sqlite3_column_int(st, 26);
 }
 
 static void cmp_release_elem(void *elem)
@@ -77,8 +78,9 @@ int db_comparison_add(struct db *db, const struct db_comparison *c,
 {
 	sqlite3_stmt *st = db_prepare(db, "INSERT INTO comparisons (base, "
 		"candidate, rig, suite, scheduler, scale, cmdline, floors, "
-		"max_cells, max_seconds, state, planned, who, created) VALUES "
-		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)");
+		"max_cells, max_seconds, state, planned, who, created, "
+		"stop_on_worse) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', "
+		"?, ?, ?, ?)");
 	int rc;
 
 	if (!st)
@@ -96,6 +98,7 @@ int db_comparison_add(struct db *db, const struct db_comparison *c,
 	sqlite3_bind_int(st, 11, c->planned);
 	db_bind_str0(st, 12, c->who);
 	sqlite3_bind_int64(st, 13, (int64_t)time(NULL));
+	sqlite3_bind_int(st, 14, c->stop_on_worse != 0);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

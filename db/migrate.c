@@ -189,6 +189,7 @@ static const char *const migrations[] = {
 	"  floors TEXT NOT NULL DEFAULT '',"
 	"  max_cells INTEGER NOT NULL,"
 	"  max_seconds REAL NOT NULL,"
+	"  stop_on_worse INTEGER NOT NULL DEFAULT 0,"
 	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued',"
 	"    'running', 'decided', 'undecided', 'failed')),"
 	"  planned INTEGER NOT NULL,"

@@ -137,7 +137,7 @@ order=$(jq -r '[.jobs | sort_by(.id)[] | .kernel] | join(" ")' "$TMP/body")
 ok "cells queued as interleaved A B pairs"
 
 # --- (b) a 25% drop on a headline metric ---
-klab compare-run kA kB --rig r1 --suite tiobench --wait >"$TMP/ab.out" 2>"$TMP/ab.err" &
+klab compare-run kA kB --rig r1 --suite tiobench --stop-on-worse --wait >"$TMP/ab.out" 2>"$TMP/ab.err" &
 P=$!
 serve 6
 wait $P
@@ -145,6 +145,7 @@ rc=$?
 [ $rc -eq 4 ] || { cat "$TMP/ab.out" "$TMP/ab.err" "$TMP/klabd.log"; fail "A/B: compare-run --wait exited $rc, expected 4"; }
 ID=$(sed -n 's/^comparison \([0-9]*\)$/\1/p' "$TMP/ab.out")
 http GET "/api/comparisons/$ID" >/dev/null
+[ "$(jq -r .stop_on_worse "$TMP/body")" = true ] || fail "stop_on_worse not kept"
 [ "$(jq -r .verdict "$TMP/body")" = worse ] || fail "A/B verdict: $(jq -c '{state,verdict,summary}' "$TMP/body")"
 [ "$(jq -r '.metrics_decided["tiobench.seq_read.rate"]' "$TMP/body")" = worse ] ||
 	fail "A/B decided: $(jq -c .metrics_decided "$TMP/body")"
