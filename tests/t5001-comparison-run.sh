@@ -80,11 +80,19 @@ results() {
 }
 
 # serve N: the agent takes N jobs and uploads results for each
+# (a 500 is klabd failing to make the boot files, say under load: the
+# job goes back to the queue as an infra failure, so the agent polls again)
 serve() {
 	n=0
+	e=0
 	while [ $n -lt "$1" ]; do
 		http GET "/api/agent/next?wait=20" -H "$RT" >"$TMP/next"
-		[ "$STATUS" = 200 ] || { cat "$TMP/klabd.log"; fail "no job for the agent (HTTP $STATUS) after $n of $1"; }
+		if [ "$STATUS" = 500 ] && [ $e -lt 2 ]; then
+			e=$((e + 1))
+			echo "note: agent next: HTTP 500: $(cat "$TMP/next")"
+			continue
+		fi
+		[ "$STATUS" = 200 ] || { cat "$TMP/klabd.log"; fail "no job for the agent (HTTP $STATUS: $(cat "$TMP/next")) after $n of $1"; }
 		id=$(jq -r .job.id "$TMP/next")
 		results "$(jq -r .job.kernel "$TMP/next")" >"$TMP/res.json"
 		http POST "/api/agent/jobs/$id/results" -H "$RT" \
@@ -211,10 +219,38 @@ wait $P
 rc=$?
 [ $rc -eq 5 ] || { cat "$TMP/w.out" "$TMP/w.err"; fail "undecided: compare-run --wait exited $rc, expected 5"; }
 expect_grep "undecided after 3 cells" "$TMP/w.out"
+i=0
+until http GET "/api/comparisons/$N2" >/dev/null && [ "$(jq -r .state "$TMP/body")" != running ]; do
+	i=$((i + 1))
+	[ $i -gt 100 ] && fail "the second noisy run did not end"
+	sleep 0.1
+done
+[ "$(jq -r .state "$TMP/body")" = undecided ] || fail "second noisy run: $(jq -c '{state,summary}' "$TMP/body")"
 http GET /api/comparisons >/dev/null
 expect_status 200
-[ "$(jq -r --argjson id "$N2" '.comparisons[] | select(.id == $id) | .state' "$TMP/body")" = undecided ] ||
-	fail "second noisy run: $(cat "$TMP/body")"
+[ "$(jq '.comparisons | length' "$TMP/body")" = 5 ] || fail "list: $(cat "$TMP/body")"
 http GET /api/audit >/dev/null
 expect_grep '"action": *"comparison add"'
 ok "compare-run --wait exits 5 when undecided; every start is audited"
+
+# --- failed cells: replaced once, the second fails the comparison ---
+klab compare-run kA kB --rig r1 --suite tiobench --wait >"$TMP/f.out" 2>"$TMP/f.err" &
+P=$!
+for n in 1 2; do
+	http GET "/api/agent/next?wait=20" -H "$RT" >"$TMP/next"
+	expect_status 200
+	id=$(jq -r .job.id "$TMP/next")
+	http POST "/api/agent/jobs/$id/fail" -H "$RT" -H 'Content-Type: application/json' \
+		-d '{"class":"benchmark","error":"tiotest exited 1","output":"x"}' >/dev/null
+	expect_status 200
+done
+wait $P
+rc=$?
+[ $rc -eq 1 ] || { cat "$TMP/f.out" "$TMP/f.err"; fail "failed comparison: compare-run --wait exited $rc, expected 1"; }
+ID=$(sed -n 's/^comparison \([0-9]*\)$/\1/p' "$TMP/f.out")
+http GET "/api/comparisons/$ID" >/dev/null
+[ "$(jq -r .state "$TMP/body")" = failed ] || fail "state: $(jq -c '{state,summary}' "$TMP/body")"
+jq -r .error "$TMP/body" | grep -q "^2 cells failed, the last: benchmark: tiotest exited 1" ||
+	fail "error: $(jq -r .error "$TMP/body")"
+[ "$(queued_jobs)" = 0 ] || fail "the failed comparison's cells are still queued"
+ok "two failed cells fail the comparison (exit 1); its queued cells are cancelled"
