@@ -133,6 +133,12 @@ static const struct route routes[] = {
 	{ "GET", "/style.css", OPEN, page_style, NULL },
 };
 
+const struct route *http_routes(size_t *n)
+{
+	*n = sizeof(routes) / sizeof(routes[0]);
+	return routes;
+}
+
 int http_status_of(int dbrc)
 {
 	return db_http_status(dbrc);

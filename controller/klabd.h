@@ -160,6 +160,8 @@ void http_stop(struct klabd *d);
  * (the body of a HEAD is not cut). */
 int http_handle(struct klabd *d, const struct http_call *c,
 		struct web_response *r);
+/* The route table, *n rows (for the API fuzzer). */
+const struct route *http_routes(size_t *n);
 struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
 void klabd_db_put(struct klabd *d, struct db *db);
 

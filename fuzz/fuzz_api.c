@@ -36,8 +36,11 @@
  * says what was wrong in {"error": "..."}, no input is the server's fault
  * (a 5xx is a finding; KLAB_FUZZ_ALLOW_5XX=1 in the environment lets it
  * pass), and a route row that needs a role never answers below 400 to a
- * caller without the credential for it.  KLAB_FUZZ_VERBOSE=1 prints every
- * request and its answer.
+ * caller without the credential for it; each request on such a row that
+ * has the credential is first sent without it (none, garbage, the other
+ * tokens; a form from another site or without its CSRF token), and
+ * must be refused with a 401 or 403.  KLAB_FUZZ_VERBOSE=1 prints every request
+ * and its answer.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -276,9 +279,22 @@ static int fuzz_role_of(const char *auth)
 	return ROLE_OPEN;
 }
 
-/* Whether the caller may get an answer below 400 from route rt: a
- * superset of what auth.c allows (a session is taken as any role). */
-static int fuzz_may(const struct http_call *c, const struct route *rt)
+/* Whether a form carries the CSRF token of the session's page. */
+static int fuzz_csrf_sent(const struct http_call *c, const char *csrf)
+{
+	size_t n = strlen(csrf);
+
+	return n && ((c->query && strstr(c->query, csrf)) ||
+		     memmem(c->body, c->body_len, csrf, n));
+}
+
+/*
+ * Whether the caller may get an answer below 400 from route rt: a
+ * superset of what auth.c allows (a session is taken as any role's, a
+ * form as allowed when it holds the session's CSRF token anywhere).
+ */
+static int fuzz_may(const struct http_call *c, const struct route *rt,
+		    const char *csrf)
 {
 	int role = fuzz_role_of(c->auth);
 
@@ -290,7 +306,9 @@ static int fuzz_may(const struct http_call *c, const struct route *rt)
 	if (rt->role == ROLE_AGENT)
 		return role == ROLE_AGENT;
 	if (rt->types && strstr(rt->types, FUZZ_FORM))
-		return c->session && *c->session;
+		return c->session && *c->session && fuzz_csrf_sent(c, csrf) &&
+			(!c->fetch_site || !strcmp(c->fetch_site,
+						   "same-origin"));
 	return role >= rt->role;
 }
 
@@ -305,7 +323,7 @@ static void fuzz_fail(const struct http_call *c, struct web_response *r,
 
 /* The answer keeps the API's promises; rt is NULL for a fuzzed URL. */
 static void fuzz_check(const struct http_call *c, const struct route *rt,
-		       struct web_response *r)
+		       const char *csrf, struct web_response *r)
 {
 	json_t *doc, *e;
 
@@ -313,7 +331,7 @@ static void fuzz_check(const struct http_call *c, const struct route *rt,
 		fuzz_fail(c, r, "status out of range");
 	if (fuzz_no_5xx && r->status >= 500)
 		fuzz_fail(c, r, "server error");
-	if (rt && r->status < 400 && !fuzz_may(c, rt))
+	if (rt && r->status < 400 && !fuzz_may(c, rt, csrf))
 		fuzz_fail(c, r, "allowed without the credential");
 	if (r->fd >= 0 || !r->content_type ||
 	    strcmp(r->content_type, "application/json"))
@@ -326,6 +344,66 @@ static void fuzz_check(const struct http_call *c, const struct route *rt,
 				 !json_string_length(e)))
 		fuzz_fail(c, r, "error without \"error\"");
 	json_decref(doc);
+}
+
+/* A 404 or 405 from the route table itself (the URL is no route's). */
+static int fuzz_unrouted(struct web_response *r)
+{
+	return (r->status == 404 && memmem(r->body.buf, r->body.len,
+					   "no such page", 12)) ||
+		(r->status == 405 && memmem(r->body.buf, r->body.len,
+					    "method not allowed", 18));
+}
+
+/* Variant i of c without its credential; 0 when there is none. */
+static int fuzz_variant(const struct http_call *c, const struct route *rt,
+			size_t i, struct http_call *w)
+{
+	int form = rt->types && strstr(rt->types, FUZZ_FORM);
+
+	*w = *c;
+	if (i < 5) {	/* none, garbage, the three tokens */
+		w->auth = fuzz_auths[i];
+		w->session = NULL;
+	} else if (i == 5 && form) {	/* the form from another site */
+		w->fetch_site = "cross-site";
+	} else if (i == 6 && form) {	/* the form without its CSRF */
+		w->query = NULL;
+		w->body = "";
+		w->body_len = 0;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Before a request that carries the credential its route row needs: the
+ * same request from each caller without it (no token, garbage, a user
+ * token of too low a role, the rig's token on a user's route, a user's
+ * on the rig's; a form from another site or without its CSRF token),
+ * which auth.c must refuse with a 401 or 403 before the handler runs.
+ */
+static void fuzz_weaker(const struct http_call *c, const struct route *rt,
+			const char *csrf)
+{
+	struct http_call w;
+	struct web_response r;
+	size_t i;
+
+	if (!rt || !fuzz_may(c, rt, csrf) || rt->role == ROLE_OPEN ||
+	    (rt->role == ROLE_READ && !fuzz_d.read_token))
+		return;
+	for (i = 0; i < 7; i++) {
+		if (!fuzz_variant(c, rt, i, &w) || fuzz_may(&w, rt, csrf))
+			continue;
+		web_response_init(&r);
+		http_handle(&fuzz_d, &w, &r);
+		fuzz_check(&w, rt, csrf, &r);
+		if (r.status != 401 && r.status != 403 && !fuzz_unrouted(&r))
+			fuzz_fail(&w, &r, "not refused without the credential");
+		web_response_release(&r);
+	}
 }
 
 /* Keep the session a sign-in set and the CSRF token a form showed. */
@@ -504,13 +582,14 @@ static void fuzz_request(const char *s, size_t len, struct fuzz_state *st)
 		c.query = query = fuzz_subst(c.query, strlen(c.query),
 					     st->csrf, &n);
 	fuzz_d.read_token = (sel & 0x40) != 0;
+	fuzz_weaker(&c, rt, st->csrf);
 	web_response_init(&r);
 	http_handle(&fuzz_d, &c, &r);
 	if (fuzz_verbose)
 		fprintf(stderr, "fuzz_api: %s %s -> %d %.*s\n", c.method,
 			c.url, r.status, (int)(r.fd >= 0 || r.body.len > 200 ?
 					       0 : r.body.len), r.body.buf);
-	fuzz_check(&c, rt, &r);
+	fuzz_check(&c, rt, st->csrf, &r);
 	fuzz_remember(st, &r);
 	web_response_release(&r);
 out:
