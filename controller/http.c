@@ -133,6 +133,12 @@ static const struct route routes[] = {
 	{ "GET", "/style.css", OPEN, page_style, NULL },
 };
 
+const struct route *http_routes(size_t *n)
+{
+	*n = sizeof(routes) / sizeof(routes[0]);
+	return routes;
+}
+
 int http_status_of(int dbrc)
 {
 	return db_http_status(dbrc);
@@ -324,11 +330,9 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 	return queue_response(conn, r, NULL);
 }
 
-static void content_type_of(struct MHD_Connection *conn, char *buf,
-			    size_t len)
+/* The media type of a Content-Type value (NULL: none), lower case. */
+static void content_type_norm(const char *ct, char *buf, size_t len)
 {
-	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						     "Content-Type");
 	size_t n;
 
 	buf[0] = '\0';
@@ -344,25 +348,29 @@ static void content_type_of(struct MHD_Connection *conn, char *buf,
 			buf[n] = (char)(buf[n] - 'A' + 'a');
 }
 
-static void dispatch(struct klabd *d, struct MHD_Connection *conn,
-		     const char *url, const char *method,
-		     struct conn_ctx *ctx, struct web_response *r)
+/*
+ * Route, authorise and run c.  From libmicrohttpd, conn and ctx are the
+ * request's (its long poll, an upload refused for its size, a check of
+ * the headers alone); from http_handle() both are NULL.
+ */
+static void dispatch_call(struct klabd *d, const struct http_call *c,
+			  struct MHD_Connection *conn, struct conn_ctx *ctx,
+			  struct web_response *r)
 {
 	const struct route *rt;
-	const char *sid;
 	struct req rq;
 	char ct[128], err[256], args[1024];
 	int bad_method;
 
 	memset(&rq, 0, sizeof(rq));
-	rt = route_find(method, url, args, sizeof(args), &rq.arg, &rq.arg2,
-			&bad_method);
+	rt = route_find(c->method, c->url, args, sizeof(args), &rq.arg,
+			&rq.arg2, &bad_method);
 	if (!rt) {
 		web_error_json(r, bad_method ? 405 : 404, bad_method ?
 			       "method not allowed" : "no such page");
 		return;
 	}
-	if (ctx->too_large) {
+	if (ctx && ctx->too_large) {
 		snprintf(err, sizeof(err),
 			 "upload of %zu bytes exceeds the limit of %lld bytes",
 			 ctx->seen, d->max_upload);
@@ -370,36 +378,70 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 		return;
 	}
 	rq.d = d;
-	rq.method = method;
-	rq.path = url;
+	rq.method = c->method;
+	rq.path = c->url;
 	rq.conn = conn;
-	rq.poll = &ctx->poll;
-	rq.body = ctx->body.buf;
-	rq.body_len = ctx->body.len;
-	content_type_of(conn, ct, sizeof(ct));
+	rq.poll = ctx ? &ctx->poll : NULL;	/* NULL: a poll never parks */
+	rq.body = c->body ? c->body : "";
+	rq.body_len = c->body ? c->body_len : 0;
+	content_type_norm(c->content_type, ct, sizeof(ct));
 	rq.content_type = ct;
-	rq.auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-					      "Authorization");
-	rq.fetch_site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						    "Sec-Fetch-Site");
-	sid = MHD_lookup_connection_value(conn, MHD_COOKIE_KIND,
-					  "klab_session");
-	snprintf(rq.session, sizeof(rq.session), "%s", sid ? sid : "");
+	rq.auth = c->auth;
+	rq.fetch_site = c->fetch_site;
+	rq.idem_key = c->idem_key;
+	snprintf(rq.session, sizeof(rq.session), "%s",
+		 c->session ? c->session : "");
 	query_init(&rq.q);
-	MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_arg,
-				    &rq.q);
+	if (conn)
+		MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND,
+					    collect_arg, &rq.q);
+	else if (c->query)
+		query_parse(&rq.q, c->query, strlen(c->query));
 	if (!strcmp(ct, "application/x-www-form-urlencoded"))
 		query_parse(&rq.q, rq.body, rq.body_len);
 	rq.db = klabd_db_get(d, err, sizeof(err));
 	if (!rq.db)
 		web_error_json(r, 500, err);
-	else if (ctx->headers_only) {
+	else if (ctx && ctx->headers_only) {
 		if (!auth_caller(&rq, rt, r))
 			r->status = 0;	/* allowed: read the body */
 	} else if (!auth_request(&rq, rt, r))
 		rt->fn(&rq, r);
 	klabd_db_put(d, rq.db);
 	query_release(&rq.q);
+}
+
+static const char *header_of(struct MHD_Connection *conn, const char *name)
+{
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
+
+/* A request from libmicrohttpd, read into a struct http_call. */
+static void dispatch(struct klabd *d, struct MHD_Connection *conn,
+		     const char *url, const char *method,
+		     struct conn_ctx *ctx, struct web_response *r)
+{
+	struct http_call c;
+
+	memset(&c, 0, sizeof(c));
+	c.method = method;
+	c.url = url;
+	c.content_type = header_of(conn, "Content-Type");
+	c.auth = header_of(conn, "Authorization");
+	c.fetch_site = header_of(conn, "Sec-Fetch-Site");
+	c.idem_key = header_of(conn, "Idempotency-Key");
+	c.session = MHD_lookup_connection_value(conn, MHD_COOKIE_KIND,
+						"klab_session");
+	c.body = ctx->body.buf;
+	c.body_len = ctx->body.len;
+	dispatch_call(d, &c, conn, ctx, r);
+}
+
+int http_handle(struct klabd *d, const struct http_call *c,
+		struct web_response *r)
+{
+	dispatch_call(d, c, NULL, NULL, r);
+	return r->status;
 }
 
 /* Count requests under way (+1 begun, -1 completed); returns how many. */
