@@ -160,8 +160,14 @@ void http_stop(struct klabd *d);
  * (the body of a HEAD is not cut). */
 int http_handle(struct klabd *d, const struct http_call *c,
 		struct web_response *r);
-/* The route table, *n rows (for the API fuzzer). */
+/* routes.c: the route table, *n rows (for the API fuzzer), and the route
+ * of method and path: '*' captures into buf (len bytes) for *arg and
+ * *arg2; NULL when none matches (*bad_method: the path has routes for
+ * other methods, a 405). */
 const struct route *http_routes(size_t *n);
+const struct route *route_find(const char *method, const char *path,
+			       char *buf, size_t len, const char **arg,
+			       const char **arg2, int *bad_method);
 struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
 void klabd_db_put(struct klabd *d, struct db *db);
 
