@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <microhttpd.h>
 
 #include "api_util.h"
 #include "auth.h"
@@ -95,8 +94,7 @@ static int import_key(struct req *rq, struct web_response *r, char *key,
 {
 	static const char *const params[] = { "format", "kernel", "rig",
 					      "suite", "name" };
-	const char *h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
-						    "Idempotency-Key");
+	const char *h = rq->idem_key;
 	char hex[SHA256_HEX_LEN + 1];
 	struct sha256 c;
 	size_t i;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api_util.h"
 #include "build.h"
 #include "catalog.h"
 #include "db/builds.h"
@@ -73,7 +74,7 @@ static int store_patches(struct klabd *d, json_t *patches,
 			return -1;
 		}
 		snprintf(path, sizeof(path), "%s/%.12s/%s", dir, sha, name);
-		f = fopen(path, "w");
+		f = fopen(path, "we");	/* O_CLOEXEC: other threads fork */
 		if (!f || fwrite(json_string_value(t), 1, json_string_length(t),
 				 f) != json_string_length(t) || fclose(f)) {
 			snprintf(err, errlen, "cannot write '%.400s'", path);
@@ -121,7 +122,7 @@ int api_build_add(struct req *rq, struct web_response *r)
 	json_t *doc = api_body(rq, r, 0), *patches;
 	struct strbuf paths = STRBUF_INIT, spec = STRBUF_INIT,
 		      queued = STRBUF_INIT;
-	const char *base, *ident;
+	const char *base = NULL, *ident = NULL;
 	char err[700] = "", *commit = NULL;
 	int64_t id;
 	int rc;
@@ -131,11 +132,10 @@ int api_build_add(struct req *rq, struct web_response *r)
 	sb_init(&paths);
 	sb_init(&spec);
 	sb_init(&queued);
-	base = json_string_value(json_object_get(doc, "base"));
-	ident = json_string_value(json_object_get(doc, "ident"));
 	patches = json_object_get(doc, "patches");
-	if (!base)
-		rc = web_error_json(r, 400, "field 'base': expected a string");
+	if (api_field_str(r, doc, "base", 1, &base) ||
+	    api_field_ident(r, doc, "ident", IDENT_KERNEL, 0, &ident))
+		rc = r->status;
 	else if (build_base_resolve(rq->d, base, &spec, err, sizeof(err)))
 		rc = web_error_json(r, 400, err);
 	else if (patches && !json_is_array(patches))

@@ -5,8 +5,8 @@
  * per-address limit and an idle timeout (struct http_limits); request
  * bodies gathered up to max_upload, each counted against upload_memory
  * before it is kept (413 and 503 come before the body); agents' long
- * polls parked as suspended connections (http_poll.c), not threads; one
- * route table dispatching to API handlers and pages; a pool of database
+ * polls parked as suspended connections (http_poll.c), not threads; each
+ * request dispatched through the route table (routes.c); a pool of database
  * handles shared by the request threads; libmicrohttpd's own log cut to a
  * line a minute.
  */
@@ -35,107 +35,6 @@
 #define FD_SPARE 256		/* descriptors beyond two per connection */
 #define RETRY_AFTER "5"		/* s, with a 503 for uploads in flight */
 #define DRAIN_MS 2000		/* at stop, for requests under way */
-
-static int page_home(struct req *rq, struct web_response *r)
-{
-	return web_home(rq->db, &rq->q, rq->arg, r);
-}
-
-static int page_kernels(struct req *rq, struct web_response *r)
-{
-	return web_kernels(rq->db, &rq->q, rq->arg, r);
-}
-
-static int page_runs(struct req *rq, struct web_response *r)
-{
-	return web_runs(rq->db, &rq->q, rq->arg, r);
-}
-
-static int page_rigs(struct req *rq, struct web_response *r)
-{
-	/* a signed-in operator gets the forms, with the session's CSRF */
-	return web_rigs_forms(rq->db, &rq->q, rq->role == ROLE_OPERATOR &&
-			      rq->csrf[0] ? rq->csrf : NULL, r);
-}
-
-static int page_compare(struct req *rq, struct web_response *r)
-{
-	return web_compare(rq->db, &rq->q, rq->arg, r);
-}
-
-static int page_history(struct req *rq, struct web_response *r)
-{
-	return web_history(rq->db, &rq->q, rq->arg, r);
-}
-
-static int page_style(struct req *rq, struct web_response *r)
-{
-	return web_style(rq->db, &rq->q, rq->arg, r);
-}
-
-/* Shorthands for the role column. */
-#define OPEN ROLE_OPEN
-#define READ ROLE_READ
-#define AGENT ROLE_AGENT
-#define SUBMIT ROLE_SUBMITTER
-#define OPER ROLE_OPERATOR
-#define FORM "application/x-www-form-urlencoded"
-#define IMPORT_TYPES "application/json text/plain application/octet-stream"
-
-/* The whole map of klabd: every path it answers, who may call it and, for
- * posts, the content types it reads (NULL: application/json). */
-static const struct route routes[] = {
-	{ "GET", "/api/health", OPEN, api_health, NULL },
-	{ "POST", "/api/import", SUBMIT, api_import, IMPORT_TYPES },
-	{ "GET", "/api/kernels", READ, api_kernels, NULL },
-	{ "GET", "/api/kernels/**", READ, api_kernels, NULL },
-	{ "POST", "/api/kernels", OPER, api_kernel_put, NULL },
-	{ "GET", "/api/rigs", READ, api_rigs, NULL },
-	{ "GET", "/api/rigs/*", READ, api_rigs, NULL },
-	{ "POST", "/api/rigs", OPER, api_rig_put, NULL },
-	{ "POST", "/api/rigs/*/online", OPER, api_rig_online, NULL },
-	{ "POST", "/api/agent/register", AGENT, api_agent_register, NULL },
-	{ "GET", "/api/agent/next", AGENT, api_agent_next, NULL },
-	{ "POST", "/api/agent/next", AGENT, api_agent_next, NULL },
-	{ "POST", "/api/agent/jobs/*/kexec", AGENT, api_agent_kexec, NULL },
-	{ "POST", "/api/agent/jobs/*/results", AGENT, api_agent_results, NULL },
-	{ "POST", "/api/agent/jobs/*/fail", AGENT, api_agent_fail, NULL },
-	{ "GET", "/api/agent/files/*", AGENT, api_agent_file, NULL },
-	{ "POST", "/api/jobs", SUBMIT, api_job_add, NULL },
-	{ "GET", "/api/jobs", READ, api_jobs, NULL },
-	{ "GET", "/api/jobs/*", READ, api_jobs, NULL },
-	{ "GET", "/api/catalog/available", READ, api_catalog_available, NULL },
-	{ "POST", "/api/catalog/debian", OPER, api_catalog_debian, NULL },
-	{ "POST", "/api/builds", SUBMIT, api_build_add, NULL },
-	{ "GET", "/api/builds", READ, api_builds, NULL },
-	{ "GET", "/api/builds/*", READ, api_build_get, NULL },
-	{ "GET", "/api/builds/*/log", READ, api_build_log, NULL },
-	{ "GET", "/api/suites", READ, api_suites, NULL },
-	{ "POST", "/api/suites", OPER, api_suite_put, NULL },
-	{ "GET", "/api/runs", READ, api_runs, NULL },
-	{ "GET", "/api/runs/*", READ, api_runs, NULL },
-	{ "GET", "/api/runs/*/raw/**", READ, api_run_raw, NULL },
-	{ "GET", "/api/metrics", READ, api_metrics, NULL },
-	{ "GET", "/api/compare", READ, api_compare, NULL },
-	{ "GET", "/api/history", READ, api_history, NULL },
-	{ "POST", "/api/comparisons", SUBMIT, api_comparison_add, NULL },
-	{ "GET", "/api/comparisons", READ, api_comparisons, NULL },
-	{ "GET", "/api/comparisons/*", READ, api_comparisons, NULL },
-	{ "GET", "/api/audit", OPER, api_audit, NULL },
-	{ "GET", "/", READ, page_home, NULL },
-	{ "GET", "/kernels", READ, page_kernels, NULL },
-	{ "GET", "/kernels/**", READ, page_kernels, NULL },
-	{ "GET", "/runs", READ, page_runs, NULL },
-	{ "GET", "/runs/*", READ, page_runs, NULL },
-	{ "GET", "/rigs", READ, page_rigs, NULL },
-	{ "POST", "/rigs/*/online", OPER, web_rig_online_post, FORM },
-	{ "GET", "/compare", READ, page_compare, NULL },
-	{ "GET", "/history", READ, page_history, NULL },
-	{ "GET", "/comparisons/*", READ, page_comparison, NULL },
-	{ "GET", "/login", OPEN, web_login_form, NULL },
-	{ "POST", "/login", OPEN, web_login_post, FORM },
-	{ "GET", "/style.css", OPEN, page_style, NULL },
-};
 
 int http_status_of(int dbrc)
 {
@@ -201,62 +100,6 @@ struct conn_ctx {
 	int headers_only;	/* dispatch() checks the caller, runs nothing */
 	struct http_poll poll;
 };
-
-/*
- * Match path against pattern: '*' takes one non-empty segment, a final
- * '**' the non-empty rest.  The first two captures go to buf (NUL
- * separated) and *arg, *arg2.  1 on a match.
- */
-static int route_match(const char *pat, const char *path, char *buf,
-		       size_t len, const char **arg, const char **arg2)
-{
-	const char **cap[2] = { arg, arg2 };
-	size_t used = 0, n;
-	int ncap = 0;
-
-	while (*pat) {
-		if (pat[0] != '*') {
-			if (*pat++ != *path++)
-				return 0;
-			continue;
-		}
-		n = pat[1] == '*' ? strlen(path) : strcspn(path, "/");
-		if (!n || used + n + 1 > len || ncap == 2)
-			return 0;
-		memcpy(buf + used, path, n);
-		buf[used + n] = '\0';
-		*cap[ncap++] = buf + used;
-		used += n + 1;
-		path += n;
-		pat += pat[1] == '*' ? 2 : 1;
-	}
-	return *path == '\0';
-}
-
-/* Find the route for method and path.  405 via *bad_method. */
-static const struct route *route_find(const char *method, const char *path,
-				      char *buf, size_t len, const char **arg,
-				      const char **arg2, int *bad_method)
-{
-	size_t i;
-
-	*bad_method = 0;
-	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-		const struct route *rt = &routes[i];
-
-		*arg = *arg2 = "";
-		if (!route_match(rt->pattern, path, buf, len, arg, arg2))
-			continue;
-		if (strcmp(method, rt->method) &&
-		    !(strcmp(method, "HEAD") == 0 && !strcmp(rt->method, "GET"))) {
-			*bad_method = 1;
-			continue;
-		}
-		return rt;
-	}
-	*arg = *arg2 = "";
-	return NULL;
-}
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind,
 				   const char *key, size_t key_size,
@@ -328,11 +171,9 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 	return queue_response(conn, r, NULL);
 }
 
-static void content_type_of(struct MHD_Connection *conn, char *buf,
-			    size_t len)
+/* The media type of a Content-Type value (NULL: none), lower case. */
+static void content_type_norm(const char *ct, char *buf, size_t len)
 {
-	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						     "Content-Type");
 	size_t n;
 
 	buf[0] = '\0';
@@ -348,25 +189,29 @@ static void content_type_of(struct MHD_Connection *conn, char *buf,
 			buf[n] = (char)(buf[n] - 'A' + 'a');
 }
 
-static void dispatch(struct klabd *d, struct MHD_Connection *conn,
-		     const char *url, const char *method,
-		     struct conn_ctx *ctx, struct web_response *r)
+/*
+ * Route, authorise and run c.  From libmicrohttpd, conn and ctx are the
+ * request's (its long poll, an upload refused for its size, a check of
+ * the headers alone); from http_handle() both are NULL.
+ */
+static void dispatch_call(struct klabd *d, const struct http_call *c,
+			  struct MHD_Connection *conn, struct conn_ctx *ctx,
+			  struct web_response *r)
 {
 	const struct route *rt;
-	const char *sid;
 	struct req rq;
 	char ct[128], err[256], args[1024];
 	int bad_method;
 
 	memset(&rq, 0, sizeof(rq));
-	rt = route_find(method, url, args, sizeof(args), &rq.arg, &rq.arg2,
-			&bad_method);
+	rt = route_find(c->method, c->url, args, sizeof(args), &rq.arg,
+			&rq.arg2, &bad_method);
 	if (!rt) {
 		web_error_json(r, bad_method ? 405 : 404, bad_method ?
 			       "method not allowed" : "no such page");
 		return;
 	}
-	if (ctx->too_large) {
+	if (ctx && ctx->too_large) {
 		snprintf(err, sizeof(err),
 			 "upload of %zu bytes exceeds the limit of %lld bytes",
 			 ctx->seen, d->max_upload);
@@ -374,36 +219,70 @@ static void dispatch(struct klabd *d, struct MHD_Connection *conn,
 		return;
 	}
 	rq.d = d;
-	rq.method = method;
-	rq.path = url;
+	rq.method = c->method;
+	rq.path = c->url;
 	rq.conn = conn;
-	rq.poll = &ctx->poll;
-	rq.body = ctx->body.buf;
-	rq.body_len = ctx->body.len;
-	content_type_of(conn, ct, sizeof(ct));
+	rq.poll = ctx ? &ctx->poll : NULL;	/* NULL: a poll never parks */
+	rq.body = c->body ? c->body : "";
+	rq.body_len = c->body ? c->body_len : 0;
+	content_type_norm(c->content_type, ct, sizeof(ct));
 	rq.content_type = ct;
-	rq.auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-					      "Authorization");
-	rq.fetch_site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						    "Sec-Fetch-Site");
-	sid = MHD_lookup_connection_value(conn, MHD_COOKIE_KIND,
-					  "klab_session");
-	snprintf(rq.session, sizeof(rq.session), "%s", sid ? sid : "");
+	rq.auth = c->auth;
+	rq.fetch_site = c->fetch_site;
+	rq.idem_key = c->idem_key;
+	snprintf(rq.session, sizeof(rq.session), "%s",
+		 c->session ? c->session : "");
 	query_init(&rq.q);
-	MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_arg,
-				    &rq.q);
+	if (conn)
+		MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND,
+					    collect_arg, &rq.q);
+	else if (c->query)
+		query_parse(&rq.q, c->query, strlen(c->query));
 	if (!strcmp(ct, "application/x-www-form-urlencoded"))
 		query_parse(&rq.q, rq.body, rq.body_len);
 	rq.db = klabd_db_get(d, err, sizeof(err));
 	if (!rq.db)
 		web_error_json(r, 500, err);
-	else if (ctx->headers_only) {
+	else if (ctx && ctx->headers_only) {
 		if (!auth_caller(&rq, rt, r))
 			r->status = 0;	/* allowed: read the body */
 	} else if (!auth_request(&rq, rt, r))
 		rt->fn(&rq, r);
 	klabd_db_put(d, rq.db);
 	query_release(&rq.q);
+}
+
+static const char *header_of(struct MHD_Connection *conn, const char *name)
+{
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
+
+/* A request from libmicrohttpd, read into a struct http_call. */
+static void dispatch(struct klabd *d, struct MHD_Connection *conn,
+		     const char *url, const char *method,
+		     struct conn_ctx *ctx, struct web_response *r)
+{
+	struct http_call c;
+
+	memset(&c, 0, sizeof(c));
+	c.method = method;
+	c.url = url;
+	c.content_type = header_of(conn, "Content-Type");
+	c.auth = header_of(conn, "Authorization");
+	c.fetch_site = header_of(conn, "Sec-Fetch-Site");
+	c.idem_key = header_of(conn, "Idempotency-Key");
+	c.session = MHD_lookup_connection_value(conn, MHD_COOKIE_KIND,
+						"klab_session");
+	c.body = ctx->body.buf;
+	c.body_len = ctx->body.len;
+	dispatch_call(d, &c, conn, ctx, r);
+}
+
+int http_handle(struct klabd *d, const struct http_call *c,
+		struct web_response *r)
+{
+	dispatch_call(d, c, NULL, NULL, r);
+	return r->status;
 }
 
 /* Count requests under way (+1 begun, -1 completed); returns how many. */

@@ -107,6 +107,7 @@ struct req {
 	const char *content_type;	/* without parameters, "" if none */
 	const char *auth;	/* Authorization header or NULL */
 	const char *fetch_site;	/* Sec-Fetch-Site header or NULL */
+	const char *idem_key;	/* Idempotency-Key header or NULL */
 	struct db *db;
 	void *conn;		/* struct MHD_Connection */
 	/* who is asking, filled by auth_request() before the handler runs */
@@ -136,9 +137,40 @@ struct route {
 /* config_schema.c: the keys klabd's configuration may hold */
 extern const struct config_key klabd_config_schema[];
 
+/*
+ * What klabd reads of a request, for http_handle(): NULL is a header, a
+ * query or a body that was not sent.  libmicrohttpd's requests are read
+ * into one too.
+ */
+struct http_call {
+	const char *method;
+	const char *url;		/* the path, without the query */
+	const char *query;		/* "a=1&b=%20", NULL: none */
+	const char *content_type;	/* Content-Type */
+	const char *auth;		/* Authorization */
+	const char *session;		/* the klab_session cookie */
+	const char *fetch_site;		/* Sec-Fetch-Site */
+	const char *idem_key;		/* Idempotency-Key */
+	const char *body;
+	size_t body_len;
+};
+
 /* http.c */
 int http_start(struct klabd *d, char *err, size_t errlen);
 void http_stop(struct klabd *d);
+/* Route, authorise and answer c in r, as for a request over HTTP but
+ * without a connection: a long poll answers at once.  Returns r->status
+ * (the body of a HEAD is not cut). */
+int http_handle(struct klabd *d, const struct http_call *c,
+		struct web_response *r);
+/* routes.c: the route table, *n rows (for the API fuzzer), and the route
+ * of method and path: '*' captures into buf (len bytes) for *arg and
+ * *arg2; NULL when none matches (*bad_method: the path has routes for
+ * other methods, a 405). */
+const struct route *http_routes(size_t *n);
+const struct route *route_find(const char *method, const char *path,
+			       char *buf, size_t len, const char **arg,
+			       const char **arg2, int *bad_method);
 struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
 void klabd_db_put(struct klabd *d, struct db *db);
 

@@ -6,7 +6,7 @@ set -u
 : "${KLAB_BIN:=$TOP/build/san/bin}"
 : "${KLAB_PLAIN_BIN:=$TOP/build/bin}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
-TMP=$(mktemp -d /tmp/klab-test.XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/klab-test.XXXXXX")
 KLABD_PID=
 cleanup() {
 	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID" 2>/dev/null
