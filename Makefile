@@ -43,7 +43,9 @@ endif
 # comparison model and verdict rules: pure functions over samples).
 CORE_SRC := $(wildcard lib/*.c) $(wildcard db/*.c) $(wildcard judge/*.c)
 # Controller pieces (controller/ but the two mains) and page rendering.
-CTL_MAINS := controller/klabd.c controller/klab.c
+# The klab CLI: its own files, not linked into klabd.
+CLI_SRC := controller/klab.c controller/klab_lab.c
+CTL_MAINS := controller/klabd.c $(CLI_SRC)
 CTL_SRC := $(filter-out $(CTL_MAINS),$(wildcard controller/*.c)) \
 	$(wildcard web/*.c)
 # Workload programs: one main per program, the rest shared.
@@ -84,7 +86,7 @@ $(O)/libwl.a: $(WL_OBJ)
 $(O)/bin/klabd: $(O)/controller/klabd.o $(O)/libctl.a $(O)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(O)/bin/klab: $(O)/controller/klab.o $(O)/libctl.a $(O)/libcore.a
+$(O)/bin/klab: $(CLI_SRC:%.c=$(O)/%.o) $(O)/libctl.a $(O)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(O)/bin/klab-agent: $(AGENT_OBJ) $(O)/libwl.a $(O)/libcore.a

@@ -18,9 +18,8 @@
 #include "lib/config.h"
 #include "lib/http_client.h"
 #include "lib/strbuf.h"
+#include "klab.h"
 
-enum { EX_OK = 0, EX_SERVER = 1, EX_USAGE = 2, EX_CONNECT = 3,
-       EX_WORSE = 4, EX_UNDECIDED = 5 };
 
 static const char *base_url = "http://127.0.0.1:8080";
 static char *token;	/* Bearer token for every request, or NULL */
@@ -73,13 +72,9 @@ static void usage(FILE *f)
 	      "5 compare-run --wait ended undecided.\n", f);
 }
 
-struct http_result {
-	long status;
-	struct strbuf body;
-};
 
 /* GET (body NULL) or POST; returns EX_OK, EX_CONNECT. */
-static int http_do(const char *path, const struct strbuf *query,
+int http_do(const char *path, const struct strbuf *query,
 		   const char *body, size_t len, const char *ctype,
 		   struct http_result *res)
 {
@@ -139,7 +134,7 @@ static char *token_load(const char *opt)
 }
 
 /* Print the server's error message; returns EX_SERVER. */
-static int server_error(const struct http_result *res)
+int server_error(const struct http_result *res)
 {
 	json_t *doc = json_loadb(res->body.buf, res->body.len, 0, NULL);
 	const char *msg = json_string_value(json_object_get(doc, "error"));
@@ -150,7 +145,7 @@ static int server_error(const struct http_result *res)
 	return EX_SERVER;
 }
 
-static void qadd(struct strbuf *q, const char *key, const char *value)
+void qadd(struct strbuf *q, const char *key, const char *value)
 {
 	if (!value)
 		return;
@@ -161,16 +156,6 @@ static void qadd(struct strbuf *q, const char *key, const char *value)
 	sb_add_urlenc(q, value);
 }
 
-/* Options "--name VALUE" after the command; positional args collected. */
-struct args {
-	const char *pos[64];
-	int npos;
-	const char *kernel, *rig, *suite, *format, *base, *limit;
-	const char *scheduler, *scale, *repeat, *cmdline, *ident, *floor;
-	const char *max_cells;
-	int fail_on_worse, available, wait;	/* fail_on_worse 2: any */
-	int stop_on_worse;
-};
 
 static int parse_cmd_args(int argc, char **argv, struct args *a)
 {
@@ -471,7 +456,7 @@ static int cmd_list(const char *what, struct args *a)
 }
 
 /* POST a JSON document; print the reply (or a field of it). */
-static int post_json(const char *path, json_t *doc, int ok_status,
+int post_json(const char *path, json_t *doc, int ok_status,
 		     const char *field)
 {
 	struct http_result res;
@@ -498,7 +483,7 @@ static int post_json(const char *path, json_t *doc, int ok_status,
 	return rc;
 }
 
-static int get_print(const char *path, const struct strbuf *q)
+int get_print(const char *path, const struct strbuf *q)
 {
 	struct http_result res;
 	int rc = http_do(path, q, NULL, 0, NULL, &res);
@@ -527,154 +512,6 @@ static int cmd_kernel(struct args *a)
 	return EX_USAGE;
 }
 
-static int cmd_job(struct args *a)
-{
-	json_t *doc, *ks;
-	char path[64];
-	long n;
-	int i;
-
-	if (a->npos == 2 && !strcmp(a->pos[0], "show")) {
-		if (parse_long(a->pos[1], 1, 0x7fffffffL, &n)) {
-			fputs("klab: job show takes a job id\n", stderr);
-			return EX_USAGE;
-		}
-		snprintf(path, sizeof(path), "/api/jobs/%ld", n);
-		return get_print(path, NULL);
-	}
-	if (a->npos < 2 || strcmp(a->pos[0], "add") || !a->rig || !a->suite) {
-		fputs("klab: usage: klab job add KERNEL... --rig R --suite S\n",
-		      stderr);
-		return EX_USAGE;
-	}
-	ks = json_array();
-	for (i = 1; i < a->npos; i++)
-		json_array_append_new(ks, json_string(a->pos[i]));
-	doc = json_pack("{s:o, s:s, s:s}", "kernels", ks, "rig", a->rig,
-			"suite", a->suite);
-	if (a->scheduler)
-		json_object_set_new(doc, "scheduler", json_string(a->scheduler));
-	if (a->cmdline)
-		json_object_set_new(doc, "cmdline", json_string(a->cmdline));
-	if (a->scale)
-		json_object_set_new(doc, "scale", json_real(strtod(a->scale,
-								  NULL)));
-	if (a->repeat && !parse_long(a->repeat, 1, 1000, &n))
-		json_object_set_new(doc, "repeat", json_integer(n));
-	return post_json("/api/jobs", doc, 201, "jobs");
-}
-
-static int cmd_rig(struct args *a)
-{
-	char path[300];
-
-	if (a->npos != 2 || strcmp(a->pos[0], "online")) {
-		fputs("klab: usage: klab rig online NAME\n", stderr);
-		return EX_USAGE;
-	}
-	snprintf(path, sizeof(path), "/api/rigs/%s/online", a->pos[1]);
-	return post_json(path, json_object(), 200, NULL);
-}
-
-/* Poll a build until it is done or failed; print its outcome. */
-static int build_wait(long id)
-{
-	struct http_result res;
-	char path[64];
-	json_t *doc;
-	const char *st;
-	int rc;
-
-	snprintf(path, sizeof(path), "/api/builds/%ld", id);
-	for (;;) {
-		rc = http_do(path, NULL, NULL, 0, NULL, &res);
-		if (rc || res.status != 200) {
-			rc = rc ? rc : server_error(&res);
-			sb_release(&res.body);
-			return rc;
-		}
-		doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		sb_release(&res.body);
-		st = json_string_value(json_object_get(doc, "state"));
-		if (st && (!strcmp(st, "done") || !strcmp(st, "failed"))) {
-			if (!strcmp(st, "done"))
-				printf("build %ld: %s\n", id, json_string_value(
-				       json_object_get(doc, "ident")));
-			else
-				fprintf(stderr, "klab: build %ld failed: %s\n",
-					id, json_string_value(json_object_get(
-					doc, "error")));
-			rc = strcmp(st, "done") ? EX_SERVER : EX_OK;
-			json_decref(doc);
-			return rc;
-		}
-		json_decref(doc);
-		sleep(5);
-	}
-}
-
-static int cmd_build(struct args *a)
-{
-	struct strbuf text = STRBUF_INIT, q = STRBUF_INIT;
-	struct http_result res;
-	json_t *doc, *ps, *reply;
-	char path[64], *body;
-	long id = 0;
-	int i, rc;
-
-	if (a->npos == 2 && (!strcmp(a->pos[0], "show") ||
-			     !strcmp(a->pos[0], "log"))) {
-		if (parse_long(a->pos[1], 1, 0x7fffffffL, &id))
-			return EX_USAGE;
-		snprintf(path, sizeof(path), "/api/builds/%ld%s", id,
-			 strcmp(a->pos[0], "log") ? "" : "/log");
-		return get_print(path, NULL);
-	}
-	if (a->npos < 1) {
-		fputs("klab: usage: klab build BASE [PATCH...]\n", stderr);
-		return EX_USAGE;
-	}
-	ps = json_array();
-	for (i = 1; i < a->npos; i++) {
-		const char *n = strrchr(a->pos[i], '/');
-
-		sb_init(&text);
-		if (sb_read_file(&text, a->pos[i])) {
-			fprintf(stderr, "klab: cannot read '%s'\n", a->pos[i]);
-			json_decref(ps);
-			sb_release(&text);
-			return EX_USAGE;
-		}
-		json_array_append_new(ps, json_pack("{s:s, s:s%}", "name",
-				      n ? n + 1 : a->pos[i], "text", text.buf,
-				      text.len));
-		sb_release(&text);
-	}
-	doc = json_pack("{s:s, s:o}", "base", a->pos[0], "patches", ps);
-	if (a->ident)
-		json_object_set_new(doc, "ident", json_string(a->ident));
-	body = json_dumps(doc, JSON_COMPACT);
-	json_decref(doc);
-	sb_init(&q);
-	rc = http_do("/api/builds", &q, body, strlen(body), "application/json",
-		     &res);
-	free(body);
-	sb_release(&q);
-	if (rc == EX_OK && res.status != 202)
-		rc = server_error(&res);
-	else if (rc == EX_OK) {
-		reply = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		id = (long)json_integer_value(json_object_get(reply, "build"));
-		json_decref(reply);
-		printf("build %ld queued\n", id);
-	}
-	sb_release(&res.body);
-	if (rc == EX_OK && a->wait)
-		rc = build_wait(id);
-	return rc;
-}
-
-/* klab audit [--limit N]: one line per row, newest first. */
 static int cmd_audit(struct args *a)
 {
 	struct strbuf q = STRBUF_INIT;
@@ -722,121 +559,6 @@ static int cmd_health(void)
 	else if (rc == EX_OK)
 		fwrite(res.body.buf, 1, res.body.len, stdout);
 	sb_release(&res.body);
-	return rc;
-}
-
-/* One line of a comparison run's progress; 1 once it has ended. */
-static int run_progress(json_t *doc, char *line, size_t len)
-{
-	const char *st = json_string_value(json_object_get(doc, "state"));
-	json_t *cells = json_object_get(doc, "cells"),
-	       *h = json_object_get(doc, "headline");
-
-	snprintf(line, len, "%s: cells %lld + %lld of %lld a side, headline "
-		 "metrics decided %lld of %lld", st ? st : "?",
-		 json_integer_value(json_object_get(cells, "base")),
-		 json_integer_value(json_object_get(cells, "candidate")),
-		 json_integer_value(json_object_get(doc, "planned")),
-		 json_integer_value(json_object_get(h, "decided")),
-		 json_integer_value(json_object_get(h, "total")));
-	return st && strcmp(st, "queued") && strcmp(st, "running");
-}
-
-/* Follow comparison run id to its end (progress on stderr), print its
- * text report; the exit code of its outcome. */
-static int compare_run_wait(long id)
-{
-	char path[64], line[300], last[300] = "";
-	int tty = isatty(2), done = 0, rc;
-	struct strbuf q = STRBUF_INIT;
-	struct http_result res;
-	const char *st, *vd;
-	json_t *doc = NULL;
-
-	snprintf(path, sizeof(path), "/api/comparisons/%ld", id);
-	while (!done) {
-		json_decref(doc);
-		doc = NULL;
-		rc = http_do(path, NULL, NULL, 0, NULL, &res);
-		if (rc == EX_OK && res.status != 200)
-			rc = server_error(&res);
-		if (rc == EX_OK)
-			doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		sb_release(&res.body);
-		if (rc)
-			return rc;
-		done = run_progress(doc, line, sizeof(line));
-		if (strcmp(line, last))
-			fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line);
-		snprintf(last, sizeof(last), "%s", line);
-		if (!done)
-			sleep(1);
-	}
-	if (tty)
-		fputc('\n', stderr);
-	snprintf(path, sizeof(path), "/comparisons/%ld", id);
-	sb_init(&q);
-	qadd(&q, "format", "text");
-	rc = get_print(path, &q);
-	sb_release(&q);
-	st = json_string_value(json_object_get(doc, "state"));
-	vd = json_string_value(json_object_get(doc, "verdict"));
-	if (!rc)
-		rc = !st || !strcmp(st, "failed") ? EX_SERVER :
-		     vd && !strcmp(vd, "worse") ? EX_WORSE :
-		     !strcmp(st, "undecided") ? EX_UNDECIDED : EX_OK;
-	json_decref(doc);
-	return rc;
-}
-
-/* klab compare-run A B --rig R --suite S [...] [--wait] */
-static int cmd_compare_run(struct args *a)
-{
-	struct http_result res;
-	json_t *doc, *reply;
-	char *body;
-	long id = 0, n;
-	int rc;
-
-	if (a->npos != 2 || !a->rig || !a->suite || (a->max_cells &&
-	    parse_long(a->max_cells, 1, 1000, &n))) {
-		fputs("klab: usage: klab compare-run A B --rig R --suite S "
-		      "[--max-cells N] [--wait]\n", stderr);
-		return EX_USAGE;
-	}
-	doc = json_pack("{s:s, s:s, s:s, s:s}", "base", a->pos[0],
-			"candidate", a->pos[1], "rig", a->rig, "suite",
-			a->suite);
-	if (a->max_cells)
-		json_object_set_new(doc, "max_cells", json_integer(n));
-	if (a->stop_on_worse)
-		json_object_set_new(doc, "stop_on_worse", json_true());
-	if (a->scheduler)
-		json_object_set_new(doc, "scheduler", json_string(a->scheduler));
-	if (a->cmdline)
-		json_object_set_new(doc, "cmdline", json_string(a->cmdline));
-	if (a->scale)
-		json_object_set_new(doc, "scale", json_real(strtod(a->scale,
-								  NULL)));
-	if (a->floor)
-		json_object_set_new(doc, "floor", json_pack("[s]", a->floor));
-	body = json_dumps(doc, JSON_COMPACT);
-	json_decref(doc);
-	rc = http_do("/api/comparisons", NULL, body, strlen(body),
-		     "application/json", &res);
-	free(body);
-	if (rc == EX_OK && res.status != 201)
-		rc = server_error(&res);
-	if (rc == EX_OK) {
-		reply = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		id = (long)json_integer_value(json_object_get(reply, "id"));
-		json_decref(reply);
-		printf("comparison %ld\n", id);
-		fflush(stdout);
-	}
-	sb_release(&res.body);
-	if (rc == EX_OK && a->wait)
-		rc = compare_run_wait(id);
 	return rc;
 }
 

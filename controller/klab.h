@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * klab: what the command-line client's files share: exit codes, the
+ * parsed arguments of a command and the HTTP calls to klabd (klab.c); the
+ * commands that queue and follow the lab's work live in klab_lab.c.
+ */
+#ifndef KLAB_CLI_H
+#define KLAB_CLI_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "lib/strbuf.h"
+
+enum { EX_OK = 0, EX_SERVER = 1, EX_USAGE = 2, EX_CONNECT = 3,
+       EX_WORSE = 4, EX_UNDECIDED = 5 };
+
+struct http_result {
+	long status;
+	struct strbuf body;
+};
+
+/* Options "--name VALUE" after the command; positional args collected. */
+struct args {
+	const char *pos[64];
+	int npos;
+	const char *kernel, *rig, *suite, *format, *base, *limit;
+	const char *scheduler, *scale, *repeat, *cmdline, *ident, *floor;
+	const char *max_cells;
+	int fail_on_worse, available, wait;	/* fail_on_worse 2: any */
+	int stop_on_worse;
+};
+
+/* GET (body NULL) or POST path?query to klabd; EX_OK or EX_CONNECT. */
+int http_do(const char *path, const struct strbuf *query, const char *body,
+	    size_t len, const char *ctype, struct http_result *res);
+/* Print the server's error message; returns EX_SERVER. */
+int server_error(const struct http_result *res);
+/* Append key=value (URL-encoded) to a query; nothing when value is NULL. */
+void qadd(struct strbuf *q, const char *key, const char *value);
+/* POST doc (its reference is taken); print the reply or its field. */
+int post_json(const char *path, json_t *doc, int ok_status,
+	      const char *field);
+/* GET path?q and print the body. */
+int get_print(const char *path, const struct strbuf *q);
+
+/* klab_lab.c */
+int cmd_job(struct args *a);
+int cmd_rig(struct args *a);
+int cmd_build(struct args *a);
+int cmd_compare_run(struct args *a);
+
+#endif
