@@ -3,7 +3,8 @@
 #
 #   make                 build everything into build/
 #   make check           sanitizer build (ASan+UBSan, -Werror) + every test
-#   make check-slow      the slow tier: real kernel builds (see docs/)
+#   make check-slow      the slow tier: real kernel builds and rig runs (CI)
+#   make check-lab       the lab tier: long real-rig runs (not in CI)
 #   make bench           benchmarks, results into docs/PERFORMANCE.md
 #   make fuzz            every libFuzzer target for FUZZ_TIME s (clang)
 #   make fuzz-smoke      each target briefly + the fuzz/crashes/ replays
@@ -110,7 +111,12 @@ check:
 	tests/run.sh
 
 check-slow: all
-	KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t4*.sh
+	KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t4*.sh tests/t51*.sh
+
+# The lab tier, not in CI: long real-rig runs (t7NNN), results recorded in
+# docs/ with their date and commit.
+check-lab: all
+	KLAB_LAB=1 KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t7*.sh
 
 bench: all
 	bench/run.sh
@@ -156,6 +162,6 @@ install: all
 clean:
 	rm -rf build
 
-.PHONY: all unit check check-slow bench install clean fuzz fuzz-build \
+.PHONY: all unit check check-slow check-lab bench install clean fuzz fuzz-build \
 	fuzz-bins fuzz-smoke
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
