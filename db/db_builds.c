@@ -12,30 +12,20 @@
 #define BUILD_COLS "SELECT id, ident, base, patches, state, error, " \
 	"record, log, created, COALESCE(finished, 0) FROM builds "
 
-static void build_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_build *b = elem;
-
-	b->id = sqlite3_column_int64(st, 0);
-	b->ident = db_col_str(st, 1);
-	b->base = db_col_str(st, 2);
-	b->patches = db_col_str(st, 3);
-	b->state = db_col_str(st, 4);
-	b->error = db_col_str(st, 5);
-	b->record = db_col_str(st, 6);
-	b->log = db_col_str(st, 7);
-	b->created = sqlite3_column_int64(st, 8);
-	b->finished = sqlite3_column_int64(st, 9);
-}
-
-static void build_release_elem(void *elem)
-{
-	db_build_release(elem);
-}
-
-static const struct db_rows build_rows = {
-	sizeof(struct db_build), build_from_row, build_release_elem
+static const struct db_col build_cols[] = {
+	DB_COL(db_build, id, DB_COL_INT64),
+	DB_COL(db_build, ident, DB_COL_STR),
+	DB_COL(db_build, base, DB_COL_STR),
+	DB_COL(db_build, patches, DB_COL_STR),
+	DB_COL(db_build, state, DB_COL_STR),
+	DB_COL(db_build, error, DB_COL_STR),
+	DB_COL(db_build, record, DB_COL_STR),
+	DB_COL(db_build, log, DB_COL_STR),
+	DB_COL(db_build, created, DB_COL_INT64),
+	DB_COL(db_build, finished, DB_COL_INT64),
 };
+
+static const struct db_rows build_rows = DB_ROWS(db_build, build_cols);
 
 int db_build_add(struct db *db, const char *ident, const char *base,
 		 const char *patches, int64_t *id)
@@ -63,10 +53,8 @@ int db_build_get(struct db *db, int64_t id, struct db_build *out)
 	sqlite3_stmt *st = db_prepare(db, BUILD_COLS "WHERE id = ?");
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int64(st, 1, id);
+	if (st)
+		sqlite3_bind_int64(st, 1, id);
 	rc = db_row_get(st, &build_rows, out);
 	sqlite3_finalize(st);
 	return rc;
@@ -76,14 +64,11 @@ int db_build_list(struct db *db, int limit, struct db_build **out,
 		  size_t *n)
 {
 	sqlite3_stmt *st = db_prepare(db, BUILD_COLS "ORDER BY id DESC LIMIT ?");
-	void *v = NULL;
+	void *v;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
+	if (st)
+		sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
 	rc = db_rows_collect(st, &build_rows, &v, n);
 	sqlite3_finalize(st);
 	*out = v;
@@ -102,14 +87,11 @@ int db_build_take(struct db *db, struct db_build *out)
 		db_rollback(db);
 		return DB_ERR;
 	}
-	memset(out, 0, sizeof(*out));
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		build_from_row(st, out);
+	rc = db_row_get(st, &build_rows, out);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW) {
+	if (rc != DB_OK) {
 		db_rollback(db);
-		return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+		return rc;
 	}
 	st = db_prepare(db, "UPDATE builds SET state = 'building' WHERE id = ?");
 	if (!st || (sqlite3_bind_int64(st, 1, out->id), sqlite3_step(st)) !=
@@ -162,16 +144,7 @@ int db_build_requeue_stale(struct db *db)
 
 void db_build_release(struct db_build *b)
 {
-	if (!b)
-		return;
-	free(b->ident);
-	free(b->base);
-	free(b->patches);
-	free(b->state);
-	free(b->error);
-	free(b->record);
-	free(b->log);
-	memset(b, 0, sizeof(*b));
+	db_row_release(&build_rows, b);
 }
 
 void db_builds_free(struct db_build *v, size_t n)

@@ -134,21 +134,50 @@ int db_raw_link(struct db *db, int64_t run_id, const char *name,
 	} while (0)
 
 /*
- * The get, list and release code of every entity type: how to read one
- * element from a result row and how to release one.  The row functions
- * step a bound statement to its end and reset it (db_stmt_done); a caller
- * that prepared it with db_prepare() still finalizes it.
+ * The get, list and release code of every entity type.  An entity is a
+ * struct whose fields come from the columns of a result row, in order: the
+ * table of struct db_col says where each column lands and as what type.
+ * Reading heap-copies the text columns; releasing frees them and zeroes the
+ * struct.  A type whose row needs more than a copy gives from_row too.  The
+ * row functions step a bound statement to its end and reset it
+ * (db_stmt_done); a caller that prepared it with db_prepare() still
+ * finalizes it.
  */
-struct db_rows {
-	size_t size;					/* of one element */
-	void (*from_row)(sqlite3_stmt *st, void *elem);	/* heap copies */
-	void (*release)(void *elem);
+enum db_col_type { DB_COL_INT64, DB_COL_INT, DB_COL_DOUBLE, DB_COL_STR };
+
+struct db_col {
+	size_t off;			/* offsetof the field */
+	enum db_col_type type;
 };
 
-/* One row into *out (zeroed first): DB_OK, DB_NOTFOUND or DB_ERR. */
+#define DB_COL(stype, field, type) { offsetof(struct stype, field), type }
+#define DB_ROWS(stype, cols) \
+	{ sizeof(struct stype), cols, sizeof(cols) / sizeof((cols)[0]), NULL }
+
+struct db_rows {
+	size_t size;					/* of one element */
+	const struct db_col *cols;
+	size_t ncols;
+	void (*from_row)(sqlite3_stmt *st, void *elem);	/* NULL: cols */
+};
+
+/* Read the current row of st into elem as how says (heap copies). */
+void db_row_read(const struct db_rows *how, sqlite3_stmt *st, void *elem);
+/* Free elem's text fields and zero it; accepts NULL. */
+void db_row_release(const struct db_rows *how, void *elem);
+/* One row into *out (zeroed first): DB_OK, DB_NOTFOUND or DB_ERR (also
+ * for a NULL st). */
 int db_row_get(sqlite3_stmt *st, const struct db_rows *how, void *out);
+/*
+ * The row of the cached statement id whose ?1 is name (NULL: DB_NOTFOUND)
+ * or id, into *out as db_row_get().
+ */
+int db_row_get_name(struct db *db, enum db_stmt_id id, const char *sql,
+		    const char *name, const struct db_rows *how, void *out);
+int db_row_get_id(struct db *db, enum db_stmt_id id, const char *sql,
+		  int64_t key, const struct db_rows *how, void *out);
 /* Every row into a malloc'd array: DB_OK with *out (NULL when empty) and
- * *n, or DB_ERR with nothing allocated. */
+ * *n, or DB_ERR (also for a NULL st) with nothing allocated. */
 int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 		    size_t *n);
 /* Release n elements of v and v itself; accepts NULL. */

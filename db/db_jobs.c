@@ -20,38 +20,35 @@
 	"k.id = j.kernel_id JOIN rigs g ON g.id = j.rig_id JOIN suites s " \
 	"ON s.id = j.suite_id "
 
-static void job_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_job *j = elem;
-
-	memset(j, 0, sizeof(*j));
-	j->id = sqlite3_column_int64(st, 0);
-	j->kernel = db_col_str(st, 1);
-	j->rig = db_col_str(st, 2);
-	j->suite = db_col_str(st, 3);
-	j->scheduler = db_col_str(st, 4);
-	j->scale = sqlite3_column_double(st, 5);
-	j->state = db_col_str(st, 6);
-	j->failure = db_col_str(st, 7);
-	j->error = db_col_str(st, 8);
-	j->console = db_col_str(st, 9);
-	j->output = db_col_str(st, 10);
-	j->attempts = sqlite3_column_int(st, 11);
-	j->submission = sqlite3_column_int64(st, 12);
-	j->created = sqlite3_column_int64(st, 13);
-	j->started = sqlite3_column_int64(st, 14);
-	j->finished = sqlite3_column_int64(st, 15);
-	j->cmdline = db_col_str(st, 16);
-}
-
-static void job_release_elem(void *elem)
-{
-	db_job_release(elem);
-}
-
-static const struct db_rows job_rows = {
-	sizeof(struct db_job), job_from_row, job_release_elem
+static const struct db_col job_cols[] = {
+	DB_COL(db_job, id, DB_COL_INT64),
+	DB_COL(db_job, kernel, DB_COL_STR),
+	DB_COL(db_job, rig, DB_COL_STR),
+	DB_COL(db_job, suite, DB_COL_STR),
+	DB_COL(db_job, scheduler, DB_COL_STR),
+	DB_COL(db_job, scale, DB_COL_DOUBLE),
+	DB_COL(db_job, state, DB_COL_STR),
+	DB_COL(db_job, failure, DB_COL_STR),
+	DB_COL(db_job, error, DB_COL_STR),
+	DB_COL(db_job, console, DB_COL_STR),
+	DB_COL(db_job, output, DB_COL_STR),
+	DB_COL(db_job, attempts, DB_COL_INT),
+	DB_COL(db_job, submission, DB_COL_INT64),
+	DB_COL(db_job, created, DB_COL_INT64),
+	DB_COL(db_job, started, DB_COL_INT64),
+	DB_COL(db_job, finished, DB_COL_INT64),
+	DB_COL(db_job, cmdline, DB_COL_STR),
 };
+
+static const struct db_rows job_rows = DB_ROWS(db_job, job_cols);
+
+static const struct db_col boot_cols[] = {
+	DB_COL(db_kernel_boot, release, DB_COL_STR),
+	DB_COL(db_kernel_boot, image, DB_COL_STR),
+	DB_COL(db_kernel_boot, modules, DB_COL_STR),
+};
+
+static const struct db_rows boot_rows = DB_ROWS(db_kernel_boot, boot_cols);
 
 int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 	       char *err, size_t errlen)
@@ -99,11 +96,9 @@ static int job_query_one(struct db *db, const char *sql, int64_t a,
 	sqlite3_stmt *st = db_prepare(db, sql);
 	int rc;
 
-	if (!st)
-		return DB_ERR;
-	if (b)
+	if (st && b)
 		sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC);
-	else
+	else if (st)
 		sqlite3_bind_int64(st, 1, a);
 	rc = db_row_get(st, &job_rows, out);
 	sqlite3_finalize(st);
@@ -128,16 +123,14 @@ int db_job_list(struct db *db, const char *rig, const char *state,
 	sqlite3_stmt *st = db_prepare(db, JOB_COLS "WHERE (?1 IS NULL OR g.name = ?1)"
 				" AND (?2 IS NULL OR j.state = ?2) "
 				"ORDER BY j.id DESC LIMIT ?3");
-	void *v = NULL;
+	void *v;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	db_bind_str(st, 1, rig);
-	db_bind_str(st, 2, state);
-	sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
+	if (st) {
+		db_bind_str(st, 1, rig);
+		db_bind_str(st, 2, state);
+		sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
+	}
 	rc = db_rows_collect(st, &job_rows, &v, n);
 	sqlite3_finalize(st);
 	*out = v;
@@ -243,19 +236,7 @@ int db_job_requeue_stale(struct db *db)
 
 void db_job_release(struct db_job *j)
 {
-	if (!j)
-		return;
-	free(j->kernel);
-	free(j->rig);
-	free(j->suite);
-	free(j->scheduler);
-	free(j->cmdline);
-	free(j->state);
-	free(j->failure);
-	free(j->error);
-	free(j->console);
-	free(j->output);
-	memset(j, 0, sizeof(*j));
+	db_row_release(&job_rows, j);
 }
 
 void db_jobs_free(struct db_job *v, size_t n)
@@ -291,30 +272,16 @@ int db_kernel_get_boot(struct db *db, const char *ident,
 				"kernels WHERE ident = ? AND image != ''");
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if (!st)
-		return DB_ERR;
-	db_bind_str0(st, 1, ident);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		out->release = db_col_str(st, 0);
-		out->image = db_col_str(st, 1);
-		out->modules = db_col_str(st, 2);
-	}
+	if (st)
+		db_bind_str0(st, 1, ident);
+	rc = db_row_get(st, &boot_rows, out);
 	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return DB_OK;
-	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+	return rc;
 }
 
 void db_kernel_boot_release(struct db_kernel_boot *b)
 {
-	if (!b)
-		return;
-	free(b->release);
-	free(b->image);
-	free(b->modules);
-	memset(b, 0, sizeof(*b));
+	db_row_release(&boot_rows, b);
 }
 
 int db_rig_set_token(struct db *db, const char *rig, const char *token)

@@ -62,72 +62,40 @@ int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
 	return DB_OK;
 }
 
-static void kernel_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_kernel *k = elem;
-
-	k->id = sqlite3_column_int64(st, 0);
-	k->ident = db_col_str(st, 1);
-	k->version = db_col_str(st, 2);
-	k->base = db_col_str(st, 3);
-	k->patch_hash = db_col_str(st, 4);
-	k->config_hash = db_col_str(st, 5);
-	k->source = db_col_str(st, 6);
-	k->provenance = db_col_str(st, 7);
-	k->created = sqlite3_column_int64(st, 8);
-	k->nruns = sqlite3_column_int64(st, 9);
-}
-
-static void kernel_release_elem(void *elem)
-{
-	db_kernel_release(elem);
-}
-
-static const struct db_rows kernel_rows = {
-	sizeof(struct db_kernel), kernel_from_row, kernel_release_elem
+static const struct db_col kernel_cols[] = {
+	DB_COL(db_kernel, id, DB_COL_INT64),
+	DB_COL(db_kernel, ident, DB_COL_STR),
+	DB_COL(db_kernel, version, DB_COL_STR),
+	DB_COL(db_kernel, base, DB_COL_STR),
+	DB_COL(db_kernel, patch_hash, DB_COL_STR),
+	DB_COL(db_kernel, config_hash, DB_COL_STR),
+	DB_COL(db_kernel, source, DB_COL_STR),
+	DB_COL(db_kernel, provenance, DB_COL_STR),
+	DB_COL(db_kernel, created, DB_COL_INT64),
+	DB_COL(db_kernel, nruns, DB_COL_INT64),
 };
+
+static const struct db_rows kernel_rows = DB_ROWS(db_kernel, kernel_cols);
 
 int db_kernel_get(struct db *db, const char *ident, struct db_kernel *out)
 {
-	sqlite3_stmt *st;
-
-	memset(out, 0, sizeof(*out));
-	if (!ident)
-		return DB_NOTFOUND;
-	st = db_stmt(db, ST_KERNEL_GET, sql_get);
-	if (!st)
-		return DB_ERR;
-	db_bind_str(st, 1, ident);
-	return db_row_get(st, &kernel_rows, out);
+	return db_row_get_name(db, ST_KERNEL_GET, sql_get, ident, &kernel_rows,
+			       out);
 }
 
 int db_kernel_list(struct db *db, struct db_kernel **out, size_t *n)
 {
-	sqlite3_stmt *st = db_stmt(db, ST_KERNEL_LIST, sql_list);
-	void *v = NULL;
-	int rc;
+	void *v;
+	int rc = db_rows_collect(db_stmt(db, ST_KERNEL_LIST, sql_list),
+				 &kernel_rows, &v, n);
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	rc = db_rows_collect(st, &kernel_rows, &v, n);
 	*out = v;
 	return rc;
 }
 
 void db_kernel_release(struct db_kernel *k)
 {
-	if (!k)
-		return;
-	free(k->ident);
-	free(k->version);
-	free(k->base);
-	free(k->patch_hash);
-	free(k->config_hash);
-	free(k->source);
-	free(k->provenance);
-	memset(k, 0, sizeof(*k));
+	db_row_release(&kernel_rows, k);
 }
 
 void db_kernels_free(struct db_kernel *v, size_t n)

@@ -94,55 +94,32 @@ int db_rig_put(struct db *db, const struct db_rig *r, char *err,
 	return DB_OK;
 }
 
-static void rig_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_rig *r = elem;
-
-	r->id = sqlite3_column_int64(st, 0);
-	r->name = db_col_str(st, 1);
-	r->kind = db_col_str(st, 2);
-	r->profile = db_col_str(st, 3);
-	r->disks = sqlite3_column_int(st, 4);
-	r->cpus = sqlite3_column_int(st, 5);
-	r->memory_mb = sqlite3_column_int(st, 6);
-	r->state = db_col_str(st, 7);
-	r->created = sqlite3_column_int64(st, 8);
-}
-
-static void rig_release_elem(void *elem)
-{
-	db_rig_release(elem);
-}
-
-static const struct db_rows rig_rows = {
-	sizeof(struct db_rig), rig_from_row, rig_release_elem
+static const struct db_col rig_cols[] = {
+	DB_COL(db_rig, id, DB_COL_INT64),
+	DB_COL(db_rig, name, DB_COL_STR),
+	DB_COL(db_rig, kind, DB_COL_STR),
+	DB_COL(db_rig, profile, DB_COL_STR),
+	DB_COL(db_rig, disks, DB_COL_INT),
+	DB_COL(db_rig, cpus, DB_COL_INT),
+	DB_COL(db_rig, memory_mb, DB_COL_INT),
+	DB_COL(db_rig, state, DB_COL_STR),
+	DB_COL(db_rig, created, DB_COL_INT64),
 };
+
+static const struct db_rows rig_rows = DB_ROWS(db_rig, rig_cols);
 
 int db_rig_get(struct db *db, const char *name, struct db_rig *out)
 {
-	sqlite3_stmt *st;
-
-	memset(out, 0, sizeof(*out));
-	if (!name)
-		return DB_NOTFOUND;
-	st = db_stmt(db, ST_RIG_GET, sql_rig_get);
-	if (!st)
-		return DB_ERR;
-	db_bind_str(st, 1, name);
-	return db_row_get(st, &rig_rows, out);
+	return db_row_get_name(db, ST_RIG_GET, sql_rig_get, name, &rig_rows,
+			       out);
 }
 
 int db_rig_list(struct db *db, struct db_rig **out, size_t *n)
 {
-	sqlite3_stmt *st = db_stmt(db, ST_RIG_LIST, sql_rig_list);
-	void *v = NULL;
-	int rc;
+	void *v;
+	int rc = db_rows_collect(db_stmt(db, ST_RIG_LIST, sql_rig_list),
+				 &rig_rows, &v, n);
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	rc = db_rows_collect(st, &rig_rows, &v, n);
 	*out = v;
 	return rc;
 }
@@ -165,13 +142,7 @@ int db_rig_set_state(struct db *db, const char *name, const char *state)
 
 void db_rig_release(struct db_rig *r)
 {
-	if (!r)
-		return;
-	free(r->name);
-	free(r->kind);
-	free(r->profile);
-	free(r->state);
-	memset(r, 0, sizeof(*r));
+	db_row_release(&rig_rows, r);
 }
 
 void db_rigs_free(struct db_rig *v, size_t n)
@@ -199,60 +170,33 @@ int db_suite_put(struct db *db, const char *name, const char *description,
 	return DB_OK;
 }
 
-static void suite_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_suite *s = elem;
-
-	s->id = sqlite3_column_int64(st, 0);
-	s->name = db_col_str(st, 1);
-	s->description = db_col_str(st, 2);
-}
-
-static void suite_release_elem(void *elem)
-{
-	db_suite_release(elem);
-}
-
-static const struct db_rows suite_rows = {
-	sizeof(struct db_suite), suite_from_row, suite_release_elem
+static const struct db_col suite_cols[] = {
+	DB_COL(db_suite, id, DB_COL_INT64),
+	DB_COL(db_suite, name, DB_COL_STR),
+	DB_COL(db_suite, description, DB_COL_STR),
 };
+
+static const struct db_rows suite_rows = DB_ROWS(db_suite, suite_cols);
 
 int db_suite_get(struct db *db, const char *name, struct db_suite *out)
 {
-	sqlite3_stmt *st;
-
-	memset(out, 0, sizeof(*out));
-	if (!name)
-		return DB_NOTFOUND;
-	st = db_stmt(db, ST_SUITE_GET, sql_suite_get);
-	if (!st)
-		return DB_ERR;
-	db_bind_str(st, 1, name);
-	return db_row_get(st, &suite_rows, out);
+	return db_row_get_name(db, ST_SUITE_GET, sql_suite_get, name,
+			       &suite_rows, out);
 }
 
 int db_suite_list(struct db *db, struct db_suite **out, size_t *n)
 {
-	sqlite3_stmt *st = db_stmt(db, ST_SUITE_LIST, sql_suite_list);
-	void *v = NULL;
-	int rc;
+	void *v;
+	int rc = db_rows_collect(db_stmt(db, ST_SUITE_LIST, sql_suite_list),
+				 &suite_rows, &v, n);
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	rc = db_rows_collect(st, &suite_rows, &v, n);
 	*out = v;
 	return rc;
 }
 
 void db_suite_release(struct db_suite *s)
 {
-	if (!s)
-		return;
-	free(s->name);
-	free(s->description);
-	memset(s, 0, sizeof(*s));
+	db_row_release(&suite_rows, s);
 }
 
 void db_suites_free(struct db_suite *v, size_t n)

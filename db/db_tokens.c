@@ -9,6 +9,28 @@
 #include "db_int.h"
 #include "tokens.h"
 
+static const struct db_col token_cols[] = {
+	DB_COL(db_token, id, DB_COL_INT64),
+	DB_COL(db_token, name, DB_COL_STR),
+	DB_COL(db_token, role, DB_COL_STR),
+	DB_COL(db_token, hash, DB_COL_STR),
+	DB_COL(db_token, created, DB_COL_INT64),
+};
+
+static const struct db_rows token_rows = DB_ROWS(db_token, token_cols);
+
+static const struct db_col audit_cols[] = {
+	DB_COL(db_audit, id, DB_COL_INT64),
+	DB_COL(db_audit, at, DB_COL_INT64),
+	DB_COL(db_audit, who, DB_COL_STR),
+	DB_COL(db_audit, role, DB_COL_STR),
+	DB_COL(db_audit, action, DB_COL_STR),
+	DB_COL(db_audit, subject, DB_COL_STR),
+	DB_COL(db_audit, detail, DB_COL_STR),
+};
+
+static const struct db_rows audit_rows = DB_ROWS(db_audit, audit_cols);
+
 int db_token_add(struct db *db, const char *name, const char *role,
 		 const char *hash, char *err, size_t errlen)
 {
@@ -44,35 +66,12 @@ int db_token_list(struct db *db, struct db_token **out, size_t *n)
 {
 	sqlite3_stmt *st = db_prepare(db, "SELECT id, name, role, hash, created "
 				"FROM tokens ORDER BY id");
-	struct db_token *v = NULL;
-	size_t alloc = 0;
-	int rc;
+	void *v;
+	int rc = db_rows_collect(st, &token_rows, &v, n);
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == alloc) {
-			alloc = alloc ? alloc * 2 : 8;
-			v = db_xrealloc(v, alloc * sizeof(*v));
-		}
-		v[*n].id = sqlite3_column_int64(st, 0);
-		v[*n].name = db_col_str(st, 1);
-		v[*n].role = db_col_str(st, 2);
-		v[*n].hash = db_col_str(st, 3);
-		v[*n].created = sqlite3_column_int64(st, 4);
-		(*n)++;
-	}
 	sqlite3_finalize(st);
 	*out = v;
-	if (rc != SQLITE_DONE) {
-		db_tokens_free(v, *n);
-		*out = NULL;
-		*n = 0;
-		return DB_ERR;
-	}
-	return DB_OK;
+	return rc;
 }
 
 int db_token_revoke(struct db *db, const char *name)
@@ -92,21 +91,12 @@ int db_token_revoke(struct db *db, const char *name)
 
 void db_token_release(struct db_token *t)
 {
-	if (!t)
-		return;
-	free(t->name);
-	free(t->role);
-	free(t->hash);
-	memset(t, 0, sizeof(*t));
+	db_row_release(&token_rows, t);
 }
 
 void db_tokens_free(struct db_token *v, size_t n)
 {
-	size_t i;
-
-	for (i = 0; v && i < n; i++)
-		db_token_release(&v[i]);
-	free(v);
+	db_rows_free(&token_rows, v, n);
 }
 
 int db_audit_add(struct db *db, const char *who, const char *role,
@@ -136,50 +126,18 @@ int db_audit_list(struct db *db, int limit, struct db_audit **out,
 	sqlite3_stmt *st = db_prepare(db, "SELECT id, at, who, role, action, "
 				"subject, detail FROM audit ORDER BY id DESC "
 				"LIMIT ?");
-	struct db_audit *v = NULL;
-	size_t alloc = 0;
+	void *v;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int(st, 1, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			v = db_xrealloc(v, alloc * sizeof(*v));
-		}
-		v[*n].id = sqlite3_column_int64(st, 0);
-		v[*n].at = sqlite3_column_int64(st, 1);
-		v[*n].who = db_col_str(st, 2);
-		v[*n].role = db_col_str(st, 3);
-		v[*n].action = db_col_str(st, 4);
-		v[*n].subject = db_col_str(st, 5);
-		v[*n].detail = db_col_str(st, 6);
-		(*n)++;
-	}
+	if (st)
+		sqlite3_bind_int(st, 1, limit);
+	rc = db_rows_collect(st, &audit_rows, &v, n);
 	sqlite3_finalize(st);
 	*out = v;
-	if (rc != SQLITE_DONE) {
-		db_audits_free(v, *n);
-		*out = NULL;
-		*n = 0;
-		return DB_ERR;
-	}
-	return DB_OK;
+	return rc;
 }
 
 void db_audits_free(struct db_audit *v, size_t n)
 {
-	size_t i;
-
-	for (i = 0; v && i < n; i++) {
-		free(v[i].who);
-		free(v[i].role);
-		free(v[i].action);
-		free(v[i].subject);
-		free(v[i].detail);
-	}
-	free(v);
+	db_rows_free(&audit_rows, v, n);
 }

@@ -297,18 +297,86 @@ int db_http_status(int rc)
 	}
 }
 
+void db_row_read(const struct db_rows *how, sqlite3_stmt *st, void *elem)
+{
+	unsigned char *p = elem;
+	size_t i;
+
+	if (how->from_row) {
+		how->from_row(st, elem);
+		return;
+	}
+	for (i = 0; i < how->ncols; i++) {
+		void *f = p + how->cols[i].off;
+
+		switch (how->cols[i].type) {
+		case DB_COL_INT64:
+			*(int64_t *)f = sqlite3_column_int64(st, (int)i);
+			break;
+		case DB_COL_INT:
+			*(int *)f = sqlite3_column_int(st, (int)i);
+			break;
+		case DB_COL_DOUBLE:
+			*(double *)f = sqlite3_column_double(st, (int)i);
+			break;
+		case DB_COL_STR:
+			*(char **)f = db_col_str(st, (int)i);
+			break;
+		}
+	}
+}
+
+void db_row_release(const struct db_rows *how, void *elem)
+{
+	unsigned char *p = elem;
+	size_t i;
+
+	if (!elem)
+		return;
+	for (i = 0; i < how->ncols; i++)
+		if (how->cols[i].type == DB_COL_STR)
+			free(*(char **)(p + how->cols[i].off));
+	memset(elem, 0, how->size);
+}
+
 int db_row_get(sqlite3_stmt *st, const struct db_rows *how, void *out)
 {
 	int rc;
 
 	memset(out, 0, how->size);
+	if (!st)
+		return DB_ERR;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		how->from_row(st, out);
+		db_row_read(how, st, out);
 	db_stmt_done(st);
 	if (rc == SQLITE_ROW)
 		return DB_OK;
 	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+}
+
+int db_row_get_name(struct db *db, enum db_stmt_id id, const char *sql,
+		    const char *name, const struct db_rows *how, void *out)
+{
+	sqlite3_stmt *st;
+
+	memset(out, 0, how->size);
+	if (!name)
+		return DB_NOTFOUND;
+	st = db_stmt(db, id, sql);
+	if (st)
+		db_bind_str(st, 1, name);
+	return db_row_get(st, how, out);
+}
+
+int db_row_get_id(struct db *db, enum db_stmt_id id, const char *sql,
+		  int64_t key, const struct db_rows *how, void *out)
+{
+	sqlite3_stmt *st = db_stmt(db, id, sql);
+
+	if (st)
+		sqlite3_bind_int64(st, 1, key);
+	return db_row_get(st, how, out);
 }
 
 int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
@@ -320,6 +388,8 @@ int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 
 	*out = NULL;
 	*n = 0;
+	if (!st)
+		return DB_ERR;
 	for (;;) {
 		rc = sqlite3_step(st);
 		if (rc != SQLITE_ROW)
@@ -329,7 +399,7 @@ int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 			v = db_xrealloc(v, alloc * how->size);
 		}
 		memset(v + len * how->size, 0, how->size);
-		how->from_row(st, v + len * how->size);
+		db_row_read(how, st, v + len * how->size);
 		len++;
 	}
 	db_stmt_done(st);
@@ -349,7 +419,7 @@ void db_rows_free(const struct db_rows *how, void *v, size_t n)
 
 	if (!v)
 		return;
-	for (i = 0; how->release && i < n; i++)
-		how->release(p + i * how->size);
+	for (i = 0; i < n; i++)
+		db_row_release(how, p + i * how->size);
 	free(v);
 }
