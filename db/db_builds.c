@@ -36,10 +36,7 @@ int db_build_add(struct db *db, const char *ident, const char *base,
 
 	if (!st)
 		return DB_ERR;
-	db_bind_str0(st, 1, ident);
-	db_bind_str0(st, 2, base);
-	db_bind_str0(st, 3, patches);
-	sqlite3_bind_int64(st, 4, (int64_t)time(NULL));
+	db_bind(st, "sssT", ident, base, patches);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -117,13 +114,7 @@ int db_build_finish(struct db *db, int64_t id, const char *state,
 
 	if (!st)
 		return DB_ERR;
-	db_bind_str0(st, 1, state);
-	db_bind_str0(st, 2, ident);
-	db_bind_str0(st, 3, error);
-	db_bind_str0(st, 4, record);
-	db_bind_str0(st, 5, log);
-	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
-	sqlite3_bind_int64(st, 7, id);
+	db_bind(st, "sssssTI", state, ident, error, record, log, id);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? DB_OK : DB_ERR;

@@ -101,6 +101,14 @@ int db_name_check(enum ident_kind kind, const char *name, char *err,
 int db_bind_str(sqlite3_stmt *st, int i, const char *s);
 /* Bind s, or '' when s is NULL. */
 int db_bind_str0(sqlite3_stmt *st, int i, const char *s);
+/*
+ * Bind ?1, ?2, ... of st in order, one letter of fmt a value: 's' a string
+ * ('' when NULL), 'z' a string (SQL NULL when NULL), 'i' an int, 'I' an
+ * int64_t, 'p' an int64_t bound only when above 0 (else NULL), 'd' a
+ * double, 'T' the time now (takes no value).  Strings must outlive the
+ * statement's step.
+ */
+void db_bind(sqlite3_stmt *st, const char *fmt, ...);
 /* A heap copy of column i, "" when it is NULL. */
 char *db_col_str(sqlite3_stmt *st, int i);
 char *db_xstrdup(const char *s);

@@ -72,15 +72,8 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 		  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!st)
 		return db_sqlerr(db, err, errlen);
-	sqlite3_bind_int64(st, 1, kid);
-	sqlite3_bind_int64(st, 2, gid);
-	sqlite3_bind_int64(st, 3, sid);
-	db_bind_str0(st, 4, j->scheduler);
-	sqlite3_bind_double(st, 5, j->scale > 0 ? j->scale : 1.0);
-	if (j->submission > 0)
-		sqlite3_bind_int64(st, 6, j->submission);
-	sqlite3_bind_int64(st, 7, (int64_t)time(NULL));
-	db_bind_str0(st, 8, j->cmdline);
+	db_bind(st, "IIIsdpTs", kid, gid, sid, j->scheduler,
+		j->scale > 0 ? j->scale : 1.0, j->submission, j->cmdline);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -177,13 +170,8 @@ int db_job_fail(struct db *db, int64_t id, const char *klass,
 
 	if (!st)
 		return DB_ERR;
-	db_bind_str0(st, 1, klass);
-	db_bind_str0(st, 2, error);
-	db_bind_str0(st, 3, console);
-	db_bind_str0(st, 4, output);
-	sqlite3_bind_int(st, 5, max_attempts);
-	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
-	sqlite3_bind_int64(st, 7, id);
+	db_bind(st, "ssssiTI", klass, error, console, output, max_attempts,
+		id);
 	rc = db_exec_retry(db, st, "job failure");
 	sqlite3_finalize(st);
 	if (rc != DB_OK)
@@ -254,10 +242,7 @@ int db_kernel_set_boot(struct db *db, const char *ident,
 
 	if (!st)
 		return DB_ERR;
-	db_bind_str0(st, 1, release);
-	db_bind_str0(st, 2, image);
-	db_bind_str0(st, 3, modules);
-	db_bind_str0(st, 4, ident);
+	db_bind(st, "ssss", release, image, modules, ident);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

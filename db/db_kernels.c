@@ -46,15 +46,9 @@ int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
 	st = db_stmt(db, ST_KERNEL_PUT, sql_put);
 	if (!st)
 		return db_sqlerr(db, err, errlen);
-	db_bind_str(st, 1, k->ident);
-	db_bind_str0(st, 2, k->version);
-	db_bind_str0(st, 3, k->base);
-	db_bind_str0(st, 4, k->patch_hash);
-	db_bind_str0(st, 5, k->config_hash);
-	db_bind_str0(st, 6, k->source);
-	db_bind_str0(st, 7, k->provenance);
-	sqlite3_bind_int64(st, 8, k->created > 0 ? k->created
-						 : (int64_t)time(NULL));
+	db_bind(st, "zssssssI", k->ident, k->version, k->base, k->patch_hash,
+		k->config_hash, k->source, k->provenance,
+		k->created > 0 ? k->created : (int64_t)time(NULL));
 	if (db_exec_stmt(st) != 0)
 		return db_seterr(err, errlen, DB_ERR,
 				 "cannot store kernel '%s': %s", k->ident,

@@ -78,15 +78,9 @@ int db_rig_put(struct db *db, const struct db_rig *r, char *err,
 	st = db_stmt(db, ST_RIG_PUT, sql_rig_put);
 	if (!st)
 		return db_sqlerr(db, err, errlen);
-	db_bind_str(st, 1, r->name);
-	db_bind_str0(st, 2, r->kind);
-	db_bind_str0(st, 3, r->profile);
-	sqlite3_bind_int(st, 4, r->disks);
-	sqlite3_bind_int(st, 5, r->cpus);
-	sqlite3_bind_int(st, 6, r->memory_mb);
-	db_bind_str0(st, 7, r->state);
-	sqlite3_bind_int64(st, 8, r->created > 0 ? r->created
-						 : (int64_t)time(NULL));
+	db_bind(st, "zssiiisI", r->name, r->kind, r->profile, r->disks,
+		r->cpus, r->memory_mb, r->state,
+		r->created > 0 ? r->created : (int64_t)time(NULL));
 	if (db_exec_stmt(st) != 0)
 		return db_seterr(err, errlen, DB_ERR,
 				 "cannot store rig '%s': %s", r->name,
@@ -133,8 +127,7 @@ int db_rig_set_state(struct db *db, const char *name, const char *state)
 	st = db_stmt(db, ST_RIG_STATE, sql_rig_state);
 	if (!st)
 		return DB_ERR;
-	db_bind_str(st, 1, name);
-	db_bind_str(st, 2, state);
+	db_bind(st, "zz", name, state);
 	if (db_exec_retry(db, st, "rig state") != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h) > 0 ? DB_OK : DB_NOTFOUND;
@@ -161,8 +154,7 @@ int db_suite_put(struct db *db, const char *name, const char *description,
 	st = db_stmt(db, ST_SUITE_PUT, sql_suite_put);
 	if (!st)
 		return db_sqlerr(db, err, errlen);
-	db_bind_str(st, 1, name);
-	db_bind_str0(st, 2, description);
+	db_bind(st, "zs", name, description);
 	if (db_exec_stmt(st) != 0)
 		return db_seterr(err, errlen, DB_ERR,
 				 "cannot store suite '%s': %s", name,

@@ -48,10 +48,7 @@ int db_token_add(struct db *db, const char *name, const char *role,
 			"VALUES (?, ?, ?, ?)");
 	if (!st)
 		return db_sqlerr(db, err, errlen);
-	db_bind_str0(st, 1, name);
-	db_bind_str0(st, 2, role);
-	db_bind_str0(st, 3, hash);
-	sqlite3_bind_int64(st, 4, (int64_t)time(NULL));
+	db_bind(st, "sssT", name, role, hash);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_CONSTRAINT)
@@ -109,12 +106,7 @@ int db_audit_add(struct db *db, const char *who, const char *role,
 
 	if (!st)
 		return DB_ERR;
-	sqlite3_bind_int64(st, 1, (int64_t)time(NULL));
-	db_bind_str0(st, 2, who);
-	db_bind_str0(st, 3, role);
-	db_bind_str0(st, 4, action);
-	db_bind_str0(st, 5, subject);
-	db_bind_str0(st, 6, detail);
+	db_bind(st, "Tsssss", who, role, action, subject, detail);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? DB_OK : DB_ERR;
