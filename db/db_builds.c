@@ -12,20 +12,16 @@
 #define BUILD_COLS "SELECT id, ident, base, patches, state, error, " \
 	"record, log, created, COALESCE(finished, 0) FROM builds "
 
+#define C(field, type) DB_COL(db_build, field, type)
 static const struct db_col build_cols[] = {
-	DB_COL(db_build, id, DB_COL_INT64),
-	DB_COL(db_build, ident, DB_COL_STR),
-	DB_COL(db_build, base, DB_COL_STR),
-	DB_COL(db_build, patches, DB_COL_STR),
-	DB_COL(db_build, state, DB_COL_STR),
-	DB_COL(db_build, error, DB_COL_STR),
-	DB_COL(db_build, record, DB_COL_STR),
-	DB_COL(db_build, log, DB_COL_STR),
-	DB_COL(db_build, created, DB_COL_INT64),
-	DB_COL(db_build, finished, DB_COL_INT64),
+	C(id, INT64), C(ident, STR), C(base, STR), C(patches, STR),
+	C(state, STR), C(error, STR), C(record, STR), C(log, STR),
+	C(created, INT64), C(finished, INT64),
 };
+#undef C
 
 static const struct db_rows build_rows = DB_ROWS(db_build, build_cols);
+DB_DEFINE_RELEASE(build, builds, db_build, build_rows)
 
 int db_build_add(struct db *db, const char *ident, const char *base,
 		 const char *patches, int64_t *id)
@@ -133,12 +129,3 @@ int db_build_requeue_stale(struct db *db)
 	return rc == SQLITE_DONE ? sqlite3_changes(db->h) : DB_ERR;
 }
 
-void db_build_release(struct db_build *b)
-{
-	db_row_release(&build_rows, b);
-}
-
-void db_builds_free(struct db_build *v, size_t n)
-{
-	db_rows_free(&build_rows, v, n);
-}

@@ -13,6 +13,7 @@
 #define KLAB_DB_INT_H
 
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -109,6 +110,15 @@ int db_bind_str0(sqlite3_stmt *st, int i, const char *s);
  * statement's step.
  */
 void db_bind(sqlite3_stmt *st, const char *fmt, ...);
+void db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap);
+/*
+ * Store the <what> called name: run the cached statement id with ?1, ?2,
+ * ... bound from fmt as db_bind() does.  DB_OK, or DB_ERR with err saying
+ * "cannot store <what> '<name>': <sqlite's reason>".
+ */
+int db_store(struct db *db, enum db_stmt_id id, const char *sql,
+	     const char *what, const char *name, char *err, size_t errlen,
+	     const char *fmt, ...);
 /* A heap copy of column i, "" when it is NULL. */
 char *db_col_str(sqlite3_stmt *st, int i);
 char *db_xstrdup(const char *s);
@@ -158,7 +168,8 @@ struct db_col {
 	enum db_col_type type;
 };
 
-#define DB_COL(stype, field, type) { offsetof(struct stype, field), type }
+#define DB_COL(stype, field, type) \
+	{ offsetof(struct stype, field), DB_COL_##type }
 #define DB_ROWS(stype, cols) \
 	{ sizeof(struct stype), cols, sizeof(cols) / sizeof((cols)[0]), NULL }
 
@@ -190,6 +201,30 @@ int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 		    size_t *n);
 /* Release n elements of v and v itself; accepts NULL. */
 void db_rows_free(const struct db_rows *how, void *v, size_t n);
+
+/*
+ * The functions each entity type exports, made once from its rows table
+ * (git's define_commit_slab): db_<name>_release() and db_<plural>_free();
+ * db_<name>_list() of every row of a cached statement without bindings.
+ */
+#define DB_DEFINE_RELEASE(name, plural, stype, rows)			\
+	void db_##name##_release(struct stype *e)			\
+	{								\
+		db_row_release(&(rows), e);				\
+	}								\
+	void db_##plural##_free(struct stype *v, size_t n)		\
+	{								\
+		db_rows_free(&(rows), v, n);				\
+	}
+#define DB_DEFINE_LIST(name, stype, rows, stmt, sql)			\
+	int db_##name##_list(struct db *db, struct stype **out, size_t *n) \
+	{								\
+		void *v;						\
+		int rc = db_rows_collect(db_stmt(db, stmt, sql), &(rows), \
+					 &v, n);			\
+		*out = v;						\
+		return rc;						\
+	}
 
 /* Id of the named row, 0 when absent, negative DB_E* on error. */
 int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,

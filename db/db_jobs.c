@@ -20,33 +20,24 @@
 	"k.id = j.kernel_id JOIN rigs g ON g.id = j.rig_id JOIN suites s " \
 	"ON s.id = j.suite_id "
 
+#define C(field, type) DB_COL(db_job, field, type)
 static const struct db_col job_cols[] = {
-	DB_COL(db_job, id, DB_COL_INT64),
-	DB_COL(db_job, kernel, DB_COL_STR),
-	DB_COL(db_job, rig, DB_COL_STR),
-	DB_COL(db_job, suite, DB_COL_STR),
-	DB_COL(db_job, scheduler, DB_COL_STR),
-	DB_COL(db_job, scale, DB_COL_DOUBLE),
-	DB_COL(db_job, state, DB_COL_STR),
-	DB_COL(db_job, failure, DB_COL_STR),
-	DB_COL(db_job, error, DB_COL_STR),
-	DB_COL(db_job, console, DB_COL_STR),
-	DB_COL(db_job, output, DB_COL_STR),
-	DB_COL(db_job, attempts, DB_COL_INT),
-	DB_COL(db_job, submission, DB_COL_INT64),
-	DB_COL(db_job, created, DB_COL_INT64),
-	DB_COL(db_job, started, DB_COL_INT64),
-	DB_COL(db_job, finished, DB_COL_INT64),
-	DB_COL(db_job, cmdline, DB_COL_STR),
+	C(id, INT64), C(kernel, STR), C(rig, STR), C(suite, STR),
+	C(scheduler, STR), C(scale, DOUBLE), C(state, STR), C(failure, STR),
+	C(error, STR), C(console, STR), C(output, STR), C(attempts, INT),
+	C(submission, INT64), C(created, INT64), C(started, INT64),
+	C(finished, INT64), C(cmdline, STR),
 };
+#undef C
 
 static const struct db_rows job_rows = DB_ROWS(db_job, job_cols);
+DB_DEFINE_RELEASE(job, jobs, db_job, job_rows)
 
+#define C(field, type) DB_COL(db_kernel_boot, field, type)
 static const struct db_col boot_cols[] = {
-	DB_COL(db_kernel_boot, release, DB_COL_STR),
-	DB_COL(db_kernel_boot, image, DB_COL_STR),
-	DB_COL(db_kernel_boot, modules, DB_COL_STR),
+	C(release, STR), C(image, STR), C(modules, STR),
 };
+#undef C
 
 static const struct db_rows boot_rows = DB_ROWS(db_kernel_boot, boot_cols);
 
@@ -220,16 +211,6 @@ int db_job_requeue_stale(struct db *db)
 	rc = db_exec_retry(db, st, "requeue of stale jobs");
 	sqlite3_finalize(st);
 	return rc == DB_OK ? sqlite3_changes(db->h) : DB_ERR;
-}
-
-void db_job_release(struct db_job *j)
-{
-	db_row_release(&job_rows, j);
-}
-
-void db_jobs_free(struct db_job *v, size_t n)
-{
-	db_rows_free(&job_rows, v, n);
 }
 
 int db_kernel_set_boot(struct db *db, const char *ident,

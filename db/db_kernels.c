@@ -35,7 +35,6 @@ static const char sql_list[] = KERNEL_COLS " ORDER BY k.created DESC, k.id DESC"
 int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
 		  size_t errlen)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	if (!k)
@@ -43,33 +42,24 @@ int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
 	rc = db_name_check(IDENT_KERNEL, k->ident, err, errlen);
 	if (rc != DB_OK)
 		return rc;
-	st = db_stmt(db, ST_KERNEL_PUT, sql_put);
-	if (!st)
-		return db_sqlerr(db, err, errlen);
-	db_bind(st, "zssssssI", k->ident, k->version, k->base, k->patch_hash,
-		k->config_hash, k->source, k->provenance,
-		k->created > 0 ? k->created : (int64_t)time(NULL));
-	if (db_exec_stmt(st) != 0)
-		return db_seterr(err, errlen, DB_ERR,
-				 "cannot store kernel '%s': %s", k->ident,
-				 sqlite3_errmsg(db->h));
-	return DB_OK;
+	return db_store(db, ST_KERNEL_PUT, sql_put, "kernel", k->ident, err,
+			errlen, "zssssssI", k->ident, k->version, k->base,
+			k->patch_hash, k->config_hash, k->source,
+			k->provenance,
+			k->created > 0 ? k->created : (int64_t)time(NULL));
 }
 
+#define C(field, type) DB_COL(db_kernel, field, type)
 static const struct db_col kernel_cols[] = {
-	DB_COL(db_kernel, id, DB_COL_INT64),
-	DB_COL(db_kernel, ident, DB_COL_STR),
-	DB_COL(db_kernel, version, DB_COL_STR),
-	DB_COL(db_kernel, base, DB_COL_STR),
-	DB_COL(db_kernel, patch_hash, DB_COL_STR),
-	DB_COL(db_kernel, config_hash, DB_COL_STR),
-	DB_COL(db_kernel, source, DB_COL_STR),
-	DB_COL(db_kernel, provenance, DB_COL_STR),
-	DB_COL(db_kernel, created, DB_COL_INT64),
-	DB_COL(db_kernel, nruns, DB_COL_INT64),
+	C(id, INT64), C(ident, STR), C(version, STR), C(base, STR),
+	C(patch_hash, STR), C(config_hash, STR), C(source, STR),
+	C(provenance, STR), C(created, INT64), C(nruns, INT64),
 };
+#undef C
 
 static const struct db_rows kernel_rows = DB_ROWS(db_kernel, kernel_cols);
+DB_DEFINE_LIST(kernel, db_kernel, kernel_rows, ST_KERNEL_LIST, sql_list)
+DB_DEFINE_RELEASE(kernel, kernels, db_kernel, kernel_rows)
 
 int db_kernel_get(struct db *db, const char *ident, struct db_kernel *out)
 {
@@ -77,22 +67,3 @@ int db_kernel_get(struct db *db, const char *ident, struct db_kernel *out)
 			       out);
 }
 
-int db_kernel_list(struct db *db, struct db_kernel **out, size_t *n)
-{
-	void *v;
-	int rc = db_rows_collect(db_stmt(db, ST_KERNEL_LIST, sql_list),
-				 &kernel_rows, &v, n);
-
-	*out = v;
-	return rc;
-}
-
-void db_kernel_release(struct db_kernel *k)
-{
-	db_row_release(&kernel_rows, k);
-}
-
-void db_kernels_free(struct db_kernel *v, size_t n)
-{
-	db_rows_free(&kernel_rows, v, n);
-}

@@ -61,7 +61,6 @@ static int rig_kind_check(const char *kind, char *err, size_t errlen)
 int db_rig_put(struct db *db, const struct db_rig *r, char *err,
 	       size_t errlen)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	if (!r)
@@ -75,47 +74,28 @@ int db_rig_put(struct db *db, const struct db_rig *r, char *err,
 		return db_seterr(err, errlen, DB_INVALID,
 				 "rig '%s': negative disks, cpus or memory",
 				 r->name);
-	st = db_stmt(db, ST_RIG_PUT, sql_rig_put);
-	if (!st)
-		return db_sqlerr(db, err, errlen);
-	db_bind(st, "zssiiisI", r->name, r->kind, r->profile, r->disks,
-		r->cpus, r->memory_mb, r->state,
-		r->created > 0 ? r->created : (int64_t)time(NULL));
-	if (db_exec_stmt(st) != 0)
-		return db_seterr(err, errlen, DB_ERR,
-				 "cannot store rig '%s': %s", r->name,
-				 sqlite3_errmsg(db->h));
-	return DB_OK;
+	return db_store(db, ST_RIG_PUT, sql_rig_put, "rig", r->name, err,
+			errlen, "zssiiisI", r->name, r->kind, r->profile,
+			r->disks, r->cpus, r->memory_mb, r->state,
+			r->created > 0 ? r->created : (int64_t)time(NULL));
 }
 
+#define C(field, type) DB_COL(db_rig, field, type)
 static const struct db_col rig_cols[] = {
-	DB_COL(db_rig, id, DB_COL_INT64),
-	DB_COL(db_rig, name, DB_COL_STR),
-	DB_COL(db_rig, kind, DB_COL_STR),
-	DB_COL(db_rig, profile, DB_COL_STR),
-	DB_COL(db_rig, disks, DB_COL_INT),
-	DB_COL(db_rig, cpus, DB_COL_INT),
-	DB_COL(db_rig, memory_mb, DB_COL_INT),
-	DB_COL(db_rig, state, DB_COL_STR),
-	DB_COL(db_rig, created, DB_COL_INT64),
+	C(id, INT64), C(name, STR), C(kind, STR), C(profile, STR),
+	C(disks, INT), C(cpus, INT), C(memory_mb, INT), C(state, STR),
+	C(created, INT64),
 };
+#undef C
 
 static const struct db_rows rig_rows = DB_ROWS(db_rig, rig_cols);
+DB_DEFINE_LIST(rig, db_rig, rig_rows, ST_RIG_LIST, sql_rig_list)
+DB_DEFINE_RELEASE(rig, rigs, db_rig, rig_rows)
 
 int db_rig_get(struct db *db, const char *name, struct db_rig *out)
 {
 	return db_row_get_name(db, ST_RIG_GET, sql_rig_get, name, &rig_rows,
 			       out);
-}
-
-int db_rig_list(struct db *db, struct db_rig **out, size_t *n)
-{
-	void *v;
-	int rc = db_rows_collect(db_stmt(db, ST_RIG_LIST, sql_rig_list),
-				 &rig_rows, &v, n);
-
-	*out = v;
-	return rc;
 }
 
 int db_rig_set_state(struct db *db, const char *name, const char *state)
@@ -133,42 +113,26 @@ int db_rig_set_state(struct db *db, const char *name, const char *state)
 	return sqlite3_changes(db->h) > 0 ? DB_OK : DB_NOTFOUND;
 }
 
-void db_rig_release(struct db_rig *r)
-{
-	db_row_release(&rig_rows, r);
-}
-
-void db_rigs_free(struct db_rig *v, size_t n)
-{
-	db_rows_free(&rig_rows, v, n);
-}
-
 int db_suite_put(struct db *db, const char *name, const char *description,
 		 char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
 	int rc = db_name_check(IDENT_SUITE, name, err, errlen);
 
 	if (rc != DB_OK)
 		return rc;
-	st = db_stmt(db, ST_SUITE_PUT, sql_suite_put);
-	if (!st)
-		return db_sqlerr(db, err, errlen);
-	db_bind(st, "zs", name, description);
-	if (db_exec_stmt(st) != 0)
-		return db_seterr(err, errlen, DB_ERR,
-				 "cannot store suite '%s': %s", name,
-				 sqlite3_errmsg(db->h));
-	return DB_OK;
+	return db_store(db, ST_SUITE_PUT, sql_suite_put, "suite", name, err,
+			errlen, "zs", name, description);
 }
 
+#define C(field, type) DB_COL(db_suite, field, type)
 static const struct db_col suite_cols[] = {
-	DB_COL(db_suite, id, DB_COL_INT64),
-	DB_COL(db_suite, name, DB_COL_STR),
-	DB_COL(db_suite, description, DB_COL_STR),
+	C(id, INT64), C(name, STR), C(description, STR),
 };
+#undef C
 
 static const struct db_rows suite_rows = DB_ROWS(db_suite, suite_cols);
+DB_DEFINE_LIST(suite, db_suite, suite_rows, ST_SUITE_LIST, sql_suite_list)
+DB_DEFINE_RELEASE(suite, suites, db_suite, suite_rows)
 
 int db_suite_get(struct db *db, const char *name, struct db_suite *out)
 {
@@ -176,22 +140,3 @@ int db_suite_get(struct db *db, const char *name, struct db_suite *out)
 			       &suite_rows, out);
 }
 
-int db_suite_list(struct db *db, struct db_suite **out, size_t *n)
-{
-	void *v;
-	int rc = db_rows_collect(db_stmt(db, ST_SUITE_LIST, sql_suite_list),
-				 &suite_rows, &v, n);
-
-	*out = v;
-	return rc;
-}
-
-void db_suite_release(struct db_suite *s)
-{
-	db_row_release(&suite_rows, s);
-}
-
-void db_suites_free(struct db_suite *v, size_t n)
-{
-	db_rows_free(&suite_rows, v, n);
-}

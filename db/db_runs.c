@@ -24,21 +24,16 @@ static const char sql_run_list[] = RUN_COLS
 	" ORDER BY r.finished DESC, r.id DESC LIMIT ?4";
 static const char sql_run_get[] = RUN_COLS " WHERE r.id = ?1";
 
+#define C(field, type) DB_COL(db_run, field, type)
 static const struct db_col run_cols[] = {
-	DB_COL(db_run, id, DB_COL_INT64),
-	DB_COL(db_run, kernel, DB_COL_STR),
-	DB_COL(db_run, rig, DB_COL_STR),
-	DB_COL(db_run, suite, DB_COL_STR),
-	DB_COL(db_run, repetition, DB_COL_INT),
-	DB_COL(db_run, status, DB_COL_STR),
-	DB_COL(db_run, error, DB_COL_STR),
-	DB_COL(db_run, started, DB_COL_INT64),
-	DB_COL(db_run, finished, DB_COL_INT64),
-	DB_COL(db_run, nresults, DB_COL_INT64),
-	DB_COL(db_run, job_id, DB_COL_INT64),
+	C(id, INT64), C(kernel, STR), C(rig, STR), C(suite, STR),
+	C(repetition, INT), C(status, STR), C(error, STR), C(started, INT64),
+	C(finished, INT64), C(nresults, INT64), C(job_id, INT64),
 };
+#undef C
 
 static const struct db_rows run_rows = DB_ROWS(db_run, run_cols);
+DB_DEFINE_RELEASE(run, runs, db_run, run_rows)
 
 int db_run_list(struct db *db, const char *kernel, const char *rig,
 		const char *suite, int limit, struct db_run **out, size_t *n)
@@ -63,12 +58,3 @@ int db_run_get(struct db *db, int64_t id, struct db_run *out)
 	return db_row_get_id(db, ST_RUN_GET, sql_run_get, id, &run_rows, out);
 }
 
-void db_run_release(struct db_run *r)
-{
-	db_row_release(&run_rows, r);
-}
-
-void db_runs_free(struct db_run *v, size_t n)
-{
-	db_rows_free(&run_rows, v, n);
-}

@@ -331,25 +331,18 @@ static void metric_from_row(sqlite3_stmt *st, void *elem)
 }
 
 static const struct db_col metric_cols[] = {
-	DB_COL(db_metric, name, DB_COL_STR),
-	DB_COL(db_metric, unit, DB_COL_STR),
+	DB_COL(db_metric, name, STR),
+	DB_COL(db_metric, unit, STR),
 };
 
 static const struct db_rows metric_rows = {
 	sizeof(struct db_metric), metric_cols, 2, metric_from_row
 };
 
-int db_metric_list(struct db *db, struct db_metric **out, size_t *n)
-{
-	void *v;
-	int rc = db_rows_collect(db_stmt(db, ST_METRIC_LIST, sql_metric_list),
-				 &metric_rows, &v, n);
-
-	*out = v;
-	return rc;
-}
+DB_DEFINE_LIST(metric, db_metric, metric_rows, ST_METRIC_LIST, sql_metric_list)
 
 void db_metrics_free(struct db_metric *v, size_t n)
 {
 	db_rows_free(&metric_rows, v, n);
 }
+

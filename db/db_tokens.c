@@ -9,25 +9,22 @@
 #include "db_int.h"
 #include "tokens.h"
 
+#define C(field, type) DB_COL(db_token, field, type)
 static const struct db_col token_cols[] = {
-	DB_COL(db_token, id, DB_COL_INT64),
-	DB_COL(db_token, name, DB_COL_STR),
-	DB_COL(db_token, role, DB_COL_STR),
-	DB_COL(db_token, hash, DB_COL_STR),
-	DB_COL(db_token, created, DB_COL_INT64),
+	C(id, INT64), C(name, STR), C(role, STR), C(hash, STR),
+	C(created, INT64),
 };
+#undef C
 
 static const struct db_rows token_rows = DB_ROWS(db_token, token_cols);
+DB_DEFINE_RELEASE(token, tokens, db_token, token_rows)
 
+#define C(field, type) DB_COL(db_audit, field, type)
 static const struct db_col audit_cols[] = {
-	DB_COL(db_audit, id, DB_COL_INT64),
-	DB_COL(db_audit, at, DB_COL_INT64),
-	DB_COL(db_audit, who, DB_COL_STR),
-	DB_COL(db_audit, role, DB_COL_STR),
-	DB_COL(db_audit, action, DB_COL_STR),
-	DB_COL(db_audit, subject, DB_COL_STR),
-	DB_COL(db_audit, detail, DB_COL_STR),
+	C(id, INT64), C(at, INT64), C(who, STR), C(role, STR),
+	C(action, STR), C(subject, STR), C(detail, STR),
 };
+#undef C
 
 static const struct db_rows audit_rows = DB_ROWS(db_audit, audit_cols);
 
@@ -84,16 +81,6 @@ int db_token_revoke(struct db *db, const char *name)
 	if (rc != SQLITE_DONE)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
-}
-
-void db_token_release(struct db_token *t)
-{
-	db_row_release(&token_rows, t);
-}
-
-void db_tokens_free(struct db_token *v, size_t n)
-{
-	db_rows_free(&token_rows, v, n);
 }
 
 int db_audit_add(struct db *db, const char *who, const char *role,

@@ -82,10 +82,35 @@ char *db_xstrdup(const char *s)
 void db_bind(sqlite3_stmt *st, const char *fmt, ...)
 {
 	va_list ap;
+
+	va_start(ap, fmt);
+	db_vbind(st, fmt, ap);
+	va_end(ap);
+}
+
+int db_store(struct db *db, enum db_stmt_id id, const char *sql,
+	     const char *what, const char *name, char *err, size_t errlen,
+	     const char *fmt, ...)
+{
+	sqlite3_stmt *st = db_stmt(db, id, sql);
+	va_list ap;
+
+	if (!st)
+		return db_sqlerr(db, err, errlen);
+	va_start(ap, fmt);
+	db_vbind(st, fmt, ap);
+	va_end(ap);
+	if (db_exec_stmt(st) != 0)
+		return db_seterr(err, errlen, DB_ERR, "cannot store %s '%s': %s",
+				 what, name, sqlite3_errmsg(db->h));
+	return DB_OK;
+}
+
+void db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap)
+{
 	int64_t v;
 	int i;
 
-	va_start(ap, fmt);
 	for (i = 1; *fmt; fmt++, i++) {
 		switch (*fmt) {
 		case 's': db_bind_str0(st, i, va_arg(ap, const char *)); break;
@@ -101,7 +126,6 @@ void db_bind(sqlite3_stmt *st, const char *fmt, ...)
 		case 'T': sqlite3_bind_int64(st, i, (int64_t)time(NULL)); break;
 		}
 	}
-	va_end(ap);
 }
 
 char *db_col_str(sqlite3_stmt *st, int i)
