@@ -26,16 +26,9 @@ DB_DEFINE_RELEASE(build, builds, db_build, build_rows)
 int db_build_add(struct db *db, const char *ident, const char *base,
 		 const char *patches, int64_t *id)
 {
-	sqlite3_stmt *st = db_prepare(db, "INSERT INTO builds (ident, base, patches,"
-				" created) VALUES (?, ?, ?, ?)");
-	int rc;
-
-	if (!st)
-		return DB_ERR;
-	db_bind(st, "sssT", ident, base, patches);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (db_run(db, "INSERT INTO builds (ident, base, patches, created) "
+		   "VALUES (?, ?, ?, ?)", "sssT", ident, base, patches) !=
+	    SQLITE_DONE)
 		return DB_ERR;
 	*id = sqlite3_last_insert_rowid(db->h);
 	return DB_OK;
@@ -102,30 +95,20 @@ int db_build_finish(struct db *db, int64_t id, const char *state,
 		    const char *ident, const char *error,
 		    const char *record, const char *log)
 {
-	sqlite3_stmt *st = db_prepare(db, "UPDATE builds SET state = ?, ident = "
-				"CASE WHEN ? != '' THEN ?2 ELSE ident END, "
-				"error = ?, record = ?, log = ?, finished = ? "
-				"WHERE id = ?");
-	int rc;
+	int rc = db_run(db, "UPDATE builds SET state = ?, ident = "
+			"CASE WHEN ? != '' THEN ?2 ELSE ident END, "
+			"error = ?, record = ?, log = ?, finished = ? "
+			"WHERE id = ?", "sssssTI", state, ident, error,
+			record, log, id);
 
-	if (!st)
-		return DB_ERR;
-	db_bind(st, "sssssTI", state, ident, error, record, log, id);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? DB_OK : DB_ERR;
 }
 
 int db_build_requeue_stale(struct db *db)
 {
-	sqlite3_stmt *st = db_prepare(db, "UPDATE builds SET state = 'queued' "
-				"WHERE state = 'building'");
-	int rc;
+	int rc = db_run(db, "UPDATE builds SET state = 'queued' "
+			"WHERE state = 'building'", "");
 
-	if (!st)
-		return DB_ERR;
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? sqlite3_changes(db->h) : DB_ERR;
 }
 

@@ -112,6 +112,13 @@ int db_bind_str0(sqlite3_stmt *st, int i, const char *s);
 void db_bind(sqlite3_stmt *st, const char *fmt, ...);
 void db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap);
 /*
+ * Prepare sql afresh (db_prepare), bind ?1, ?2, ... from fmt as db_bind()
+ * does, step it once and finalize it.  Returns sqlite's code for the step
+ * (SQLITE_DONE when a write went through), SQLITE_ERROR when sql does not
+ * prepare; the connection's message says why.
+ */
+int db_run(struct db *db, const char *sql, const char *fmt, ...);
+/*
  * Store the <what> called name: run the cached statement id with ?1, ?2,
  * ... bound from fmt as db_bind() does.  DB_OK, or DB_ERR with err saying
  * "cannot store <what> '<name>': <sqlite's reason>".
@@ -199,6 +206,8 @@ int db_row_get_id(struct db *db, enum db_stmt_id id, const char *sql,
  * *n, or DB_ERR (also for a NULL st) with nothing allocated. */
 int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 		    size_t *n);
+/* Rows of one column: an int64_t, or a heap string, per element. */
+extern const struct db_rows db_rows_int64, db_rows_str;
 /* Release n elements of v and v itself; accepts NULL. */
 void db_rows_free(const struct db_rows *how, void *v, size_t n);
 

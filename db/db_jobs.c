@@ -46,7 +46,6 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 {
 	int64_t kid = db_kernel_id(db, j->kernel), gid = db_rig_id(db, j->rig),
 		sid = db_suite_id(db, j->suite);
-	sqlite3_stmt *st;
 	int rc;
 
 	if (kid <= 0)
@@ -58,15 +57,11 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 	if (sid <= 0)
 		return db_seterr(err, errlen, sid < 0 ? DB_ERR : DB_NOTFOUND,
 				 "unknown suite '%s'", j->suite);
-	st = db_prepare(db, "INSERT INTO jobs (kernel_id, rig_id, suite_id, "
-		  "scheduler, scale, submission_id, created, cmdline) "
-		  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-	if (!st)
-		return db_sqlerr(db, err, errlen);
-	db_bind(st, "IIIsdpTs", kid, gid, sid, j->scheduler,
-		j->scale > 0 ? j->scale : 1.0, j->submission, j->cmdline);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	rc = db_run(db, "INSERT INTO jobs (kernel_id, rig_id, suite_id, "
+		    "scheduler, scale, submission_id, created, cmdline) "
+		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "IIIsdpTs", kid, gid, sid,
+		    j->scheduler, j->scale > 0 ? j->scale : 1.0,
+		    j->submission, j->cmdline);
 	if (rc != SQLITE_DONE)
 		return db_sqlerr(db, err, errlen);
 	if (id)
@@ -174,30 +169,15 @@ int db_job_runs(struct db *db, int64_t id, int64_t **runs, size_t *n)
 {
 	sqlite3_stmt *st = db_prepare(db, "SELECT id FROM runs WHERE job_id = ? "
 				"ORDER BY id");
-	int64_t *v = NULL;
-	size_t cnt = 0, alloc = 0;
+	void *v;
 	int rc;
 
-	*runs = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int64(st, 1, id);
-	for (;;) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		DB_ALLOC_GROW(v, cnt, alloc);
-		v[cnt++] = sqlite3_column_int64(st, 0);
-	}
+	if (st)
+		sqlite3_bind_int64(st, 1, id);
+	rc = db_rows_collect(st, &db_rows_int64, &v, n);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return DB_ERR;
-	}
 	*runs = v;
-	*n = cnt;
-	return DB_OK;
+	return rc;
 }
 
 int db_job_requeue_stale(struct db *db)
@@ -217,15 +197,10 @@ int db_kernel_set_boot(struct db *db, const char *ident,
 		       const char *release, const char *image,
 		       const char *modules)
 {
-	sqlite3_stmt *st = db_prepare(db, "UPDATE kernels SET release = ?, "
-				"image = ?, modules = ? WHERE ident = ?");
-	int rc;
+	int rc = db_run(db, "UPDATE kernels SET release = ?, image = ?, "
+			"modules = ? WHERE ident = ?", "ssss", release, image,
+			modules, ident);
 
-	if (!st)
-		return DB_ERR;
-	db_bind(st, "ssss", release, image, modules, ident);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;

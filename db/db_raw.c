@@ -134,30 +134,12 @@ int db_raw_get(struct db *db, int64_t run_id, const char *name, char **data,
 int db_raw_list(struct db *db, int64_t run_id, char ***names, size_t *n)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_RAW_LIST, sql_raw_list);
-	char **v = NULL;
-	size_t len = 0, alloc = 0;
+	void *v;
 	int rc;
 
-	*names = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int64(st, 1, run_id);
-	for (;;) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		DB_ALLOC_GROW(v, len, alloc);
-		v[len++] = db_col_str(st, 0);
-	}
-	db_stmt_done(st);
-	if (rc != SQLITE_DONE) {
-		while (len > 0)
-			free(v[--len]);
-		free(v);
-		return DB_ERR;
-	}
+	if (st)
+		sqlite3_bind_int64(st, 1, run_id);
+	rc = db_rows_collect(st, &db_rows_str, &v, n);
 	*names = v;
-	*n = len;
-	return DB_OK;
+	return rc;
 }

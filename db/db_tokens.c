@@ -31,7 +31,6 @@ static const struct db_rows audit_rows = DB_ROWS(db_audit, audit_cols);
 int db_token_add(struct db *db, const char *name, const char *role,
 		 const char *hash, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	rc = db_name_check(IDENT_TOKEN, name, err, errlen);
@@ -41,13 +40,8 @@ int db_token_add(struct db *db, const char *name, const char *role,
 		return db_seterr(err, errlen, DB_INVALID, "invalid role '%s': "
 				 "expected 'submitter' or 'operator'",
 				 role ? role : "");
-	st = db_prepare(db, "INSERT INTO tokens (name, role, hash, created) "
-			"VALUES (?, ?, ?, ?)");
-	if (!st)
-		return db_sqlerr(db, err, errlen);
-	db_bind(st, "sssT", name, role, hash);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	rc = db_run(db, "INSERT INTO tokens (name, role, hash, created) "
+		    "VALUES (?, ?, ?, ?)", "sssT", name, role, hash);
 	if (rc == SQLITE_CONSTRAINT)
 		return db_seterr(err, errlen, DB_CONFLICT, "token '%s' exists "
 				 "already", name);
@@ -70,14 +64,8 @@ int db_token_list(struct db *db, struct db_token **out, size_t *n)
 
 int db_token_revoke(struct db *db, const char *name)
 {
-	sqlite3_stmt *st = db_prepare(db, "DELETE FROM tokens WHERE name = ?");
-	int rc;
+	int rc = db_run(db, "DELETE FROM tokens WHERE name = ?", "s", name);
 
-	if (!st)
-		return DB_ERR;
-	db_bind_str0(st, 1, name);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
@@ -86,16 +74,10 @@ int db_token_revoke(struct db *db, const char *name)
 int db_audit_add(struct db *db, const char *who, const char *role,
 		 const char *action, const char *subject, const char *detail)
 {
-	sqlite3_stmt *st = db_prepare(db, "INSERT INTO audit (at, who, role, "
-				"action, subject, detail) VALUES (?, ?, ?, ?, "
-				"?, ?)");
-	int rc;
+	int rc = db_run(db, "INSERT INTO audit (at, who, role, action, "
+			"subject, detail) VALUES (?, ?, ?, ?, ?, ?)", "Tsssss",
+			who, role, action, subject, detail);
 
-	if (!st)
-		return DB_ERR;
-	db_bind(st, "Tsssss", who, role, action, subject, detail);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? DB_OK : DB_ERR;
 }
 

@@ -88,6 +88,22 @@ void db_bind(sqlite3_stmt *st, const char *fmt, ...)
 	va_end(ap);
 }
 
+int db_run(struct db *db, const char *sql, const char *fmt, ...)
+{
+	sqlite3_stmt *st = db_prepare(db, sql);
+	va_list ap;
+	int rc;
+
+	if (!st)
+		return SQLITE_ERROR;
+	va_start(ap, fmt);
+	db_vbind(st, fmt, ap);
+	va_end(ap);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int db_store(struct db *db, enum db_stmt_id id, const char *sql,
 	     const char *what, const char *name, char *err, size_t errlen,
 	     const char *fmt, ...)
@@ -345,6 +361,11 @@ int db_http_status(int rc)
 		return 500;
 	}
 }
+
+static const struct db_col col_int64[] = { { 0, DB_COL_INT64 } };
+static const struct db_col col_str[] = { { 0, DB_COL_STR } };
+const struct db_rows db_rows_int64 = { sizeof(int64_t), col_int64, 1, NULL };
+const struct db_rows db_rows_str = { sizeof(char *), col_str, 1, NULL };
 
 void db_row_read(const struct db_rows *how, sqlite3_stmt *st, void *elem)
 {
