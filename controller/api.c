@@ -231,22 +231,34 @@ static json_t *kernel_json(const void *elem)
 			 "runs", (json_int_t)k->nruns);
 }
 
+/*
+ * Answer the GET of the entry called name that a db get answered rc for:
+ * 200 with to_json(ent), else rc's status with "unknown <what> '<name>'"
+ * (or db_msg, when given, for errors other than DB_NOTFOUND).
+ */
+static int reply_entry(struct web_response *r, int rc, const char *what,
+		       const char *name, const char *db_msg,
+		       json_t *(*to_json)(const void *elem), const void *ent)
+{
+	char err[300];
+
+	if (!rc)
+		return api_reply(r, 200, to_json(ent));
+	snprintf(err, sizeof(err), "unknown %s '%s'", what, name);
+	return reply_db_error(r, rc, rc != DB_NOTFOUND && db_msg ? db_msg
+							      : err);
+}
+
 int api_kernels(struct req *rq, struct web_response *r)
 {
 	struct db_kernel *v = NULL, k;
 	size_t n = 0;
-	char err[300];
 	int rc;
 
 	if (*rq->arg) {
-		rc = db_kernel_get(rq->db, rq->arg, &k);
-		if (rc) {
-			snprintf(err, sizeof(err), "unknown kernel '%s'",
-				 rq->arg);
-			return reply_db_error(r, rc, rc == DB_NOTFOUND ? err :
-					      "database error");
-		}
-		rc = api_reply(r, 200, kernel_json(&k));
+		rc = reply_entry(r, db_kernel_get(rq->db, rq->arg, &k),
+				 "kernel", rq->arg, "database error",
+				 kernel_json, &k);
 		db_kernel_release(&k);
 		return rc;
 	}
@@ -355,16 +367,11 @@ int api_rigs(struct req *rq, struct web_response *r)
 {
 	struct db_rig *v = NULL, g;
 	size_t n = 0;
-	char err[300];
 	int rc;
 
 	if (*rq->arg) {
-		rc = db_rig_get(rq->db, rq->arg, &g);
-		if (rc) {
-			snprintf(err, sizeof(err), "unknown rig '%s'", rq->arg);
-			return reply_db_error(r, rc, err);
-		}
-		rc = api_reply(r, 200, rig_json(&g));
+		rc = reply_entry(r, db_rig_get(rq->db, rq->arg, &g), "rig",
+				 rq->arg, NULL, rig_json, &g);
 		db_rig_release(&g);
 		return rc;
 	}
