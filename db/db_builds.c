@@ -36,27 +36,18 @@ int db_build_add(struct db *db, const char *ident, const char *base,
 
 int db_build_get(struct db *db, int64_t id, struct db_build *out)
 {
-	sqlite3_stmt *st = db_prepare(db, BUILD_COLS "WHERE id = ?");
-	int rc;
-
-	if (st)
-		sqlite3_bind_int64(st, 1, id);
-	rc = db_row_get(st, &build_rows, out);
-	sqlite3_finalize(st);
-	return rc;
+	return db_run_row(db, &build_rows, out, BUILD_COLS "WHERE id = ?", "I",
+			  id);
 }
 
 int db_build_list(struct db *db, int limit, struct db_build **out,
 		  size_t *n)
 {
-	sqlite3_stmt *st = db_prepare(db, BUILD_COLS "ORDER BY id DESC LIMIT ?");
 	void *v;
-	int rc;
+	int rc = db_run_rows(db, &build_rows, &v, n,
+			     BUILD_COLS "ORDER BY id DESC LIMIT ?", "i",
+			     limit > 0 ? limit : -1);
 
-	if (st)
-		sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
-	rc = db_rows_collect(st, &build_rows, &v, n);
-	sqlite3_finalize(st);
 	*out = v;
 	return rc;
 }
@@ -68,13 +59,9 @@ int db_build_take(struct db *db, struct db_build *out)
 
 	if (db_begin(db))
 		return DB_ERR;
-	st = db_prepare(db, BUILD_COLS "WHERE state = 'queued' ORDER BY id LIMIT 1");
-	if (!st) {
-		db_rollback(db);
-		return DB_ERR;
-	}
-	rc = db_row_get(st, &build_rows, out);
-	sqlite3_finalize(st);
+	rc = db_run_row(db, &build_rows, out,
+			BUILD_COLS "WHERE state = 'queued' ORDER BY id LIMIT 1",
+			"");
 	if (rc != DB_OK) {
 		db_rollback(db);
 		return rc;

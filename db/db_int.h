@@ -206,6 +206,14 @@ int db_row_get_id(struct db *db, enum db_stmt_id id, const char *sql,
  * *n, or DB_ERR (also for a NULL st) with nothing allocated. */
 int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 		    size_t *n);
+/*
+ * db_row_get() and db_rows_collect() of sql prepared afresh, with ?1, ?2,
+ * ... bound from fmt as db_bind() does.
+ */
+int db_run_row(struct db *db, const struct db_rows *how, void *out,
+	       const char *sql, const char *fmt, ...);
+int db_run_rows(struct db *db, const struct db_rows *how, void **out,
+		size_t *n, const char *sql, const char *fmt, ...);
 /* Rows of one column: an int64_t, or a heap string, per element. */
 extern const struct db_rows db_rows_int64, db_rows_str;
 /* Release n elements of v and v itself; accepts NULL. */

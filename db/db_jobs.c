@@ -69,49 +69,28 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 	return DB_OK;
 }
 
-static int job_query_one(struct db *db, const char *sql, int64_t a,
-			 const char *b, struct db_job *out)
-{
-	sqlite3_stmt *st = db_prepare(db, sql);
-	int rc;
-
-	if (st && b)
-		sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC);
-	else if (st)
-		sqlite3_bind_int64(st, 1, a);
-	rc = db_row_get(st, &job_rows, out);
-	sqlite3_finalize(st);
-	return rc;
-}
-
 int db_job_get(struct db *db, int64_t id, struct db_job *out)
 {
-	return job_query_one(db, JOB_COLS "WHERE j.id = ?", id, NULL, out);
+	return db_run_row(db, &job_rows, out, JOB_COLS "WHERE j.id = ?", "I",
+			  id);
 }
 
 int db_job_next(struct db *db, const char *rig, struct db_job *out)
 {
-	return job_query_one(db, JOB_COLS "WHERE g.name = ? AND "
-			     "j.state = 'queued' ORDER BY j.id LIMIT 1", 0,
-			     rig, out);
+	return db_run_row(db, &job_rows, out, JOB_COLS "WHERE g.name = ? AND "
+			  "j.state = 'queued' ORDER BY j.id LIMIT 1", "z", rig);
 }
 
 int db_job_list(struct db *db, const char *rig, const char *state,
 		int limit, struct db_job **out, size_t *n)
 {
-	sqlite3_stmt *st = db_prepare(db, JOB_COLS "WHERE (?1 IS NULL OR g.name = ?1)"
-				" AND (?2 IS NULL OR j.state = ?2) "
-				"ORDER BY j.id DESC LIMIT ?3");
 	void *v;
-	int rc;
+	int rc = db_run_rows(db, &job_rows, &v, n, JOB_COLS
+			     "WHERE (?1 IS NULL OR g.name = ?1)"
+			     " AND (?2 IS NULL OR j.state = ?2) "
+			     "ORDER BY j.id DESC LIMIT ?3", "zzi", rig, state,
+			     limit > 0 ? limit : -1);
 
-	if (st) {
-		db_bind_str(st, 1, rig);
-		db_bind_str(st, 2, state);
-		sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
-	}
-	rc = db_rows_collect(st, &job_rows, &v, n);
-	sqlite3_finalize(st);
 	*out = v;
 	return rc;
 }
@@ -167,15 +146,10 @@ int db_job_fail(struct db *db, int64_t id, const char *klass,
 
 int db_job_runs(struct db *db, int64_t id, int64_t **runs, size_t *n)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT id FROM runs WHERE job_id = ? "
-				"ORDER BY id");
 	void *v;
-	int rc;
+	int rc = db_run_rows(db, &db_rows_int64, &v, n, "SELECT id FROM runs "
+			     "WHERE job_id = ? ORDER BY id", "I", id);
 
-	if (st)
-		sqlite3_bind_int64(st, 1, id);
-	rc = db_rows_collect(st, &db_rows_int64, &v, n);
-	sqlite3_finalize(st);
 	*runs = v;
 	return rc;
 }
@@ -209,15 +183,9 @@ int db_kernel_set_boot(struct db *db, const char *ident,
 int db_kernel_get_boot(struct db *db, const char *ident,
 		       struct db_kernel_boot *out)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT release, image, modules FROM "
-				"kernels WHERE ident = ? AND image != ''");
-	int rc;
-
-	if (st)
-		db_bind_str0(st, 1, ident);
-	rc = db_row_get(st, &boot_rows, out);
-	sqlite3_finalize(st);
-	return rc;
+	return db_run_row(db, &boot_rows, out, "SELECT release, image, modules "
+			  "FROM kernels WHERE ident = ? AND image != ''", "s",
+			  ident);
 }
 
 void db_kernel_boot_release(struct db_kernel_boot *b)

@@ -52,12 +52,10 @@ int db_token_add(struct db *db, const char *name, const char *role,
 
 int db_token_list(struct db *db, struct db_token **out, size_t *n)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT id, name, role, hash, created "
-				"FROM tokens ORDER BY id");
 	void *v;
-	int rc = db_rows_collect(st, &token_rows, &v, n);
+	int rc = db_run_rows(db, &token_rows, &v, n, "SELECT id, name, role, "
+			     "hash, created FROM tokens ORDER BY id", "");
 
-	sqlite3_finalize(st);
 	*out = v;
 	return rc;
 }
@@ -84,16 +82,11 @@ int db_audit_add(struct db *db, const char *who, const char *role,
 int db_audit_list(struct db *db, int limit, struct db_audit **out,
 		  size_t *n)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT id, at, who, role, action, "
-				"subject, detail FROM audit ORDER BY id DESC "
-				"LIMIT ?");
 	void *v;
-	int rc;
+	int rc = db_run_rows(db, &audit_rows, &v, n, "SELECT id, at, who, role, "
+			     "action, subject, detail FROM audit ORDER BY id "
+			     "DESC LIMIT ?", "i", limit);
 
-	if (st)
-		sqlite3_bind_int(st, 1, limit);
-	rc = db_rows_collect(st, &audit_rows, &v, n);
-	sqlite3_finalize(st);
 	*out = v;
 	return rc;
 }

@@ -482,6 +482,40 @@ int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 	return DB_OK;
 }
 
+int db_run_row(struct db *db, const struct db_rows *how, void *out,
+	       const char *sql, const char *fmt, ...)
+{
+	sqlite3_stmt *st = db_prepare(db, sql);
+	va_list ap;
+	int rc;
+
+	if (st) {
+		va_start(ap, fmt);
+		db_vbind(st, fmt, ap);
+		va_end(ap);
+	}
+	rc = db_row_get(st, how, out);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_run_rows(struct db *db, const struct db_rows *how, void **out,
+		size_t *n, const char *sql, const char *fmt, ...)
+{
+	sqlite3_stmt *st = db_prepare(db, sql);
+	va_list ap;
+	int rc;
+
+	if (st) {
+		va_start(ap, fmt);
+		db_vbind(st, fmt, ap);
+		va_end(ap);
+	}
+	rc = db_rows_collect(st, how, out, n);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 void db_rows_free(const struct db_rows *how, void *v, size_t n)
 {
 	unsigned char *p = v;
