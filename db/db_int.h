@@ -113,11 +113,21 @@ void db_bind(sqlite3_stmt *st, const char *fmt, ...);
 void db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap);
 /*
  * Prepare sql afresh (db_prepare), bind ?1, ?2, ... from fmt as db_bind()
- * does, step it once and finalize it.  Returns sqlite's code for the step
- * (SQLITE_DONE when a write went through), SQLITE_ERROR when sql does not
- * prepare; the connection's message says why.
+ * does, run it and finalize it.  With how NULL (db_run): step it once and
+ * return sqlite's code for the step (SQLITE_DONE when a write went
+ * through, SQLITE_ERROR when sql does not prepare; the connection's
+ * message says why).  With n NULL (db_run_row): db_row_get() into out.
+ * Else (db_run_rows): db_rows_collect() into *(void **)out and *n.
  */
-int db_run(struct db *db, const char *sql, const char *fmt, ...);
+struct db_rows;
+int db_query(struct db *db, const struct db_rows *how, void *out, size_t *n,
+	     const char *sql, const char *fmt, ...);
+#define db_run(db, sql, ...) \
+	db_query((db), NULL, NULL, NULL, (sql), __VA_ARGS__)
+#define db_run_row(db, how, out, sql, ...) \
+	db_query((db), (how), (out), NULL, (sql), __VA_ARGS__)
+#define db_run_rows(db, how, out, n, sql, ...) \
+	db_query((db), (how), (out), (n), (sql), __VA_ARGS__)
 /*
  * Store the <what> called name: run the cached statement id with ?1, ?2,
  * ... bound from fmt as db_bind() does.  DB_OK, or DB_ERR with err saying
@@ -206,14 +216,6 @@ int db_row_get_id(struct db *db, enum db_stmt_id id, const char *sql,
  * *n, or DB_ERR (also for a NULL st) with nothing allocated. */
 int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 		    size_t *n);
-/*
- * db_row_get() and db_rows_collect() of sql prepared afresh, with ?1, ?2,
- * ... bound from fmt as db_bind() does.
- */
-int db_run_row(struct db *db, const struct db_rows *how, void *out,
-	       const char *sql, const char *fmt, ...);
-int db_run_rows(struct db *db, const struct db_rows *how, void **out,
-		size_t *n, const char *sql, const char *fmt, ...);
 /* Rows of one column: an int64_t, or a heap string, per element. */
 extern const struct db_rows db_rows_int64, db_rows_str;
 /* Release n elements of v and v itself; accepts NULL. */

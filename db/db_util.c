@@ -88,18 +88,24 @@ void db_bind(sqlite3_stmt *st, const char *fmt, ...)
 	va_end(ap);
 }
 
-int db_run(struct db *db, const char *sql, const char *fmt, ...)
+int db_query(struct db *db, const struct db_rows *how, void *out, size_t *n,
+	     const char *sql, const char *fmt, ...)
 {
 	sqlite3_stmt *st = db_prepare(db, sql);
 	va_list ap;
 	int rc;
 
-	if (!st)
-		return SQLITE_ERROR;
-	va_start(ap, fmt);
-	db_vbind(st, fmt, ap);
-	va_end(ap);
-	rc = sqlite3_step(st);
+	if (st) {
+		va_start(ap, fmt);
+		db_vbind(st, fmt, ap);
+		va_end(ap);
+	}
+	if (!how)
+		rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+	else if (!n)
+		rc = db_row_get(st, how, out);
+	else
+		rc = db_rows_collect(st, how, out, n);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -480,40 +486,6 @@ int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 	*out = v;
 	*n = len;
 	return DB_OK;
-}
-
-int db_run_row(struct db *db, const struct db_rows *how, void *out,
-	       const char *sql, const char *fmt, ...)
-{
-	sqlite3_stmt *st = db_prepare(db, sql);
-	va_list ap;
-	int rc;
-
-	if (st) {
-		va_start(ap, fmt);
-		db_vbind(st, fmt, ap);
-		va_end(ap);
-	}
-	rc = db_row_get(st, how, out);
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int db_run_rows(struct db *db, const struct db_rows *how, void **out,
-		size_t *n, const char *sql, const char *fmt, ...)
-{
-	sqlite3_stmt *st = db_prepare(db, sql);
-	va_list ap;
-	int rc;
-
-	if (st) {
-		va_start(ap, fmt);
-		db_vbind(st, fmt, ap);
-		va_end(ap);
-	}
-	rc = db_rows_collect(st, how, out, n);
-	sqlite3_finalize(st);
-	return rc;
 }
 
 void db_rows_free(const struct db_rows *how, void *v, size_t n)
