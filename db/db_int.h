@@ -245,6 +245,31 @@ void db_rows_free(const struct db_rows *how, void *v, size_t n);
 		return rc;						\
 	}
 
+/*
+ * A catalogue entity known by its name (kernels, rigs, suites): its rows
+ * table from cols, then db_<name>_get() by name with the cached statement
+ * get, db_<name>_list() with list, db_<name>_release() and
+ * db_<plural>_free().
+ */
+#define DB_DEFINE_ENTITY(name, plural, stype, cols, get, get_sql, list,	\
+			 list_sql)					\
+	static const struct db_rows name##_rows = DB_ROWS(stype, cols);	\
+	int db_##name##_get(struct db *db, const char *key,		\
+			    struct stype *out)				\
+	{								\
+		return db_row_get_name(db, get, get_sql, key,		\
+				       &name##_rows, out);		\
+	}								\
+	DB_DEFINE_LIST(name, stype, name##_rows, list, list_sql)	\
+	DB_DEFINE_RELEASE(name, plural, stype, name##_rows)
+
+/*
+ * Column 0 of the first row of the cached statement id, with ?1 bound to
+ * key when key is not NULL: none when it has no row, DB_ERR when it fails.
+ */
+int64_t db_scalar(struct db *db, enum db_stmt_id id, const char *sql,
+		  const char *key, int64_t none);
+
 /* Id of the named row, 0 when absent, negative DB_E* on error. */
 int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,
 		     const char *name);

@@ -59,8 +59,8 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 				 "unknown suite '%s'", j->suite);
 	rc = db_run(db, "INSERT INTO jobs (kernel_id, rig_id, suite_id, "
 		    "scheduler, scale, submission_id, created, cmdline) "
-		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "IIIsdpTs", kid, gid, sid,
-		    j->scheduler, j->scale > 0 ? j->scale : 1.0,
+		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "IIIsdpTs", kid, gid,
+		    sid, j->scheduler, j->scale > 0 ? j->scale : 1.0,
 		    j->submission, j->cmdline);
 	if (rc != SQLITE_DONE)
 		return db_sqlerr(db, err, errlen);

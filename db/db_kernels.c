@@ -57,13 +57,6 @@ static const struct db_col kernel_cols[] = {
 };
 #undef C
 
-static const struct db_rows kernel_rows = DB_ROWS(db_kernel, kernel_cols);
-DB_DEFINE_LIST(kernel, db_kernel, kernel_rows, ST_KERNEL_LIST, sql_list)
-DB_DEFINE_RELEASE(kernel, kernels, db_kernel, kernel_rows)
-
-int db_kernel_get(struct db *db, const char *ident, struct db_kernel *out)
-{
-	return db_row_get_name(db, ST_KERNEL_GET, sql_get, ident, &kernel_rows,
-			       out);
-}
+DB_DEFINE_ENTITY(kernel, kernels, db_kernel, kernel_cols, ST_KERNEL_GET,
+		 sql_get, ST_KERNEL_LIST, sql_list)
 

@@ -88,15 +88,8 @@ static const struct db_col rig_cols[] = {
 };
 #undef C
 
-static const struct db_rows rig_rows = DB_ROWS(db_rig, rig_cols);
-DB_DEFINE_LIST(rig, db_rig, rig_rows, ST_RIG_LIST, sql_rig_list)
-DB_DEFINE_RELEASE(rig, rigs, db_rig, rig_rows)
-
-int db_rig_get(struct db *db, const char *name, struct db_rig *out)
-{
-	return db_row_get_name(db, ST_RIG_GET, sql_rig_get, name, &rig_rows,
-			       out);
-}
+DB_DEFINE_ENTITY(rig, rigs, db_rig, rig_cols, ST_RIG_GET, sql_rig_get,
+		 ST_RIG_LIST, sql_rig_list)
 
 int db_rig_set_state(struct db *db, const char *name, const char *state)
 {
@@ -130,13 +123,6 @@ static const struct db_col suite_cols[] = {
 };
 #undef C
 
-static const struct db_rows suite_rows = DB_ROWS(db_suite, suite_cols);
-DB_DEFINE_LIST(suite, db_suite, suite_rows, ST_SUITE_LIST, sql_suite_list)
-DB_DEFINE_RELEASE(suite, suites, db_suite, suite_rows)
-
-int db_suite_get(struct db *db, const char *name, struct db_suite *out)
-{
-	return db_row_get_name(db, ST_SUITE_GET, sql_suite_get, name,
-			       &suite_rows, out);
-}
+DB_DEFINE_ENTITY(suite, suites, db_suite, suite_cols, ST_SUITE_GET,
+		 sql_suite_get, ST_SUITE_LIST, sql_suite_list)
 

@@ -83,9 +83,9 @@ int db_audit_list(struct db *db, int limit, struct db_audit **out,
 		  size_t *n)
 {
 	void *v;
-	int rc = db_run_rows(db, &audit_rows, &v, n, "SELECT id, at, who, role, "
-			     "action, subject, detail FROM audit ORDER BY id "
-			     "DESC LIMIT ?", "i", limit);
+	int rc = db_run_rows(db, &audit_rows, &v, n, "SELECT id, at, who, "
+			     "role, action, subject, detail FROM audit ORDER "
+			     "BY id DESC LIMIT ?", "i", limit);
 
 	*out = v;
 	return rc;

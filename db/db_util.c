@@ -88,6 +88,26 @@ void db_bind(sqlite3_stmt *st, const char *fmt, ...)
 	va_end(ap);
 }
 
+int64_t db_scalar(struct db *db, enum db_stmt_id id, const char *sql,
+		  const char *key, int64_t none)
+{
+	sqlite3_stmt *st = db_stmt(db, id, sql);
+	int64_t v = none;
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	if (key)
+		db_bind_str(st, 1, key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
+		v = DB_ERR;
+	db_stmt_done(st);
+	return v;
+}
+
 int db_query(struct db *db, const struct db_rows *how, void *out, size_t *n,
 	     const char *sql, const char *fmt, ...)
 {
@@ -123,8 +143,9 @@ int db_store(struct db *db, enum db_stmt_id id, const char *sql,
 	db_vbind(st, fmt, ap);
 	va_end(ap);
 	if (db_exec_stmt(st) != 0)
-		return db_seterr(err, errlen, DB_ERR, "cannot store %s '%s': %s",
-				 what, name, sqlite3_errmsg(db->h));
+		return db_seterr(err, errlen, DB_ERR,
+				 "cannot store %s '%s': %s", what, name,
+				 sqlite3_errmsg(db->h));
 	return DB_OK;
 }
 
@@ -166,20 +187,7 @@ char *db_col_str(sqlite3_stmt *st, int i)
 int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,
 		     const char *name)
 {
-	sqlite3_stmt *st = db_stmt(db, id, sql);
-	int64_t v = 0;
-	int rc;
-
-	if (!st)
-		return DB_ERR;
-	db_bind_str(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else if (rc != SQLITE_DONE)
-		v = DB_ERR;
-	db_stmt_done(st);
-	return v;
+	return db_scalar(db, id, sql, name, 0);
 }
 
 int64_t db_rig_id(struct db *db, const char *name)

@@ -62,9 +62,11 @@ static int do_io(struct worker *w, uint64_t off)
 	int rc;
 
 	if (w->phase == P_SEQ_READ || w->phase == P_RAND_READ)
-		rc = iofile_read(w->io.fd, w->io.r->file, w->io.buf, w->o->bs, off);
+		rc = iofile_read(w->io.fd, w->io.r->file, w->io.buf, w->o->bs,
+				 off);
 	else
-		rc = iofile_write(w->io.fd, w->io.r->file, w->io.buf, w->o->bs, off);
+		rc = iofile_write(w->io.fd, w->io.r->file, w->io.buf, w->o->bs,
+				  off);
 	if (rc)
 		return -1;
 	hist_add(&w->h, wl_now_ns() - t);
@@ -89,7 +91,8 @@ static void *worker_run(void *arg)
 	}
 	if ((w->phase == P_SEQ_WRITE || w->phase == P_RAND_WRITE) &&
 	    !wl_stopping() && fsync(w->io.fd) && errno != EINVAL)
-		wl_fail("fsync error on '%s': %s", w->io.r->file, strerror(errno));
+		wl_fail("fsync error on '%s': %s", w->io.r->file,
+			strerror(errno));
 	w->t1 = wl_now_ns();
 	pthread_mutex_lock(&done_lock);
 	workers_done++;
@@ -159,7 +162,8 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		}
 		started++;
 	}
-	while (!all_done(started) && wl_sleep(0.02, deadline, o->cm.timeout) == 0)
+	while (!all_done(started) &&
+	       wl_sleep(0.02, deadline, o->cm.timeout) == 0)
 		;
 	for (i = 0; i < started; i++)
 		pthread_join(ws[i].tid, NULL);
@@ -192,8 +196,9 @@ static int prefill(struct worker *ws, const struct opts *o)
 
 	for (i = 0; i < o->threads && !wl_stopping(); i++) {
 		r = ws[i].io.r;
-		if (r->bdev || (!r->created && iofile_size(ws[i].io.fd, &have) == 0
-				&& have >= r->off + r->len))
+		if (r->bdev ||
+		    (!r->created && iofile_size(ws[i].io.fd, &have) == 0 &&
+		     have >= r->off + r->len))
 			continue;
 		if (iofile_fill(ws[i].io.fd, r->file, r->off, r->len,
 				(size_t)o->bs, ws[i].io.buf))
@@ -377,7 +382,8 @@ static int emit(struct result_set *rs, const struct opts *o)
 		f = fopen(o->cm.out, "w");
 	if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len ||
 	    (f == stdout ? fflush(f) != 0 : fclose(f) != 0)) {
-		fprintf(stderr, "cannot write '%s'\n", o->cm.out ? o->cm.out : "-");
+		fprintf(stderr, "cannot write '%s'\n",
+			o->cm.out ? o->cm.out : "-");
 		rc = -1;
 	}
 	sb_release(&sb);
