@@ -35,13 +35,10 @@ static const char sql_list[] = KERNEL_COLS " ORDER BY k.created DESC, k.id DESC"
 int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
 		  size_t errlen)
 {
-	int rc;
-
 	if (!k)
 		return db_seterr(err, errlen, DB_INVALID, "no kernel given");
-	rc = db_name_check(IDENT_KERNEL, k->ident, err, errlen);
-	if (rc != DB_OK)
-		return rc;
+	if (db_name_check(IDENT_KERNEL, k->ident, err, errlen) != DB_OK)
+		return DB_INVALID;
 	return db_store(db, ST_KERNEL_PUT, sql_put, "kernel", k->ident, err,
 			errlen, "zssssssI", k->ident, k->version, k->base,
 			k->patch_hash, k->config_hash, k->source,
