@@ -41,6 +41,7 @@ while [ $# -gt 0 ]; do
 done
 log() { echo "bench_lab: $*" >&2; }
 die() { log "$*"; exit 1; }
+. "$TOP/bench/lib.sh"
 for t in qemu-system-x86_64 python3 curl sqlite3; do
 	command -v "$t" >/dev/null 2>&1 || die "'$t' is not installed"
 done
@@ -88,20 +89,12 @@ mkfifo "$W/klabd.fifo"
 python3 bench/lab_stamp.py lines <"$W/klabd.fifo" >"$W/klabd.log" &
 STAMP_PID=$!
 # an operator token for klab (kernel add, job add)
-KLAB_TOKEN=$("$W/bin/klabd" token add bench --role operator --db "$W/klab.db") ||
-	die "cannot make a token"
-export KLAB_TOKEN
+bench_token "$W/bin/klabd" "$W/klab.db" operator
 "$W/bin/klabd" --listen 127.0.0.1:0 --db "$W/klab.db" --data-dir "$W/data" \
 	--port-file "$W/port" --config "$W/klabd.conf" --rig-bin "$W/bin" \
 	>"$W/klabd.fifo" 2>&1 &
 KLABD_PID=$!
-i=0
-while [ ! -s "$W/port" ]; do
-	i=$((i + 1))
-	[ $i -gt 200 ] && die "klabd did not start: $(cat "$W/klabd.log")"
-	kill -0 "$KLABD_PID" 2>/dev/null || die "klabd exited: $(cat "$W/klabd.log")"
-	sleep 0.05
-done
+bench_klabd_wait "$KLABD_PID" "$W/port" "$W/klabd.log"
 KLAB_URL=http://127.0.0.1:$(cat "$W/port")
 LIMIT=$((2400 + CELLS * 600 + PANICS * 300))
 python3 bench/lab_stamp.py consoles "$W/data/rigs/scsi0" "$LIMIT" \

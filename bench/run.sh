@@ -60,6 +60,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 die() { echo "bench/run.sh: $*" >&2; exit 1; }
+. "$TOP/bench/lib.sh"
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # status FIELD: klabd's /proc status value in kB (or the thread count)
 status() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$KLABD_PID/status"; }
@@ -76,19 +77,11 @@ echo "== fill: compare and history sets through db_import"
 stored=$(sed -n 's/^stored: //p' "$TMP/fill.out")
 
 # a submitter token for the POSTs
-KLAB_TOKEN=$("$TOP/$OBJ/bin/klabd" token add bench --role submitter --db "$TMP/klab.db") ||
-	die "cannot make a token"
-export KLAB_TOKEN
+bench_token "$TOP/$OBJ/bin/klabd" "$TMP/klab.db" submitter
 "$TOP/$OBJ/bin/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
 	--data-dir "$TMP/data" --port-file "$TMP/port" >"$TMP/klabd.log" 2>&1 &
 KLABD_PID=$!
-i=0
-while [ ! -s "$TMP/port" ]; do
-	i=$((i + 1))
-	[ $i -gt 200 ] && die "klabd did not start: $(cat "$TMP/klabd.log")"
-	kill -0 "$KLABD_PID" 2>/dev/null || die "klabd exited: $(cat "$TMP/klabd.log")"
-	sleep 0.05
-done
+bench_klabd_wait "$KLABD_PID" "$TMP/port" "$TMP/klabd.log"
 U="http://127.0.0.1:$(cat "$TMP/port")"
 export KLAB_BENCH_PID=$KLABD_PID
 MEM_START=$(mem)

@@ -217,8 +217,10 @@ int api_import(struct req *rq, struct web_response *r)
 	return rc;
 }
 
-static json_t *kernel_json(const struct db_kernel *k)
+static json_t *kernel_json(const void *elem)
 {
+	const struct db_kernel *k = elem;
+
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}",
 			 "ident", k->ident, "version", k->version, "base",
 			 k->base, "patch_hash", k->patch_hash, "config_hash",
@@ -227,40 +229,90 @@ static json_t *kernel_json(const struct db_kernel *k)
 			 "runs", (json_int_t)k->nruns);
 }
 
+/*
+ * Answer the GET of the entry called name that a db get answered rc for:
+ * 200 with to_json(ent), else rc's status with "unknown <what> '<name>'"
+ * (or db_msg, when given, for errors other than DB_NOTFOUND).
+ */
+static int reply_entry(struct web_response *r, int rc, const char *what,
+		       const char *name, const char *db_msg,
+		       json_t *(*to_json)(const void *elem), const void *ent)
+{
+	char err[300];
+
+	if (!rc)
+		return api_reply(r, 200, to_json(ent));
+	snprintf(err, sizeof(err), "unknown %s '%s'", what, name);
+	return reply_db_error(r, rc, rc != DB_NOTFOUND && db_msg ? db_msg
+							      : err);
+}
+
 int api_kernels(struct req *rq, struct web_response *r)
 {
 	struct db_kernel *v = NULL, k;
-	json_t *a;
-	size_t n = 0, i;
-	char err[300];
+	size_t n = 0;
 	int rc;
 
 	if (*rq->arg) {
-		rc = db_kernel_get(rq->db, rq->arg, &k);
-		if (rc) {
-			snprintf(err, sizeof(err), "unknown kernel '%s'",
-				 rq->arg);
-			return reply_db_error(r, rc, rc == DB_NOTFOUND ? err :
-					      "database error");
-		}
-		rc = api_reply(r, 200, kernel_json(&k));
+		rc = reply_entry(r, db_kernel_get(rq->db, rq->arg, &k),
+				 "kernel", rq->arg, "database error",
+				 kernel_json, &k);
 		db_kernel_release(&k);
 		return rc;
 	}
 	rc = db_kernel_list(rq->db, &v, &n);
 	if (rc)
 		return reply_db_error(r, rc, "cannot list kernels");
-	a = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, kernel_json(&v[i]));
+	rc = api_reply_list(r, "kernels", v, n, sizeof(*v), kernel_json);
 	db_kernels_free(v, n);
-	return api_reply(r, 200, json_pack("{s:o}", "kernels", a));
+	return rc;
+}
+
+/* What the PUT of a catalogue entry records in the audit log. */
+struct entry_note {
+	const char *subject;
+	char detail[512];
+};
+
+/*
+ * The PUT of every catalogue entry (kernel, rig, suite): the JSON body into
+ * ent by fields (which answers 400 itself and fills the audit note), ent
+ * stored by put, the change audited as action, then 201.  ent borrows the
+ * body's strings while it is stored.
+ */
+static int entry_put(struct req *rq, struct web_response *r,
+		     const char *action,
+		     int (*fields)(struct web_response *r, json_t *doc,
+				   void *ent, struct entry_note *note),
+		     int (*put)(struct db *db, void *ent, char *err,
+				size_t errlen),
+		     void *ent)
+{
+	json_t *doc = api_body(rq, r, 1);
+	struct entry_note note = { NULL, "" };
+	char err[300] = "";
+	int rc;
+
+	if (!doc)
+		return r->status;
+	if (fields(r, doc, ent, &note)) {
+		json_decref(doc);
+		return r->status;
+	}
+	rc = put(rq->db, ent, err, sizeof(err));
+	if (!rc)
+		auth_audit(rq, action, note.subject, "%s", note.detail);
+	json_decref(doc);
+	if (rc)
+		return reply_db_error(r, rc, err);
+	return api_reply(r, 201, json_pack("{s:b}", "ok", 1));
 }
 
 /* The fields of a kernel from a request body; 0 or -1 after a 400. */
-static int kernel_fields(struct web_response *r, json_t *doc,
-			 struct db_kernel *k)
+static int kernel_fields(struct web_response *r, json_t *doc, void *ent,
+			 struct entry_note *note)
 {
+	struct db_kernel *k = ent;
 	static const char *const keys[] = { "version", "base", "patch_hash",
 					    "config_hash", "source",
 					    "provenance" };
@@ -280,33 +332,28 @@ static int kernel_fields(struct web_response *r, json_t *doc,
 	k->config_hash = (char *)v[3];
 	k->source = (char *)v[4];
 	k->provenance = (char *)v[5];
+	note->subject = k->ident;
+	snprintf(note->detail, sizeof(note->detail), "source '%s'", k->source);
 	return 0;
+}
+
+static int kernel_store(struct db *db, void *ent, char *err, size_t errlen)
+{
+	return db_kernel_put(db, ent, err, errlen);
 }
 
 int api_kernel_put(struct req *rq, struct web_response *r)
 {
-	json_t *doc = api_body(rq, r, 1);
 	struct db_kernel k;
-	char err[300] = "";
-	int rc;
 
-	if (!doc)
-		return r->status;
-	if (kernel_fields(r, doc, &k)) {
-		json_decref(doc);
-		return r->status;
-	}
-	rc = db_kernel_put(rq->db, &k, err, sizeof(err));
-	if (!rc)
-		auth_audit(rq, "kernel put", k.ident, "source '%s'", k.source);
-	json_decref(doc);
-	if (rc)
-		return reply_db_error(r, rc, err);
-	return api_reply(r, 201, json_pack("{s:b}", "ok", 1));
+	return entry_put(rq, r, "kernel put", kernel_fields, kernel_store,
+			 &k);
 }
 
-static json_t *rig_json(const struct db_rig *g)
+static json_t *rig_json(const void *elem)
 {
+	const struct db_rig *g = elem;
+
 	return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:I}",
 			 "name", g->name, "kind", g->kind, "profile",
 			 g->profile, "disks", g->disks, "cpus", g->cpus,
@@ -317,33 +364,27 @@ static json_t *rig_json(const struct db_rig *g)
 int api_rigs(struct req *rq, struct web_response *r)
 {
 	struct db_rig *v = NULL, g;
-	size_t n = 0, i;
-	char err[300];
-	json_t *a;
+	size_t n = 0;
 	int rc;
 
 	if (*rq->arg) {
-		rc = db_rig_get(rq->db, rq->arg, &g);
-		if (rc) {
-			snprintf(err, sizeof(err), "unknown rig '%s'", rq->arg);
-			return reply_db_error(r, rc, err);
-		}
-		rc = api_reply(r, 200, rig_json(&g));
+		rc = reply_entry(r, db_rig_get(rq->db, rq->arg, &g), "rig",
+				 rq->arg, NULL, rig_json, &g);
 		db_rig_release(&g);
 		return rc;
 	}
 	if (db_rig_list(rq->db, &v, &n))
 		return web_error_json(r, 500, "cannot list rigs");
-	a = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, rig_json(&v[i]));
+	rc = api_reply_list(r, "rigs", v, n, sizeof(*v), rig_json);
 	db_rigs_free(v, n);
-	return api_reply(r, 200, json_pack("{s:o}", "rigs", a));
+	return rc;
 }
 
 /* The fields of a rig from a request body; 0 or -1 after a 400. */
-static int rig_fields(struct web_response *r, json_t *doc, struct db_rig *g)
+static int rig_fields(struct web_response *r, json_t *doc, void *ent,
+		      struct entry_note *note)
 {
+	struct db_rig *g = ent;
 	const char *name = NULL, *kind = "manual", *profile = "";
 	long long disks = 0, cpus = 0, mem = 0;
 
@@ -362,74 +403,83 @@ static int rig_fields(struct web_response *r, json_t *doc, struct db_rig *g)
 	g->disks = (int)disks;
 	g->cpus = (int)cpus;
 	g->memory_mb = (int)mem;
+	note->subject = g->name;
+	snprintf(note->detail, sizeof(note->detail),
+		 "kind '%s', profile '%s'", g->kind, g->profile);
 	return 0;
+}
+
+static int rig_store(struct db *db, void *ent, char *err, size_t errlen)
+{
+	return db_rig_put(db, ent, err, errlen);
 }
 
 int api_rig_put(struct req *rq, struct web_response *r)
 {
-	json_t *doc = api_body(rq, r, 1);
 	struct db_rig g;
-	char err[300] = "";
-	int rc;
 
-	if (!doc)
-		return r->status;
-	if (rig_fields(r, doc, &g)) {
-		json_decref(doc);
-		return r->status;
-	}
-	rc = db_rig_put(rq->db, &g, err, sizeof(err));
-	if (!rc)
-		auth_audit(rq, "rig put", g.name, "kind '%s', profile '%s'",
-			   g.kind, g.profile);
-	json_decref(doc);
-	if (rc)
-		return reply_db_error(r, rc, err);
-	return api_reply(r, 201, json_pack("{s:b}", "ok", 1));
+	return entry_put(rq, r, "rig put", rig_fields, rig_store, &g);
+}
+
+static json_t *suite_json(const void *elem)
+{
+	const struct db_suite *s = elem;
+
+	return json_pack("{s:s, s:s}", "name", s->name, "description",
+			 s->description);
 }
 
 int api_suites(struct req *rq, struct web_response *r)
 {
 	struct db_suite *v = NULL;
-	size_t n = 0, i;
-	json_t *a;
+	size_t n = 0;
+	int rc;
 
 	if (db_suite_list(rq->db, &v, &n))
 		return web_error_json(r, 500, "cannot list suites");
-	a = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s}", "name",
-				      v[i].name, "description",
-				      v[i].description));
+	rc = api_reply_list(r, "suites", v, n, sizeof(*v), suite_json);
 	db_suites_free(v, n);
-	return api_reply(r, 200, json_pack("{s:o}", "suites", a));
+	return rc;
+}
+
+/* A suite as a PUT names it. */
+struct suite_ent {
+	const char *name, *desc;
+};
+
+static int suite_fields(struct web_response *r, json_t *doc, void *ent,
+			struct entry_note *note)
+{
+	struct suite_ent *s = ent;
+
+	s->name = NULL;
+	s->desc = "";
+	if (api_field_ident(r, doc, "name", IDENT_SUITE, 1, &s->name) ||
+	    api_field_str(r, doc, "description", 0, &s->desc))
+		return -1;
+	note->subject = s->name;
+	snprintf(note->detail, sizeof(note->detail), "%s", s->desc);
+	return 0;
+}
+
+static int suite_store(struct db *db, void *ent, char *err, size_t errlen)
+{
+	struct suite_ent *s = ent;
+
+	return db_suite_put(db, s->name, s->desc, err, errlen);
 }
 
 int api_suite_put(struct req *rq, struct web_response *r)
 {
-	json_t *doc = api_body(rq, r, 1);
-	const char *name = NULL, *desc = "";
-	char err[300] = "";
-	int rc;
+	struct suite_ent s;
 
-	if (!doc)
-		return r->status;
-	if (api_field_ident(r, doc, "name", IDENT_SUITE, 1, &name) ||
-	    api_field_str(r, doc, "description", 0, &desc)) {
-		json_decref(doc);
-		return r->status;
-	}
-	rc = db_suite_put(rq->db, name, desc, err, sizeof(err));
-	if (!rc)
-		auth_audit(rq, "suite put", name, "%s", desc);
-	json_decref(doc);
-	if (rc)
-		return reply_db_error(r, rc, err);
-	return api_reply(r, 201, json_pack("{s:b}", "ok", 1));
+	return entry_put(rq, r, "suite put", suite_fields, suite_store, &s);
 }
 
-static json_t *run_json(const struct db_run *u)
+static json_t *run_json(const void *elem)
 {
+	const struct db_run *u = elem;
+
 	return json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:s, s:I, s:I, s:I, "
 			 "s:I}", "id", (json_int_t)u->id, "kernel", u->kernel,
 			 "rig", u->rig, "suite", u->suite, "repetition",
@@ -512,10 +562,10 @@ static int run_one(struct req *rq, struct web_response *r, int64_t id)
 int api_runs(struct req *rq, struct web_response *r)
 {
 	struct db_run *v = NULL;
-	size_t n = 0, i;
+	size_t n = 0;
 	long limit = 100, id;
 	const char *ls = query_get(&rq->q, "limit");
-	json_t *a;
+	int rc;
 
 	if (*rq->arg) {
 		if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
@@ -528,28 +578,30 @@ int api_runs(struct req *rq, struct web_response *r)
 			query_get(&rq->q, "rig"), query_get(&rq->q, "suite"),
 			(int)limit, &v, &n))
 		return web_error_json(r, 500, "cannot list runs");
-	a = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, run_json(&v[i]));
+	rc = api_reply_list(r, "runs", v, n, sizeof(*v), run_json);
 	db_runs_free(v, n);
-	return api_reply(r, 200, json_pack("{s:o}", "runs", a));
+	return rc;
+}
+
+static json_t *metric_json(const void *elem)
+{
+	const struct db_metric *m = elem;
+
+	return json_pack("{s:s, s:s, s:s}", "name", m->name, "unit", m->unit,
+			 "direction", metric_dir_name(m->dir));
 }
 
 int api_metrics(struct req *rq, struct web_response *r)
 {
 	struct db_metric *v = NULL;
-	size_t n = 0, i;
-	json_t *a;
+	size_t n = 0;
+	int rc;
 
 	if (db_metric_list(rq->db, &v, &n))
 		return web_error_json(r, 500, "cannot list metrics");
-	a = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name",
-				      v[i].name, "unit", v[i].unit,
-				      "direction", metric_dir_name(v[i].dir)));
+	rc = api_reply_list(r, "metrics", v, n, sizeof(*v), metric_json);
 	db_metrics_free(v, n);
-	return api_reply(r, 200, json_pack("{s:o}", "metrics", a));
+	return rc;
 }
 
 int api_compare(struct req *rq, struct web_response *r)

@@ -167,8 +167,10 @@ int api_build_add(struct req *rq, struct web_response *r)
 	return rc;
 }
 
-static json_t *build_json(const struct db_build *b)
+static json_t *build_json(const void *elem)
 {
+	const struct db_build *b = elem;
+
 	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}",
 			 "id", (json_int_t)b->id, "ident", b->ident, "base",
 			 b->base, "patches", b->patches, "state", b->state,
@@ -180,16 +182,14 @@ static json_t *build_json(const struct db_build *b)
 int api_builds(struct req *rq, struct web_response *r)
 {
 	struct db_build *v = NULL;
-	size_t n = 0, i;
-	json_t *a;
+	size_t n = 0;
+	int rc;
 
 	if (db_build_list(rq->db, 200, &v, &n))
 		return web_error_json(r, 500, "cannot list builds");
-	a = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, build_json(&v[i]));
+	rc = api_reply_list(r, "builds", v, n, sizeof(*v), build_json);
 	db_builds_free(v, n);
-	return api_reply(r, 200, json_pack("{s:o}", "builds", a));
+	return rc;
 }
 
 /* The build of /api/builds/ID[/...]: 0 with *b filled, else an error. */

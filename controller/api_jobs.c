@@ -37,6 +37,12 @@ static json_t *job_json(const struct db_job *j, int full)
 	return o;
 }
 
+/* A job as the list shows it. */
+static json_t *job_brief_json(const void *elem)
+{
+	return job_json(elem, 0);
+}
+
 /* Kernel parameters a job may add to the rig's command line unless the
  * configuration's job_cmdline_allow says otherwise: "key=" allows key=VALUE,
  * a bare word allows that flag.  klab.*, init= and the like never pass. */
@@ -233,9 +239,10 @@ int api_job_add(struct req *rq, struct web_response *r)
 int api_jobs(struct req *rq, struct web_response *r)
 {
 	struct db_job *v = NULL, j;
-	size_t n = 0, i;
+	size_t n = 0;
 	long id;
 	json_t *a;
+	int rc;
 
 	if (*rq->arg) {
 		if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
@@ -249,11 +256,9 @@ int api_jobs(struct req *rq, struct web_response *r)
 	if (db_job_list(rq->db, query_get(&rq->q, "rig"),
 			query_get(&rq->q, "state"), 500, &v, &n))
 		return web_error_json(r, 500, "cannot list jobs");
-	a = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, job_json(&v[i], 0));
+	rc = api_reply_list(r, "jobs", v, n, sizeof(*v), job_brief_json);
 	db_jobs_free(v, n);
-	return api_reply(r, 200, json_pack("{s:o}", "jobs", a));
+	return rc;
 }
 
 struct rig *api_rig_bring_online(struct req *rq, struct web_response *r,

@@ -27,6 +27,18 @@ int api_reply(struct web_response *r, int status, json_t *doc)
 	return status;
 }
 
+int api_reply_list(struct web_response *r, const char *key, const void *v,
+		   size_t n, size_t size, json_t *(*to_json)(const void *elem))
+{
+	const unsigned char *p = v;
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, to_json(p + i * size));
+	return api_reply(r, 200, json_pack("{s:o}", key, a));
+}
+
 /* The path of the first string under v holding a NUL, into path; 1 when
  * found.  Depth-limited: request bodies are shallow. */
 static int find_nul(json_t *v, char *path, size_t len, int depth)
@@ -193,19 +205,45 @@ int api_field_ident(struct web_response *r, json_t *doc, const char *key,
 	return 0;
 }
 
+enum field_type { FT_INT, FT_NUM, FT_BOOL };
+
+/*
+ * Field key of type t into *out (a json_int_t, a double or an int): 0, 1
+ * when it is absent and not required (*out untouched), -1 after a 400.
+ */
+static int typed_field(struct web_response *r, json_t *doc, const char *key,
+		       int required, enum field_type t, void *out)
+{
+	static const char *const want[] = {
+		"an integer", "a number", "a boolean",
+	};
+	int rc, ok;
+	json_t *v = field(r, doc, key, required, &rc);
+
+	if (!v)
+		return rc ? rc : 1;
+	ok = t == FT_INT ? json_is_integer(v) :
+	     t == FT_NUM ? json_is_number(v) : json_is_boolean(v);
+	if (!ok)
+		return wrong_type(r, key, want[t], v);
+	if (t == FT_INT)
+		*(json_int_t *)out = json_integer_value(v);
+	else if (t == FT_NUM)
+		*(double *)out = json_number_value(v);
+	else
+		*(int *)out = json_is_true(v);
+	return 0;
+}
+
 int api_field_int(struct web_response *r, json_t *doc, const char *key,
 		  int required, long long min, long long max, long long *out)
 {
-	int rc;
-	json_t *v = field(r, doc, key, required, &rc);
 	char err[200];
-	json_int_t n;
+	json_int_t n = 0;
+	int rc = typed_field(r, doc, key, required, FT_INT, &n);
 
-	if (!v)
-		return rc;
-	if (!json_is_integer(v))
-		return wrong_type(r, key, "an integer", v);
-	n = json_integer_value(v);
+	if (rc)
+		return rc > 0 ? 0 : rc;
 	if (n < min || n > max) {
 		snprintf(err, sizeof(err), "field '%s': %lld is not in "
 			 "%lld..%lld", key, (long long)n, min, max);
@@ -219,27 +257,15 @@ int api_field_int(struct web_response *r, json_t *doc, const char *key,
 int api_field_num(struct web_response *r, json_t *doc, const char *key,
 		  int required, double *out)
 {
-	int rc;
-	json_t *v = field(r, doc, key, required, &rc);
+	int rc = typed_field(r, doc, key, required, FT_NUM, out);
 
-	if (!v)
-		return rc;
-	if (!json_is_number(v))
-		return wrong_type(r, key, "a number", v);
-	*out = json_number_value(v);
-	return 0;
+	return rc > 0 ? 0 : rc;
 }
 
 int api_field_bool(struct web_response *r, json_t *doc, const char *key,
 		   int required, int *out)
 {
-	int rc;
-	json_t *v = field(r, doc, key, required, &rc);
+	int rc = typed_field(r, doc, key, required, FT_BOOL, out);
 
-	if (!v)
-		return rc;
-	if (!json_is_boolean(v))
-		return wrong_type(r, key, "a boolean", v);
-	*out = json_is_true(v);
-	return 0;
+	return rc > 0 ? 0 : rc;
 }

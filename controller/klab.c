@@ -551,15 +551,7 @@ out:
 
 static int cmd_health(void)
 {
-	struct http_result res;
-	int rc = http_do("/api/health", NULL, NULL, 0, NULL, &res);
-
-	if (rc == EX_OK && res.status != 200)
-		rc = server_error(&res);
-	else if (rc == EX_OK)
-		fwrite(res.body.buf, 1, res.body.len, stdout);
-	sb_release(&res.body);
-	return rc;
+	return get_print("/api/health", NULL);
 }
 
 /* --url URL and --token TOKEN before the command; the index after them. */

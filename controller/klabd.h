@@ -236,6 +236,11 @@ int web_rig_online_post(struct req *rq, struct web_response *r);
 struct json_t;
 int api_reply(struct web_response *r, int status, struct json_t *doc);
 struct json_t *api_body(struct req *rq, struct web_response *r, int strict);
+/* Answer 200 with {"key": [...]}, each of the n elements of v (size bytes
+ * apart) made JSON by to_json; v stays the caller's. */
+int api_reply_list(struct web_response *r, const char *key, const void *v,
+		   size_t n, size_t size,
+		   struct json_t *(*to_json)(const void *elem));
 
 /* Map a DB_E* code to an HTTP status. */
 int http_status_of(int dbrc);

@@ -124,15 +124,8 @@ void db_close(struct db *db)
 
 int db_user_version(struct db *db)
 {
-	sqlite3_stmt *st = db_stmt(db, ST_USER_VERSION, "PRAGMA user_version");
-	int v = DB_ERR;
-
-	if (!st)
-		return DB_ERR;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
-	db_stmt_done(st);
-	return v;
+	return (int)db_scalar(db, ST_USER_VERSION, "PRAGMA user_version",
+			      NULL, DB_ERR);
 }
 
 int db_begin(struct db *db)
@@ -188,8 +181,6 @@ static const struct {
 /* Rows in the table named by what; DB_INVALID for an unknown name. */
 int64_t db_count(struct db *db, const char *what)
 {
-	sqlite3_stmt *st;
-	int64_t n = DB_ERR;
 	size_t i;
 
 	if (!what)
@@ -200,11 +191,5 @@ int64_t db_count(struct db *db, const char *what)
 	}
 	if (i == sizeof(counts) / sizeof(counts[0]))
 		return DB_INVALID;
-	st = db_stmt(db, counts[i].id, counts[i].sql);
-	if (!st)
-		return DB_ERR;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	db_stmt_done(st);
-	return n;
+	return db_scalar(db, counts[i].id, counts[i].sql, NULL, DB_ERR);
 }

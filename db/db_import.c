@@ -333,28 +333,24 @@ static int imp_results(struct imp *im)
 	return DB_OK;
 }
 
-static int imp_begin(struct imp *im)
+/*
+ * Begin (commit 0) or commit the import's transaction: a savepoint inside
+ * a transaction the caller holds, else a transaction of its own.
+ */
+static int imp_tx(struct imp *im, int commit)
 {
 	sqlite3_stmt *st;
+	int rc;
 
-	im->savepoint = !sqlite3_get_autocommit(im->db->h);
-	if (!im->savepoint)
-		return db_begin(im->db) == DB_OK ? DB_OK
+	if (!commit)
+		im->savepoint = !sqlite3_get_autocommit(im->db->h);
+	if (!im->savepoint) {
+		rc = commit ? db_commit(im->db) : db_begin(im->db);
+		return rc == DB_OK ? DB_OK
 			: db_sqlerr(im->db, im->err, im->errlen);
-	st = db_stmt(im->db, ST_SAVEPOINT, "SAVEPOINT db_import");
-	if (!st || db_exec_stmt(st) != 0)
-		return db_sqlerr(im->db, im->err, im->errlen);
-	return DB_OK;
-}
-
-static int imp_commit(struct imp *im)
-{
-	sqlite3_stmt *st;
-
-	if (!im->savepoint)
-		return db_commit(im->db) == DB_OK ? DB_OK
-			: db_sqlerr(im->db, im->err, im->errlen);
-	st = db_stmt(im->db, ST_RELEASE, "RELEASE db_import");
+	}
+	st = commit ? db_stmt(im->db, ST_RELEASE, "RELEASE db_import")
+		    : db_stmt(im->db, ST_SAVEPOINT, "SAVEPOINT db_import");
 	if (!st || db_exec_stmt(st) != 0)
 		return db_sqlerr(im->db, im->err, im->errlen);
 	return DB_OK;
@@ -508,12 +504,12 @@ int db_import(struct db *db, const struct result_set *rs,
 		goto out_free;
 	}
 	sha256_hex(o->raw ? o->raw : "", o->raw ? o->raw_len : 0, im.sha);
-	rc = imp_begin(&im);
+	rc = imp_tx(&im, 0);
 	if (rc != DB_OK)
 		goto out_free;
 	rc = imp_store(&im);
 	if (rc == DB_OK)
-		rc = imp_commit(&im);
+		rc = imp_tx(&im, 1);
 	if (rc != DB_OK) {
 		imp_rollback(&im);
 		goto out_free;

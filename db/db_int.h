@@ -13,6 +13,7 @@
 #define KLAB_DB_INT_H
 
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -101,6 +102,40 @@ int db_name_check(enum ident_kind kind, const char *name, char *err,
 int db_bind_str(sqlite3_stmt *st, int i, const char *s);
 /* Bind s, or '' when s is NULL. */
 int db_bind_str0(sqlite3_stmt *st, int i, const char *s);
+/*
+ * Bind ?1, ?2, ... of st in order, one letter of fmt a value: 's' a string
+ * ('' when NULL), 'z' a string (SQL NULL when NULL), 'i' an int, 'I' an
+ * int64_t, 'p' an int64_t bound only when above 0 (else NULL), 'd' a
+ * double, 'T' the time now (takes no value).  Strings must outlive the
+ * statement's step.
+ */
+void db_bind(sqlite3_stmt *st, const char *fmt, ...);
+void db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap);
+/*
+ * Prepare sql afresh (db_prepare), bind ?1, ?2, ... from fmt as db_bind()
+ * does, run it and finalize it.  With how NULL (db_run): step it once and
+ * return sqlite's code for the step (SQLITE_DONE when a write went
+ * through, SQLITE_ERROR when sql does not prepare; the connection's
+ * message says why).  With n NULL (db_run_row): db_row_get() into out.
+ * Else (db_run_rows): db_rows_collect() into *(void **)out and *n.
+ */
+struct db_rows;
+int db_query(struct db *db, const struct db_rows *how, void *out, size_t *n,
+	     const char *sql, const char *fmt, ...);
+#define db_run(db, sql, ...) \
+	db_query((db), NULL, NULL, NULL, (sql), __VA_ARGS__)
+#define db_run_row(db, how, out, sql, ...) \
+	db_query((db), (how), (out), NULL, (sql), __VA_ARGS__)
+#define db_run_rows(db, how, out, n, sql, ...) \
+	db_query((db), (how), (out), (n), (sql), __VA_ARGS__)
+/*
+ * Store the <what> called name: run the cached statement id with ?1, ?2,
+ * ... bound from fmt as db_bind() does.  DB_OK, or DB_ERR with err saying
+ * "cannot store <what> '<name>': <sqlite's reason>".
+ */
+int db_store(struct db *db, enum db_stmt_id id, const char *sql,
+	     const char *what, const char *name, char *err, size_t errlen,
+	     const char *fmt, ...);
 /* A heap copy of column i, "" when it is NULL. */
 char *db_col_str(sqlite3_stmt *st, int i);
 char *db_xstrdup(const char *s);
@@ -134,25 +169,106 @@ int db_raw_link(struct db *db, int64_t run_id, const char *name,
 	} while (0)
 
 /*
- * The get, list and release code of every entity type: how to read one
- * element from a result row and how to release one.  The row functions
- * step a bound statement to its end and reset it (db_stmt_done); a caller
- * that prepared it with db_prepare() still finalizes it.
+ * The get, list and release code of every entity type.  An entity is a
+ * struct whose fields come from the columns of a result row, in order: the
+ * table of struct db_col says where each column lands and as what type.
+ * Reading heap-copies the text columns; releasing frees them and zeroes the
+ * struct.  A type whose row needs more than a copy gives from_row too.  The
+ * row functions step a bound statement to its end and reset it
+ * (db_stmt_done); a caller that prepared it with db_prepare() still
+ * finalizes it.
  */
-struct db_rows {
-	size_t size;					/* of one element */
-	void (*from_row)(sqlite3_stmt *st, void *elem);	/* heap copies */
-	void (*release)(void *elem);
+enum db_col_type { DB_COL_INT64, DB_COL_INT, DB_COL_DOUBLE, DB_COL_STR };
+
+struct db_col {
+	size_t off;			/* offsetof the field */
+	enum db_col_type type;
 };
 
-/* One row into *out (zeroed first): DB_OK, DB_NOTFOUND or DB_ERR. */
+#define DB_COL(stype, field, type) \
+	{ offsetof(struct stype, field), DB_COL_##type }
+#define DB_ROWS(stype, cols) \
+	{ sizeof(struct stype), cols, sizeof(cols) / sizeof((cols)[0]), NULL }
+
+struct db_rows {
+	size_t size;					/* of one element */
+	const struct db_col *cols;
+	size_t ncols;
+	void (*from_row)(sqlite3_stmt *st, void *elem);	/* NULL: cols */
+};
+
+/* Read the current row of st into elem as how says (heap copies). */
+void db_row_read(const struct db_rows *how, sqlite3_stmt *st, void *elem);
+/* Free elem's text fields and zero it; accepts NULL. */
+void db_row_release(const struct db_rows *how, void *elem);
+/* One row into *out (zeroed first): DB_OK, DB_NOTFOUND or DB_ERR (also
+ * for a NULL st). */
 int db_row_get(sqlite3_stmt *st, const struct db_rows *how, void *out);
+/*
+ * The row of the cached statement id whose ?1 is name (NULL: DB_NOTFOUND)
+ * or id, into *out as db_row_get().
+ */
+int db_row_get_name(struct db *db, enum db_stmt_id id, const char *sql,
+		    const char *name, const struct db_rows *how, void *out);
+int db_row_get_id(struct db *db, enum db_stmt_id id, const char *sql,
+		  int64_t key, const struct db_rows *how, void *out);
 /* Every row into a malloc'd array: DB_OK with *out (NULL when empty) and
- * *n, or DB_ERR with nothing allocated. */
+ * *n, or DB_ERR (also for a NULL st) with nothing allocated. */
 int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 		    size_t *n);
+/* Rows of one column: an int64_t, or a heap string, per element. */
+extern const struct db_rows db_rows_int64, db_rows_str;
 /* Release n elements of v and v itself; accepts NULL. */
 void db_rows_free(const struct db_rows *how, void *v, size_t n);
+
+/*
+ * The functions each entity type exports, made once from its rows table
+ * (git's define_commit_slab): db_<name>_release() and db_<plural>_free();
+ * db_<name>_list() of every row of a cached statement without bindings.
+ */
+#define DB_DEFINE_RELEASE(name, plural, stype, rows)			\
+	void db_##name##_release(struct stype *e)			\
+	{								\
+		db_row_release(&(rows), e);				\
+	}								\
+	void db_##plural##_free(struct stype *v, size_t n)		\
+	{								\
+		db_rows_free(&(rows), v, n);				\
+	}
+#define DB_DEFINE_LIST(name, stype, rows, stmt, sql)			\
+	int db_##name##_list(struct db *db, struct stype **out, size_t *n) \
+	{								\
+		void *v;						\
+		int rc = db_rows_collect(db_stmt(db, stmt, sql), &(rows), \
+					 &v, n);			\
+		*out = v;						\
+		return rc;						\
+	}
+
+/*
+ * A catalogue entity known by its name (kernels, rigs, suites): its rows
+ * table from cols, then db_<name>_get() by name with the cached statement
+ * get, db_<name>_list() with list, db_<name>_release() and
+ * db_<plural>_free().
+ */
+#define DB_DEFINE_ENTITY(name, plural, stype, cols, get, get_sql, list,	\
+			 list_sql)					\
+	static const struct db_rows name##_rows = DB_ROWS(stype, cols);	\
+	int db_##name##_get(struct db *db, const char *key,		\
+			    struct stype *out)				\
+	{								\
+		return db_row_get_name(db, get, get_sql, key,		\
+				       &name##_rows, out);		\
+	}								\
+	DB_DEFINE_LIST(name, stype, name##_rows, list, list_sql)	\
+	DB_DEFINE_RELEASE(name, plural, stype, name##_rows)
+
+/*
+ * Column 0 of the first row of the cached statement id, with ?1 bound to
+ * key when key is not NULL: none when it has no row, DB_ERR when it fails.
+ */
+int64_t db_scalar(struct db *db, enum db_stmt_id id, const char *sql,
+		  const char *key, int64_t none);
 
 /* Id of the named row, 0 when absent, negative DB_E* on error. */
 int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,

@@ -20,45 +20,32 @@
 	"k.id = j.kernel_id JOIN rigs g ON g.id = j.rig_id JOIN suites s " \
 	"ON s.id = j.suite_id "
 
-static void job_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_job *j = elem;
-
-	memset(j, 0, sizeof(*j));
-	j->id = sqlite3_column_int64(st, 0);
-	j->kernel = db_col_str(st, 1);
-	j->rig = db_col_str(st, 2);
-	j->suite = db_col_str(st, 3);
-	j->scheduler = db_col_str(st, 4);
-	j->scale = sqlite3_column_double(st, 5);
-	j->state = db_col_str(st, 6);
-	j->failure = db_col_str(st, 7);
-	j->error = db_col_str(st, 8);
-	j->console = db_col_str(st, 9);
-	j->output = db_col_str(st, 10);
-	j->attempts = sqlite3_column_int(st, 11);
-	j->submission = sqlite3_column_int64(st, 12);
-	j->created = sqlite3_column_int64(st, 13);
-	j->started = sqlite3_column_int64(st, 14);
-	j->finished = sqlite3_column_int64(st, 15);
-	j->cmdline = db_col_str(st, 16);
-}
-
-static void job_release_elem(void *elem)
-{
-	db_job_release(elem);
-}
-
-static const struct db_rows job_rows = {
-	sizeof(struct db_job), job_from_row, job_release_elem
+#define C(field, type) DB_COL(db_job, field, type)
+static const struct db_col job_cols[] = {
+	C(id, INT64), C(kernel, STR), C(rig, STR), C(suite, STR),
+	C(scheduler, STR), C(scale, DOUBLE), C(state, STR), C(failure, STR),
+	C(error, STR), C(console, STR), C(output, STR), C(attempts, INT),
+	C(submission, INT64), C(created, INT64), C(started, INT64),
+	C(finished, INT64), C(cmdline, STR),
 };
+#undef C
+
+static const struct db_rows job_rows = DB_ROWS(db_job, job_cols);
+DB_DEFINE_RELEASE(job, jobs, db_job, job_rows)
+
+#define C(field, type) DB_COL(db_kernel_boot, field, type)
+static const struct db_col boot_cols[] = {
+	C(release, STR), C(image, STR), C(modules, STR),
+};
+#undef C
+
+static const struct db_rows boot_rows = DB_ROWS(db_kernel_boot, boot_cols);
 
 int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 	       char *err, size_t errlen)
 {
 	int64_t kid = db_kernel_id(db, j->kernel), gid = db_rig_id(db, j->rig),
 		sid = db_suite_id(db, j->suite);
-	sqlite3_stmt *st;
 	int rc;
 
 	if (kid <= 0)
@@ -70,22 +57,11 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 	if (sid <= 0)
 		return db_seterr(err, errlen, sid < 0 ? DB_ERR : DB_NOTFOUND,
 				 "unknown suite '%s'", j->suite);
-	st = db_prepare(db, "INSERT INTO jobs (kernel_id, rig_id, suite_id, "
-		  "scheduler, scale, submission_id, created, cmdline) "
-		  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-	if (!st)
-		return db_sqlerr(db, err, errlen);
-	sqlite3_bind_int64(st, 1, kid);
-	sqlite3_bind_int64(st, 2, gid);
-	sqlite3_bind_int64(st, 3, sid);
-	db_bind_str0(st, 4, j->scheduler);
-	sqlite3_bind_double(st, 5, j->scale > 0 ? j->scale : 1.0);
-	if (j->submission > 0)
-		sqlite3_bind_int64(st, 6, j->submission);
-	sqlite3_bind_int64(st, 7, (int64_t)time(NULL));
-	db_bind_str0(st, 8, j->cmdline);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	rc = db_run(db, "INSERT INTO jobs (kernel_id, rig_id, suite_id, "
+		    "scheduler, scale, submission_id, created, cmdline) "
+		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "IIIsdpTs", kid, gid,
+		    sid, j->scheduler, j->scale > 0 ? j->scale : 1.0,
+		    j->submission, j->cmdline);
 	if (rc != SQLITE_DONE)
 		return db_sqlerr(db, err, errlen);
 	if (id)
@@ -93,53 +69,28 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 	return DB_OK;
 }
 
-static int job_query_one(struct db *db, const char *sql, int64_t a,
-			 const char *b, struct db_job *out)
-{
-	sqlite3_stmt *st = db_prepare(db, sql);
-	int rc;
-
-	if (!st)
-		return DB_ERR;
-	if (b)
-		sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_int64(st, 1, a);
-	rc = db_row_get(st, &job_rows, out);
-	sqlite3_finalize(st);
-	return rc;
-}
-
 int db_job_get(struct db *db, int64_t id, struct db_job *out)
 {
-	return job_query_one(db, JOB_COLS "WHERE j.id = ?", id, NULL, out);
+	return db_run_row(db, &job_rows, out, JOB_COLS "WHERE j.id = ?", "I",
+			  id);
 }
 
 int db_job_next(struct db *db, const char *rig, struct db_job *out)
 {
-	return job_query_one(db, JOB_COLS "WHERE g.name = ? AND "
-			     "j.state = 'queued' ORDER BY j.id LIMIT 1", 0,
-			     rig, out);
+	return db_run_row(db, &job_rows, out, JOB_COLS "WHERE g.name = ? AND "
+			  "j.state = 'queued' ORDER BY j.id LIMIT 1", "z", rig);
 }
 
 int db_job_list(struct db *db, const char *rig, const char *state,
 		int limit, struct db_job **out, size_t *n)
 {
-	sqlite3_stmt *st = db_prepare(db, JOB_COLS "WHERE (?1 IS NULL OR g.name = ?1)"
-				" AND (?2 IS NULL OR j.state = ?2) "
-				"ORDER BY j.id DESC LIMIT ?3");
-	void *v = NULL;
-	int rc;
+	void *v;
+	int rc = db_run_rows(db, &job_rows, &v, n, JOB_COLS
+			     "WHERE (?1 IS NULL OR g.name = ?1)"
+			     " AND (?2 IS NULL OR j.state = ?2) "
+			     "ORDER BY j.id DESC LIMIT ?3", "zzi", rig, state,
+			     limit > 0 ? limit : -1);
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	db_bind_str(st, 1, rig);
-	db_bind_str(st, 2, state);
-	sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
-	rc = db_rows_collect(st, &job_rows, &v, n);
-	sqlite3_finalize(st);
 	*out = v;
 	return rc;
 }
@@ -184,13 +135,8 @@ int db_job_fail(struct db *db, int64_t id, const char *klass,
 
 	if (!st)
 		return DB_ERR;
-	db_bind_str0(st, 1, klass);
-	db_bind_str0(st, 2, error);
-	db_bind_str0(st, 3, console);
-	db_bind_str0(st, 4, output);
-	sqlite3_bind_int(st, 5, max_attempts);
-	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
-	sqlite3_bind_int64(st, 7, id);
+	db_bind(st, "ssssiTI", klass, error, console, output, max_attempts,
+		id);
 	rc = db_exec_retry(db, st, "job failure");
 	sqlite3_finalize(st);
 	if (rc != DB_OK)
@@ -200,32 +146,12 @@ int db_job_fail(struct db *db, int64_t id, const char *klass,
 
 int db_job_runs(struct db *db, int64_t id, int64_t **runs, size_t *n)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT id FROM runs WHERE job_id = ? "
-				"ORDER BY id");
-	int64_t *v = NULL;
-	size_t cnt = 0, alloc = 0;
-	int rc;
+	void *v;
+	int rc = db_run_rows(db, &db_rows_int64, &v, n, "SELECT id FROM runs "
+			     "WHERE job_id = ? ORDER BY id", "I", id);
 
-	*runs = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int64(st, 1, id);
-	for (;;) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		DB_ALLOC_GROW(v, cnt, alloc);
-		v[cnt++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return DB_ERR;
-	}
 	*runs = v;
-	*n = cnt;
-	return DB_OK;
+	return rc;
 }
 
 int db_job_requeue_stale(struct db *db)
@@ -241,44 +167,14 @@ int db_job_requeue_stale(struct db *db)
 	return rc == DB_OK ? sqlite3_changes(db->h) : DB_ERR;
 }
 
-void db_job_release(struct db_job *j)
-{
-	if (!j)
-		return;
-	free(j->kernel);
-	free(j->rig);
-	free(j->suite);
-	free(j->scheduler);
-	free(j->cmdline);
-	free(j->state);
-	free(j->failure);
-	free(j->error);
-	free(j->console);
-	free(j->output);
-	memset(j, 0, sizeof(*j));
-}
-
-void db_jobs_free(struct db_job *v, size_t n)
-{
-	db_rows_free(&job_rows, v, n);
-}
-
 int db_kernel_set_boot(struct db *db, const char *ident,
 		       const char *release, const char *image,
 		       const char *modules)
 {
-	sqlite3_stmt *st = db_prepare(db, "UPDATE kernels SET release = ?, "
-				"image = ?, modules = ? WHERE ident = ?");
-	int rc;
+	int rc = db_run(db, "UPDATE kernels SET release = ?, image = ?, "
+			"modules = ? WHERE ident = ?", "ssss", release, image,
+			modules, ident);
 
-	if (!st)
-		return DB_ERR;
-	db_bind_str0(st, 1, release);
-	db_bind_str0(st, 2, image);
-	db_bind_str0(st, 3, modules);
-	db_bind_str0(st, 4, ident);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
@@ -287,34 +183,14 @@ int db_kernel_set_boot(struct db *db, const char *ident,
 int db_kernel_get_boot(struct db *db, const char *ident,
 		       struct db_kernel_boot *out)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT release, image, modules FROM "
-				"kernels WHERE ident = ? AND image != ''");
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (!st)
-		return DB_ERR;
-	db_bind_str0(st, 1, ident);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		out->release = db_col_str(st, 0);
-		out->image = db_col_str(st, 1);
-		out->modules = db_col_str(st, 2);
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return DB_OK;
-	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+	return db_run_row(db, &boot_rows, out, "SELECT release, image, modules "
+			  "FROM kernels WHERE ident = ? AND image != ''", "s",
+			  ident);
 }
 
 void db_kernel_boot_release(struct db_kernel_boot *b)
 {
-	if (!b)
-		return;
-	free(b->release);
-	free(b->image);
-	free(b->modules);
-	memset(b, 0, sizeof(*b));
+	db_row_release(&boot_rows, b);
 }
 
 int db_rig_set_token(struct db *db, const char *rig, const char *token)

@@ -33,17 +33,10 @@ static const char sql_blob_id[] = "SELECT id FROM raw_blobs WHERE sha256 = ?1";
 
 static int run_exists(struct db *db, int64_t run_id)
 {
-	sqlite3_stmt *st = db_stmt(db, ST_RUN_EXISTS, sql_run_exists);
-	int rc;
+	int64_t one;
 
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int64(st, 1, run_id);
-	rc = sqlite3_step(st);
-	db_stmt_done(st);
-	if (rc == SQLITE_ROW)
-		return DB_OK;
-	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+	return db_row_get_id(db, ST_RUN_EXISTS, sql_run_exists, run_id,
+			     &db_rows_int64, &one);
 }
 
 int64_t db_raw_blob(struct db *db, const void *data, size_t len,
@@ -134,30 +127,12 @@ int db_raw_get(struct db *db, int64_t run_id, const char *name, char **data,
 int db_raw_list(struct db *db, int64_t run_id, char ***names, size_t *n)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_RAW_LIST, sql_raw_list);
-	char **v = NULL;
-	size_t len = 0, alloc = 0;
+	void *v;
 	int rc;
 
-	*names = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int64(st, 1, run_id);
-	for (;;) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW)
-			break;
-		DB_ALLOC_GROW(v, len, alloc);
-		v[len++] = db_col_str(st, 0);
-	}
-	db_stmt_done(st);
-	if (rc != SQLITE_DONE) {
-		while (len > 0)
-			free(v[--len]);
-		free(v);
-		return DB_ERR;
-	}
+	if (st)
+		sqlite3_bind_int64(st, 1, run_id);
+	rc = db_rows_collect(st, &db_rows_str, &v, n);
 	*names = v;
-	*n = len;
-	return DB_OK;
+	return rc;
 }

@@ -61,7 +61,6 @@ static int rig_kind_check(const char *kind, char *err, size_t errlen)
 int db_rig_put(struct db *db, const struct db_rig *r, char *err,
 	       size_t errlen)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	if (!r)
@@ -75,77 +74,22 @@ int db_rig_put(struct db *db, const struct db_rig *r, char *err,
 		return db_seterr(err, errlen, DB_INVALID,
 				 "rig '%s': negative disks, cpus or memory",
 				 r->name);
-	st = db_stmt(db, ST_RIG_PUT, sql_rig_put);
-	if (!st)
-		return db_sqlerr(db, err, errlen);
-	db_bind_str(st, 1, r->name);
-	db_bind_str0(st, 2, r->kind);
-	db_bind_str0(st, 3, r->profile);
-	sqlite3_bind_int(st, 4, r->disks);
-	sqlite3_bind_int(st, 5, r->cpus);
-	sqlite3_bind_int(st, 6, r->memory_mb);
-	db_bind_str0(st, 7, r->state);
-	sqlite3_bind_int64(st, 8, r->created > 0 ? r->created
-						 : (int64_t)time(NULL));
-	if (db_exec_stmt(st) != 0)
-		return db_seterr(err, errlen, DB_ERR,
-				 "cannot store rig '%s': %s", r->name,
-				 sqlite3_errmsg(db->h));
-	return DB_OK;
+	return db_store(db, ST_RIG_PUT, sql_rig_put, "rig", r->name, err,
+			errlen, "zssiiisI", r->name, r->kind, r->profile,
+			r->disks, r->cpus, r->memory_mb, r->state,
+			r->created > 0 ? r->created : (int64_t)time(NULL));
 }
 
-static void rig_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_rig *r = elem;
-
-	r->id = sqlite3_column_int64(st, 0);
-	r->name = db_col_str(st, 1);
-	r->kind = db_col_str(st, 2);
-	r->profile = db_col_str(st, 3);
-	r->disks = sqlite3_column_int(st, 4);
-	r->cpus = sqlite3_column_int(st, 5);
-	r->memory_mb = sqlite3_column_int(st, 6);
-	r->state = db_col_str(st, 7);
-	r->created = sqlite3_column_int64(st, 8);
-}
-
-static void rig_release_elem(void *elem)
-{
-	db_rig_release(elem);
-}
-
-static const struct db_rows rig_rows = {
-	sizeof(struct db_rig), rig_from_row, rig_release_elem
+#define C(field, type) DB_COL(db_rig, field, type)
+static const struct db_col rig_cols[] = {
+	C(id, INT64), C(name, STR), C(kind, STR), C(profile, STR),
+	C(disks, INT), C(cpus, INT), C(memory_mb, INT), C(state, STR),
+	C(created, INT64),
 };
+#undef C
 
-int db_rig_get(struct db *db, const char *name, struct db_rig *out)
-{
-	sqlite3_stmt *st;
-
-	memset(out, 0, sizeof(*out));
-	if (!name)
-		return DB_NOTFOUND;
-	st = db_stmt(db, ST_RIG_GET, sql_rig_get);
-	if (!st)
-		return DB_ERR;
-	db_bind_str(st, 1, name);
-	return db_row_get(st, &rig_rows, out);
-}
-
-int db_rig_list(struct db *db, struct db_rig **out, size_t *n)
-{
-	sqlite3_stmt *st = db_stmt(db, ST_RIG_LIST, sql_rig_list);
-	void *v = NULL;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	rc = db_rows_collect(st, &rig_rows, &v, n);
-	*out = v;
-	return rc;
-}
+DB_DEFINE_ENTITY(rig, rigs, db_rig, rig_cols, ST_RIG_GET, sql_rig_get,
+		 ST_RIG_LIST, sql_rig_list)
 
 int db_rig_set_state(struct db *db, const char *name, const char *state)
 {
@@ -156,106 +100,29 @@ int db_rig_set_state(struct db *db, const char *name, const char *state)
 	st = db_stmt(db, ST_RIG_STATE, sql_rig_state);
 	if (!st)
 		return DB_ERR;
-	db_bind_str(st, 1, name);
-	db_bind_str(st, 2, state);
+	db_bind(st, "zz", name, state);
 	if (db_exec_retry(db, st, "rig state") != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h) > 0 ? DB_OK : DB_NOTFOUND;
 }
 
-void db_rig_release(struct db_rig *r)
-{
-	if (!r)
-		return;
-	free(r->name);
-	free(r->kind);
-	free(r->profile);
-	free(r->state);
-	memset(r, 0, sizeof(*r));
-}
-
-void db_rigs_free(struct db_rig *v, size_t n)
-{
-	db_rows_free(&rig_rows, v, n);
-}
-
 int db_suite_put(struct db *db, const char *name, const char *description,
 		 char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
 	int rc = db_name_check(IDENT_SUITE, name, err, errlen);
 
 	if (rc != DB_OK)
 		return rc;
-	st = db_stmt(db, ST_SUITE_PUT, sql_suite_put);
-	if (!st)
-		return db_sqlerr(db, err, errlen);
-	db_bind_str(st, 1, name);
-	db_bind_str0(st, 2, description);
-	if (db_exec_stmt(st) != 0)
-		return db_seterr(err, errlen, DB_ERR,
-				 "cannot store suite '%s': %s", name,
-				 sqlite3_errmsg(db->h));
-	return DB_OK;
+	return db_store(db, ST_SUITE_PUT, sql_suite_put, "suite", name, err,
+			errlen, "zs", name, description);
 }
 
-static void suite_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_suite *s = elem;
-
-	s->id = sqlite3_column_int64(st, 0);
-	s->name = db_col_str(st, 1);
-	s->description = db_col_str(st, 2);
-}
-
-static void suite_release_elem(void *elem)
-{
-	db_suite_release(elem);
-}
-
-static const struct db_rows suite_rows = {
-	sizeof(struct db_suite), suite_from_row, suite_release_elem
+#define C(field, type) DB_COL(db_suite, field, type)
+static const struct db_col suite_cols[] = {
+	C(id, INT64), C(name, STR), C(description, STR),
 };
+#undef C
 
-int db_suite_get(struct db *db, const char *name, struct db_suite *out)
-{
-	sqlite3_stmt *st;
+DB_DEFINE_ENTITY(suite, suites, db_suite, suite_cols, ST_SUITE_GET,
+		 sql_suite_get, ST_SUITE_LIST, sql_suite_list)
 
-	memset(out, 0, sizeof(*out));
-	if (!name)
-		return DB_NOTFOUND;
-	st = db_stmt(db, ST_SUITE_GET, sql_suite_get);
-	if (!st)
-		return DB_ERR;
-	db_bind_str(st, 1, name);
-	return db_row_get(st, &suite_rows, out);
-}
-
-int db_suite_list(struct db *db, struct db_suite **out, size_t *n)
-{
-	sqlite3_stmt *st = db_stmt(db, ST_SUITE_LIST, sql_suite_list);
-	void *v = NULL;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	rc = db_rows_collect(st, &suite_rows, &v, n);
-	*out = v;
-	return rc;
-}
-
-void db_suite_release(struct db_suite *s)
-{
-	if (!s)
-		return;
-	free(s->name);
-	free(s->description);
-	memset(s, 0, sizeof(*s));
-}
-
-void db_suites_free(struct db_suite *v, size_t n)
-{
-	db_rows_free(&suite_rows, v, n);
-}

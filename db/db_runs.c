@@ -24,47 +24,30 @@ static const char sql_run_list[] = RUN_COLS
 	" ORDER BY r.finished DESC, r.id DESC LIMIT ?4";
 static const char sql_run_get[] = RUN_COLS " WHERE r.id = ?1";
 
-static void run_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_run *r = elem;
-
-	r->id = sqlite3_column_int64(st, 0);
-	r->kernel = db_col_str(st, 1);
-	r->rig = db_col_str(st, 2);
-	r->suite = db_col_str(st, 3);
-	r->repetition = sqlite3_column_int(st, 4);
-	r->status = db_col_str(st, 5);
-	r->error = db_col_str(st, 6);
-	r->started = sqlite3_column_int64(st, 7);
-	r->finished = sqlite3_column_int64(st, 8);
-	r->nresults = sqlite3_column_int64(st, 9);
-	r->job_id = sqlite3_column_int64(st, 10);
-}
-
-static void run_release_elem(void *elem)
-{
-	db_run_release(elem);
-}
-
-static const struct db_rows run_rows = {
-	sizeof(struct db_run), run_from_row, run_release_elem
+#define C(field, type) DB_COL(db_run, field, type)
+static const struct db_col run_cols[] = {
+	C(id, INT64), C(kernel, STR), C(rig, STR), C(suite, STR),
+	C(repetition, INT), C(status, STR), C(error, STR), C(started, INT64),
+	C(finished, INT64), C(nresults, INT64), C(job_id, INT64),
 };
+#undef C
+
+static const struct db_rows run_rows = DB_ROWS(db_run, run_cols);
+DB_DEFINE_RELEASE(run, runs, db_run, run_rows)
 
 int db_run_list(struct db *db, const char *kernel, const char *rig,
 		const char *suite, int limit, struct db_run **out, size_t *n)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_RUN_LIST, sql_run_list);
-	void *v = NULL;
+	void *v;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	db_bind_str(st, 1, kernel);
-	db_bind_str(st, 2, rig);
-	db_bind_str(st, 3, suite);
-	sqlite3_bind_int(st, 4, limit > 0 ? limit : -1);
+	if (st) {
+		db_bind_str(st, 1, kernel);
+		db_bind_str(st, 2, rig);
+		db_bind_str(st, 3, suite);
+		sqlite3_bind_int(st, 4, limit > 0 ? limit : -1);
+	}
 	rc = db_rows_collect(st, &run_rows, &v, n);
 	*out = v;
 	return rc;
@@ -72,28 +55,6 @@ int db_run_list(struct db *db, const char *kernel, const char *rig,
 
 int db_run_get(struct db *db, int64_t id, struct db_run *out)
 {
-	sqlite3_stmt *st = db_stmt(db, ST_RUN_GET, sql_run_get);
-
-	memset(out, 0, sizeof(*out));
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int64(st, 1, id);
-	return db_row_get(st, &run_rows, out);
+	return db_row_get_id(db, ST_RUN_GET, sql_run_get, id, &run_rows, out);
 }
 
-void db_run_release(struct db_run *r)
-{
-	if (!r)
-		return;
-	free(r->kernel);
-	free(r->rig);
-	free(r->suite);
-	free(r->status);
-	free(r->error);
-	memset(r, 0, sizeof(*r));
-}
-
-void db_runs_free(struct db_run *v, size_t n)
-{
-	db_rows_free(&run_rows, v, n);
-}

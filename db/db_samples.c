@@ -330,34 +330,19 @@ static void metric_from_row(sqlite3_stmt *st, void *elem)
 	m->dir = dir_from_db(sqlite3_column_int(st, 2));
 }
 
-static void metric_release(void *elem)
-{
-	struct db_metric *m = elem;
-
-	free(m->name);
-	free(m->unit);
-}
-
-static const struct db_rows metric_rows = {
-	sizeof(struct db_metric), metric_from_row, metric_release
+static const struct db_col metric_cols[] = {
+	DB_COL(db_metric, name, STR),
+	DB_COL(db_metric, unit, STR),
 };
 
-int db_metric_list(struct db *db, struct db_metric **out, size_t *n)
-{
-	sqlite3_stmt *st = db_stmt(db, ST_METRIC_LIST, sql_metric_list);
-	void *v = NULL;
-	int rc;
+static const struct db_rows metric_rows = {
+	sizeof(struct db_metric), metric_cols, 2, metric_from_row
+};
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	rc = db_rows_collect(st, &metric_rows, &v, n);
-	*out = v;
-	return rc;
-}
+DB_DEFINE_LIST(metric, db_metric, metric_rows, ST_METRIC_LIST, sql_metric_list)
 
 void db_metrics_free(struct db_metric *v, size_t n)
 {
 	db_rows_free(&metric_rows, v, n);
 }
+

@@ -79,6 +79,98 @@ char *db_xstrdup(const char *s)
 	return p;
 }
 
+void db_bind(sqlite3_stmt *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	db_vbind(st, fmt, ap);
+	va_end(ap);
+}
+
+int64_t db_scalar(struct db *db, enum db_stmt_id id, const char *sql,
+		  const char *key, int64_t none)
+{
+	sqlite3_stmt *st = db_stmt(db, id, sql);
+	int64_t v = none;
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	if (key)
+		db_bind_str(st, 1, key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
+		v = DB_ERR;
+	db_stmt_done(st);
+	return v;
+}
+
+int db_query(struct db *db, const struct db_rows *how, void *out, size_t *n,
+	     const char *sql, const char *fmt, ...)
+{
+	sqlite3_stmt *st = db_prepare(db, sql);
+	va_list ap;
+	int rc;
+
+	if (st) {
+		va_start(ap, fmt);
+		db_vbind(st, fmt, ap);
+		va_end(ap);
+	}
+	if (!how)
+		rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+	else if (!n)
+		rc = db_row_get(st, how, out);
+	else
+		rc = db_rows_collect(st, how, out, n);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_store(struct db *db, enum db_stmt_id id, const char *sql,
+	     const char *what, const char *name, char *err, size_t errlen,
+	     const char *fmt, ...)
+{
+	sqlite3_stmt *st = db_stmt(db, id, sql);
+	va_list ap;
+
+	if (!st)
+		return db_sqlerr(db, err, errlen);
+	va_start(ap, fmt);
+	db_vbind(st, fmt, ap);
+	va_end(ap);
+	if (db_exec_stmt(st) != 0)
+		return db_seterr(err, errlen, DB_ERR,
+				 "cannot store %s '%s': %s", what, name,
+				 sqlite3_errmsg(db->h));
+	return DB_OK;
+}
+
+void db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap)
+{
+	int64_t v;
+	int i;
+
+	for (i = 1; *fmt; fmt++, i++) {
+		switch (*fmt) {
+		case 's': db_bind_str0(st, i, va_arg(ap, const char *)); break;
+		case 'z': db_bind_str(st, i, va_arg(ap, const char *)); break;
+		case 'i': sqlite3_bind_int(st, i, va_arg(ap, int)); break;
+		case 'I': sqlite3_bind_int64(st, i, va_arg(ap, int64_t)); break;
+		case 'p':
+			v = va_arg(ap, int64_t);
+			if (v > 0)
+				sqlite3_bind_int64(st, i, v);
+			break;
+		case 'd': sqlite3_bind_double(st, i, va_arg(ap, double)); break;
+		case 'T': sqlite3_bind_int64(st, i, (int64_t)time(NULL)); break;
+		}
+	}
+}
+
 char *db_col_str(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
@@ -95,20 +187,7 @@ char *db_col_str(sqlite3_stmt *st, int i)
 int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,
 		     const char *name)
 {
-	sqlite3_stmt *st = db_stmt(db, id, sql);
-	int64_t v = 0;
-	int rc;
-
-	if (!st)
-		return DB_ERR;
-	db_bind_str(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else if (rc != SQLITE_DONE)
-		v = DB_ERR;
-	db_stmt_done(st);
-	return v;
+	return db_scalar(db, id, sql, name, 0);
 }
 
 int64_t db_rig_id(struct db *db, const char *name)
@@ -297,18 +376,91 @@ int db_http_status(int rc)
 	}
 }
 
+static const struct db_col col_int64[] = { { 0, DB_COL_INT64 } };
+static const struct db_col col_str[] = { { 0, DB_COL_STR } };
+const struct db_rows db_rows_int64 = { sizeof(int64_t), col_int64, 1, NULL };
+const struct db_rows db_rows_str = { sizeof(char *), col_str, 1, NULL };
+
+void db_row_read(const struct db_rows *how, sqlite3_stmt *st, void *elem)
+{
+	unsigned char *p = elem;
+	size_t i;
+
+	if (how->from_row) {
+		how->from_row(st, elem);
+		return;
+	}
+	for (i = 0; i < how->ncols; i++) {
+		void *f = p + how->cols[i].off;
+
+		switch (how->cols[i].type) {
+		case DB_COL_INT64:
+			*(int64_t *)f = sqlite3_column_int64(st, (int)i);
+			break;
+		case DB_COL_INT:
+			*(int *)f = sqlite3_column_int(st, (int)i);
+			break;
+		case DB_COL_DOUBLE:
+			*(double *)f = sqlite3_column_double(st, (int)i);
+			break;
+		case DB_COL_STR:
+			*(char **)f = db_col_str(st, (int)i);
+			break;
+		}
+	}
+}
+
+void db_row_release(const struct db_rows *how, void *elem)
+{
+	unsigned char *p = elem;
+	size_t i;
+
+	if (!elem)
+		return;
+	for (i = 0; i < how->ncols; i++)
+		if (how->cols[i].type == DB_COL_STR)
+			free(*(char **)(p + how->cols[i].off));
+	memset(elem, 0, how->size);
+}
+
 int db_row_get(sqlite3_stmt *st, const struct db_rows *how, void *out)
 {
 	int rc;
 
 	memset(out, 0, how->size);
+	if (!st)
+		return DB_ERR;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		how->from_row(st, out);
+		db_row_read(how, st, out);
 	db_stmt_done(st);
 	if (rc == SQLITE_ROW)
 		return DB_OK;
 	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+}
+
+int db_row_get_name(struct db *db, enum db_stmt_id id, const char *sql,
+		    const char *name, const struct db_rows *how, void *out)
+{
+	sqlite3_stmt *st;
+
+	memset(out, 0, how->size);
+	if (!name)
+		return DB_NOTFOUND;
+	st = db_stmt(db, id, sql);
+	if (st)
+		db_bind_str(st, 1, name);
+	return db_row_get(st, how, out);
+}
+
+int db_row_get_id(struct db *db, enum db_stmt_id id, const char *sql,
+		  int64_t key, const struct db_rows *how, void *out)
+{
+	sqlite3_stmt *st = db_stmt(db, id, sql);
+
+	if (st)
+		sqlite3_bind_int64(st, 1, key);
+	return db_row_get(st, how, out);
 }
 
 int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
@@ -320,6 +472,8 @@ int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 
 	*out = NULL;
 	*n = 0;
+	if (!st)
+		return DB_ERR;
 	for (;;) {
 		rc = sqlite3_step(st);
 		if (rc != SQLITE_ROW)
@@ -329,7 +483,7 @@ int db_rows_collect(sqlite3_stmt *st, const struct db_rows *how, void **out,
 			v = db_xrealloc(v, alloc * how->size);
 		}
 		memset(v + len * how->size, 0, how->size);
-		how->from_row(st, v + len * how->size);
+		db_row_read(how, st, v + len * how->size);
 		len++;
 	}
 	db_stmt_done(st);
@@ -349,7 +503,7 @@ void db_rows_free(const struct db_rows *how, void *v, size_t n)
 
 	if (!v)
 		return;
-	for (i = 0; how->release && i < n; i++)
-		how->release(p + i * how->size);
+	for (i = 0; i < n; i++)
+		db_row_release(how, p + i * how->size);
 	free(v);
 }

@@ -22,7 +22,6 @@
 
 #include "import_priv.h"
 
-#define MAXTOK 32
 #define OPNAME_MAX 32
 
 struct op {
@@ -225,26 +224,27 @@ static int throughput_line(struct dbench *d, const struct itok *t, size_t n,
 	return throughput_rest(d, kernel, t, n, k + 3, line, err);
 }
 
+static int one_line(void *ctx, const struct itok *t, size_t n, int line,
+		    struct import_error *err)
+{
+	struct dbench *d = ctx;
+	int r = op_table(d, t, n, line, err);
+
+	if (r < 0 || (!r && throughput_line(d, t, n, line, err)))
+		return -1;
+	return 0;
+}
+
 int import_dbench(const char *buf, size_t len, const char *kernel,
 		  struct result_set *out, struct import_error *err)
 {
 	struct dbench d;
-	struct itok t[MAXTOK];
-	struct iline l;
-	size_t pos = 0, n;
-	int lineno = 0, r;
 
 	memset(&d, 0, sizeof(d));
 	iacc_init(&d.acc);
 	d.kernel = import_default_kernel(kernel, out);
-	while (iline_next(buf, len, &pos, &lineno, &l)) {
-		n = iline_tokens(&l, t, MAXTOK);
-		if (n > MAXTOK)
-			n = MAXTOK;
-		r = op_table(&d, t, n, l.line, err);
-		if (r < 0 || (!r && throughput_line(&d, t, n, l.line, err)))
-			goto out_fail;
-	}
+	if (iline_each(buf, len, one_line, &d, err))
+		goto out_fail;
 	if (d.nops && !d.kernel) {
 		import_fail(err, d.table_line, "kernel", "operation table has "
 			    "no Throughput line after it and no kernel given");

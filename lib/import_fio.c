@@ -56,6 +56,19 @@ static void add(const struct fjob *j, const char *dir, const char *key,
 	iacc_add(j->acc, j->kernel, metric, unit, v, d, (int)j->idx);
 }
 
+/* The number key of o as the metric of the same name; 0 or -1. */
+static int get_add(const struct fjob *j, const json_t *o, const char *path,
+		   const char *dir, const char *key, const char *unit,
+		   enum metric_dir d)
+{
+	double v;
+
+	if (get_num(j, o, path, key, &v))
+		return -1;
+	add(j, dir, key, unit, v, d);
+	return 0;
+}
+
 static const struct {
 	const char *key, *suffix;
 } pcts[] = {
@@ -122,12 +135,9 @@ static int direction(const struct fjob *j, const json_t *job,
 		return -1;
 	if (v <= 0)
 		return 0;
-	if (get_num(j, d, path, "iops", &v))
+	if (get_add(j, d, path, dir, "iops", "IOPS", DIR_HIGHER) ||
+	    get_add(j, d, path, dir, "bw", "KiB/s", DIR_HIGHER))
 		return -1;
-	add(j, dir, "iops", "IOPS", v, DIR_HIGHER);
-	if (get_num(j, d, path, "bw", &v))
-		return -1;
-	add(j, dir, "bw", "KiB/s", v, DIR_HIGHER);
 	return latency(j, d, path, dir, "clat") ||
 	       latency(j, d, path, dir, "lat") ? -1 : 0;
 }
@@ -165,7 +175,6 @@ static int one_job(struct fjob *j, const json_t *job, int *failed)
 	static const char *const dirs[] = { "read", "write", "trim" };
 	char path[32];
 	json_t *e;
-	double v;
 	size_t i;
 
 	snprintf(path, sizeof(path), "jobs[%zu]", j->idx);
@@ -176,12 +185,9 @@ static int one_job(struct fjob *j, const json_t *job, int *failed)
 	for (i = 0; i < 3; i++)
 		if (direction(j, job, dirs[i]))
 			return -1;
-	if (get_num(j, job, path, "usr_cpu", &v))
+	if (get_add(j, job, path, NULL, "usr_cpu", "%", DIR_LOWER) ||
+	    get_add(j, job, path, NULL, "sys_cpu", "%", DIR_LOWER))
 		return -1;
-	add(j, NULL, "usr_cpu", "%", v, DIR_LOWER);
-	if (get_num(j, job, path, "sys_cpu", &v))
-		return -1;
-	add(j, NULL, "sys_cpu", "%", v, DIR_LOWER);
 	e = json_object_get(job, "error");
 	if (json_is_integer(e) && json_integer_value(e) != 0)
 		*failed = 1;

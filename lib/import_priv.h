@@ -54,6 +54,17 @@ int iline_next(const char *buf, size_t len, size_t *pos, int *lineno,
 
 /* Tokens of one line into t[0..max); returns how many the line has. */
 size_t iline_tokens(const struct iline *l, struct itok *t, size_t max);
+/*
+ * The line-by-line importers' loop: fn(ctx, t, n, line, err) with the
+ * tokens of each line of buf (n at most ILINE_MAXTOK), up to the first
+ * call that fails.  Returns 0, or -1 when a call returned -1.
+ */
+#define ILINE_MAXTOK 32
+int iline_each(const char *buf, size_t len,
+	       int (*fn)(void *ctx, const struct itok *t, size_t n, int line,
+			 struct import_error *err),
+	       void *ctx, struct import_error *err);
+
 /* A kernel identifier token, a trailing ':' dropped, into buf; 0 or -1. */
 int itok_kernel(const struct itok *t, char *buf, size_t len);
 

@@ -18,7 +18,11 @@
 
 #include "import_priv.h"
 
-#define MAXTOK 32
+/* The document being read: results so far, the kernel given. */
+struct readlat {
+	struct iacc acc;
+	const char *dflt;
+};
 
 struct cursor {
 	const struct itok *t;
@@ -140,11 +144,13 @@ static int line_kind(const struct itok *t, size_t n, size_t k, size_t *words)
 	return 0;
 }
 
-static int one_line(struct iacc *acc, const char *dflt, const struct itok *t,
-		    size_t n, int line, struct import_error *err)
+static int one_line(void *ctx, const struct itok *t, size_t n, int line,
+		    struct import_error *err)
 {
+	struct readlat *r = ctx;
+	struct iacc *acc = &r->acc;
 	char id[IMPORT_NAME_MAX + 1];
-	const char *kernel = dflt;
+	const char *kernel = r->dflt;
 	struct cursor c = { t, n, 0, line };
 	size_t words = 0;
 	int kind = line_kind(t, n, 0, &words);
@@ -168,21 +174,13 @@ static int one_line(struct iacc *acc, const char *dflt, const struct itok *t,
 int import_readlat(const char *buf, size_t len, const char *kernel,
 		   struct result_set *out, struct import_error *err)
 {
-	struct iacc acc;
-	struct itok t[MAXTOK];
-	struct iline l;
-	size_t pos = 0, n;
-	int lineno = 0;
-	const char *dflt = import_default_kernel(kernel, out);
+	struct readlat r;
 
-	iacc_init(&acc);
-	while (iline_next(buf, len, &pos, &lineno, &l)) {
-		n = iline_tokens(&l, t, MAXTOK);
-		if (one_line(&acc, dflt, t, n > MAXTOK ? MAXTOK : n, l.line,
-			     err)) {
-			iacc_release(&acc);
-			return -1;
-		}
+	iacc_init(&r.acc);
+	r.dflt = import_default_kernel(kernel, out);
+	if (iline_each(buf, len, one_line, &r, err)) {
+		iacc_release(&r.acc);
+		return -1;
 	}
-	return iacc_finish(&acc, out, err, "read latency");
+	return iacc_finish(&r.acc, out, err, "read latency");
 }

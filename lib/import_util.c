@@ -116,6 +116,25 @@ int iline_next(const char *buf, size_t len, size_t *pos, int *lineno,
 	return 1;
 }
 
+int iline_each(const char *buf, size_t len,
+	       int (*fn)(void *ctx, const struct itok *t, size_t n, int line,
+			 struct import_error *err),
+	       void *ctx, struct import_error *err)
+{
+	struct itok t[ILINE_MAXTOK];
+	struct iline l;
+	size_t pos = 0, n;
+	int lineno = 0;
+
+	while (iline_next(buf, len, &pos, &lineno, &l)) {
+		n = iline_tokens(&l, t, ILINE_MAXTOK);
+		if (fn(ctx, t, n > ILINE_MAXTOK ? ILINE_MAXTOK : n, l.line,
+		       err))
+			return -1;
+	}
+	return 0;
+}
+
 size_t iline_tokens(const struct iline *l, struct itok *t, size_t max)
 {
 	struct ilex lx;

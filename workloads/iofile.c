@@ -174,6 +174,28 @@ int iofile_open(const struct ioregion *r, int flags, char *err, size_t errlen)
 	return fd;
 }
 
+int iofile_slot_open(struct ioslot *s, const struct ioregion *r, size_t bs,
+		     int flags)
+{
+	char err[512];
+
+	s->r = r;
+	s->buf = iofile_buffer(bs);
+	s->fd = iofile_open(r, flags, err, sizeof(err));
+	if (s->fd < 0) {
+		wl_fail("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+void iofile_slot_close(struct ioslot *s)
+{
+	if (s->fd > 0)
+		close(s->fd);
+	free(s->buf);
+}
+
 int iofile_size(int fd, uint64_t *size)
 {
 	struct stat st;

@@ -46,6 +46,22 @@ void iofile_cleanup(struct ioplan *p);
 /* open(2) a region's file with extra flags (O_DIRECT, O_SYNC); -1 + msg. */
 int iofile_open(const struct ioregion *r, int flags, char *err, size_t errlen);
 
+/* A worker's region, opened, with its aligned I/O buffer. */
+struct ioslot {
+	const struct ioregion *r;
+	int fd;
+	void *buf;
+};
+
+/*
+ * Point s at r, give it a bs-byte buffer (iofile_buffer) and open r with
+ * flags.  Returns 0, or -1 after wl_fail() with the message.
+ */
+int iofile_slot_open(struct ioslot *s, const struct ioregion *r, size_t bs,
+		     int flags);
+/* Close s's file and free its buffer; a zeroed slot is left alone. */
+void iofile_slot_close(struct ioslot *s);
+
 /* Size in bytes of a block device, or of a regular file; -1 on error. */
 int iofile_size(int fd, uint64_t *size);
 

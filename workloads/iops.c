@@ -30,13 +30,13 @@
 enum engine { ENG_AUTO, ENG_URING, ENG_PSYNC };
 
 struct opts {
-	const char *out, *id;
+	struct wl_common cm;
 	char *disks;	/* comma-separated, owned */
 	unsigned tpc, qd;
-	uint64_t bs, size_mb, seed;
+	uint64_t bs, size_mb;
 	int write, buffered;
 	enum engine engine;
-	double ramp, time, timeout;
+	double ramp, time;
 };
 
 struct run {
@@ -158,7 +158,7 @@ static int start_workers(struct run *r, const struct opts *o)
 		w->sh = &r->sh;
 		w->cpu = (int)(i % ncpu);
 		w->uring = r->uring;
-		w->rng = o->seed * 0x9e3779b97f4a7c15ull + i * 7919 + 1;
+		w->rng = wl_worker_seed(o->cm.seed, i);
 		w->dev_ops = calloc(r->sh.ndisk, sizeof(*w->dev_ops));
 		if (!w->dev_ops)
 			abort();
@@ -174,16 +174,16 @@ static int start_workers(struct run *r, const struct opts *o)
 
 static void measure(struct run *r, const struct opts *o)
 {
-	uint64_t deadline = o->timeout > 0 ?
-		wl_now_ns() + (uint64_t)(o->timeout * 1e9) : 0;
+	uint64_t deadline = o->cm.timeout > 0 ?
+		wl_now_ns() + (uint64_t)(o->cm.timeout * 1e9) : 0;
 	unsigned i;
 
 	if (start_workers(r, o) == 0 &&
-	    wl_sleep(o->ramp, deadline, o->timeout) == 0) {
+	    wl_sleep(o->ramp, deadline, o->cm.timeout) == 0) {
 		r->have_cpu = cpu_stat_read(&r->c0) == 0;
 		r->t0 = wl_now_ns();
 		r->sh.measuring = 1;
-		if (wl_sleep(o->time, deadline, o->timeout) == 0)
+		if (wl_sleep(o->time, deadline, o->cm.timeout) == 0)
 			wl_stop_set(WL_STOP_DONE);
 		r->sh.measuring = 0;
 		r->t1 = wl_now_ns();
@@ -305,8 +305,10 @@ static void usage(FILE *f)
 		"  -o, --out FILE         write JSON to FILE\n");
 }
 
-static int parse_opt(int c, struct opts *o)
+static int parse_opt(int c, void *ctx)
 {
+	struct opts *o = ctx;
+
 	switch (c) {
 	case 'd':
 		free(o->disks);
@@ -335,13 +337,6 @@ static int parse_opt(int c, struct opts *o)
 	case 'B': o->buffered = 1; return 0;
 	case 'R': return wl_parse_double("ramp", optarg, 0, 1e6, &o->ramp);
 	case 'T': return wl_parse_double("time", optarg, 0.01, 1e6, &o->time);
-	case 'O': return wl_parse_double("timeout", optarg, 0, 1e7,
-					 &o->timeout);
-	case 'S': return wl_parse_u64("seed", optarg, 0, 0, UINT64_MAX,
-				      &o->seed);
-	case 'i': o->id = optarg; return 0;
-	case 'o': o->out = optarg; return 0;
-	case 'h': usage(stdout); exit(0);
 	default: usage(stderr); return -1;
 	}
 	fprintf(stderr, "invalid value '%s' for --%s\n", optarg,
@@ -357,18 +352,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "rw", 1, NULL, 'w' }, { "engine", 1, NULL, 'e' },
 		{ "qd", 1, NULL, 'q' }, { "size", 1, NULL, 's' },
 		{ "buffered", 0, NULL, 'B' }, { "ramp", 1, NULL, 'R' },
-		{ "time", 1, NULL, 'T' }, { "timeout", 1, NULL, 'O' },
-		{ "seed", 1, NULL, 'S' }, { "id", 1, NULL, 'i' },
-		{ "out", 1, NULL, 'o' }, { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "time", 1, NULL, 'T' }, WL_COMMON_OPTIONS,
 	};
 	const char *why = NULL;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "d:t:b:e:q:s:T:o:h", lo,
-				NULL)) != -1)
-		if (parse_opt(c, o))
-			return -1;
+	if (wl_getopt(argc, argv, "d:t:b:e:q:s:T:o:h", lo, &o->cm, usage,
+		      parse_opt, o))
+		return -1;
 	if (optind < argc)
 		why = "unexpected argument";
 	else if (!o->disks || !*o->disks || strstr(o->disks, ",,") ||
@@ -378,7 +368,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		why = "O_DIRECT needs a --block that is a multiple of 512";
 	else if (o->engine == ENG_PSYNC && o->qd > 1)
 		why = "--qd above 1 needs --engine uring or auto";
-	else if (o->id && (!*o->id || strpbrk(o->id, " \t\n")))
+	else if (o->cm.id && (!*o->cm.id || strpbrk(o->cm.id, " \t\n")))
 		why = "invalid --id: must be one word";
 	if (why)
 		fprintf(stderr, "%s\n", why);
@@ -388,23 +378,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 int main(int argc, char **argv)
 {
 	struct opts o = { .tpc = 1, .qd = 1, .bs = 4096, .size_mb = 256,
-			  .seed = 1, .ramp = 1, .time = 10 };
+			  .ramp = 1, .time = 10, .cm = WL_COMMON_INIT };
 	struct result_set rs;
 	struct run r;
-	char id[256];
 	int rc = 1;
 
 	memset(&r, 0, sizeof(r));
 	if (parse_args(argc, argv, &o) || pick_engine(&r, &o))
 		goto out_free;
-	wl_signals_install();
-	if (o.id)
-		snprintf(id, sizeof(id), "%s", o.id);
-	else
-		wl_kernel_id(id, sizeof(id));
-	result_set_init(&rs);
-	result_set_setstr(&rs.kernel, id);
-	result_set_setstr(&rs.format, "iops");
+	wl_run_begin(&rs, o.cm.id, "iops");
 	r.sh.bs = o.bs;
 	r.sh.qd = o.qd;
 	r.sh.write = o.write;
@@ -412,11 +394,8 @@ int main(int argc, char **argv)
 		measure(&r, &o);
 	report(&rs, &r, &o);
 	teardown(&r);
-	rc = wl_output_json(&rs, o.out);
-	if (wl_error())
-		fprintf(stderr, "iops: %s\n", wl_error());
-	else if (wl_stop == WL_STOP_SIGNAL)
-		fprintf(stderr, "iops: interrupted, results incomplete\n");
+	rc = wl_output_json(&rs, o.cm.out);
+	wl_run_end("iops", 1);
 	result_set_release(&rs);
 	rc = rc ? 1 : wl_exit_code();
 out_free:

@@ -35,19 +35,19 @@
 #include "workloads/wlcli.h"
 
 struct opts {
-	const char *disk, *out, *id, *load_cmd;
+	struct wl_common cm;
+	const char *disk, *load_cmd;
 	unsigned readers, writers;
-	uint64_t rsize_mb, wsize_mb, bs, wbs, seed;
+	uint64_t rsize_mb, wsize_mb, bs, wbs;
 	int random, direct, text;
-	double warmup, time, timeout;
+	double warmup, time;
 };
 
 struct worker {
 	pthread_t tid;
 	const struct opts *o;
-	const struct ioregion *r;
-	int fd, started;
-	void *buf;
+	struct ioslot io;
+	int started;
 	uint64_t rng, bytes;
 	struct hist h;
 };
@@ -59,15 +59,16 @@ static char load_dir[4096];
 static void *reader_run(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t nblk = w->r->len / w->o->bs, i = 0;
+	uint64_t nblk = w->io.r->len / w->o->bs, i = 0;
 
 	while (!readers_stop && !wl_stopping()) {
 		uint64_t blk = w->o->random ? rand_xorshift64(&w->rng) % nblk
 					    : i++ % nblk;
 		uint64_t t = wl_now_ns();
 
-		if (iofile_read(w->fd, w->r->file, w->buf, (size_t)w->o->bs,
-				w->r->off + blk * w->o->bs))
+		if (iofile_read(w->io.fd, w->io.r->file, w->io.buf,
+				(size_t)w->o->bs,
+				w->io.r->off + blk * w->o->bs))
 			break;
 		hist_add(&w->h, wl_now_ns() - t);
 		w->bytes += w->o->bs;
@@ -78,15 +79,16 @@ static void *reader_run(void *arg)
 static void *writer_run(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t nblk = w->r->len / w->o->wbs, i = 0;
+	uint64_t nblk = w->io.r->len / w->o->wbs, i = 0;
 
 	while (!writers_stop && !wl_stopping()) {
-		if (iofile_write(w->fd, w->r->file, w->buf, (size_t)w->o->wbs,
-				 w->r->off + (i % nblk) * w->o->wbs))
+		if (iofile_write(w->io.fd, w->io.r->file, w->io.buf,
+				 (size_t)w->o->wbs,
+				 w->io.r->off + (i % nblk) * w->o->wbs))
 			break;
 		w->bytes += w->o->wbs;
-		if (++i % nblk == 0 && fsync(w->fd) && errno != EINVAL) {
-			wl_fail("fsync error on '%s': %s", w->r->file,
+		if (++i % nblk == 0 && fsync(w->io.fd) && errno != EINVAL) {
+			wl_fail("fsync error on '%s': %s", w->io.r->file,
 				strerror(errno));
 			break;
 		}
@@ -123,20 +125,14 @@ static int open_workers(struct worker *ws, unsigned n, const struct ioplan *p,
 			unsigned first, const struct opts *o, size_t bs,
 			int flags)
 {
-	char err[512];
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
 		ws[i].o = o;
-		ws[i].r = &p->r[first + i];
-		ws[i].rng = o->seed * 0x9e3779b97f4a7c15ull + i * 7919 + 1;
-		ws[i].buf = iofile_buffer(bs);
+		ws[i].rng = wl_worker_seed(o->cm.seed, i);
 		hist_init(&ws[i].h);
-		ws[i].fd = iofile_open(ws[i].r, flags, err, sizeof(err));
-		if (ws[i].fd < 0) {
-			wl_fail("%s", err);
+		if (iofile_slot_open(&ws[i].io, &p->r[first + i], bs, flags))
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -145,11 +141,8 @@ static void close_workers(struct worker *ws, unsigned n)
 {
 	unsigned i;
 
-	for (i = 0; i < n; i++) {
-		if (ws[i].fd > 0)
-			close(ws[i].fd);
-		free(ws[i].buf);
-	}
+	for (i = 0; i < n; i++)
+		iofile_slot_close(&ws[i].io);
 	free(ws);
 }
 
@@ -161,18 +154,18 @@ static int prepare_readers(struct worker *rs, const struct opts *o)
 	unsigned i;
 
 	for (i = 0; i < o->readers && !wl_stopping(); i++) {
-		int fd = iofile_open(rs[i].r, 0, err, sizeof(err));
+		const struct ioregion *r = rs[i].io.r;
+		int fd = iofile_open(r, 0, err, sizeof(err));
 
 		if (fd < 0) {
 			wl_fail("%s", err);
 			break;
 		}
-		if (iofile_fill(fd, rs[i].r->file, rs[i].r->off, rs[i].r->len,
-				1 << 20, buf)) {
+		if (iofile_fill(fd, r->file, r->off, r->len, 1 << 20, buf)) {
 			close(fd);
 			break;
 		}
-		posix_fadvise(fd, (off_t)rs[i].r->off, (off_t)rs[i].r->len,
+		posix_fadvise(fd, (off_t)r->off, (off_t)r->len,
 			      POSIX_FADV_DONTNEED);
 		close(fd);
 	}
@@ -228,7 +221,7 @@ static int wait_loaded(double secs, int forever, struct child *load,
 	char st[128];
 
 	while (forever || wl_now_ns() < end) {
-		if (wl_sleep(0.05, deadline, o->timeout))
+		if (wl_sleep(0.05, deadline, o->cm.timeout))
 			return -1;
 		if (o->load_cmd && child_poll(load)) {
 			child_status_str(load->status, st, sizeof(st));
@@ -249,8 +242,8 @@ struct run {
 
 static void run_all(struct run *r, const struct opts *o)
 {
-	uint64_t deadline = o->timeout > 0 ?
-		wl_now_ns() + (uint64_t)(o->timeout * 1e9) : 0;
+	uint64_t deadline = o->cm.timeout > 0 ?
+		wl_now_ns() + (uint64_t)(o->cm.timeout * 1e9) : 0;
 
 	if (prepare_readers(r->rd, o))
 		return;
@@ -317,10 +310,10 @@ static int emit_text(const struct opts *o,
 
 	for (i = 0; i < o->readers; i++)
 		mb += (double)r->rd[i].bytes / (1024.0 * 1024.0);
-	if (o->out && strcmp(o->out, "-") != 0)
-		f = fopen(o->out, "w");
+	if (o->cm.out && strcmp(o->cm.out, "-") != 0)
+		f = fopen(o->cm.out, "w");
 	if (!f) {
-		fprintf(stderr, "cannot write '%s': %s\n", o->out,
+		fprintf(stderr, "cannot write '%s': %s\n", o->cm.out,
 			strerror(errno));
 		return -1;
 	}
@@ -363,8 +356,10 @@ static void usage(FILE *f)
 		"  -o, --out FILE        write the output to FILE\n");
 }
 
-static int parse_opt(int c, struct opts *o)
+static int parse_opt(int c, void *ctx)
 {
+	struct opts *o = ctx;
+
 	switch (c) {
 	case 'd': o->disk = optarg; return 0;
 	case 'r': return wl_parse_uint("readers", optarg, 0, 4096, &o->readers);
@@ -382,14 +377,7 @@ static int parse_opt(int c, struct opts *o)
 	case 'c': o->load_cmd = optarg; return 0;
 	case 'W': return wl_parse_double("warmup", optarg, 0, 1e6, &o->warmup);
 	case 'T': return wl_parse_double("time", optarg, 0, 1e6, &o->time);
-	case 'O': return wl_parse_double("timeout", optarg, 0, 1e7,
-					 &o->timeout);
-	case 'e': return wl_parse_u64("seed", optarg, 0, 0, UINT64_MAX,
-				      &o->seed);
-	case 'i': o->id = optarg; return 0;
 	case 'x': o->text = 1; return 0;
-	case 'o': o->out = optarg; return 0;
-	case 'h': usage(stdout); exit(0);
 	default: usage(stderr); return -1;
 	}
 }
@@ -403,16 +391,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "writers", 1, NULL, 'w' }, { "write-size", 1, NULL, 'S' },
 		{ "write-block", 1, NULL, 'B' }, { "load-cmd", 1, NULL, 'c' },
 		{ "warmup", 1, NULL, 'W' }, { "time", 1, NULL, 'T' },
-		{ "timeout", 1, NULL, 'O' }, { "seed", 1, NULL, 'e' },
-		{ "id", 1, NULL, 'i' }, { "text", 0, NULL, 'x' },
-		{ "out", 1, NULL, 'o' }, { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "text", 0, NULL, 'x' }, WL_COMMON_OPTIONS,
 	};
-	int c;
 
-	while ((c = getopt_long(argc, argv, "d:r:b:w:c:T:o:h", lo, NULL)) != -1)
-		if (parse_opt(c, o))
-			return -1;
+	if (wl_getopt(argc, argv, "d:r:b:w:c:T:o:h", lo, &o->cm, usage,
+		      parse_opt, o))
+		return -1;
 	if (optind < argc) {
 		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
 		return -1;
@@ -426,7 +410,7 @@ static int validate(const struct opts *o)
 
 	if (!o->disk)
 		why = "missing --disk (a block device, file or directory)";
-	else if (o->id && (!*o->id || strpbrk(o->id, " \t\n")))
+	else if (o->cm.id && (!*o->cm.id || strpbrk(o->cm.id, " \t\n")))
 		why = "invalid --id: must be one word";
 	else if (!o->readers && !o->writers && !o->load_cmd)
 		why = "nothing to run: no readers, writers or --load-cmd";
@@ -444,26 +428,19 @@ static int validate(const struct opts *o)
 int main(int argc, char **argv)
 {
 	struct opts o = { .readers = 1, .rsize_mb = 64, .wsize_mb = 256,
-			  .bs = 4096, .wbs = 1 << 20, .seed = 1, .warmup = 2,
-			  .time = 10 };
+			  .bs = 4096, .wbs = 1 << 20, .warmup = 2, .time = 10,
+			  .cm = WL_COMMON_INIT };
 	struct run r;
 	struct ioplan plan = { NULL, 0 };
 	struct result_set rs;
 	struct hist *h;
-	char id[256], err[512];
+	char err[512];
 	uint64_t len;
 	int rc;
 
 	if (parse_args(argc, argv, &o) || validate(&o))
 		return 1;
-	wl_signals_install();
-	if (o.id)
-		snprintf(id, sizeof(id), "%s", o.id);
-	else
-		wl_kernel_id(id, sizeof(id));
-	result_set_init(&rs);
-	result_set_setstr(&rs.kernel, id);
-	result_set_setstr(&rs.format, "rio");
+	wl_run_begin(&rs, o.cm.id, "rio");
 	memset(&r, 0, sizeof(r));
 	r.rd = calloc(o.readers + 1, sizeof(*r.rd));
 	r.wr = calloc(o.writers + 1, sizeof(*r.wr));
@@ -481,11 +458,8 @@ int main(int argc, char **argv)
 			       (size_t)o.wbs, 0))
 		run_all(&r, &o);
 	report(&rs, &r, &o, h);
-	rc = o.text ? emit_text(&o, h, &r) : wl_output_json(&rs, o.out);
-	if (wl_error())
-		fprintf(stderr, "rio: %s\n", wl_error());
-	else if (wl_stop == WL_STOP_SIGNAL && o.time > 0)
-		fprintf(stderr, "rio: interrupted, results incomplete\n");
+	rc = o.text ? emit_text(&o, h, &r) : wl_output_json(&rs, o.cm.out);
+	wl_run_end("rio", o.time > 0);
 	if (load_dir[0])
 		iofile_rmtree(load_dir);
 	close_workers(r.rd, o.readers);

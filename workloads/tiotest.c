@@ -37,19 +37,18 @@ static const int run_order[TIO_NPHASES] = {
 };
 
 struct opts {
-	const char *disk, *out, *id, *json;
+	struct wl_common cm;
+	const char *disk, *json;
 	unsigned threads, phases;
-	uint64_t size_mb, bs, rand_ops, seed;
+	uint64_t size_mb, bs, rand_ops;
 	int direct, sync, text;
-	double timeout;
 };
 
 struct worker {
 	pthread_t tid;
 	const struct opts *o;
-	const struct ioregion *r;
-	int fd, phase;
-	void *buf;
+	struct ioslot io;
+	int phase;
 	uint64_t rng, ops, t0, t1;
 	struct hist h;
 };
@@ -63,9 +62,11 @@ static int do_io(struct worker *w, uint64_t off)
 	int rc;
 
 	if (w->phase == P_SEQ_READ || w->phase == P_RAND_READ)
-		rc = iofile_read(w->fd, w->r->file, w->buf, w->o->bs, off);
+		rc = iofile_read(w->io.fd, w->io.r->file, w->io.buf, w->o->bs,
+				 off);
 	else
-		rc = iofile_write(w->fd, w->r->file, w->buf, w->o->bs, off);
+		rc = iofile_write(w->io.fd, w->io.r->file, w->io.buf, w->o->bs,
+				  off);
 	if (rc)
 		return -1;
 	hist_add(&w->h, wl_now_ns() - t);
@@ -76,7 +77,7 @@ static int do_io(struct worker *w, uint64_t off)
 static void *worker_run(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t nblk = w->r->len / w->o->bs, i;
+	uint64_t nblk = w->io.r->len / w->o->bs, i;
 	int random = w->phase == P_RAND_READ || w->phase == P_RAND_WRITE;
 
 	w->t0 = wl_now_ns();
@@ -85,12 +86,13 @@ static void *worker_run(void *arg)
 
 		if (random ? i >= w->o->rand_ops : i >= nblk)
 			break;
-		if (do_io(w, w->r->off + blk * w->o->bs))
+		if (do_io(w, w->io.r->off + blk * w->o->bs))
 			break;
 	}
 	if ((w->phase == P_SEQ_WRITE || w->phase == P_RAND_WRITE) &&
-	    !wl_stopping() && fsync(w->fd) && errno != EINVAL)
-		wl_fail("fsync error on '%s': %s", w->r->file, strerror(errno));
+	    !wl_stopping() && fsync(w->io.fd) && errno != EINVAL)
+		wl_fail("fsync error on '%s': %s", w->io.r->file,
+			strerror(errno));
 	w->t1 = wl_now_ns();
 	pthread_mutex_lock(&done_lock);
 	workers_done++;
@@ -152,7 +154,7 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	for (i = 0; i < o->threads; i++) {
 		ws[i].phase = phase;
 		ws[i].ops = 0;
-		ws[i].rng = o->seed * 0x9e3779b97f4a7c15ull + i * 7919 + 1;
+		ws[i].rng = wl_worker_seed(o->cm.seed, i);
 		hist_init(&ws[i].h);
 		if (pthread_create(&ws[i].tid, NULL, worker_run, &ws[i])) {
 			wl_fail("cannot start thread %u", i);
@@ -160,7 +162,8 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		}
 		started++;
 	}
-	while (!all_done(started) && wl_sleep(0.02, deadline, o->timeout) == 0)
+	while (!all_done(started) &&
+	       wl_sleep(0.02, deadline, o->cm.timeout) == 0)
 		;
 	for (i = 0; i < started; i++)
 		pthread_join(ws[i].tid, NULL);
@@ -192,12 +195,13 @@ static int prefill(struct worker *ws, const struct opts *o)
 	unsigned i;
 
 	for (i = 0; i < o->threads && !wl_stopping(); i++) {
-		r = ws[i].r;
-		if (r->bdev || (!r->created && iofile_size(ws[i].fd, &have) == 0
-				&& have >= r->off + r->len))
+		r = ws[i].io.r;
+		if (r->bdev ||
+		    (!r->created && iofile_size(ws[i].io.fd, &have) == 0 &&
+		     have >= r->off + r->len))
 			continue;
-		if (iofile_fill(ws[i].fd, r->file, r->off, r->len,
-				(size_t)o->bs, ws[i].buf))
+		if (iofile_fill(ws[i].io.fd, r->file, r->off, r->len,
+				(size_t)o->bs, ws[i].io.buf))
 			return -1;
 	}
 	return wl_stopping() ? -1 : 0;
@@ -206,8 +210,8 @@ static int prefill(struct worker *ws, const struct opts *o)
 static void run_all(struct worker *ws, const struct opts *o,
 		    struct result_set *rs)
 {
-	uint64_t deadline = o->timeout > 0 ?
-		wl_now_ns() + (uint64_t)(o->timeout * 1e9) : 0;
+	uint64_t deadline = o->cm.timeout > 0 ?
+		wl_now_ns() + (uint64_t)(o->cm.timeout * 1e9) : 0;
 	int written = 0, k;
 
 	for (k = 0; k < TIO_NPHASES && !wl_stopping(); k++) {
@@ -230,32 +234,15 @@ static int setup_workers(struct worker *ws, const struct ioplan *plan,
 			 const struct opts *o)
 {
 	int flags = (o->direct ? O_DIRECT : 0) | (o->sync ? O_SYNC : 0);
-	char err[512];
 	unsigned i;
 
 	for (i = 0; i < o->threads; i++) {
 		ws[i].o = o;
-		ws[i].r = &plan->r[i];
-		ws[i].buf = iofile_buffer((size_t)o->bs);
-		ws[i].fd = iofile_open(&plan->r[i], flags, err, sizeof(err));
-		if (ws[i].fd < 0) {
-			wl_fail("%s", err);
+		if (iofile_slot_open(&ws[i].io, &plan->r[i], (size_t)o->bs,
+				     flags))
 			return -1;
-		}
 	}
 	return 0;
-}
-
-static void teardown_workers(struct worker *ws, unsigned n)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		if (ws[i].fd > 0)
-			close(ws[i].fd);
-		free(ws[i].buf);
-	}
-	free(ws);
 }
 
 static int parse_phases(const char *s, unsigned *out)
@@ -309,6 +296,29 @@ static void usage(FILE *f)
 		"  -o, --out FILE      write the output to FILE\n");
 }
 
+static int parse_opt(int c, void *ctx)
+{
+	struct opts *o = ctx;
+
+	switch (c) {
+	case 'd': o->disk = optarg; return 0;
+	case 't': return wl_parse_uint("threads", optarg, 1, 4096,
+				       &o->threads);
+	case 's': return wl_parse_u64("size", optarg, 0, 1, 1ull << 40,
+				      &o->size_mb);
+	case 'b': return wl_parse_u64("block", optarg, 1, 512, 64 << 20,
+				      &o->bs);
+	case 'r': return wl_parse_u64("random", optarg, 0, 0, 1ull << 40,
+				      &o->rand_ops);
+	case 'P': return parse_phases(optarg, &o->phases);
+	case 'D': o->direct = 1; return 0;
+	case 'S': o->sync = 1; return 0;
+	case 'x': o->text = 1; return 0;
+	case 'j': o->json = optarg; return 0;
+	default: usage(stderr); return -1;
+	}
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -316,44 +326,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "threads", 1, NULL, 't' }, { "size", 1, NULL, 's' },
 		{ "block", 1, NULL, 'b' }, { "random", 1, NULL, 'r' },
 		{ "phases", 1, NULL, 'P' }, { "direct", 0, NULL, 'D' },
-		{ "sync", 0, NULL, 'S' }, { "timeout", 1, NULL, 'T' },
-		{ "seed", 1, NULL, 'e' }, { "id", 1, NULL, 'i' },
-		{ "text", 0, NULL, 'x' }, { "out", 1, NULL, 'o' },
-		{ "json", 1, NULL, 'j' }, { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "sync", 0, NULL, 'S' }, { "text", 0, NULL, 'x' },
+		{ "json", 1, NULL, 'j' }, WL_COMMON_OPTIONS,
 	};
-	int c, rc = 0;
 
-	while (rc == 0 && (c = getopt_long(argc, argv, "d:t:s:b:r:o:h", lo,
-					   NULL)) != -1) {
-		switch (c) {
-		case 'd': o->disk = optarg; break;
-		case 't': rc = wl_parse_uint("threads", optarg, 1, 4096,
-					     &o->threads); break;
-		case 's': rc = wl_parse_u64("size", optarg, 0, 1, 1ull << 40,
-					    &o->size_mb); break;
-		case 'b': rc = wl_parse_u64("block", optarg, 1, 512, 64 << 20,
-					    &o->bs); break;
-		case 'r': rc = wl_parse_u64("random", optarg, 0, 0, 1ull << 40,
-					    &o->rand_ops); break;
-		case 'P': rc = parse_phases(optarg, &o->phases); break;
-		case 'D': o->direct = 1; break;
-		case 'S': o->sync = 1; break;
-		case 'T': rc = wl_parse_double("timeout", optarg, 0, 1e7,
-					       &o->timeout); break;
-		case 'e': rc = wl_parse_u64("seed", optarg, 0, 0, UINT64_MAX,
-					    &o->seed); break;
-		case 'i': o->id = optarg; break;
-		case 'x': o->text = 1; break;
-		case 'o': o->out = optarg; break;
-		case 'j': o->json = optarg; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
-		}
-	}
-	if (rc)
-		return -1;
-	return 0;
+	return wl_getopt(argc, argv, "d:t:s:b:r:o:h", lo, &o->cm, usage,
+			 parse_opt, o);
 }
 
 static int validate(struct opts *o, int argc, char **argv)
@@ -369,8 +347,9 @@ static int validate(struct opts *o, int argc, char **argv)
 			"directory)\n");
 		return -1;
 	}
-	if (o->id && (!*o->id || strpbrk(o->id, " \t\n"))) {
-		fprintf(stderr, "invalid --id '%s': must be one word\n", o->id);
+	if (o->cm.id && (!*o->cm.id || strpbrk(o->cm.id, " \t\n"))) {
+		fprintf(stderr, "invalid --id '%s': must be one word\n",
+			o->cm.id);
 		return -1;
 	}
 	if (o->direct && o->bs % 512) {
@@ -394,16 +373,17 @@ static int emit(struct result_set *rs, const struct opts *o)
 	int rc = 0;
 
 	if (!o->text)
-		return wl_output_json(rs, o->out);
+		return wl_output_json(rs, o->cm.out);
 	if (o->json && wl_output_json(rs, o->json))
 		rc = -1;
 	sb_init(&sb);
 	tiotext_format(&sb, rs, rs->kernel);
-	if (o->out && strcmp(o->out, "-") != 0)
-		f = fopen(o->out, "w");
+	if (o->cm.out && strcmp(o->cm.out, "-") != 0)
+		f = fopen(o->cm.out, "w");
 	if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len ||
 	    (f == stdout ? fflush(f) != 0 : fclose(f) != 0)) {
-		fprintf(stderr, "cannot write '%s'\n", o->out ? o->out : "-");
+		fprintf(stderr, "cannot write '%s'\n",
+			o->cm.out ? o->cm.out : "-");
 		rc = -1;
 	}
 	sb_release(&sb);
@@ -413,23 +393,18 @@ static int emit(struct result_set *rs, const struct opts *o)
 int main(int argc, char **argv)
 {
 	struct opts o = { .threads = 8, .size_mb = 64, .bs = 4096,
-			  .rand_ops = 4000, .seed = 1, .phases = 0xf };
+			  .rand_ops = 4000, .phases = 0xf,
+			  .cm = WL_COMMON_INIT };
 	struct result_set rs;
 	struct ioplan plan = { NULL, 0 };
 	struct worker *ws;
-	char id[256], err[512];
+	char err[512];
+	unsigned i;
 	int rc;
 
 	if (parse_args(argc, argv, &o) || validate(&o, argc, argv))
 		return 1;
-	wl_signals_install();
-	if (o.id)
-		snprintf(id, sizeof(id), "%s", o.id);
-	else
-		wl_kernel_id(id, sizeof(id));
-	result_set_init(&rs);
-	result_set_setstr(&rs.kernel, id);
-	result_set_setstr(&rs.format, "tiotest");
+	wl_run_begin(&rs, o.cm.id, "tiotest");
 	ws = calloc(o.threads, sizeof(*ws));
 	if (!ws)
 		abort();
@@ -439,13 +414,12 @@ int main(int argc, char **argv)
 		wl_fail("%s", err);
 	else if (setup_workers(ws, &plan, &o) == 0)
 		run_all(ws, &o, &rs);
-	teardown_workers(ws, o.threads);
+	for (i = 0; i < o.threads; i++)
+		iofile_slot_close(&ws[i].io);
+	free(ws);
 	iofile_cleanup(&plan);
 	rc = emit(&rs, &o);
-	if (wl_error())
-		fprintf(stderr, "tiotest: %s\n", wl_error());
-	else if (wl_stop == WL_STOP_SIGNAL)
-		fprintf(stderr, "tiotest: interrupted, results incomplete\n");
+	wl_run_end("tiotest", 1);
 	result_set_release(&rs);
 	return rc ? 1 : wl_exit_code();
 }

@@ -200,6 +200,65 @@ void wl_kernel_id(char *buf, size_t len)
 		snprintf(buf, len, "unknown");
 }
 
+int wl_parse_common(int c, struct wl_common *cm, void (*usage)(FILE *))
+{
+	switch (c) {
+	case WL_OPT_TIMEOUT:
+		return wl_parse_double("timeout", optarg, 0, 1e7,
+				       &cm->timeout);
+	case WL_OPT_SEED:
+		return wl_parse_u64("seed", optarg, 0, 0, UINT64_MAX,
+				    &cm->seed);
+	case WL_OPT_ID: cm->id = optarg; return 0;
+	case 'o': cm->out = optarg; return 0;
+	case 'h': usage(stdout); exit(0);
+	default: return 1;
+	}
+}
+
+int wl_getopt(int argc, char **argv, const char *shortopts,
+	      const struct option *lo, struct wl_common *cm,
+	      void (*usage)(FILE *), int (*fn)(int c, void *ctx), void *ctx)
+{
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		rc = wl_parse_common(c, cm, usage);
+		if (rc > 0)
+			rc = fn(c, ctx);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+uint64_t wl_worker_seed(uint64_t seed, unsigned i)
+{
+	return seed * 0x9e3779b97f4a7c15ull + i * 7919 + 1;
+}
+
+void wl_run_begin(struct result_set *rs, const char *id, const char *format)
+{
+	char buf[256];
+
+	wl_signals_install();
+	if (id)
+		snprintf(buf, sizeof(buf), "%s", id);
+	else
+		wl_kernel_id(buf, sizeof(buf));
+	result_set_init(rs);
+	result_set_setstr(&rs->kernel, buf);
+	result_set_setstr(&rs->format, format);
+}
+
+void wl_run_end(const char *prog, int warn_signal)
+{
+	if (wl_error())
+		fprintf(stderr, "%s: %s\n", prog, wl_error());
+	else if (wl_stop == WL_STOP_SIGNAL && warn_signal)
+		fprintf(stderr, "%s: interrupted, results incomplete\n", prog);
+}
+
 int wl_output_json(struct result_set *rs, const char *path)
 {
 	json_t *doc;

@@ -9,6 +9,7 @@
 #ifndef KLAB_WLCLI_H
 #define KLAB_WLCLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,6 +52,61 @@ void wl_result_pcts(struct result_set *rs, const char *prefix,
 
 /* uname -r into buf ("unknown" if uname fails). */
 void wl_kernel_id(char *buf, size_t len);
+
+/*
+ * The options every measuring workload (tiotest, rio, iops) takes, with
+ * the same meaning and range: --timeout SECS, --seed N, --id KERNEL,
+ * -o/--out FILE and -h/--help.  A program's option table ends with
+ * WL_COMMON_OPTIONS and its option handler first offers each option to
+ * wl_parse_common().
+ */
+enum { WL_OPT_TIMEOUT = 0x100, WL_OPT_SEED, WL_OPT_ID };
+
+struct wl_common {
+	const char *out, *id;
+	uint64_t seed;
+	double timeout;
+};
+
+#define WL_COMMON_INIT { .seed = 1 }
+
+#define WL_COMMON_OPTIONS \
+	{ "timeout", 1, NULL, WL_OPT_TIMEOUT }, \
+	{ "seed", 1, NULL, WL_OPT_SEED }, { "id", 1, NULL, WL_OPT_ID }, \
+	{ "out", 1, NULL, 'o' }, { "help", 0, NULL, 'h' }, \
+	{ NULL, 0, NULL, 0 }
+
+/*
+ * Parse option c (from getopt_long, argument in optarg) into cm; --help
+ * prints usage to stdout and exits 0.  Returns 0 when c was a common
+ * option, -1 when its value is invalid (message on stderr), 1 when c is
+ * not a common option.
+ */
+int wl_parse_common(int c, struct wl_common *cm, void (*usage)(FILE *));
+
+/*
+ * Run getopt_long over argv with shortopts and the table lo: each option
+ * goes to wl_parse_common() first, then, when it is not a common one, to
+ * fn(c, ctx).  Returns 0 when every option parsed, -1 at the first that
+ * did not (its message is on stderr).  Operands are left at optind.
+ */
+int wl_getopt(int argc, char **argv, const char *shortopts,
+	      const struct option *lo, struct wl_common *cm,
+	      void (*usage)(FILE *), int (*fn)(int c, void *ctx), void *ctx);
+
+/* The random number seed of worker i of a run seeded with seed. */
+uint64_t wl_worker_seed(uint64_t seed, unsigned i);
+
+/*
+ * Start a run: install the stop signals, then initialise rs for kernel id
+ * (NULL: uname -r) and result format.
+ */
+void wl_run_begin(struct result_set *rs, const char *id, const char *format);
+/*
+ * Say on stderr how prog's run ended when it did not end well: its error,
+ * or, with warn_signal set, that a signal cut its results short.
+ */
+void wl_run_end(const char *prog, int warn_signal);
 
 /*
  * Write rs as JSON (one document, newline-terminated) to path, or stdout
