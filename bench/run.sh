@@ -36,10 +36,10 @@ cd "$TOP"
 OBJ=build/bench/obj
 make -s -j2 O=$OBJ $OBJ/bin/klabd $OBJ/libcore.a
 mkdir -p "$B"
-# bench_db: the build line from its header, into build/bench/
+# bench_db: the data layer with what it uses of lib/ (libcore.a)
 # shellcheck disable=SC2046
 cc -std=c11 -D_GNU_SOURCE -O2 -I. -o "$B/bench_db" bench/bench_db.c \
-	db/[a-z]*.c $(pkg-config --cflags --libs sqlite3) -lm
+	$OBJ/libcore.a $(pkg-config --cflags --libs sqlite3 libcrypto jansson) -lm
 # shellcheck disable=SC2086,SC2046
 cc -std=c11 -D_GNU_SOURCE -O2 -g $WARN -I. -o "$B/bench_fill" \
 	bench/bench_fill.c $OBJ/libcore.a \

@@ -509,6 +509,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 }
 
 /* libmicrohttpd's messages (refused connections...): a line a minute. */
+__attribute__((format(printf, 2, 0)))
 static void http_log(void *cls, const char *fmt, va_list ap)
 {
 	struct klabd *d = cls;

@@ -64,13 +64,10 @@ static void cmp_from_row(sqlite3_stmt *st, void *elem)
 	c->started = sqlite3_column_int(st, 26);
 }
 
-static void cmp_release_elem(void *elem)
-{
-	db_comparison_release(elem);
-}
-
+/* Read by cmp_from_row (the per-side counts fill arrays), released by
+ * db_comparison_release. */
 static const struct db_rows cmp_rows = {
-	sizeof(struct db_comparison), cmp_from_row, cmp_release_elem
+	sizeof(struct db_comparison), NULL, 0, cmp_from_row
 };
 
 int db_comparison_add(struct db *db, const struct db_comparison *c,
@@ -272,5 +269,9 @@ void db_comparison_release(struct db_comparison *c)
 
 void db_comparisons_free(struct db_comparison *v, size_t n)
 {
-	db_rows_free(&cmp_rows, v, n);
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		db_comparison_release(&v[i]);
+	free(v);
 }
