@@ -19,7 +19,8 @@ struct rig;
  * reads it, never under a lock), when a QEMU rig is configured; the
  * version is "" when it cannot be run. */
 void rig_conf_init(struct klabd *d);
-/* The canonical configuration text of g (malloc'd).  machine: the
+/* The canonical configuration text of g (malloc'd; d is read only for
+ * a remote rig's config keys).  machine: the
  * "machine" object of an agent's upload (remote rigs), or NULL. */
 char *rig_conf_text(const struct klabd *d, const struct rig *g,
 		    const json_t *machine);

@@ -4,16 +4,21 @@
  * configuration (sorted by key, first of duplicate keys kept, newlines in
  * values folded), its short hash (order of the lines does not matter, a
  * changed value does, the empty text has none), key lookup and the keys
- * in which configurations differ.
+ * in which configurations differ; and what klabd records for a QEMU rig
+ * (controller/rig_conf.c) from its settings and qemu-rig.sh's qemu.args.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "controller/rig.h"
+#include "controller/rig_conf.h"
 #include "lib/rigconf.h"
 #include "lib/sha256.h"
 
@@ -128,6 +133,45 @@ static void test_diff(void **state)
 	expect_diff(t, 1, 0, "");
 }
 
+/* A QEMU rig: its settings, and the first -drive of its qemu.args
+ * without the file, id and index; no drive key before its first boot. */
+static void test_qemu_rig(void **state)
+{
+	char dir[] = "/tmp/klab-rigconf.XXXXXX", path[64];
+	struct rig g;
+	FILE *f;
+	char *c;
+
+	assert_non_null(mkdtemp(dir));
+	memset(&g, 0, sizeof(g));
+	g.name = "q1";
+	g.kind = "qemu";
+	g.profile = "ide";
+	g.cpus = 2;
+	g.memory_mb = 768;
+	g.disk_mb = 256;
+	g.disks = 1;
+	g.dir = dir;
+	c = rig_conf_text(NULL, &g, NULL);
+	assert_non_null(strstr(c, "cpus=2\ndisk_mb=256\ndisks=1\n"
+			       "kind=qemu\nmemory_mb=768\nprofile=ide\n"));
+	assert_null(strstr(c, "drive="));
+	free(c);
+	snprintf(path, sizeof(path), "%s/qemu.args", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("qemu-system-x86_64\n-m\n768\n-drive\nfile=/x/d0.img,"
+	      "format=raw,cache=none,if=ide,index=0\n-drive\nfile=/x/d1."
+	      "img,format=raw,cache=writeback,if=ide,index=1\n", f);
+	fclose(f);
+	c = rig_conf_text(NULL, &g, NULL);
+	assert_non_null(strstr(c, "disks=1\ndrive=format=raw,cache=none,"
+			       "if=ide\nkind=qemu\n"));
+	free(c);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_get),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_qemu_rig),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
