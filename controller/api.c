@@ -16,6 +16,8 @@
 #include "klabd.h"
 #include "lib/import.h"
 #include "lib/sha256.h"
+#include "rig.h"
+#include "rig_conf.h"
 
 /* Defaults of the import limits (config keys max_import_kernels and
  * max_import_results): the largest import stays well under a second of
@@ -167,7 +169,8 @@ int api_import(struct req *rq, struct web_response *r)
 	struct result_set rs;
 	int64_t *ids = NULL;
 	size_t nids = 0;
-	char err[512], key[260], rawname[IDENT_MAX + 1];
+	char err[512], key[260], rawname[IDENT_MAX + 1], *conf = NULL;
+	struct rig *g;
 	int rc;
 
 	if (*ct && strcmp(ct, "text/plain") && strcmp(ct, "application/json") &&
@@ -202,8 +205,14 @@ int api_import(struct req *rq, struct web_response *r)
 				     IMPORT_MAX_KERNELS);
 	o.max_results = import_limit(rq, "max_import_results",
 				     IMPORT_MAX_RESULTS);
+	/* a configured rig's configuration; else none is recorded */
+	g = rigmgr_find(rq->d, o.rig);
+	if (g)
+		conf = rig_conf_text(rq->d, g, NULL);
+	o.rigconf = conf;
 	err[0] = '\0';
 	rc = db_import(rq->db, &rs, &o, &ids, &nids, err, sizeof(err));
+	free(conf);
 	if (rc == DB_OK)
 		auth_audit(rq, "import", o.raw_name, "%zu runs of %zu results, "
 			   "rig '%s', suite '%s'", nids, rs.n, o.rig, o.suite);
@@ -481,13 +490,15 @@ static json_t *run_json(const void *elem)
 	const struct db_run *u = elem;
 
 	return json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:s, s:I, s:I, s:I, "
-			 "s:I}", "id", (json_int_t)u->id, "kernel", u->kernel,
+			 "s:I, s:{s:s, s:s}}", "id", (json_int_t)u->id,
+			 "kernel", u->kernel,
 			 "rig", u->rig, "suite", u->suite, "repetition",
 			 u->repetition, "status", u->status, "error", u->error,
 			 "started", (json_int_t)u->started, "finished",
 			 (json_int_t)u->finished, "results",
 			 (json_int_t)u->nresults, "job",
-			 (json_int_t)u->job_id);
+			 (json_int_t)u->job_id, "rigconf", "hash",
+			 u->rigconf_hash, "text", u->rigconf);
 }
 
 /* GET /api/runs/ID/raw/NAME */

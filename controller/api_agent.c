@@ -20,6 +20,7 @@
 #include "klabd.h"
 #include "lib/import.h"
 #include "rig.h"
+#include "rig_conf.h"
 
 /* The agent routes run only with a rig token (ROLE_AGENT): dispatch()
  * has checked it and put the rig in rq->rig. */
@@ -255,7 +256,7 @@ static int agent_results(struct req *rq, struct web_response *r,
 	struct result_set rs;
 	int64_t *ids = NULL;
 	size_t n = 0;
-	char err[600] = "";
+	char err[600] = "", *conf;
 	json_t *doc;
 	int rc;
 
@@ -288,7 +289,13 @@ static int agent_results(struct req *rq, struct web_response *r,
 	o.raw = rq->body;
 	o.raw_len = rq->body_len;
 	o.job_id = j->id;
+	/* the rig as configured for the job, and the machine it reported */
+	doc = json_loadb(rq->body, rq->body_len, 0, NULL);
+	conf = rig_conf_text(rq->d, g, json_object_get(doc, "machine"));
+	json_decref(doc);
+	o.rigconf = conf;
 	rc = db_import(rq->db, &rs, &o, &ids, &n, err, sizeof(err));
+	free(conf);
 	result_set_release(&rs);
 	if (rc) {
 		free(ids);

@@ -33,6 +33,7 @@ static void usage(FILE *f)
 	      "        klab results json (FILE '-' reads stdin); all or nothing\n"
 	      "  compare A B ... [--base A] [--rig R] [--suite S]\n"
 	      "        [--scale F] [--scheduler X] [--cmdline TEXT]\n"
+	      "        [--rigconf HASH|none]\n"
 	      "        [--floor [SUITE/]GLOB:PCT] [--format text|csv|json|html]\n"
 	      "        [--fail-on-worse | --fail-on-any-worse]\n"
 	      "        compare kernels; text is ready to paste into mail;\n"
@@ -193,6 +194,7 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 		else if (!strcmp(o, "--scale")) dst = &a->scale;
 		else if (!strcmp(o, "--repeat")) dst = &a->repeat;
 		else if (!strcmp(o, "--cmdline")) dst = &a->cmdline;
+		else if (!strcmp(o, "--rigconf")) dst = &a->rigconf;
 		else if (!strcmp(o, "--ident")) dst = &a->ident;
 		else if (!strcmp(o, "--floor")) dst = &a->floor;
 		else if (!strcmp(o, "--max-cells")) dst = &a->max_cells;
@@ -310,6 +312,7 @@ static int cmd_compare(struct args *a)
 	qadd(&q, "scale", a->scale);
 	qadd(&q, "scheduler", a->scheduler);
 	qadd(&q, "cmdline", a->cmdline);
+	qadd(&q, "rigconf", a->rigconf);
 	qadd(&q, "floor", a->floor);
 	if (a->fail_on_worse) {
 		rc = http_do("/api/compare", &q, NULL, 0, NULL, &res);

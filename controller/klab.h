@@ -26,6 +26,7 @@ struct args {
 	int npos;
 	const char *kernel, *rig, *suite, *format, *base, *limit;
 	const char *scheduler, *scale, *repeat, *cmdline, *ident, *floor;
+	const char *rigconf;	/* compare: one rig configuration */
 	const char *max_cells;
 	int fail_on_worse, available, wait;	/* fail_on_worse 2: any */
 	int stop_on_worse;

@@ -27,6 +27,7 @@
 #include "db/tokens.h"
 #include "klabd.h"
 #include "rig.h"
+#include "rig_conf.h"
 
 static void usage(FILE *f)
 {
@@ -362,8 +363,10 @@ static int klabd_start(struct klabd *d, const char *argv0, char *err,
 {
 	if (open_state(d, err, errlen) ||
 	    resolve_dirs(d, argv0, err, errlen) ||
-	    rigmgr_init(d, err, errlen) ||
-	    build_init(d, err, errlen) ||
+	    rigmgr_init(d, err, errlen))
+		return -1;
+	rig_conf_init(d);
+	if (build_init(d, err, errlen) ||
 	    http_start(d, err, errlen) ||
 	    rigmgr_start(d, err, errlen) ||
 	    build_start(d, err, errlen) ||

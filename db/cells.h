@@ -3,8 +3,9 @@
  * cells: what a comparison needs to know about the runs of its kernels
  * before it reads their samples: each run's rig, suite and status, and
  * the configuration of the job that made it (scale, scheduler, command
- * line), in one indexed query per kernel.  judge/compare.c uses it to
- * refuse pooling rigs, suites and job configurations and to leave out
+ * line) and of the rig (lib/rigconf.h), in one indexed query per
+ * kernel.  judge/compare.c uses it to refuse pooling rigs, suites, job
+ * configurations and rig configurations and to leave out
  * runs that are not "done".
  */
 #ifndef KLAB_DB_CELLS_H
@@ -20,6 +21,7 @@ struct db_cell_run {
 	int64_t job_id;		/* 0: imported, no job */
 	double scale;		/* the job's; 0 without a job */
 	char *scheduler, *cmdline;	/* the job's; "" without a job */
+	char *rigconf, *rigconf_hash;	/* the rig's; "" when not recorded */
 };
 
 /* The runs of each named kernel (unknown kernels have none) on rig x

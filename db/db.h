@@ -110,6 +110,9 @@ struct db_import_opts {
 	const char *raw;	/* raw output, stored once, linked to every run */
 	size_t raw_len;
 	int64_t job_id;		/* 0: not from a job */
+	/* The rig's configuration for these runs, a canonical text
+	 * (lib/rigconf.h); NULL or "": not recorded. */
+	const char *rigconf;
 	/* NULL: not idempotent.  Else the import is recorded under this key
 	 * (an Idempotency-Key, or a hash of the content and parameters) and
 	 * a later import under the same key of the same raw content stores
@@ -144,6 +147,8 @@ struct db_run {
 	int64_t started, finished;
 	int64_t nresults;
 	int64_t job_id;
+	char *rigconf;		/* canonical text, "" when not recorded */
+	char *rigconf_hash;	/* its short hash, "" when not recorded */
 };
 
 /* Newest first; kernel/rig/suite NULL means any. limit <= 0: no limit. */

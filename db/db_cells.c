@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * db_cells: the runs of the kernels of a comparison with their rig,
- * suite, status and job configuration (see cells.h).
+ * suite, status, job configuration and rig configuration (see cells.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 static const char sql_cell_runs[] =
 	"SELECT r.id, g.name, s.name, r.status, coalesce(r.job_id, 0),"
 	"  coalesce(j.scale, 0), coalesce(j.scheduler, ''),"
-	"  coalesce(j.cmdline, '')"
+	"  coalesce(j.cmdline, ''), r.rigconf, r.rigconf_hash"
 	" FROM kernels k JOIN runs r ON r.kernel_id = k.id"
 	" JOIN rigs g ON g.id = r.rig_id JOIN suites s ON s.id = r.suite_id"
 	" LEFT JOIN jobs j ON j.id = r.job_id"
@@ -29,6 +29,8 @@ static void cell_run_row(sqlite3_stmt *st, struct db_cell_run *c)
 	c->scale = sqlite3_column_double(st, 5);
 	c->scheduler = db_col_str(st, 6);
 	c->cmdline = db_col_str(st, 7);
+	c->rigconf = db_col_str(st, 8);
+	c->rigconf_hash = db_col_str(st, 9);
 }
 
 int db_cell_runs(struct db *db, const char *const *kernels, size_t nk,
@@ -79,6 +81,8 @@ void db_cell_runs_free(struct db_cell_run *v, size_t n)
 		free(v[i].status);
 		free(v[i].scheduler);
 		free(v[i].cmdline);
+		free(v[i].rigconf);
+		free(v[i].rigconf_hash);
 	}
 	free(v);
 }

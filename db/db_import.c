@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "db_int.h"
+#include "../lib/rigconf.h"
 #include "../lib/sha256.h"
 
 static const char sql_kernel_add[] =
@@ -27,8 +28,8 @@ static const char sql_run_count[] =
 	" WHERE kernel_id = ?1 AND rig_id = ?2 AND suite_id = ?3";
 static const char sql_run_add[] =
 	"INSERT INTO runs (kernel_id, rig_id, suite_id, repetition, status,"
-	"  error, started, finished, job_id, import_id)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9)";
+	"  error, started, finished, job_id, import_id, rigconf, rigconf_hash)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11)";
 static const char sql_import_find[] =
 	"SELECT id, content_sha256 FROM imports WHERE key = ?1";
 static const char sql_import_add[] =
@@ -64,6 +65,8 @@ struct imp {
 	int64_t *prev;		/* run ids of an earlier identical import */
 	size_t nprev, prev_alloc;
 	int repeated;
+	char *rigconf;		/* canonical text of o->rigconf */
+	char rigconf_hash[RIGCONF_HASH_LEN + 1];
 	char *err;
 	size_t errlen;
 };
@@ -240,6 +243,8 @@ static int imp_run(struct imp *im, struct imp_kernel *k)
 		sqlite3_bind_int64(st, 8, im->o->job_id);
 	if (im->import_id > 0)
 		sqlite3_bind_int64(st, 9, im->import_id);
+	db_bind_str0(st, 10, im->rigconf);
+	db_bind_str0(st, 11, im->rigconf_hash);
 	k->run_id = insert_id(im, st, "run of kernel", k->ident);
 	if (k->run_id <= 0)
 		return DB_ERR;
@@ -495,6 +500,8 @@ int db_import(struct db *db, const struct result_set *rs,
 		return db_seterr(err, errlen, DB_INVALID,
 				 "import needs results, a rig and a suite");
 	im.now = (int64_t)time(NULL);
+	im.rigconf = rigconf_canonical(o->rigconf);
+	rigconf_hash(im.rigconf, im.rigconf_hash);
 	rc = imp_check(&im);
 	if (rc != DB_OK)
 		goto out_free;
@@ -532,6 +539,7 @@ int db_import(struct db *db, const struct result_set *rs,
 	if (nruns)
 		*nruns = im.nk;
 out_free:
+	free(im.rigconf);
 	db_map_release(&im.kmap);
 	free(im.k);
 	free(im.prev);

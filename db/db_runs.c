@@ -13,7 +13,7 @@
 	"SELECT r.id, k.ident, g.name, s.name, r.repetition, r.status," \
 	" r.error, r.started, r.finished," \
 	" (SELECT count(*) FROM results x WHERE x.run_id = r.id)," \
-	" coalesce(r.job_id, 0)" \
+	" coalesce(r.job_id, 0), r.rigconf, r.rigconf_hash" \
 	" FROM runs r JOIN kernels k ON k.id = r.kernel_id" \
 	" JOIN rigs g ON g.id = r.rig_id JOIN suites s ON s.id = r.suite_id"
 
@@ -29,6 +29,7 @@ static const struct db_col run_cols[] = {
 	C(id, INT64), C(kernel, STR), C(rig, STR), C(suite, STR),
 	C(repetition, INT), C(status, STR), C(error, STR), C(started, INT64),
 	C(finished, INT64), C(nresults, INT64), C(job_id, INT64),
+	C(rigconf, STR), C(rigconf_hash, STR),
 };
 #undef C
 

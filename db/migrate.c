@@ -205,6 +205,11 @@ static const char *const migrations[] = {
 	"  job_id INTEGER NOT NULL UNIQUE REFERENCES jobs(id),"
 	"  side INTEGER NOT NULL CHECK (side IN (0, 1)),"
 	"  PRIMARY KEY (comparison_id, job_id));",
+	/* 7: the rig's configuration each run was made under, as a
+	 * canonical text and its short hash (lib/rigconf.h); '' for runs
+	 * stored before it was recorded. */
+	"ALTER TABLE runs ADD COLUMN rigconf TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE runs ADD COLUMN rigconf_hash TEXT NOT NULL DEFAULT '';",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The comparison model: the runs of the kernels that may be compared
- * (one rig, one suite, one job configuration, status "done"), their
+ * (one rig, one suite, one job configuration, one rig configuration,
+ * status "done"), their
  * samples grouped by metric, kernel and cell, and every cell judged
  * against the baseline by judge/verdict.c.  See compare.h.
  */
@@ -13,6 +14,8 @@
 #include <string.h>
 
 #include "db/cells.h"
+#include "lib/rigconf.h"
+#include "lib/strbuf.h"
 
 void cmp_opts_default(struct cmp_opts *o)
 {
@@ -94,6 +97,19 @@ static void run_config(const struct db_cell_run *r, const struct cmp_opts *o,
 		 (!o->cmdline || !strcmp(o->cmdline, r->cmdline));
 }
 
+/* Is r made under the rig configuration the caller picked (any, when
+ * none was)? */
+static int rigconf_match(const struct db_cell_run *r, const char *pick)
+{
+	size_t n = pick ? strlen(pick) : 0;
+
+	if (!pick)
+		return 1;
+	if (!strcmp(pick, "none"))
+		return !*r->rigconf_hash;
+	return n >= 4 && !strncmp(r->rigconf_hash, pick, n);
+}
+
 struct scope {
 	struct db_cell_run *runs;	/* the kernels' runs */
 	size_t nruns;
@@ -133,11 +149,71 @@ static int scope_derive(struct scope *sc, int field, const char *other,
 	return rc;
 }
 
+/* The canonical text of the runs with rig configuration hash h. */
+static const char *scope_rigconf_text(const struct scope *sc, const char *h)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nruns; i++)
+		if (!strcmp(sc->runs[i].rigconf_hash, h))
+			return sc->runs[i].rigconf;
+	return "";
+}
+
+/* DB_INVALID: "results from 2 rig configurations (HASH: KEY=V ...;
+ * HASH: KEY=W ...): will not pool them, name one with rigconf=", the
+ * hashes sorted, each with the keys in which the configurations differ. */
+static int refuse_rigconfs(const struct scope *sc, struct names *hs,
+			   char *err, size_t errlen)
+{
+	struct strbuf msg = STRBUF_INIT, diff = STRBUF_INIT;
+	const char **texts;
+	size_t i;
+
+	qsort(hs->v, hs->n, sizeof(*hs->v), str_cmp);
+	texts = calloc(hs->n, sizeof(*texts));
+	if (!texts)
+		abort();
+	for (i = 0; i < hs->n; i++)
+		texts[i] = scope_rigconf_text(sc, hs->v[i]);
+	sb_init(&msg);
+	sb_init(&diff);
+	sb_addf(&msg, "results from %zu rig configurations (", hs->n);
+	for (i = 0; i < hs->n; i++) {
+		sb_reset(&diff);
+		rigconf_diff(texts, hs->n, i, &diff);
+		sb_addf(&msg, "%s%s: %s", i ? "; " : "",
+			*hs->v[i] ? hs->v[i] : "none",
+			diff.len ? diff.buf : "(not recorded)");
+	}
+	sb_adds(&msg, "): will not pool them, name one with rigconf=");
+	snprintf(err, errlen, "%s", msg.buf);
+	sb_release(&msg);
+	sb_release(&diff);
+	free(texts);
+	return DB_INVALID;
+}
+
+/* The one rig configuration of the runs that enter, or a refusal. */
+static int scope_rigconf(const struct scope *sc, struct names *hs,
+			 struct comparison *out, char *err, size_t errlen)
+{
+	if (hs->n > 1)
+		return refuse_rigconfs(sc, hs, err, errlen);
+	if (hs->n == 1) {
+		out->rigconf_hash = strdup(hs->v[0]);
+		out->rigconf = strdup(scope_rigconf_text(sc, hs->v[0]));
+		if (!out->rigconf_hash || !out->rigconf)
+			abort();
+	}
+	return DB_OK;
+}
+
 static int scope_configs(struct scope *sc,
 			 const struct cmp_opts *o, struct comparison *out,
 			 char *err, size_t errlen)
 {
-	struct names ns = { NULL, 0 };
+	struct names ns = { NULL, 0 }, hs = { NULL, 0 };
 	char key[600];
 	size_t i;
 	int match, rc = DB_OK;
@@ -153,12 +229,14 @@ static int scope_configs(struct scope *sc,
 		    (out->suite && strcmp(r->suite, out->suite)))
 			continue;
 		run_config(r, o, key, sizeof(key), &match);
-		if (!match || (o->jobs && !bsearch(&r->job_id, o->jobs,
+		if (!match || !rigconf_match(r, o->rigconf) ||
+		    (o->jobs && !bsearch(&r->job_id, o->jobs,
 						      o->njobs,
 						      sizeof(*o->jobs),
 						      i64_cmp)))
 			continue;
 		names_add(&ns, key);
+		names_add(&hs, r->rigconf_hash);
 		sc->ids[sc->nids++] = r->id;
 	}
 	if (ns.n > 1)
@@ -167,7 +245,10 @@ static int scope_configs(struct scope *sc,
 				errlen);
 	else if (ns.n == 1 && !(out->config = strdup(ns.v[0])))
 		abort();
+	if (!rc)
+		rc = scope_rigconf(sc, &hs, out, err, errlen);
 	names_free(&ns);
+	names_free(&hs);
 	qsort(sc->ids, sc->nids, sizeof(*sc->ids), i64_cmp);
 	return rc;
 }
@@ -447,6 +528,8 @@ void compare_release(struct comparison *c)
 	free(c->rig);
 	free(c->suite);
 	free(c->config);
+	free(c->rigconf_hash);
+	free(c->rigconf);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -486,5 +569,14 @@ int cmp_opts_from_query(struct cmp_opts *o, struct query *q, char *err,
 	s = query_get(q, "scheduler");
 	o->scheduler = s && *s ? s : NULL;
 	o->cmdline = query_get(q, "cmdline");
+	s = query_get(q, "rigconf");
+	o->rigconf = s && *s ? s : NULL;
+	if (!rc && o->rigconf && strcmp(s, "none") &&
+	    (strlen(s) < 4 || strlen(s) > RIGCONF_HASH_LEN ||
+	     s[strspn(s, "0123456789abcdef")])) {
+		snprintf(err, errlen, "invalid rigconf '%.60s' (a rig "
+			 "configuration's hash, or none)", s);
+		rc = DB_INVALID;
+	}
 	return rc;
 }

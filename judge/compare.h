@@ -12,7 +12,9 @@
  * It never pools: with no rig (suite) named it derives the only one the
  * kernels' runs have, and refuses (DB_INVALID naming the choices) when
  * there are several; runs of jobs with different scale, scheduler or
- * command line are refused the same way unless the caller picks one.
+ * command line, or made under different configurations of the rig
+ * (profile, disks, CPUs, memory, QEMU version: lib/rigconf.h), are
+ * refused the same way unless the caller picks one.
  * Runs that are not "done" (interrupted, failed) never count.
  */
 #ifndef KLAB_COMPARE_H
@@ -54,6 +56,9 @@ struct cmp_opts {
 	 * run (controller/comparisons.c) judges its own cells; NULL: any. */
 	const int64_t *jobs;
 	size_t njobs;
+	/* Pick one rig configuration by its short hash (or a prefix of at
+	 * least 4 digits; "none": runs without one); NULL: not named. */
+	const char *rigconf;
 };
 
 struct comparison {
@@ -62,6 +67,10 @@ struct comparison {
 	size_t baseline;	/* index into kernels */
 	char *rig, *suite;	/* named or derived; NULL: no runs at all */
 	char *config;		/* "scale=1 scheduler= cmdline=", "imported" */
+	/* The rig configuration of every run that entered (lib/rigconf.h):
+	 * its short hash and canonical text, "" when not recorded; NULL
+	 * when no run entered. */
+	char *rigconf_hash, *rigconf;
 	struct cmp_metric *m;	/* sorted by name */
 	size_t nm;
 	struct vd_policy pol;
@@ -71,7 +80,7 @@ void cmp_opts_default(struct cmp_opts *o);
 /*
  * Options from a compare request: floor=[SUITE/]GLOB:PCT (repeatable),
  * correction=holm|bh, scale=, scheduler=, cmdline= (pick one job
- * configuration).  The strings point into q.  DB_INVALID with err set
+ * configuration), rigconf= (pick one rig configuration).  The strings point into q.  DB_INVALID with err set
  * when a value is malformed.
  */
 int cmp_opts_from_query(struct cmp_opts *o, struct query *q, char *err,
@@ -80,7 +89,7 @@ int cmp_opts_from_query(struct cmp_opts *o, struct query *q, char *err,
  * Build the comparison; opts NULL means defaults.  Returns DB_OK, or a
  * DB_E* code with err set (an unknown kernel is DB_NOTFOUND naming it,
  * fewer than 1 kernel, a baseline out of range or results that would be
- * pooled across rigs, suites or job configurations DB_INVALID).
+ * pooled across rigs, suites, job or rig configurations DB_INVALID).
  */
 int compare_build(struct db *db, const char *const *kernels, size_t nk,
 		  size_t baseline, const char *rig, const char *suite,

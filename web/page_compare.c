@@ -529,6 +529,14 @@ static void html_meta(struct strbuf *sb, const struct comparison *c,
 		sb_adds(sb, ", configuration: ");
 		sb_add_html(sb, c->config);
 	}
+	if (c->rigconf_hash) {	/* the one rig configuration entered */
+		sb_adds(sb, "<br>rig configuration: ");
+		sb_add_html(sb, *c->rigconf_hash ? c->rigconf_hash :
+			    "not recorded");
+		sb_adds(sb, " <small>");
+		sb_add_html(sb, c->rigconf);
+		sb_adds(sb, "</small>");
+	}
 	sb_adds(sb, "</p>\n<p><a class=\"permalink\" href=\"/compare?");
 	canonical(sb, cr);
 	sb_adds(sb, "\">permalink</a>");

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rig_conf: the configuration a rig's runs are stored under (see
+ * lib/rigconf.h for the canonical text and its hash, docs/RESULTS.md for
+ * the keys).  QEMU rigs: what klabd configured (kind, profile, CPUs,
+ * memory, disk size and count), the -drive options qemu-rig.sh used for
+ * the boot (its qemu.args) and the QEMU version.  Remote rigs: the keys
+ * the config file sets, and the machine facts an upload carries.
+ */
+#ifndef KLAB_RIG_CONF_H
+#define KLAB_RIG_CONF_H
+
+#include <jansson.h>
+
+struct klabd;
+struct rig;
+
+/* Read `qemu-system-x86_64 --version` once, at start (before any thread
+ * reads it, never under a lock), when a QEMU rig is configured; the
+ * version is "" when it cannot be run. */
+void rig_conf_init(struct klabd *d);
+/* The canonical configuration text of g (malloc'd; d is read only for
+ * a remote rig's config keys).  machine: the
+ * "machine" object of an agent's upload (remote rigs), or NULL. */
+char *rig_conf_text(const struct klabd *d, const struct rig *g,
+		    const json_t *machine);
+
+#endif
