@@ -173,9 +173,10 @@ static void legend(struct strbuf *sb, const struct cdf_series *s,
 	int y = MT + 8 + row * 18;
 
 	sb_addf(sb, "<g class=\"legend\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" "
-		"y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/><text x=\"%d\" "
+		"y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/><text x=\"%d\" "
 		"y=\"%d\" font-size=\"11\" fill=\"#333\">", W - MR + 10, y,
-		W - MR + 30, y, palette[idx % NPALETTE], W - MR + 34, y + 4);
+		W - MR + 30, y, palette[idx % NPALETTE],
+		idx ? "" : " stroke-dasharray=\"6 3\"", W - MR + 34, y + 4);
 	sb_add_html(sb, s->name ? s->name : "");
 	sb_addf(sb, " (%llu)</text></g>\n",
 		(unsigned long long)series_total(s));
