@@ -24,6 +24,7 @@
  * the database's write lock (docs/PERFORMANCE.md). */
 #define IMPORT_MAX_KERNELS 1000
 #define IMPORT_MAX_RESULTS 200000
+#include "web/compare_hist.h"
 #include "web/report.h"
 
 static int reply_db_error(struct web_response *r, int rc, const char *err)
@@ -619,6 +620,7 @@ int api_compare(struct req *rq, struct web_response *r)
 {
 	const char **k = NULL, *base = query_get(&rq->q, "base");
 	struct comparison c;
+	json_t *doc;
 	struct cmp_opts o;
 	size_t nk, i, bi = 0;
 	char err[700] = "";
@@ -646,7 +648,10 @@ int api_compare(struct req *rq, struct web_response *r)
 	free(k);
 	if (rc)
 		return reply_db_error(r, rc, err);
-	rc = api_reply(r, 200, report_json(&c));
+	doc = report_json(&c);
+	if (query_get(&rq->q, "hist") && !strcmp(query_get(&rq->q, "hist"), "1"))
+		json_object_set_new(doc, "hist", compare_hist_json(rq->db, &c));
+	rc = api_reply(r, 200, doc);
 	compare_release(&c);
 	return rc;
 }

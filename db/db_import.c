@@ -13,6 +13,7 @@
  * statements are prepared once per handle.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -220,6 +221,29 @@ static const char *run_status(const struct imp *im, const struct imp_kernel *k)
 	return "done";
 }
 
+/*
+ * The latency histograms of the set belong to its kernel (to its only
+ * kernel when it names none): raw outputs "hist/<phase>.json" of that run.
+ */
+static int imp_hists(struct imp *im, const struct imp_kernel *k)
+{
+	const struct result_set *rs = im->rs;
+	char name[IDENT_MAX + 16];
+	size_t i;
+
+	if (rs->kernel ? strcmp(rs->kernel, k->ident) : im->nk != 1)
+		return DB_OK;
+	for (i = 0; i < rs->nhist; i++) {
+		if (strlen(rs->hist[i].phase) > IDENT_MAX - 10)
+			continue;	/* no room for its name: not kept */
+		snprintf(name, sizeof(name), "hist/%s.json", rs->hist[i].phase);
+		if (db_raw_put(im->db, k->run_id, name, rs->hist[i].json,
+			       strlen(rs->hist[i].json)) != DB_OK)
+			return imp_sqlerr(im, "raw output", name);
+	}
+	return DB_OK;
+}
+
 static int imp_run(struct imp *im, struct imp_kernel *k)
 {
 	int64_t kid = imp_kernel_id(im, k->ident);
@@ -247,6 +271,8 @@ static int imp_run(struct imp *im, struct imp_kernel *k)
 	db_bind_str0(st, 11, im->rigconf_hash);
 	k->run_id = insert_id(im, st, "run of kernel", k->ident);
 	if (k->run_id <= 0)
+		return DB_ERR;
+	if (imp_hists(im, k) != DB_OK)
 		return DB_ERR;
 	if (!im->blob_id)
 		return DB_OK;

@@ -52,6 +52,7 @@ int import_klab(const char *buf, size_t len, const char *kernel,
 	result_set_setstr(&out->format, acc.rs.format ? acc.rs.format
 						      : "klab");
 	out->incomplete |= acc.rs.incomplete;
+	result_set_hist_take(out, &acc.rs);
 	return iacc_commit(&acc, out);
 
 out_fail:

@@ -63,6 +63,7 @@ void result_set_release(struct result_set *rs)
 	free(rs->suite);
 	free(rs->format);
 	free(rs->error);
+	result_set_hist_release(rs);
 	result_set_init(rs);
 }
 
@@ -224,6 +225,8 @@ json_t *result_set_to_json(const struct result_set *rs)
 			goto out_fail;
 	}
 	json_object_set_new(doc, "results", arr);
+	if (rs->nhist)
+		json_object_set_new(doc, "hist", result_set_hist_to_json(rs));
 	return doc;
 
 out_fail:
@@ -424,6 +427,8 @@ int result_set_from_json(struct result_set *rs, const json_t *doc,
 	for (i = 0; i < json_array_size(arr); i++)
 		if (result_from_json(rs, json_array_get(arr, i), i, err))
 			goto out_clear;
+	if (result_set_hist_from_json(rs, json_object_get(doc, "hist"), err))
+		goto out_clear;
 	return 0;
 
 out_clear:

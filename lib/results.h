@@ -32,6 +32,14 @@ struct result {
 	enum metric_dir dir;
 };
 
+/* A phase's latency histogram (lib/lathist.h), as compact JSON text. */
+struct result_hist {
+	char *phase;	/* a metric prefix: "tiobench.seq_read", "iops" */
+	char *json;
+};
+
+#define RESULT_MAX_HISTS 64
+
 struct result_set {
 	char *kernel;	/* default kernel for results that name none */
 	char *rig;	/* NULL: the importer's caller decides */
@@ -41,6 +49,8 @@ struct result_set {
 	char *error;	/* run-level error ("disk full on /dev/sdb"), or NULL */
 	struct result *v;
 	size_t n, alloc;
+	struct result_hist *hist;	/* of the kernel rs->kernel */
+	size_t nhist;
 };
 
 /* Where and why an import failed; line is 1-based, 0 when not known. */
@@ -70,6 +80,19 @@ int metric_dir_parse(const char *s, enum metric_dir *out);	/* 0 or -1 */
 struct json_t *result_set_to_json(const struct result_set *rs);
 int result_set_from_json(struct result_set *rs, const struct json_t *doc,
 			 struct import_error *err);
+
+struct lathist;
+/* Add h to the histogram of phase (merging with one already there). */
+void result_set_hist_merge(struct result_set *rs, const char *phase,
+			   const struct lathist *h);
+/* dst gets every histogram of src, merged. */
+void result_set_hist_take(struct result_set *dst, const struct result_set *src);
+void result_set_hist_release(struct result_set *rs);
+/* The "hist" member: {phase: lathist}, or NULL when rs has none. */
+struct json_t *result_set_hist_to_json(const struct result_set *rs);
+/* Read the "hist" member v (NULL: none) into rs; 0 or -1 with err. */
+int result_set_hist_from_json(struct result_set *rs, const struct json_t *v,
+			      struct import_error *err);
 
 /* Fill err; returns -1 so parsers can `return import_fail(...)`. */
 int import_fail(struct import_error *err, int line, const char *field,

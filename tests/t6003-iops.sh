@@ -20,6 +20,8 @@ consistent() {
 	check "$cpu > 0 && $cpu <= 100" "$f: sys_cpu $cpu"
 	check "($(metric iops.per_cpu "$f") * $cpu - $tot)^2 <= (1e-6 * $tot)^2" "$f: per_cpu"
 	ordered "$f" iops >/dev/null
+	# the latency histogram holds every measured request
+	check "$(jq '[.hist.iops.buckets[][1]] | add' "$f") == $ops" "$f: histogram != requests"
 }
 
 "$I" --disks "$TMP/a,$TMP/b" --size 16 --engine psync --ramp 0.2 --time 1.5 \

@@ -38,6 +38,12 @@ for n in 1 2; do [ -s "$f/rep-$n.json" ] && [ -s "$f/raw/run-$n.json" ] || fail 
 a=$(metric tiobench.rand_read.rate "$f/rep-1.json"); b=$(metric tiobench.rand_read.rate "$f/rep-2.json")
 m=$(metric tiobench.rand_read.rate "$f/results.json")
 check "(($a + $b) / 2 - $m)^2 < 1e-9 * $m^2" "mean of $a and $b is not $m"
+# and the sum of their latency histograms, phase by phase
+hsum() { jq "[.hist.\"tiobench.$1\".buckets[][1]] | add" "$2"; }
+for ph in seq_write rand_read; do
+	a=$(hsum $ph "$f/rep-1.json"); b=$(hsum $ph "$f/rep-2.json"); m=$(hsum $ph "$f/results.json")
+	check "$a > 0 && $a + $b == $m" "$ph histogram: $a + $b is not $m"
+done
 run_suite tiobench-under-writes --scale 0.01 --repetitions 1
 check "$(metric tiobench.seq_read.ops "$TMP/out-tiobench-under-writes/results.json") > 0" "under writes"
 run_suite iops-alldisks --scale 0.02 --repetitions 1

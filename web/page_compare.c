@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_hist.h"
 #include "format.h"
 #include "page.h"
 #include "report.h"
@@ -592,6 +593,7 @@ static int compare_out(struct db *db, struct query *q, struct cmp_req *cr,
 	struct comparison c;
 	struct cmp_opts o;
 	char err[700] = "";
+	json_t *doc;
 	int rc;
 
 	rc = cmp_opts_from_query(&o, q, err, sizeof(err));
@@ -611,13 +613,18 @@ static int compare_out(struct db *db, struct query *q, struct cmp_req *cr,
 		rc = page_ok(r, CT_CSV);
 		break;
 	case PF_JSON:
-		rc = page_json(r, report_json(&c));
+		doc = report_json(&c);
+		if (query_get(q, "hist") && !strcmp(query_get(q, "hist"), "1"))
+			json_object_set_new(doc, "hist",
+					    compare_hist_json(db, &c));
+		rc = page_json(r, doc);
 		break;
 	default:
 		page_begin(&r->body, "Compare", "compare");
 		sb_adds(&r->body, "<h1>Compare</h1>\n");
 		picker(&r->body, db, cr);
 		html_compare(&r->body, &c, cr);
+		compare_hist_html(&r->body, db, &c);
 		page_end(&r->body);
 		rc = page_ok(r, CT_HTML);
 	}

@@ -303,6 +303,8 @@ static void agg_add(struct result_set *sum, unsigned **cnt,
 			abort();
 		(*cnt)[sum->n - 1] = 1;
 	}
+	/* latency histograms add up over the repetitions */
+	result_set_hist_take(sum, rep);
 }
 
 static void write_rep(const struct plan *p, const char *out, unsigned rep,

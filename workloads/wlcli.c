@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "lib/lathist.h"
 #include "lib/strbuf.h"
 #include "workloads/hist.h"
 #include "workloads/runctl.h"
@@ -188,6 +189,29 @@ void wl_result_pcts(struct result_set *rs, const char *prefix,
 		wl_result(rs, prefix, pc[i].name, unit,
 			  (double)hist_percentile(h, pc[i].p) / div, DIR_LOWER);
 	}
+	wl_result_hist(rs, prefix, h);
+}
+
+void wl_result_hist(struct result_set *rs, const char *phase,
+		    const struct hist *h)
+{
+	struct lathist lh;
+	uint64_t up;
+	unsigned i;
+
+	if (!h->count)
+		return;
+	lathist_init(&lh);
+	for (i = 0; i < HIST_NR; i++) {
+		if (!h->b[i])
+			continue;
+		up = i + 1 < HIST_NR ? hist_bucket_low(i + 1) : h->max + 1;
+		if (up <= hist_bucket_low(i))
+			up = hist_bucket_low(i) + 1;
+		lathist_add(&lh, up, h->b[i]);
+	}
+	result_set_hist_merge(rs, phase, &lh);
+	lathist_release(&lh);
 }
 
 void wl_kernel_id(char *buf, size_t len)

@@ -45,10 +45,18 @@ void wl_result(struct result_set *rs, const char *prefix, const char *field,
 /*
  * Add latency percentiles of h (nanoseconds divided by div, in unit):
  * <prefix>.lat_p50, lat_p99, lat_p99_9, and with all set also lat_p90 and
- * lat_p99_99.
+ * lat_p99_99; and h itself as the histogram of phase prefix
+ * (wl_result_hist).
  */
 void wl_result_pcts(struct result_set *rs, const char *prefix,
 		    const struct hist *h, double div, const char *unit, int all);
+
+/*
+ * Add the non-empty buckets of h to rs as the latency histogram of phase
+ * (docs/RESULTS.md, "hist"), merged with one already there.
+ */
+void wl_result_hist(struct result_set *rs, const char *phase,
+		    const struct hist *h);
 
 /* uname -r into buf ("unknown" if uname fails). */
 void wl_kernel_id(char *buf, size_t len);

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "web/chart.h"
+#include "web/chart_cdf.h"
 #include "web/web.h"
 
 #define HOSTILE "<script>alert(1)</script>"
@@ -528,12 +529,67 @@ static void test_runs_raw_rigs(void **state)
 	       "table.tiobench");
 }
 
+/* The x of the last point of the path of series idx. */
+static double last_x(const char *svg, const char *idx)
+{
+	char key[48];
+	const char *p, *end, *l = NULL;
+
+	snprintf(key, sizeof(key), "data-series=\"%s\"", idx);
+	p = strstr(svg, key);
+	assert_non_null(p);
+	p = strstr(p, " d=\"");
+	assert_non_null(p);
+	end = strchr(p + 4, '"');
+	for (; p && p < end; p = strchr(p + 1, 'L'))
+		l = p;
+	assert_non_null(l);
+	return strtod(l + 1, NULL);
+}
+
+static void test_chart_cdf(void **state)
+{
+	static const uint64_t up1[] = { 1000, 2000, 100000 };
+	static const uint64_t cnt1[] = { 50, 49, 1 };
+	static const uint64_t up2[] = { 1000, 2000, 5000000000ull };
+	static const uint64_t cnt2[] = { 500, 490, 10 };
+	struct cdf_series s[3] = { { "<base> & 6.1", up1, cnt1, 3 },
+				   { "6.12", up2, cnt2, 3 },
+				   { "empty", NULL, NULL, 0 } };
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_init(&sb);
+	chart_cdf_svg(&sb, "tiobench.seq_read \"<x>\"", s, 3);
+	assert_true(xml_ok(sb.buf));
+	assert_int_equal(count(sb.buf, "<path class=\"cdf\""), 2);
+	assert_non_null(strstr(sb.buf, "&lt;base&gt; &amp; 6.1 (100)"));
+	assert_non_null(strstr(sb.buf, "6.12 (1000)"));
+	assert_null(strstr(sb.buf, "<x>"));
+	assert_null(strstr(sb.buf, "nan"));
+	assert_null(strstr(sb.buf, "inf"));
+	/* decades from 100 ns (below 1000 * 63/64) to 10 s; y to 0.1% */
+	assert_non_null(strstr(sb.buf, ">100 ns<"));
+	assert_non_null(strstr(sb.buf, ">10 s<"));
+	assert_non_null(strstr(sb.buf, ">0.1%<"));
+	assert_null(strstr(sb.buf, ">0.01%<"));
+	/* the candidate's last point (5 s) lies right of the base's (100 us) */
+	assert_true(last_x(sb.buf, "0") + 100 < last_x(sb.buf, "1"));
+	sb_release(&sb);
+
+	sb_init(&sb);
+	chart_cdf_svg(&sb, NULL, s + 2, 1);	/* nothing to draw */
+	assert_true(xml_ok(sb.buf));
+	assert_int_equal(count(sb.buf, "<path"), 0);
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xml_checker),
 		cmocka_unit_test(test_chart_ticks),
 		cmocka_unit_test(test_chart_points),
+		cmocka_unit_test(test_chart_cdf),
 		cmocka_unit_test_setup_teardown(test_hostile_escaped,
 						wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(test_delta_colours,
