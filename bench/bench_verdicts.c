@@ -44,6 +44,7 @@
 
 #include "judge/adaptive.h"
 #include "judge/compare.h"
+#include "lib/alloc.h"
 
 #define NMETRICS 20
 
@@ -136,15 +137,6 @@ static void page_draw(struct page *pg, size_t n, double cv, double shift)
 		for (c = 0; c < n; c++)
 			for (i = 0; i < NMETRICS; i++)
 				pg->v[s][c][i] = draw(i, cv, shift, (int)s);
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		abort();
-	return d;
 }
 
 static void policy(struct vd_policy *pol)

@@ -10,6 +10,7 @@
 
 #include "comparisons.h"
 #include "db_int.h"
+#include "lib/alloc.h"
 
 /* The counts of a comparison's jobs by side and state. */
 #define CJ_COUNT(side, cond) \
@@ -249,21 +250,21 @@ int db_comparison_cancel(struct db *db, int64_t id)
 	return rc == DB_OK ? sqlite3_changes(db->h) : DB_ERR;
 }
 
+static void db_comparison_strs_free(struct db_comparison *c)
+{
+	char **const fields[] = { &c->base, &c->candidate, &c->rig,
+				  &c->suite, &c->scheduler, &c->cmdline,
+				  &c->floors, &c->state, &c->decided,
+				  &c->error, &c->who };
+
+	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
+}
+
 void db_comparison_release(struct db_comparison *c)
 {
 	if (!c)
 		return;
-	free(c->base);
-	free(c->candidate);
-	free(c->rig);
-	free(c->suite);
-	free(c->scheduler);
-	free(c->cmdline);
-	free(c->floors);
-	free(c->state);
-	free(c->decided);
-	free(c->error);
-	free(c->who);
+	db_comparison_strs_free(c);
 	memset(c, 0, sizeof(*c));
 }
 
