@@ -1,8 +1,32 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh
-# bench/lib.sh: what the benchmark scripts (bench/run.sh, bench/bench_lab.sh)
-# share: a token for their klabd and the wait for that klabd to listen.
-# Sourced; the script defines die() first.
+# bench/lib.sh: what the benchmark scripts (bench/run.sh, bench/bench_lab.sh,
+# bench/bench_verdicts.sh) share: their build of klabd and the bench
+# programs, a token for their klabd, the wait for that klabd to listen and
+# the machine's load.  Sourced; the script sets TOP and B and defines die().
+
+# bench_build OBJ: klabd and libcore.a in a build dir of the script's own
+# (plain -O2 -g), so that a rebuild of build/ by someone else cannot swap
+# the binary under a running benchmark; then make $B.
+bench_build() {
+	make -s -j2 O="$1" "$1/bin/klabd" "$1/libcore.a"
+	mkdir -p "$B"
+}
+
+# bench_cc OBJ NAME FLAGS...: compile bench/NAME.c with the project's
+# warnings against OBJ's libcore.a into $B/NAME; FLAGS (libraries) last.
+bench_cc() {
+	_obj=$1
+	_name=$2
+	shift 2
+	cc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wstrict-prototypes \
+		-Wvla -Wno-unused-parameter -Wmissing-prototypes -Wshadow \
+		-Wformat=2 -I. -o "$B/$_name" "bench/$_name.c" \
+		"$_obj/libcore.a" "$@"
+}
+
+# loadavg: the 1, 5 and 15 minute load averages.
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # bench_token KLABD DB ROLE: a token named "bench" with ROLE in DB, exported
 # as KLAB_TOKEN for klab and the HTTP clients.
