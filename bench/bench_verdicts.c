@@ -247,12 +247,25 @@ static double pct(size_t a, size_t b)
 static const double table_cvs[] = { 0.03, 0.05, 0.17 };
 #define TABLE_NCVS (sizeof(table_cvs) / sizeof(table_cvs[0]))
 
-/* One row of table(): A/A and three shifts at cv with n cells a side. */
-static void table_row(double cv, size_t n, size_t pages)
+/* Print row(cv, x, pages) for each CV and each x below nx. */
+static void table_rows(void (*row)(double, size_t, size_t), size_t nx,
+		       size_t pages)
 {
+	size_t i, x;
+
+	for (i = 0; i < TABLE_NCVS; i++)
+		for (x = 0; x < nx; x++)
+			row(table_cvs[i], x, pages);
+}
+
+/* One row of table(): A/A and three shifts at cv with the x-th cell
+ * count a side. */
+static void table_row(double cv, size_t x, size_t pages)
+{
+	static const size_t ns[] = { 3, 5, 10 };
 	static const double shifts[] = { 0.05, 0.10, 0.25 };
 	struct tally aa, t[3];
-	size_t k;
+	size_t n = ns[x], k;
 
 	run_setting(cv, n, 0, pages, &aa);
 	for (k = 0; k < 3; k++)
@@ -268,16 +281,11 @@ static void table_row(double cv, size_t n, size_t pages)
 
 static void table(size_t pages)
 {
-	static const size_t ns[] = { 3, 5, 10 };
-	size_t i, j;
-
 	printf("| CV | cells a side | A/A pages with any worse/better | "
 	       "5%% drop: worse | 10%% drop: worse | 25%% drop: worse | "
 	       "25%% drop called same | shifted pages, false alarm "
 	       "elsewhere |\n|---|---|---|---|---|---|---|---|\n");
-	for (i = 0; i < TABLE_NCVS; i++)
-		for (j = 0; j < 3; j++)
-			table_row(table_cvs[i], ns[j], pages);
+	table_rows(table_row, 3, pages);
 	printf("\n%zu pages per row and column (A/A and each shift), 20 "
 	       "metrics a page, error budget headline %g, secondary %g.\n",
 	       pages, 0.04 * alpha_scale, 0.01 * alpha_scale);
@@ -342,9 +350,12 @@ static size_t fixed_for(double cv, double shift, double power, size_t pages)
 	return 0;
 }
 
-/* One row of adaptive_table(): the rate at cv dropped by shift. */
-static void adaptive_row(double cv, double shift, size_t pages)
+/* One row of adaptive_table(): the rate at cv dropped by the x-th
+ * shift. */
+static void adaptive_row(double cv, size_t x, size_t pages)
 {
+	static const double shifts[] = { 0, 0.05, 0.10, 0.25 };
+	double shift = shifts[x];
 	struct adapt a;
 	size_t fx;
 
@@ -368,16 +379,11 @@ static void adaptive_row(double cv, double shift, size_t pages)
 
 static void adaptive_table(size_t pages)
 {
-	static const double shifts[] = { 0, 0.05, 0.10, 0.25 };
-	size_t i, j;
-
 	printf("| CV | rate drop | adaptive: mean cells a side | capped at "
 	       "20 | pages with any worse/better | rate decided worse | "
 	       "fixed n a side with that power |\n"
 	       "|---|---|---|---|---|---|---|\n");
-	for (i = 0; i < TABLE_NCVS; i++)
-		for (j = 0; j < 4; j++)
-			adaptive_row(table_cvs[i], shifts[j], pages);
+	table_rows(adaptive_row, 4, pages);
 	printf("\n%zu pages per row; looks at 3, 5, 8, 12, 20 cells a side, "
 	       "each with a fifth of the error budget, decisions final; the "
 	       "job ends when every headline metric is worse, better or "
