@@ -21,7 +21,6 @@
 #       bench/bench_verdicts.sh
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-die() { echo "bench/bench_verdicts.sh: $*" >&2; exit 1; }
 . "$TOP/bench/lib.sh"
 PAGES=${KLAB_BENCH_VERDICT_PAGES:-10000}
 HTTP_PAGES=${KLAB_BENCH_VERDICT_HTTP_PAGES:-100}

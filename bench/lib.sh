@@ -3,10 +3,14 @@
 # bench/lib.sh: what the benchmark scripts (bench/run.sh, bench/bench_lab.sh,
 # bench/bench_verdicts.sh) share: their build of klabd and the bench
 # programs, a token for their klabd, the wait for that klabd to listen and
-# the machine's load.  Sourced; the script sets TOP and defines die().
+# the machine's load.  Sourced once the script has set TOP; a script that
+# wants another die() defines it after sourcing this.
 
 # B: where the bench programs and their reports go.
 B=$TOP/build/bench
+
+# die MESSAGE: "bench/SCRIPT: MESSAGE" on stderr, exit 1.
+die() { echo "bench/${0##*/}: $*" >&2; exit 1; }
 
 # bench_build OBJ: klabd and libcore.a in a build dir of the script's own
 # (plain -O2 -g), so that a rebuild of build/ by someone else cannot swap

@@ -22,7 +22,6 @@
 # KLAB_BENCH_LAB=1 bench/run.sh to run it after this one.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-die() { echo "bench/run.sh: $*" >&2; exit 1; }
 . "$TOP/bench/lib.sh"
 N=${KLAB_BENCH_N:-100}
 LOAD_S=${KLAB_BENCH_LOAD_S:-10}
