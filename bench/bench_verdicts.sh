@@ -33,13 +33,7 @@ bench_cc $OBJ bench_verdicts $(pkg-config --cflags --libs jansson sqlite3) -lm
 # shellcheck disable=SC2046
 bench_cc $OBJ bench_http $(pkg-config --cflags --libs libcurl)
 
-TMP=$(mktemp -d /tmp/klab-bench-verdicts.XXXXXX)
-KLABD_PID=
-cleanup() {
-	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
+bench_tmp klab-bench-verdicts
 OUT=$B/verdicts.md
 LOAD0=$(loadavg)
 {
@@ -66,12 +60,7 @@ LOAD0=$(loadavg)
 	echo "adaptive time: $(( $(date +%s) - t0 )) s"
 } | tee "$OUT"
 
-bench_token "$TOP/$OBJ/bin/klabd" "$TMP/klab.db" submitter
-"$TOP/$OBJ/bin/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
-	--data-dir "$TMP/data" --port-file "$TMP/port" >"$TMP/klabd.log" 2>&1 &
-KLABD_PID=$!
-bench_klabd_wait "$KLABD_PID" "$TMP/port" "$TMP/klabd.log"
-U="http://127.0.0.1:$(cat "$TMP/port")"
+bench_klabd $OBJ
 
 # one setting through the real path: CV CELLS SHIFT PREFIX
 through_http() {

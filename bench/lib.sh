@@ -54,3 +54,35 @@ bench_klabd_wait() {
 		sleep 0.05
 	done
 }
+
+# bench_tmp NAME: TMP, a fresh directory /tmp/NAME.XXXXXX.  At exit the
+# klabd in KLABD_PID (if any) is stopped and TMP removed, or kept and
+# named when KLAB_BENCH_KEEP is set.
+bench_tmp() {
+	TMP=$(mktemp -d "/tmp/$1.XXXXXX")
+	KLABD_PID=
+	trap bench_cleanup EXIT INT TERM
+}
+
+bench_cleanup() {
+	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
+	if [ -n "${KLAB_BENCH_KEEP:-}" ]; then
+		echo "kept: $TMP" >&2
+	else
+		rm -rf "$TMP"
+	fi
+}
+
+# bench_klabd OBJ: klabd of build dir OBJ on a free port of 127.0.0.1
+# with a fresh database in TMP and a submitter token (KLAB_TOKEN); sets
+# KLABD_PID and U, its base URL.
+bench_klabd() {
+	bench_token "$TOP/$1/bin/klabd" "$TMP/klab.db" submitter
+	"$TOP/$1/bin/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
+		--data-dir "$TMP/data" --port-file "$TMP/port" \
+		>"$TMP/klabd.log" 2>&1 &
+	KLABD_PID=$!
+	bench_klabd_wait "$KLABD_PID" "$TMP/port" "$TMP/klabd.log"
+	# shellcheck disable=SC2034 # U is the caller's
+	U="http://127.0.0.1:$(cat "$TMP/port")"
+}

@@ -39,17 +39,7 @@ bench_cc $OBJ bench_fill $(pkg-config --cflags --libs jansson sqlite3 libcrypto)
 # shellcheck disable=SC2046
 bench_cc $OBJ bench_http $(pkg-config --cflags --libs libcurl)
 
-TMP=$(mktemp -d /tmp/klab-bench.XXXXXX)
-KLABD_PID=
-cleanup() {
-	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
-	if [ -n "${KLAB_BENCH_KEEP:-}" ]; then
-		echo "kept: $TMP" >&2
-	else
-		rm -rf "$TMP"
-	fi
-}
-trap cleanup EXIT INT TERM
+bench_tmp klab-bench
 # status FIELD: klabd's /proc status value in kB (or the thread count)
 status() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$KLABD_PID/status"; }
 mem() { echo "VmRSS $(status VmRSS) kB, VmHWM $(status VmHWM) kB, $(status Threads) threads"; }
@@ -65,12 +55,7 @@ echo "== fill: compare and history sets through db_import"
 stored=$(sed -n 's/^stored: //p' "$TMP/fill.out")
 
 # a submitter token for the POSTs
-bench_token "$TOP/$OBJ/bin/klabd" "$TMP/klab.db" submitter
-"$TOP/$OBJ/bin/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
-	--data-dir "$TMP/data" --port-file "$TMP/port" >"$TMP/klabd.log" 2>&1 &
-KLABD_PID=$!
-bench_klabd_wait "$KLABD_PID" "$TMP/port" "$TMP/klabd.log"
-U="http://127.0.0.1:$(cat "$TMP/port")"
+bench_klabd $OBJ
 export KLAB_BENCH_PID=$KLABD_PID
 MEM_START=$(mem)
 
