@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
+
 #define AGENT_FATAL_SLEEP 30
 
 void agent_log(const char *fmt, ...)
@@ -68,14 +70,6 @@ static void usage(FILE *f)
 	      "on the kernel command line (docs/AGENT.md).\n", f);
 }
 
-static void set_str(char **field, const char *v)
-{
-	free(*field);
-	*field = v ? strdup(v) : NULL;
-	if (v && !*field)
-		abort();
-}
-
 static int parse_secs(const char *opt, const char *v, int *out)
 {
 	char *end;
@@ -118,18 +112,18 @@ static int agent_options(int argc, char **argv, struct agent_config *cfg)
 
 	while ((c = getopt_long(argc, argv, "", agent_opts, NULL)) != -1) {
 		switch (c) {
-		case 'u': set_str(&cfg->url, optarg); break;
-		case 'r': set_str(&cfg->rig, optarg); break;
-		case 't': set_str(&cfg->token, optarg); break;
+		case 'u': alloc_str_set(&cfg->url, optarg); break;
+		case 'r': alloc_str_set(&cfg->rig, optarg); break;
+		case 't': alloc_str_set(&cfg->token, optarg); break;
 		case '1': cfg->once = 1; break;
 		case 'n': cfg->no_kexec = 1; break;
 		case 'i': cfg->init = 1; break;
-		case 'w': set_str(&cfg->workdir, optarg); break;
-		case 'd': set_str(&cfg->disks, optarg); break;
-		case 'k': set_str(&cfg->klab_run, optarg); break;
-		case 'x': set_str(&cfg->kexec, optarg); break;
-		case 'c': set_str(&cfg->cmdline_file, optarg); break;
-		case 's': set_str(&cfg->sysroot, optarg); break;
+		case 'w': alloc_str_set(&cfg->workdir, optarg); break;
+		case 'd': alloc_str_set(&cfg->disks, optarg); break;
+		case 'k': alloc_str_set(&cfg->klab_run, optarg); break;
+		case 'x': alloc_str_set(&cfg->kexec, optarg); break;
+		case 'c': alloc_str_set(&cfg->cmdline_file, optarg); break;
+		case 's': alloc_str_set(&cfg->sysroot, optarg); break;
 		case 'p': if (parse_secs("poll-wait", optarg, &cfg->poll_wait))
 				return -1;
 			  break;
@@ -152,27 +146,23 @@ static int agent_options(int argc, char **argv, struct agent_config *cfg)
 static void agent_defaults(struct agent_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	set_str(&cfg->workdir, "/tmp/klab-agent");
-	set_str(&cfg->klab_run, "klab-run");
-	set_str(&cfg->kexec, "kexec");
-	set_str(&cfg->cmdline_file, "/proc/cmdline");
-	set_str(&cfg->sysroot, "");
+	alloc_str_set(&cfg->workdir, "/tmp/klab-agent");
+	alloc_str_set(&cfg->klab_run, "klab-run");
+	alloc_str_set(&cfg->kexec, "kexec");
+	alloc_str_set(&cfg->cmdline_file, "/proc/cmdline");
+	alloc_str_set(&cfg->sysroot, "");
 	cfg->poll_wait = 60;
 	cfg->backoff_max = 60;
 }
 
 static void agent_config_release(struct agent_config *cfg)
 {
-	free(cfg->url);
-	free(cfg->rig);
-	free(cfg->token);
-	free(cfg->workdir);
-	free(cfg->klab_run);
-	free(cfg->kexec);
-	free(cfg->disks);
-	free(cfg->cmdline_file);
-	free(cfg->sysroot);
-	free(cfg->boot_release);
+	char **const fields[] = { &cfg->url, &cfg->rig, &cfg->token,
+				  &cfg->workdir, &cfg->klab_run, &cfg->kexec,
+				  &cfg->disks, &cfg->cmdline_file,
+				  &cfg->sysroot, &cfg->boot_release };
+
+	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -192,13 +182,13 @@ static int agent_read_cmdline(struct agent_config *cfg, char *err,
 		rc = -1;
 	} else {
 		if (!cfg->url)
-			set_str(&cfg->url, c.url);
+			alloc_str_set(&cfg->url, c.url);
 		if (!cfg->rig)
-			set_str(&cfg->rig, c.rig);
+			alloc_str_set(&cfg->rig, c.rig);
 		if (!cfg->token)
-			set_str(&cfg->token, c.token);
+			alloc_str_set(&cfg->token, c.token);
 		cfg->boot_job = c.job;
-		set_str(&cfg->boot_release, c.release);
+		alloc_str_set(&cfg->boot_release, c.release);
 		agent_cmdline_release(&c);
 	}
 	sb_release(&text);

@@ -14,12 +14,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "lib/alloc.h"
 
 #define JOB_RAW_CAP (1L << 20)		/* bytes kept of one raw output */
 #define JOB_OUTPUT_CAP (64L << 10)	/* tail of klab-run's output on fail */
@@ -404,35 +407,40 @@ static int job_upload(const struct agent_config *cfg, const struct job *job,
 }
 
 struct job_paths {
-	struct strbuf dir, suites, suite, out, results, runlog;
+	char *dir, *suites, *suite, *out, *results, *runlog;
 };
+
+static char *job_path(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static char *job_path(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	sb_init(&sb);
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return sb_detach(&sb, NULL);
+}
 
 static void job_paths_init(struct job_paths *p, const struct agent_config *cfg,
 			   const struct job *job)
 {
-	sb_init(&p->dir);
-	sb_init(&p->suites);
-	sb_init(&p->suite);
-	sb_init(&p->out);
-	sb_init(&p->results);
-	sb_init(&p->runlog);
-	sb_addf(&p->dir, "%s/job-%ld", cfg->workdir, job->id);
-	sb_addf(&p->suites, "%s/suites", p->dir.buf);
-	sb_addf(&p->suite, "%s/%s%s", p->suites.buf, job->suite,
-		JOB_SUITE_EXT);
-	sb_addf(&p->out, "%s/out", p->dir.buf);
-	sb_addf(&p->results, "%s/results.json", p->out.buf);
-	sb_addf(&p->runlog, "%s/%s", p->dir.buf, JOB_RUN_LOG);
+	p->dir = job_path("%s/job-%ld", cfg->workdir, job->id);
+	p->suites = job_path("%s/suites", p->dir);
+	p->suite = job_path("%s/%s%s", p->suites, job->suite, JOB_SUITE_EXT);
+	p->out = job_path("%s/out", p->dir);
+	p->results = job_path("%s/results.json", p->out);
+	p->runlog = job_path("%s/%s", p->dir, JOB_RUN_LOG);
 }
 
 static void job_paths_release(struct job_paths *p)
 {
-	sb_release(&p->dir);
-	sb_release(&p->suites);
-	sb_release(&p->suite);
-	sb_release(&p->out);
-	sb_release(&p->results);
-	sb_release(&p->runlog);
+	char **const fields[] = { &p->dir, &p->suites, &p->suite, &p->out,
+				  &p->results, &p->runlog };
+
+	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
 }
 
 /* Remove what an earlier attempt of this job left in dir (not dir). */
@@ -467,15 +475,15 @@ static int job_prepare(const struct agent_config *cfg, const struct job *job,
 		       const struct job_paths *p, struct strbuf *disks,
 		       char *err, size_t errlen)
 {
-	if (job_mkdirs(p->suites.buf, err, errlen) ||
-	    job_mkdirs(p->out.buf, err, errlen))
+	if (job_mkdirs(p->suites, err, errlen) ||
+	    job_mkdirs(p->out, err, errlen))
 		return -1;
-	job_clean_dir(p->out.buf, JOB_RAW_DEPTH);
-	unlink(p->runlog.buf);
+	job_clean_dir(p->out, JOB_RAW_DEPTH);
+	unlink(p->runlog);
 	if (job_disk_list(cfg, job, disks, err, errlen) ||
 	    job_set_scheds(cfg, job, disks->buf, err, errlen))
 		return -1;
-	return job_write_file(p->suite.buf, job->suite_text, err, errlen);
+	return job_write_file(p->suite, job->suite_text, err, errlen);
 }
 
 /* klab-run SUITE ...; its exit status, or -1 with err. */
@@ -485,8 +493,8 @@ static int job_klab_run(const struct agent_config *cfg, const struct job *job,
 {
 	char scale[32];
 	char *argv[] = {
-		cfg->klab_run, job->suite, "--suites-dir", p->suites.buf,
-		"--disks", (char *)disks, "--out", p->out.buf, "--scale", scale,
+		cfg->klab_run, job->suite, "--suites-dir", p->suites,
+		"--disks", (char *)disks, "--out", p->out, "--scale", scale,
 		"--id", job->kernel, NULL,
 	};
 	time_t t0 = time(NULL);
@@ -495,7 +503,7 @@ static int job_klab_run(const struct agent_config *cfg, const struct job *job,
 	snprintf(scale, sizeof(scale), "%g", job->scale);
 	agent_log("job %ld: running suite %s on %s (scale %s, timeout %ld s)",
 		  job->id, job->suite, disks, scale, job->timeout);
-	rc = agent_run(argv, p->runlog.buf, job->timeout, err, errlen);
+	rc = agent_run(argv, p->runlog, job->timeout, err, errlen);
 	agent_log("job %ld: klab-run ended after %ld s: %s", job->id,
 		  (long)(time(NULL) - t0), rc < 0 ? err : rc ? "failed" : "ok");
 	if (rc > 0)
@@ -537,10 +545,10 @@ int job_run(const struct agent_config *cfg, const struct job *job)
 		goto out;
 	}
 	rc = job_klab_run(cfg, job, &p, disks.buf, err, sizeof(err));
-	doc = json_load_file(p.results.buf, 0, &jerr);
+	doc = json_load_file(p.results, 0, &jerr);
 	if (json_is_object(doc)) {
 		json_object_set_new(doc, "raw",
-				    job_collect_raw(p.out.buf, p.runlog.buf));
+				    job_collect_raw(p.out, p.runlog));
 		rc = job_upload(cfg, job, doc) < 0 ? -1 : 0;
 		goto out;
 	}
@@ -548,7 +556,7 @@ int job_run(const struct agent_config *cfg, const struct job *job)
 		snprintf(err, sizeof(err), "suite %s wrote no results: %s",
 			 job->suite, doc ? "results.json is not an object" :
 			 jerr.text);
-	tail = job_log_tail(p.runlog.buf);
+	tail = job_log_tail(p.runlog);
 	rc = job_fail(cfg, job->id, "benchmark", err, tail);
 	free(tail);
 out:

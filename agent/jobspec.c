@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
+
 /* Copy string member key into *dst; optional members may be null. */
 static int job_str(const json_t *obj, const char *key, int required,
 		   char **dst, char *err, size_t errlen)
@@ -172,22 +174,24 @@ int job_parse(const json_t *obj, struct job *job, char *err, size_t errlen)
 	return 0;
 }
 
+static void job_strs_free(struct job *job)
+{
+	char **const fields[] = { &job->kernel, &job->release,
+				  &job->kernel_url, &job->kernel_sha256,
+				  &job->initrd_url, &job->initrd_sha256,
+				  &job->cmdline, &job->suite, &job->suite_text,
+				  &job->scheduler };
+
+	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
+}
+
 void job_release(struct job *job)
 {
 	char **d;
 
 	if (!job)
 		return;
-	free(job->kernel);
-	free(job->release);
-	free(job->kernel_url);
-	free(job->kernel_sha256);
-	free(job->initrd_url);
-	free(job->initrd_sha256);
-	free(job->cmdline);
-	free(job->suite);
-	free(job->suite_text);
-	free(job->scheduler);
+	job_strs_free(job);
 	for (d = job->disks; d && *d; d++)
 		free(*d);
 	free(job->disks);

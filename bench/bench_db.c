@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "lib/results.h"
 
 #define NQUERY 100
 
@@ -112,18 +113,6 @@ static void make_set(struct result_set *rs, long k0, long nk, long nm,
 			r->value = (double)(k * 1000 + m) / 7.0;
 		}
 	}
-}
-
-static void free_set(struct result_set *rs)
-{
-	size_t i;
-
-	for (i = 0; i < rs->n; i++) {
-		free(rs->v[i].kernel);
-		free(rs->v[i].metric);
-		free(rs->v[i].unit);
-	}
-	free(rs->v);
 }
 
 /* Import nsets sets; returns the time spent in db_import only. */
@@ -254,7 +243,7 @@ static void grow_history(struct db *db, long have)
 		make_set(&rs, k, k + 500 > 10000 ? 10000 - k : 500, 1,
 			 "hist-");
 		import_sets(db, &rs, 1);
-		free_set(&rs);
+		result_set_release(&rs);
 	}
 }
 
@@ -321,7 +310,7 @@ int main(int argc, char **argv)
 	       (long long)db_count(db, "results"), hist.wall, hist.cpu,
 	       NQUERY);
 	for (i = 0; i < nsets; i++)
-		free_set(&sets[i]);
+		result_set_release(&sets[i]);
 	free(sets);
 	db_close(db);
 	if (getenv("KLAB_BENCH_KEEP")) {

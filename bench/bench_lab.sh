@@ -40,8 +40,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 log() { echo "bench_lab: $*" >&2; }
-die() { log "$*"; exit 1; }
 . "$TOP/bench/lib.sh"
+die() { log "$*"; exit 1; }
 for t in qemu-system-x86_64 python3 curl sqlite3; do
 	command -v "$t" >/dev/null 2>&1 || die "'$t' is not installed"
 done

@@ -44,6 +44,7 @@
 
 #include "judge/adaptive.h"
 #include "judge/compare.h"
+#include "lib/alloc.h"
 
 #define NMETRICS 20
 
@@ -136,15 +137,6 @@ static void page_draw(struct page *pg, size_t n, double cv, double shift)
 		for (c = 0; c < n; c++)
 			for (i = 0; i < NMETRICS; i++)
 				pg->v[s][c][i] = draw(i, cv, shift, (int)s);
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		abort();
-	return d;
 }
 
 static void policy(struct vd_policy *pol)
@@ -251,35 +243,49 @@ static double pct(size_t a, size_t b)
 	return b ? 100.0 * (double)a / (double)b : 0;
 }
 
-static void table(size_t pages)
+/* The CVs (coefficients of variation) both tables have a row group for. */
+static const double table_cvs[] = { 0.03, 0.05, 0.17 };
+#define TABLE_NCVS (sizeof(table_cvs) / sizeof(table_cvs[0]))
+
+/* Print row(cv, x, pages) for each CV and each x below nx. */
+static void table_rows(void (*row)(double, size_t, size_t), size_t nx,
+		       size_t pages)
 {
-	static const double cvs[] = { 0.03, 0.05, 0.17 };
+	size_t i, x;
+
+	for (i = 0; i < TABLE_NCVS; i++)
+		for (x = 0; x < nx; x++)
+			row(table_cvs[i], x, pages);
+}
+
+/* One row of table(): A/A and three shifts at cv with the x-th cell
+ * count a side. */
+static void table_row(double cv, size_t x, size_t pages)
+{
 	static const size_t ns[] = { 3, 5, 10 };
 	static const double shifts[] = { 0.05, 0.10, 0.25 };
 	struct tally aa, t[3];
-	size_t i, j, k;
+	size_t n = ns[x], k;
 
+	run_setting(cv, n, 0, pages, &aa);
+	for (k = 0; k < 3; k++)
+		run_setting(cv, n, shifts[k], pages, &t[k]);
+	printf("| %.0f%% | %zu | %.2f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | "
+	       "%.2f%% |\n", cv * 100, n, pct(aa.any_alarm, aa.pages),
+	       pct(t[0].worse0, t[0].pages), pct(t[1].worse0, t[1].pages),
+	       pct(t[2].worse0, t[2].pages), pct(t[2].same0, t[2].pages),
+	       pct(t[0].other_alarm + t[1].other_alarm + t[2].other_alarm,
+		   3 * pages));
+	fflush(stdout);
+}
+
+static void table(size_t pages)
+{
 	printf("| CV | cells a side | A/A pages with any worse/better | "
 	       "5%% drop: worse | 10%% drop: worse | 25%% drop: worse | "
 	       "25%% drop called same | shifted pages, false alarm "
 	       "elsewhere |\n|---|---|---|---|---|---|---|---|\n");
-	for (i = 0; i < 3; i++)
-		for (j = 0; j < 3; j++) {
-			run_setting(cvs[i], ns[j], 0, pages, &aa);
-			for (k = 0; k < 3; k++)
-				run_setting(cvs[i], ns[j], shifts[k], pages,
-					    &t[k]);
-			printf("| %.0f%% | %zu | %.2f%% | %.1f%% | %.1f%% | "
-			       "%.1f%% | %.1f%% | %.2f%% |\n", cvs[i] * 100,
-			       ns[j], pct(aa.any_alarm, aa.pages),
-			       pct(t[0].worse0, t[0].pages),
-			       pct(t[1].worse0, t[1].pages),
-			       pct(t[2].worse0, t[2].pages),
-			       pct(t[2].same0, t[2].pages),
-			       pct(t[0].other_alarm + t[1].other_alarm +
-				   t[2].other_alarm, 3 * pages));
-			fflush(stdout);
-		}
+	table_rows(table_row, 3, pages);
 	printf("\n%zu pages per row and column (A/A and each shift), 20 "
 	       "metrics a page, error budget headline %g, secondary %g.\n",
 	       pages, 0.04 * alpha_scale, 0.01 * alpha_scale);
@@ -344,37 +350,40 @@ static size_t fixed_for(double cv, double shift, double power, size_t pages)
 	return 0;
 }
 
+/* One row of adaptive_table(): the rate at cv dropped by the x-th
+ * shift. */
+static void adaptive_row(double cv, size_t x, size_t pages)
+{
+	static const double shifts[] = { 0, 0.05, 0.10, 0.25 };
+	double shift = shifts[x];
+	struct adapt a;
+	size_t fx;
+
+	run_adaptive(cv, shift, pages, &a);
+	/* a fixed n is only worth naming for real power */
+	fx = shift > 0 && 2 * a.t.worse0 >= a.t.pages ?
+		fixed_for(cv, shift, (double)a.t.worse0 / (double)a.t.pages,
+			  pages) : 0;
+	printf("| %.0f%% | %.0f%% | %.1f | %.1f%% | %.2f%% | %.1f%% | ",
+	       cv * 100, shift * 100, (double)a.cells / (double)pages,
+	       pct(a.capped, pages), pct(a.t.any_alarm, pages),
+	       pct(a.t.worse0, pages));
+	if (!shift || 2 * a.t.worse0 < a.t.pages)
+		printf("- |\n");
+	else if (fx)
+		printf("%zu |\n", fx);
+	else
+		printf("> 20 |\n");
+	fflush(stdout);
+}
+
 static void adaptive_table(size_t pages)
 {
-	static const double cvs[] = { 0.03, 0.05, 0.17 };
-	static const double shifts[] = { 0, 0.05, 0.10, 0.25 };
-	struct adapt a;
-	size_t i, j, fx;
-
 	printf("| CV | rate drop | adaptive: mean cells a side | capped at "
 	       "20 | pages with any worse/better | rate decided worse | "
 	       "fixed n a side with that power |\n"
 	       "|---|---|---|---|---|---|---|\n");
-	for (i = 0; i < 3; i++)
-		for (j = 0; j < 4; j++) {
-			run_adaptive(cvs[i], shifts[j], pages, &a);
-			/* a fixed n is only worth naming for real power */
-			fx = shifts[j] > 0 && 2 * a.t.worse0 >= a.t.pages ?
-				fixed_for(cvs[i], shifts[j], (double)a.t.worse0 /
-					  (double)a.t.pages, pages) : 0;
-			printf("| %.0f%% | %.0f%% | %.1f | %.1f%% | %.2f%% | "
-			       "%.1f%% | ", cvs[i] * 100, shifts[j] * 100,
-			       (double)a.cells / (double)pages,
-			       pct(a.capped, pages), pct(a.t.any_alarm, pages),
-			       pct(a.t.worse0, pages));
-			if (!shifts[j] || 2 * a.t.worse0 < a.t.pages)
-				printf("- |\n");
-			else if (fx)
-				printf("%zu |\n", fx);
-			else
-				printf("> 20 |\n");
-			fflush(stdout);
-		}
+	table_rows(adaptive_row, 4, pages);
 	printf("\n%zu pages per row; looks at 3, 5, 8, 12, 20 cells a side, "
 	       "each with a fifth of the error budget, decisions final; the "
 	       "job ends when every headline metric is worse, better or "

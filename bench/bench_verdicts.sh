@@ -21,33 +21,19 @@
 #       bench/bench_verdicts.sh
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-B=$TOP/build/bench
+. "$TOP/bench/lib.sh"
 PAGES=${KLAB_BENCH_VERDICT_PAGES:-10000}
 HTTP_PAGES=${KLAB_BENCH_VERDICT_HTTP_PAGES:-100}
 ADAPT_PAGES=${KLAB_BENCH_VERDICT_ADAPT_PAGES:-2000}
-WARN="-Wall -Wextra -Wstrict-prototypes -Wvla -Wno-unused-parameter
-      -Wmissing-prototypes -Wshadow -Wformat=2"
 cd "$TOP"
 OBJ=build/bench/vobj
-make -s -j2 O=$OBJ $OBJ/bin/klabd $OBJ/libcore.a
-mkdir -p "$B"
-# shellcheck disable=SC2086,SC2046
-cc -std=c11 -D_GNU_SOURCE -O2 -g $WARN -I. -o "$B/bench_verdicts" \
-	bench/bench_verdicts.c $OBJ/libcore.a \
-	$(pkg-config --cflags --libs jansson sqlite3) -lm
-# shellcheck disable=SC2086,SC2046
-cc -std=c11 -D_GNU_SOURCE -O2 -g $WARN -I. -o "$B/bench_http" \
-	bench/bench_http.c $OBJ/libcore.a $(pkg-config --cflags --libs libcurl)
+bench_build $OBJ
+# shellcheck disable=SC2046
+bench_cc $OBJ bench_verdicts $(pkg-config --cflags --libs jansson sqlite3) -lm
+# shellcheck disable=SC2046
+bench_cc $OBJ bench_http $(pkg-config --cflags --libs libcurl)
 
-TMP=$(mktemp -d /tmp/klab-bench-verdicts.XXXXXX)
-KLABD_PID=
-cleanup() {
-	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-die() { echo "bench/bench_verdicts.sh: $*" >&2; exit 1; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+bench_tmp klab-bench-verdicts
 OUT=$B/verdicts.md
 LOAD0=$(loadavg)
 {
@@ -74,20 +60,7 @@ LOAD0=$(loadavg)
 	echo "adaptive time: $(( $(date +%s) - t0 )) s"
 } | tee "$OUT"
 
-KLAB_TOKEN=$("$TOP/$OBJ/bin/klabd" token add bench --role submitter --db "$TMP/klab.db") ||
-	die "cannot make a token"
-export KLAB_TOKEN
-"$TOP/$OBJ/bin/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
-	--data-dir "$TMP/data" --port-file "$TMP/port" >"$TMP/klabd.log" 2>&1 &
-KLABD_PID=$!
-i=0
-while [ ! -s "$TMP/port" ]; do
-	i=$((i + 1))
-	[ $i -gt 200 ] && die "klabd did not start: $(cat "$TMP/klabd.log")"
-	kill -0 "$KLABD_PID" 2>/dev/null || die "klabd exited: $(cat "$TMP/klabd.log")"
-	sleep 0.05
-done
-U="http://127.0.0.1:$(cat "$TMP/port")"
+bench_klabd $OBJ
 
 # one setting through the real path: CV CELLS SHIFT PREFIX
 through_http() {

@@ -1,8 +1,39 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh
-# bench/lib.sh: what the benchmark scripts (bench/run.sh, bench/bench_lab.sh)
-# share: a token for their klabd and the wait for that klabd to listen.
-# Sourced; the script defines die() first.
+# bench/lib.sh: what the benchmark scripts (bench/run.sh, bench/bench_lab.sh,
+# bench/bench_verdicts.sh) share: their build of klabd and the bench
+# programs, a token for their klabd, the wait for that klabd to listen and
+# the machine's load.  Sourced once the script has set TOP; a script that
+# wants another die() defines it after sourcing this.
+
+# B: where the bench programs and their reports go.
+B=$TOP/build/bench
+
+# die MESSAGE: "bench/SCRIPT: MESSAGE" on stderr, exit 1.
+die() { echo "bench/${0##*/}: $*" >&2; exit 1; }
+
+# bench_build OBJ: klabd and libcore.a in a build dir of the script's own
+# (plain -O2 -g), so that a rebuild of build/ by someone else cannot swap
+# the binary under a running benchmark; then make $B.
+bench_build() {
+	make -s -j2 O="$1" "$1/bin/klabd" "$1/libcore.a"
+	mkdir -p "$B"
+}
+
+# bench_cc OBJ NAME FLAGS...: compile bench/NAME.c with the project's
+# warnings against OBJ's libcore.a into $B/NAME; FLAGS (libraries) last.
+bench_cc() {
+	_obj=$1
+	_name=$2
+	shift 2
+	cc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wstrict-prototypes \
+		-Wvla -Wno-unused-parameter -Wmissing-prototypes -Wshadow \
+		-Wformat=2 -I. -o "$B/$_name" "bench/$_name.c" \
+		"$_obj/libcore.a" "$@"
+}
+
+# loadavg: the 1, 5 and 15 minute load averages.
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # bench_token KLABD DB ROLE: a token named "bench" with ROLE in DB, exported
 # as KLAB_TOKEN for klab and the HTTP clients.
@@ -22,4 +53,36 @@ bench_klabd_wait() {
 		kill -0 "$1" 2>/dev/null || die "klabd exited: $(cat "$3")"
 		sleep 0.05
 	done
+}
+
+# bench_tmp NAME: TMP, a fresh directory /tmp/NAME.XXXXXX.  At exit the
+# klabd in KLABD_PID (if any) is stopped and TMP removed, or kept and
+# named when KLAB_BENCH_KEEP is set.
+bench_tmp() {
+	TMP=$(mktemp -d "/tmp/$1.XXXXXX")
+	KLABD_PID=
+	trap bench_cleanup EXIT INT TERM
+}
+
+bench_cleanup() {
+	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
+	if [ -n "${KLAB_BENCH_KEEP:-}" ]; then
+		echo "kept: $TMP" >&2
+	else
+		rm -rf "$TMP"
+	fi
+}
+
+# bench_klabd OBJ: klabd of build dir OBJ on a free port of 127.0.0.1
+# with a fresh database in TMP and a submitter token (KLAB_TOKEN); sets
+# KLABD_PID and U, its base URL.
+bench_klabd() {
+	bench_token "$TOP/$1/bin/klabd" "$TMP/klab.db" submitter
+	"$TOP/$1/bin/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
+		--data-dir "$TMP/data" --port-file "$TMP/port" \
+		>"$TMP/klabd.log" 2>&1 &
+	KLABD_PID=$!
+	bench_klabd_wait "$KLABD_PID" "$TMP/port" "$TMP/klabd.log"
+	# shellcheck disable=SC2034 # U is the caller's
+	U="http://127.0.0.1:$(cat "$TMP/port")"
 }

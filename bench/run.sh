@@ -22,46 +22,24 @@
 # KLAB_BENCH_LAB=1 bench/run.sh to run it after this one.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-B=$TOP/build/bench
+. "$TOP/bench/lib.sh"
 N=${KLAB_BENCH_N:-100}
 LOAD_S=${KLAB_BENCH_LOAD_S:-10}
 CLIENTS=${KLAB_BENCH_CLIENTS:-32}
 TOTAL=100000
-WARN="-Wall -Wextra -Wstrict-prototypes -Wvla -Wno-unused-parameter
-      -Wmissing-prototypes -Wshadow -Wformat=2"
-
 cd "$TOP"
-# klabd and libcore.a in a build dir of our own (plain -O2 -g): a rebuild
-# of build/ by someone else cannot swap the binary under a running test
 OBJ=build/bench/obj
-make -s -j2 O=$OBJ $OBJ/bin/klabd $OBJ/libcore.a
-mkdir -p "$B"
+bench_build $OBJ
 # bench_db: the data layer with what it uses of lib/ (libcore.a)
 # shellcheck disable=SC2046
 cc -std=c11 -D_GNU_SOURCE -O2 -I. -o "$B/bench_db" bench/bench_db.c \
 	$OBJ/libcore.a $(pkg-config --cflags --libs sqlite3 libcrypto jansson) -lm
-# shellcheck disable=SC2086,SC2046
-cc -std=c11 -D_GNU_SOURCE -O2 -g $WARN -I. -o "$B/bench_fill" \
-	bench/bench_fill.c $OBJ/libcore.a \
-	$(pkg-config --cflags --libs jansson sqlite3) -lm
-# shellcheck disable=SC2086,SC2046
-cc -std=c11 -D_GNU_SOURCE -O2 -g $WARN -I. -o "$B/bench_http" \
-	bench/bench_http.c $OBJ/libcore.a $(pkg-config --cflags --libs libcurl)
+# shellcheck disable=SC2046
+bench_cc $OBJ bench_fill $(pkg-config --cflags --libs jansson sqlite3 libcrypto) -lm
+# shellcheck disable=SC2046
+bench_cc $OBJ bench_http $(pkg-config --cflags --libs libcurl)
 
-TMP=$(mktemp -d /tmp/klab-bench.XXXXXX)
-KLABD_PID=
-cleanup() {
-	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
-	if [ -n "${KLAB_BENCH_KEEP:-}" ]; then
-		echo "kept: $TMP" >&2
-	else
-		rm -rf "$TMP"
-	fi
-}
-trap cleanup EXIT INT TERM
-die() { echo "bench/run.sh: $*" >&2; exit 1; }
-. "$TOP/bench/lib.sh"
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+bench_tmp klab-bench
 # status FIELD: klabd's /proc status value in kB (or the thread count)
 status() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$KLABD_PID/status"; }
 mem() { echo "VmRSS $(status VmRSS) kB, VmHWM $(status VmHWM) kB, $(status Threads) threads"; }
@@ -77,12 +55,7 @@ echo "== fill: compare and history sets through db_import"
 stored=$(sed -n 's/^stored: //p' "$TMP/fill.out")
 
 # a submitter token for the POSTs
-bench_token "$TOP/$OBJ/bin/klabd" "$TMP/klab.db" submitter
-"$TOP/$OBJ/bin/klabd" --listen 127.0.0.1:0 --db "$TMP/klab.db" \
-	--data-dir "$TMP/data" --port-file "$TMP/port" >"$TMP/klabd.log" 2>&1 &
-KLABD_PID=$!
-bench_klabd_wait "$KLABD_PID" "$TMP/port" "$TMP/klabd.log"
-U="http://127.0.0.1:$(cat "$TMP/port")"
+bench_klabd $OBJ
 export KLAB_BENCH_PID=$KLABD_PID
 MEM_START=$(mem)
 

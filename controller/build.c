@@ -18,6 +18,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "catalog.h"
 #include "db/builds.h"
 #include "klabd.h"
+#include "lib/alloc.h"
 #include "lib/config.h"
 #include "lib/proc.h"
 #include "lib/sha256.h"
@@ -143,7 +145,7 @@ static int build_config_check(struct klabd *d, char *err, size_t errlen)
 	long long sz;
 	long n;
 
-	for (i = 0; i < sizeof(build_limits) / sizeof(build_limits[0]); i++) {
+	for (i = 0; i < ALLOC_ARRAY_SIZE(build_limits); i++) {
 		v = config_get(&d->cfg, "", build_limits[i][0]);
 		if (!v || (i < 2 ? isdigit((unsigned char)*v) &&
 			   !config_parse_size(v, &sz) && sz > 0 :
@@ -180,36 +182,39 @@ static int build_config_check(struct klabd *d, char *err, size_t errlen)
 	return 0;
 }
 
+/* build-kernel.sh's option for each build setting klabd keeps */
+static const struct {
+	size_t off;		/* of a char * in struct klabd */
+	const char *opt;
+} build_strs[] = {
+	{ offsetof(struct klabd, build_cache), "--cache" },
+	{ offsetof(struct klabd, build_fragment), "--config" },
+	{ offsetof(struct klabd, build_must_have), "--must-have" },
+	{ offsetof(struct klabd, build_jobs), "--jobs" },
+	{ offsetof(struct klabd, build_time_limit), "--time-limit" },
+};
+
+/* Append "opt v" to args at n when v is set; the new count. */
+static size_t build_arg_add(const char **args, size_t n, const char *opt,
+			    const char *v)
+{
+	if (v) {
+		args[n++] = opt;
+		args[n++] = v;
+	}
+	return n;
+}
+
 size_t build_common_args(struct klabd *d, const char **args)
 {
 	size_t n = 0, i;
-	const char *v;
 
-	if (d->build_cache) {
-		args[n++] = "--cache";
-		args[n++] = d->build_cache;
-	}
-	if (d->build_fragment) {
-		args[n++] = "--config";
-		args[n++] = d->build_fragment;
-	}
-	if (d->build_must_have) {
-		args[n++] = "--must-have";
-		args[n++] = d->build_must_have;
-	}
-	if (d->build_jobs) {
-		args[n++] = "--jobs";
-		args[n++] = d->build_jobs;
-	}
-	if (d->build_time_limit) {
-		args[n++] = "--time-limit";
-		args[n++] = d->build_time_limit;
-	}
-	for (i = 0; i < sizeof(build_limits) / sizeof(build_limits[0]); i++)
-		if ((v = config_get(&d->cfg, "", build_limits[i][0]))) {
-			args[n++] = build_limits[i][1];
-			args[n++] = v;
-		}
+	for (i = 0; i < ALLOC_ARRAY_SIZE(build_strs); i++)
+		n = build_arg_add(args, n, build_strs[i].opt,
+				  *(char **)((char *)d + build_strs[i].off));
+	for (i = 0; i < ALLOC_ARRAY_SIZE(build_limits); i++)
+		n = build_arg_add(args, n, build_limits[i][1],
+				  config_get(&d->cfg, "", build_limits[i][0]));
 	return n;
 }
 

@@ -411,6 +411,25 @@ static void *cmprun_main(void *arg)
 	return NULL;
 }
 
+static void cmprun_free(struct klabd *d)
+{
+	struct cmprun *cr = d->cmprun;
+
+	pthread_cond_destroy(&cr->cond);
+	pthread_mutex_destroy(&cr->lock);
+	free(cr);
+	d->cmprun = NULL;
+}
+
+/* Set *flag (running or kicked) to v and wake the driver. */
+static void cmprun_wake(struct cmprun *cr, int *flag, int v)
+{
+	pthread_mutex_lock(&cr->lock);
+	*flag = v;
+	pthread_cond_broadcast(&cr->cond);
+	pthread_mutex_unlock(&cr->lock);
+}
+
 int cmprun_start(struct klabd *d, char *err, size_t errlen)
 {
 	struct cmprun *cr = calloc(1, sizeof(*cr));
@@ -421,12 +440,9 @@ int cmprun_start(struct klabd *d, char *err, size_t errlen)
 	proc_cond_init(&cr->cond);
 	cr->running = 1;
 	d->cmprun = cr;
-	if (pthread_create(&cr->th, NULL, cmprun_main, d)) {
-		snprintf(err, errlen, "cannot start the comparison driver");
-		pthread_cond_destroy(&cr->cond);
-		pthread_mutex_destroy(&cr->lock);
-		free(cr);
-		d->cmprun = NULL;
+	if (proc_thread_start(&cr->th, cmprun_main, d, "comparison driver",
+			      err, errlen)) {
+		cmprun_free(d);
 		return -1;
 	}
 	return 0;
@@ -438,25 +454,15 @@ void cmprun_stop(struct klabd *d)
 
 	if (!cr)
 		return;
-	pthread_mutex_lock(&cr->lock);
-	cr->running = 0;
-	pthread_cond_broadcast(&cr->cond);
-	pthread_mutex_unlock(&cr->lock);
+	cmprun_wake(cr, &cr->running, 0);
 	pthread_join(cr->th, NULL);
-	pthread_cond_destroy(&cr->cond);
-	pthread_mutex_destroy(&cr->lock);
-	free(cr);
-	d->cmprun = NULL;
+	cmprun_free(d);
 }
 
 void cmprun_kick(struct klabd *d)
 {
 	struct cmprun *cr = d->cmprun;
 
-	if (!cr)
-		return;
-	pthread_mutex_lock(&cr->lock);
-	cr->kicked = 1;
-	pthread_cond_broadcast(&cr->cond);
-	pthread_mutex_unlock(&cr->lock);
+	if (cr)
+		cmprun_wake(cr, &cr->kicked, 1);
 }

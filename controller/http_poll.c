@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "http_poll.h"
+#include "lib/list.h"
+#include "lib/proc.h"
 
 struct http_park {
 	pthread_mutex_t lock;
@@ -39,13 +41,7 @@ static int ts_before(const struct timespec *a, const struct timespec *b)
 /* Resume a suspended poll; park lock held. */
 static void park_resume(struct http_park *pk, struct http_poll *p)
 {
-	if (p->prev)
-		p->prev->next = p->next;
-	else
-		pk->head = p->next;
-	if (p->next)
-		p->next->prev = p->prev;
-	p->prev = p->next = NULL;
+	LIST_UNLINK(pk->head, p);
 	p->suspended = 0;
 	p->woken = 1;
 	MHD_resume_connection(p->conn);
@@ -92,22 +88,17 @@ static void *park_timer(void *arg)
 int http_park_start(struct klabd *d, char *err, size_t errlen)
 {
 	struct http_park *pk = calloc(1, sizeof(*pk));
-	pthread_condattr_t ca;
 
 	if (!pk) {
 		snprintf(err, errlen, "cannot allocate the long-poll park");
 		return -1;
 	}
 	pthread_mutex_init(&pk->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&pk->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	proc_cond_init(&pk->cond);
 	d->park = pk;
-	if (pthread_create(&pk->timer, NULL, park_timer, pk)) {
-		snprintf(err, errlen, "cannot start the long-poll timer");
+	if (proc_thread_start(&pk->timer, park_timer, pk, "long-poll timer",
+			      err, errlen))
 		return -1;
-	}
 	pk->timer_running = 1;
 	return 0;
 }
@@ -204,11 +195,7 @@ void http_poll_suspend(struct http_poll *p)
 		MHD_resume_connection(p->conn);
 	} else {
 		p->suspended = 1;
-		p->prev = NULL;
-		p->next = pk->head;
-		if (pk->head)
-			pk->head->prev = p;
-		pk->head = p;
+		LIST_PUSH(pk->head, p);
 		pthread_cond_signal(&pk->cond);
 	}
 	pthread_mutex_unlock(&pk->lock);

@@ -14,6 +14,7 @@
 #include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "catalog.h"
 #include "db/tokens.h"
 #include "klabd.h"
+#include "lib/alloc.h"
 #include "rig.h"
 #include "rig_conf.h"
 
@@ -69,10 +71,27 @@ static int set_listen(struct klabd *d, const char *s, char *err,
 	return 0;
 }
 
-static void set_str(char **field, const char *v)
+/* The string settings: a config key and the field it sets. */
+#define KLABD_STR(key, field) { key, offsetof(struct klabd, field) }
+static const struct {
+	const char *key;
+	size_t off;
+} klabd_strs[] = {
+	KLABD_STR("db", db_path),
+	KLABD_STR("data_dir", data_dir),
+	KLABD_STR("public_url", public_url),
+	KLABD_STR("top_dir", top_dir),
+	KLABD_STR("rig_bin_dir", rig_bin_dir),
+	KLABD_STR("build_cache", build_cache),
+	KLABD_STR("build_fragment", build_fragment),
+	KLABD_STR("build_must_have", build_must_have),
+	KLABD_STR("build_jobs", build_jobs),
+	KLABD_STR("build_time_limit", build_time_limit),
+};
+
+static char **klabd_str_field(struct klabd *d, size_t i)
 {
-	free(*field);
-	*field = strdup(v);
+	return (char **)((char *)d + klabd_strs[i].off);
 }
 
 /* A rig's "token =" must not be empty: an empty bearer would match it. */
@@ -101,7 +120,7 @@ static int apply_auth_config(struct klabd *d, char *err, size_t errlen)
 	const char *v;
 
 	if ((v = config_get(&d->cfg, "", "job_cmdline_allow")))
-		set_str(&d->cmdline_allow, v);
+		alloc_str_set(&d->cmdline_allow, v);
 	if ((v = config_get(&d->cfg, "", "read_access"))) {
 		if (strcmp(v, "open") && strcmp(v, "token")) {
 			snprintf(err, errlen, "%s: read_access: expected "
@@ -160,32 +179,16 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 {
 	const char *v;
 	long long sz;
+	size_t i;
 
 	if ((v = config_get(&d->cfg, "", "listen")) &&
 	    set_listen(d, v, err, errlen))
 		return -1;
-	if ((v = config_get(&d->cfg, "", "db")))
-		set_str(&d->db_path, v);
-	if ((v = config_get(&d->cfg, "", "data_dir")))
-		set_str(&d->data_dir, v);
-	if ((v = config_get(&d->cfg, "", "public_url")))
-		set_str(&d->public_url, v);
+	for (i = 0; i < ALLOC_ARRAY_SIZE(klabd_strs); i++)
+		if ((v = config_get(&d->cfg, "", klabd_strs[i].key)))
+			alloc_str_set(klabd_str_field(d, i), v);
 	if (apply_auth_config(d, err, errlen))
 		return -1;
-	if ((v = config_get(&d->cfg, "", "top_dir")))
-		set_str(&d->top_dir, v);
-	if ((v = config_get(&d->cfg, "", "rig_bin_dir")))
-		set_str(&d->rig_bin_dir, v);
-	if ((v = config_get(&d->cfg, "", "build_cache")))
-		set_str(&d->build_cache, v);
-	if ((v = config_get(&d->cfg, "", "build_fragment")))
-		set_str(&d->build_fragment, v);
-	if ((v = config_get(&d->cfg, "", "build_must_have")))
-		set_str(&d->build_must_have, v);
-	if ((v = config_get(&d->cfg, "", "build_jobs")))
-		set_str(&d->build_jobs, v);
-	if ((v = config_get(&d->cfg, "", "build_time_limit")))
-		set_str(&d->build_time_limit, v);
 	if ((v = config_get(&d->cfg, "", "max_builds"))) {
 		long n;
 
@@ -253,10 +256,10 @@ static int parse_args(struct klabd *d, int argc, char **argv,
 			if (set_listen(d, optarg, err, errlen))
 				return -1;
 			break;
-		case 'd': set_str(&d->db_path, optarg); break;
-		case 'D': set_str(&d->data_dir, optarg); break;
+		case 'd': alloc_str_set(&d->db_path, optarg); break;
+		case 'D': alloc_str_set(&d->data_dir, optarg); break;
 		case 'p': *port_file = optarg; break;
-		case 'B': set_str(&d->rig_bin_dir, optarg); break;
+		case 'B': alloc_str_set(&d->rig_bin_dir, optarg); break;
 		case 'm':
 			if (config_parse_size(optarg, &sz) || sz <= 0) {
 				snprintf(err, errlen, "invalid size '%s'",
@@ -331,19 +334,13 @@ static int write_port_file(const char *path, int port)
 
 static void klabd_release(struct klabd *d)
 {
-	free(d->db_path);
+	size_t i;
+
+	for (i = 0; i < ALLOC_ARRAY_SIZE(klabd_strs); i++)
+		free(*klabd_str_field(d, i));
 	free(d->host);
-	free(d->data_dir);
-	free(d->top_dir);
-	free(d->public_url);
 	free(d->cmdline_allow);
 	auth_destroy(d->auth);
-	free(d->rig_bin_dir);
-	free(d->build_cache);
-	free(d->build_fragment);
-	free(d->build_must_have);
-	free(d->build_jobs);
-	free(d->build_time_limit);
 	catalog_release(d);
 	config_release(&d->cfg);
 	pthread_mutex_destroy(&d->pool_lock);

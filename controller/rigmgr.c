@@ -41,6 +41,8 @@
 
 #include "db/jobs.h"
 #include "klabd.h"
+#include "lib/alloc.h"
+#include "lib/list.h"
 #include "auth.h"
 #include "lib/rand.h"
 #include "rig.h"
@@ -66,8 +68,7 @@ static void waiters_wake(struct klabd *d)
 
 	while (d->waiters) {
 		w = d->waiters;
-		d->waiters = w->next;
-		w->prev = w->next = NULL;
+		LIST_UNLINK(d->waiters, w);
 		w->queued = 0;
 		w->wake(w);
 	}
@@ -419,11 +420,7 @@ int rigmgr_next_job(struct rig *g, int64_t *job, struct rig_waiter *w)
 	else if (g->state == RIG_IDLE)
 		*job = take_job(g);
 	if (!*job && w && !w->queued && d->mgr_running) {
-		w->prev = NULL;
-		w->next = d->waiters;
-		if (d->waiters)
-			d->waiters->prev = w;
-		d->waiters = w;
+		LIST_PUSH(d->waiters, w);
 		w->queued = 1;
 	}
 	queued = w && w->queued;
@@ -435,13 +432,7 @@ void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w)
 {
 	pthread_mutex_lock(&d->mgr_lock);
 	if (w->queued) {
-		if (w->prev)
-			w->prev->next = w->next;
-		else
-			d->waiters = w->next;
-		if (w->next)
-			w->next->prev = w->prev;
-		w->prev = w->next = NULL;
+		LIST_UNLINK(d->waiters, w);
 		w->queued = 0;
 	}
 	pthread_mutex_unlock(&d->mgr_lock);
@@ -651,19 +642,20 @@ static struct rig *rig_from_config(struct klabd *d, const char *sec,
 	return g;
 }
 
+static void rig_strs_free(struct rig *g)
+{
+	char **const fields[] = { &g->name, &g->kind, &g->profile, &g->token,
+				  &g->base_kernel, &g->dir, &g->power_cmd,
+				  &g->console_cmd, &g->job_release };
+
+	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
+}
+
 static void rig_destroy(struct rig *g)
 {
 	if (!g)
 		return;
-	free(g->name);
-	free(g->kind);
-	free(g->profile);
-	free(g->token);
-	free(g->base_kernel);
-	free(g->dir);
-	free(g->power_cmd);
-	free(g->console_cmd);
-	free(g->job_release);
+	rig_strs_free(g);
 	pthread_mutex_destroy(&g->pub_lock);
 	pthread_cond_destroy(&g->pub_cond);
 	free(g);
@@ -797,10 +789,9 @@ int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 
 int rigmgr_start(struct klabd *d, char *err, size_t errlen)
 {
-	if (pthread_create(&d->mgr, NULL, mgr_main, d)) {
-		snprintf(err, errlen, "cannot start the rig manager");
+	if (proc_thread_start(&d->mgr, mgr_main, d, "rig manager", err,
+			      errlen))
 		return -1;
-	}
 	d->mgr_started = 1;
 	return 0;
 }

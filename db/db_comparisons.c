@@ -3,6 +3,7 @@
  * Comparison runs and the jobs that are their cells.  See comparisons.h.
  * Statements are prepared per call: a comparison moves once per cell.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "comparisons.h"
 #include "db_int.h"
+#include "lib/alloc.h"
 
 /* The counts of a comparison's jobs by side and state. */
 #define CJ_COUNT(side, cond) \
@@ -206,64 +208,68 @@ char *db_comparison_job_error(struct db *db, int64_t id)
 	return s ? s : db_xstrdup("");
 }
 
-int db_comparison_update(struct db *db, int64_t id, const char *state,
-			 int planned, const char *decided, int open,
-			 const char *error)
+/*
+ * Run a write of the comparison driver that must not be lost to a busy
+ * database (db_exec_retry, naming what): sql with ?1, ?2, ... bound from
+ * fmt as db_bind() does.  DB_OK or DB_ERR.
+ */
+static int cmp_write(struct db *db, const char *what, const char *sql,
+		     const char *fmt, ...)
 {
-	sqlite3_stmt *st = db_prepare(db, "UPDATE comparisons SET state = ?1,"
-		" planned = ?2, decided = ?3, open = ?4, error = COALESCE(?5, "
-		"error), finished = CASE WHEN ?1 IN ('decided', 'undecided', "
-		"'failed') THEN ?6 ELSE NULL END WHERE id = ?7");
+	sqlite3_stmt *st = db_prepare(db, sql);
+	va_list ap;
 	int rc;
 
 	if (!st)
 		return DB_ERR;
-	db_bind_str0(st, 1, state);
-	sqlite3_bind_int(st, 2, planned);
-	db_bind_str0(st, 3, decided);
-	sqlite3_bind_int(st, 4, open);
-	db_bind_str(st, 5, error);
-	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
-	sqlite3_bind_int64(st, 7, id);
-	rc = db_exec_retry(db, st, "comparison state");
+	va_start(ap, fmt);
+	db_vbind(st, fmt, ap);
+	va_end(ap);
+	rc = db_exec_retry(db, st, what);
 	sqlite3_finalize(st);
-	if (rc != DB_OK)
+	return rc;
+}
+
+int db_comparison_update(struct db *db, int64_t id, const char *state,
+			 int planned, const char *decided, int open,
+			 const char *error)
+{
+	if (cmp_write(db, "comparison state", "UPDATE comparisons SET "
+		      "state = ?1, planned = ?2, decided = ?3, open = ?4, "
+		      "error = COALESCE(?5, error), finished = CASE WHEN ?1 IN "
+		      "('decided', 'undecided', 'failed') THEN ?6 ELSE NULL "
+		      "END WHERE id = ?7", "sisizTI", state, planned, decided,
+		      open, error, id) != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
 }
 
 int db_comparison_cancel(struct db *db, int64_t id)
 {
-	sqlite3_stmt *st = db_prepare(db, "UPDATE jobs SET state = 'failed', "
-		"failure = 'infra', error = 'comparison ' || ?1 || ' failed', "
-		"finished = ?2 WHERE state = 'queued' AND id IN (SELECT job_id "
-		"FROM comparison_jobs WHERE comparison_id = ?1)");
-	int rc;
-
-	if (!st)
+	if (cmp_write(db, "comparison cells", "UPDATE jobs SET state = "
+		      "'failed', failure = 'infra', error = 'comparison ' || ?1 "
+		      "|| ' failed', finished = ?2 WHERE state = 'queued' AND "
+		      "id IN (SELECT job_id FROM comparison_jobs WHERE "
+		      "comparison_id = ?1)", "IT", id) != DB_OK)
 		return DB_ERR;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
-	rc = db_exec_retry(db, st, "comparison cells");
-	sqlite3_finalize(st);
-	return rc == DB_OK ? sqlite3_changes(db->h) : DB_ERR;
+	return sqlite3_changes(db->h);
+}
+
+static void db_comparison_strs_free(struct db_comparison *c)
+{
+	char **const fields[] = { &c->base, &c->candidate, &c->rig,
+				  &c->suite, &c->scheduler, &c->cmdline,
+				  &c->floors, &c->state, &c->decided,
+				  &c->error, &c->who };
+
+	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
 }
 
 void db_comparison_release(struct db_comparison *c)
 {
 	if (!c)
 		return;
-	free(c->base);
-	free(c->candidate);
-	free(c->rig);
-	free(c->suite);
-	free(c->scheduler);
-	free(c->cmdline);
-	free(c->floors);
-	free(c->state);
-	free(c->decided);
-	free(c->error);
-	free(c->who);
+	db_comparison_strs_free(c);
 	memset(c, 0, sizeof(*c));
 }
 

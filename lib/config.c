@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "strbuf.h"
 
 void config_init(struct config *c)
@@ -23,9 +24,10 @@ void config_release(struct config *c)
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
-		free(c->v[i].section);
-		free(c->v[i].key);
-		free(c->v[i].value);
+		char **const f[] = { &c->v[i].section, &c->v[i].key,
+				     &c->v[i].value };
+
+		alloc_strs_free(f, ALLOC_ARRAY_SIZE(f));
 	}
 	for (i = 0; i < c->nsec; i++)
 		free(c->sec[i].section);
@@ -81,18 +83,8 @@ enum config_line_kind config_line(const char *p, size_t len, char **key,
 static void add(struct config_entry **v, size_t *n, size_t *alloc,
 		const char *section, char *key, char *value, int line)
 {
-	if (*n == *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 16;
-		struct config_entry *p = realloc(*v, na * sizeof(*p));
-
-		if (!p)
-			abort();
-		*v = p;
-		*alloc = na;
-	}
-	(*v)[*n].section = strdup(section);
-	if (!(*v)[*n].section)
-		abort();
+	ALLOC_GROW(*v, *n, *alloc);
+	(*v)[*n].section = xstrdup(section);
 	(*v)[*n].key = key;
 	(*v)[*n].value = value;
 	(*v)[*n].line = line;

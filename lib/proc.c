@@ -40,6 +40,15 @@ void proc_cond_init(pthread_cond_t *c)
 	pthread_condattr_destroy(&ca);
 }
 
+int proc_thread_start(pthread_t *th, void *(*fn)(void *), void *arg,
+		      const char *what, char *err, size_t errlen)
+{
+	if (!pthread_create(th, NULL, fn, arg))
+		return 0;
+	snprintf(err, errlen, "cannot start the %s", what);
+	return -1;
+}
+
 /* posix_spawn argv in cwd (NULL: ours) with fd 0 on /dev/null and fds
  * 1 and 2 on outfd/errfd (PROC_FD_NULL: /dev/null, PROC_FD_INHERIT:
  * ours), nothing else open, in its own group with default signals. */

@@ -71,5 +71,8 @@ void proc_stop(struct proc *p, long grace_ms);
 long long proc_now_ms(void);
 /* Initialise c to time its waits on CLOCK_MONOTONIC (proc_now_ms's). */
 void proc_cond_init(pthread_cond_t *c);
+/* Start fn(arg) on *th: 0, or -1 with err "cannot start the WHAT". */
+int proc_thread_start(pthread_t *th, void *(*fn)(void *), void *arg,
+		      const char *what, char *err, size_t errlen);
 
 #endif

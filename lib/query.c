@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "strbuf.h"
 
 void query_init(struct query *q)
@@ -19,8 +20,9 @@ void query_release(struct query *q)
 	size_t i;
 
 	for (i = 0; i < q->n; i++) {
-		free(q->v[i].key);
-		free(q->v[i].value);
+		char **const f[] = { &q->v[i].key, &q->v[i].value };
+
+		alloc_strs_free(f, ALLOC_ARRAY_SIZE(f));
 	}
 	free(q->v);
 	query_init(q);
@@ -28,19 +30,9 @@ void query_release(struct query *q)
 
 void query_add(struct query *q, const char *key, const char *value)
 {
-	if (q->n == q->alloc) {
-		size_t na = q->alloc ? q->alloc * 2 : 8;
-		struct query_pair *p = realloc(q->v, na * sizeof(*p));
-
-		if (!p)
-			abort();
-		q->v = p;
-		q->alloc = na;
-	}
-	q->v[q->n].key = strdup(key);
-	q->v[q->n].value = strdup(value ? value : "");
-	if (!q->v[q->n].key || !q->v[q->n].value)
-		abort();
+	ALLOC_GROW(q->v, q->n, q->alloc);
+	q->v[q->n].key = xstrdup(key);
+	q->v[q->n].value = xstrdup(value ? value : "");
 	q->n++;
 }
 

@@ -16,63 +16,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "ident.h"
 #include "import_priv.h"
 
 #define RESULTS_SCHEMA "klab-results/1"
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p;
-
-	if (!s)
-		return NULL;
-	p = strdup(s);
-	if (!p)
-		abort();
-	return p;
-}
 
 void result_set_init(struct result_set *rs)
 {
 	memset(rs, 0, sizeof(*rs));
 }
 
-void result_set_release(struct result_set *rs)
+static void result_set_free(struct result_set *rs)
 {
+	char **const fields[] = { &rs->kernel, &rs->rig, &rs->suite,
+				  &rs->format, &rs->error };
 	size_t i;
 
+	for (i = 0; i < rs->n; i++) {
+		char **const rf[] = { &rs->v[i].kernel, &rs->v[i].metric,
+				      &rs->v[i].unit };
+
+		alloc_strs_free(rf, ALLOC_ARRAY_SIZE(rf));
+	}
+	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
+	free(rs->v);
+}
+
+void result_set_release(struct result_set *rs)
+{
 	if (!rs)
 		return;
-	for (i = 0; i < rs->n; i++) {
-		free(rs->v[i].kernel);
-		free(rs->v[i].metric);
-		free(rs->v[i].unit);
-	}
-	free(rs->v);
-	free(rs->kernel);
-	free(rs->rig);
-	free(rs->suite);
-	free(rs->format);
-	free(rs->error);
+	result_set_free(rs);
 	result_set_hist_release(rs);
 	result_set_init(rs);
 }
 
 void result_set_setstr(char **field, const char *s)
 {
-	char *copy = xstrdup(s);
-
-	free(*field);
-	*field = copy;
+	alloc_str_set(field, s);
 }
 
 /*
@@ -87,10 +69,7 @@ struct result *result_set_add(struct result_set *rs, const char *kernel,
 
 	if (!metric || !isfinite(value))
 		return NULL;
-	if (rs->n == rs->alloc) {
-		rs->alloc = rs->alloc ? rs->alloc * 2 : 16;
-		rs->v = xrealloc(rs->v, rs->alloc * sizeof(*rs->v));
-	}
+	ALLOC_GROW(rs->v, rs->n, rs->alloc);
 	r = &rs->v[rs->n++];
 	r->kernel = xstrdup(kernel ? kernel : rs->kernel);
 	r->metric = xstrdup(metric);
