@@ -43,7 +43,7 @@ const struct config_key klabd_config_schema[] = {
 	/* [base NAME]: build.c, docs/BUILDS.md */
 	{ "base *", "dir" },
 	{ "base *", "git" },
-	/* [rig NAME]: rigmgr.c rig_from_config, docs/RIGS.md */
+	/* [rig NAME]: rig_conf.c rig_from_config, docs/RIGS.md */
 	{ "rig *", "kind" },
 	{ "rig *", "profile" },
 	{ "rig *", "cpus" },

@@ -12,8 +12,20 @@
 
 #include <jansson.h>
 
+struct db;
 struct klabd;
 struct rig;
+
+/* The rig of section sec ("rig NAME") of d's configuration, never NULL;
+ * err set (and the rig to be destroyed) when a key is invalid. */
+struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
+			    size_t errlen);
+/* Free a rig made by rig_from_config; accepts NULL. */
+void rig_destroy(struct rig *g);
+/* Record the rig in the database (for pages and tokens) and create its
+ * directory under the data dir; 0, or -1 with err set. */
+int rig_register(struct klabd *d, struct db *db, struct rig *g, char *err,
+		 size_t errlen);
 
 /* Read `qemu-system-x86_64 --version` once, at start (before any thread
  * reads it, never under a lock), when a QEMU rig is configured; the

@@ -36,16 +36,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db/jobs.h"
 #include "klabd.h"
-#include "lib/alloc.h"
 #include "lib/list.h"
 #include "auth.h"
-#include "lib/rand.h"
 #include "rig.h"
+#include "rig_conf.h"
 
 #define CONSOLE_SCAN_MAX (1 << 20)	/* console bytes scanned per tick */
 #define MAX_INFRA_ATTEMPTS 3
@@ -559,146 +557,6 @@ struct rig *rigmgr_by_token(struct klabd *d, const char *token)
 		if (auth_hex_equal(d->rigs[i]->token_hash, h) && !found)
 			found = d->rigs[i];
 	return found;
-}
-
-static int cfg_int(struct klabd *d, const char *sec, const char *key,
-		   long def, long min, long max, long *out, char *err,
-		   size_t errlen)
-{
-	const char *v = config_get(&d->cfg, sec, key);
-
-	*out = def;
-	if (v && parse_long(v, min, max, out)) {
-		snprintf(err, errlen, "%s: [%s] %s: expected a number in "
-			 "%ld..%ld, got '%s'", d->cfg.path, sec, key, min, max,
-			 v);
-		return -1;
-	}
-	return 0;
-}
-
-static const char *cfg_str(struct klabd *d, const char *sec, const char *key,
-			   const char *def)
-{
-	const char *v = config_get(&d->cfg, sec, key);
-
-	return v ? v : def;
-}
-
-static struct rig *rig_from_config(struct klabd *d, const char *sec,
-				   char *err, size_t errlen)
-{
-	struct rig *g = calloc(1, sizeof(*g));
-	int manydisk;
-	long v[6];
-	char tok[40];
-
-	if (!g)
-		abort();
-	g->d = d;
-	pthread_mutex_init(&g->pub_lock, NULL);
-	pthread_cond_init(&g->pub_cond, NULL);
-	g->name = strdup(sec + 4);
-	g->kind = strdup(cfg_str(d, sec, "kind", "qemu"));
-	g->profile = strdup(cfg_str(d, sec, "profile", "scsi"));
-	manydisk = !strcmp(g->profile, "manydisk");
-	if (cfg_int(d, sec, "cpus", manydisk ? 4 : 1, 1, 64, &v[0], err, errlen) ||
-	    cfg_int(d, sec, "memory_mb", 1024, 128, 65536, &v[1], err, errlen) ||
-	    cfg_int(d, sec, "disk_mb", manydisk ? 32 : 512, 8, 1 << 20, &v[2],
-		    err, errlen) ||
-	    cfg_int(d, sec, "boot_timeout", 120, 5, 3600, &v[3], err, errlen) ||
-	    cfg_int(d, sec, "job_timeout", 1800, 10, 86400, &v[4], err,
-		    errlen) ||
-	    cfg_int(d, sec, "power_timeout", 60, 1, 3600, &v[5], err, errlen))
-		return g;	/* err set: caller frees */
-	g->cpus = (int)v[0];
-	g->memory_mb = (int)v[1];
-	g->disk_mb = (int)v[2];
-	g->boot_timeout = (int)v[3];
-	g->job_timeout = (int)v[4];
-	g->power_timeout = (int)v[5];
-	g->disks = manydisk ? 64 : 1;
-	if (rand_hex(tok, 16)) {
-		snprintf(err, errlen, "cannot make a token for rig '%s': %s",
-			 g->name, strerror(errno));
-		return g;
-	}
-	g->token = strdup(cfg_str(d, sec, "token", tok));
-	auth_hash_hex(g->token, g->token_hash);
-	g->base_kernel = strdup(cfg_str(d, sec, "base_kernel", ""));
-	g->power_cmd = strdup(cfg_str(d, sec, "power_cycle", ""));
-	g->console_cmd = strdup(cfg_str(d, sec, "console", ""));
-	g->ops = !strcmp(g->kind, "remote") ? &rig_remote_ops : &rig_qemu_ops;
-	if (strcmp(g->kind, "qemu") && strcmp(g->kind, "remote"))
-		snprintf(err, errlen, "%s: [%s] kind: expected 'qemu' or "
-			 "'remote', got '%s'", d->cfg.path, sec, g->kind);
-	else if (strcmp(g->profile, "scsi") && strcmp(g->profile, "ide") &&
-		 !manydisk)
-		snprintf(err, errlen, "%s: [%s] profile: expected 'scsi', "
-			 "'ide' or 'manydisk', got '%s'", d->cfg.path, sec,
-			 g->profile);
-	g->state = strcmp(cfg_str(d, sec, "autostart", "yes"), "no") ?
-		RIG_COLD : RIG_OFFLINE;
-	return g;
-}
-
-static void rig_strs_free(struct rig *g)
-{
-	char **const fields[] = { &g->name, &g->kind, &g->profile, &g->token,
-				  &g->base_kernel, &g->dir, &g->power_cmd,
-				  &g->console_cmd, &g->job_release };
-
-	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
-}
-
-static void rig_destroy(struct rig *g)
-{
-	if (!g)
-		return;
-	rig_strs_free(g);
-	pthread_mutex_destroy(&g->pub_lock);
-	pthread_cond_destroy(&g->pub_cond);
-	free(g);
-}
-
-/* Record the rig in the database (for pages and tokens) and its dir. */
-static int rig_register(struct klabd *d, struct db *db, struct rig *g,
-			char *err, size_t errlen)
-{
-	struct db_rig r;
-	struct strbuf sb = STRBUF_INIT;
-
-	sb_init(&sb);
-	sb_addf(&sb, "%s/rigs/%s", d->data_dir, g->name);
-	g->dir = sb_detach(&sb, NULL);
-	if (mkdir(d->data_dir, 0755) && errno != EEXIST)
-		goto out_errno;
-	sb_addf(&sb, "%s/rigs", d->data_dir);
-	if (mkdir(sb.buf, 0755) && errno != EEXIST)
-		goto out_errno;
-	if (mkdir(g->dir, 0755) && errno != EEXIST)
-		goto out_errno;
-	sb_release(&sb);
-	memset(&r, 0, sizeof(r));
-	r.name = g->name;
-	r.kind = g->kind;
-	r.profile = g->profile;
-	r.disks = g->disks;
-	r.cpus = g->cpus;
-	r.memory_mb = g->memory_mb;
-	r.state = (char *)rig_state_name(g->state);
-	if (db_rig_put(db, &r, err, errlen) ||
-	    db_rig_set_token(db, g->name, g->token_hash)) {
-		if (!err[0])
-			snprintf(err, errlen, "cannot record rig '%s'", g->name);
-		return -1;
-	}
-	return 0;
-out_errno:
-	snprintf(err, errlen, "cannot create '%s': %s", sb.len ? sb.buf :
-		 g->dir, strerror(errno));
-	sb_release(&sb);
-	return -1;
 }
 
 /* mgr_cond and every deadline run on the monotonic clock. */
