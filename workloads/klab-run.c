@@ -25,6 +25,7 @@
 #include "lib/results.h"
 #include "workloads/child.h"
 #include "workloads/cpuusage.h"
+#include "workloads/devstat.h"
 #include "workloads/driver.h"
 #include "workloads/iofile.h"
 #include "workloads/runctl.h"
@@ -43,6 +44,7 @@ struct plan {
 	double bg_warmup, timeout;
 	char bindir[4096], rawdir[4096], first[4096], id[256];
 	int first_is_dir;
+	struct devstat_set dev;	/* the disks behind --disks, maybe none */
 };
 
 static void usage(FILE *f)
@@ -241,13 +243,37 @@ static int make_dirs(const char *out, char *rawdir, size_t len)
 	return 0;
 }
 
+/*
+ * The device counters of the whole measured step, as "<family>.dev_*"
+ * (family: the first part of its first metric), unless the workload
+ * recorded its own per phase (tiotest does).
+ */
+static void dev_report(struct result_set *rs, const struct devstat *d0,
+		       const struct devstat_set *dev)
+{
+	struct devstat d1;
+	char family[64];
+	size_t i, n;
+
+	if (!rs->n || devstat_set_read(dev, &d1))
+		return;
+	for (i = 0; i < rs->n; i++)
+		if (strstr(rs->v[i].metric, ".dev_reads"))
+			return;
+	n = strcspn(rs->v[0].metric, ".");
+	snprintf(family, sizeof(family), "%.*s", (int)n, rs->v[0].metric);
+	devstat_delta(d0, &d1, &d1);
+	devstat_report(rs, family, &d1);
+}
+
 static int run_rep(const struct plan *p, const struct driver_env *env,
 		   unsigned rep, struct result_set *rs, char *err,
 		   size_t errlen)
 {
 	struct child bg = { 0, 0, 0 };
+	struct devstat d0;
 	char tag[64], cwd[4096], st[128];
-	int rc = 0;
+	int rc = 0, dev_ok;
 
 	if (p->background) {
 		snprintf(tag, sizeof(tag), "background-%u", rep);
@@ -267,7 +293,10 @@ static int run_rep(const struct plan *p, const struct driver_env *env,
 	}
 	if (!rc) {
 		snprintf(tag, sizeof(tag), "run-%u", rep);
+		dev_ok = p->dev.n && devstat_set_read(&p->dev, &d0) == 0;
 		rc = driver_run(p->workload, env, tag, rs, err, errlen);
+		if (dev_ok)
+			dev_report(rs, &d0, &p->dev);
 	}
 	if (p->background) {
 		child_stop(&bg, 10);
@@ -383,6 +412,9 @@ int main(int argc, char **argv)
 		plan_release(&p);
 		return 1;
 	}
+	if (!devstat_set_init(&p.dev, o.disks))
+		fprintf(stderr, "klab-run: no block device behind '%s' "
+			"(tmpfs, overlayfs?): no device counters\n", o.disks);
 	wl_signals_install();
 	env = (struct driver_env){ p.bindir[0] ? p.bindir : NULL, p.rawdir,
 				   p.first_is_dir ? p.first : NULL, p.id,

@@ -24,6 +24,7 @@
 #include "lib/strbuf.h"
 #include "lib/rand.h"
 #include "workloads/cpuusage.h"
+#include "workloads/devstat.h"
 #include "workloads/hist.h"
 #include "workloads/iofile.h"
 #include "workloads/runctl.h"
@@ -42,6 +43,7 @@ struct opts {
 	unsigned threads, phases;
 	uint64_t size_mb, bs, rand_ops;
 	int direct, sync, text;
+	struct devstat_set dev;	/* the disks behind --disk, maybe none */
 };
 
 struct worker {
@@ -145,11 +147,15 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		      uint64_t deadline, struct result_set *rs)
 {
 	struct cpu_rusage c0, c1;
+	struct devstat d0, d1;
 	struct hist *all;
+	char prefix[64];
+	int dev_ok;
 	uint64_t t0 = UINT64_MAX, t1 = 0;
 	unsigned i, started = 0;
 
 	workers_done = 0;
+	dev_ok = o->dev.n && devstat_set_read(&o->dev, &d0) == 0;
 	cpu_rusage_now(&c0);
 	for (i = 0; i < o->threads; i++) {
 		ws[i].phase = phase;
@@ -168,6 +174,7 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	for (i = 0; i < started; i++)
 		pthread_join(ws[i].tid, NULL);
 	cpu_rusage_now(&c1);
+	dev_ok = dev_ok && devstat_set_read(&o->dev, &d1) == 0;
 	all = malloc(sizeof(*all));
 	if (!all)
 		abort();
@@ -180,6 +187,12 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	if (all->count)
 		report_phase(rs, o, phase, all, t1 - t0,
 			     cpu_rusage_pct(&c0, &c1, (double)(t1 - t0) / 1e9));
+	if (all->count && dev_ok) {
+		devstat_delta(&d0, &d1, &d0);
+		snprintf(prefix, sizeof(prefix), "tiobench.%s",
+			 tiobench_phases[phase].key);
+		devstat_report(rs, prefix, &d0);
+	}
 	free(all);
 }
 
@@ -405,6 +418,9 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &o) || validate(&o, argc, argv))
 		return 1;
 	wl_run_begin(&rs, o.cm.id, "tiotest");
+	if (!devstat_set_init(&o.dev, o.disk))
+		fprintf(stderr, "tiotest: no block device behind '%s': "
+			"no device counters\n", o.disk);
 	ws = calloc(o.threads, sizeof(*ws));
 	if (!ws)
 		abort();
