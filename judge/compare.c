@@ -194,6 +194,33 @@ static int refuse_rigconfs(const struct scope *sc, struct names *hs,
 	return DB_INVALID;
 }
 
+/*
+ * Runs stored before rig configurations were recorded (hash "") beside
+ * runs of exactly one recorded configuration, none picked: the recorded
+ * one is used and the unrecorded runs are left out (counted in
+ * out->rigconf_left_out; rigconf=none shows them).  Never pooled.
+ */
+static void drop_unrecorded(struct scope *sc, const char **hh,
+			    struct names *hs, struct comparison *out)
+{
+	size_t i, j = 0, keep = !*hs->v[0] ? 1 : 0;
+
+	if (hs->n != 2 || (*hs->v[0] && *hs->v[1]))
+		return;
+	for (i = 0; i < sc->nids; i++) {
+		if (!*hh[i]) {
+			out->rigconf_left_out++;
+			continue;
+		}
+		sc->ids[j] = sc->ids[i];
+		hh[j++] = hh[i];
+	}
+	sc->nids = j;
+	free(hs->v[1 - keep]);
+	hs->v[0] = hs->v[keep];
+	hs->n = 1;
+}
+
 /* The one rig configuration of the runs that enter, or a refusal. */
 static int scope_rigconf(const struct scope *sc, struct names *hs,
 			 struct comparison *out, char *err, size_t errlen)
@@ -218,8 +245,10 @@ static int scope_configs(struct scope *sc,
 	size_t i;
 	int match, rc = DB_OK;
 
+	const char **hh = malloc((sc->nruns + 1) * sizeof(*hh));
+
 	sc->ids = malloc((sc->nruns + 1) * sizeof(*sc->ids));
-	if (!sc->ids)
+	if (!sc->ids || !hh)
 		abort();
 	for (i = 0; i < sc->nruns; i++) {
 		const struct db_cell_run *r = &sc->runs[i];
@@ -237,8 +266,12 @@ static int scope_configs(struct scope *sc,
 			continue;
 		names_add(&ns, key);
 		names_add(&hs, r->rigconf_hash);
+		hh[sc->nids] = r->rigconf_hash;
 		sc->ids[sc->nids++] = r->id;
 	}
+	if (!o->rigconf)
+		drop_unrecorded(sc, hh, &hs, out);
+	free(hh);
 	if (ns.n > 1)
 		rc = refuse_mix(&ns, "job configurations",
 				"scale=, scheduler= and cmdline=", err,

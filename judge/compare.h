@@ -71,6 +71,7 @@ struct comparison {
 	 * its short hash and canonical text, "" when not recorded; NULL
 	 * when no run entered. */
 	char *rigconf_hash, *rigconf;
+	size_t rigconf_left_out;	/* unrecorded runs left out beside them */
 	struct cmp_metric *m;	/* sorted by name */
 	size_t nm;
 	struct vd_policy pol;

@@ -158,3 +158,21 @@ printf '%s\n' "$t" | grep -qx 'memory_mb=2048' || fail "import to r1: $t"
 h=$(sqlite3 "$TMP/klab.db" "SELECT r.rigconf_hash || '|' || r.rigconf FROM runs r JOIN kernels k ON k.id = r.kernel_id WHERE k.ident = 'kV'")
 [ "$h" = "|" ] || fail "an import to an unconfigured rig got a configuration: $h"
 ok "imports to a configured rig record its configuration, to another rig none"
+
+# --- (e) runs stored before configurations were recorded (schema < 7) ---
+# beside one recorded configuration: that one is used, the old runs are
+# left out and counted, never pooled
+sqlite3 "$TMP/klab.db" "UPDATE runs SET rigconf = '', rigconf_hash = '' WHERE rigconf_hash = '$H1'" ||
+	fail "make the first configuration's runs look older"
+http GET "/api/compare?k=kA&k=kB" >/dev/null
+expect_status 200
+[ "$(jq -r .rigconf "$TMP/body")" = "$H2" ] || fail "not the recorded configuration: $(jq -c .rigconf "$TMP/body")"
+[ "$(jq -r .rigconf_left_out "$TMP/body")" -gt 0 ] || fail "older runs not counted as left out"
+http GET "/api/compare?k=kA&k=kB&rigconf=none" >/dev/null
+expect_status 200
+[ "$(jq '.metrics | length' "$TMP/body")" -gt 0 ] || fail "rigconf=none shows no older runs"
+http GET "/compare?k=kA&k=kB" >/dev/null
+expect_status 200
+expect_grep "left out: rigconf=none shows them"
+stop_klabd
+ok "runs without a recorded configuration are left out beside one recorded configuration, and counted"

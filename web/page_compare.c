@@ -537,6 +537,10 @@ static void html_meta(struct strbuf *sb, const struct comparison *c,
 		sb_adds(sb, " <small>");
 		sb_add_html(sb, c->rigconf);
 		sb_adds(sb, "</small>");
+		if (c->rigconf_left_out)
+			sb_addf(sb, " (%zu runs stored before rig configurations "
+				"were recorded are left out: rigconf=none shows "
+				"them)", c->rigconf_left_out);
 	}
 	sb_adds(sb, "</p>\n<p><a class=\"permalink\" href=\"/compare?");
 	canonical(sb, cr);

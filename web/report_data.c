@@ -200,6 +200,8 @@ json_t *report_json(const struct comparison *c)
 	json_object_set_new(o, "suite", page_jstr(c->suite));
 	json_object_set_new(o, "config", page_jstr(c->config));
 	json_object_set_new(o, "rigconf", page_jstr(c->rigconf_hash));
+	json_object_set_new(o, "rigconf_left_out",
+			    json_integer((json_int_t)c->rigconf_left_out));
 	json_object_set_new(o, "options", json_policy(&c->pol));
 	json_object_set_new(o, "metrics", json_metrics(c));
 	fmt_count(c, &n);

@@ -107,6 +107,10 @@ static void text_header(struct text *t)
 		fmt_ascii(item, 256, c->config);
 		sb_addf(t->sb, "configuration: %s\n", item);
 	}
+	if (c->rigconf_hash && *c->rigconf_hash)
+		sb_addf(t->sb, "rig configuration: %s%s\n", c->rigconf_hash,
+			c->rigconf_left_out ? " (older runs without one left "
+			"out: rigconf=none shows them)" : "");
 	wrap_begin(&w, t->sb, "cells (runs): ");
 	for (k = 0; k < c->nk; k++) {
 		snprintf(item, sizeof(item), "%s x%zu", t->id[k],
