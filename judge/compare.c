@@ -203,10 +203,11 @@ static int refuse_rigconfs(const struct scope *sc, struct names *hs,
 static void drop_unrecorded(struct scope *sc, const char **hh,
 			    struct names *hs, struct comparison *out)
 {
-	size_t i, j = 0, keep = !*hs->v[0] ? 1 : 0;
+	size_t i, j = 0, keep;
 
 	if (hs->n != 2 || (*hs->v[0] && *hs->v[1]))
 		return;
+	keep = !*hs->v[0] ? 1 : 0;
 	for (i = 0; i < sc->nids; i++) {
 		if (!*hh[i]) {
 			out->rigconf_left_out++;
