@@ -14,6 +14,19 @@
 #include "klab.h"
 #include "lib/config.h"
 
+/* The job configuration a command names (--scheduler, --cmdline,
+ * --scale) into a request's document: one configuration, one column. */
+static void job_config_add(json_t *doc, const struct args *a)
+{
+	if (a->scheduler)
+		json_object_set_new(doc, "scheduler", json_string(a->scheduler));
+	if (a->cmdline)
+		json_object_set_new(doc, "cmdline", json_string(a->cmdline));
+	if (a->scale)
+		json_object_set_new(doc, "scale", json_real(strtod(a->scale,
+								  NULL)));
+}
+
 int cmd_job(struct args *a)
 {
 	json_t *doc, *ks;
@@ -39,13 +52,7 @@ int cmd_job(struct args *a)
 		json_array_append_new(ks, json_string(a->pos[i]));
 	doc = json_pack("{s:o, s:s, s:s}", "kernels", ks, "rig", a->rig,
 			"suite", a->suite);
-	if (a->scheduler)
-		json_object_set_new(doc, "scheduler", json_string(a->scheduler));
-	if (a->cmdline)
-		json_object_set_new(doc, "cmdline", json_string(a->cmdline));
-	if (a->scale)
-		json_object_set_new(doc, "scale", json_real(strtod(a->scale,
-								  NULL)));
+	job_config_add(doc, a);
 	if (a->repeat && !parse_long(a->repeat, 1, 1000, &n))
 		json_object_set_new(doc, "repeat", json_integer(n));
 	return post_json("/api/jobs", doc, 201, "jobs");
@@ -248,13 +255,7 @@ int cmd_compare_run(struct args *a)
 		json_object_set_new(doc, "max_cells", json_integer(n));
 	if (a->stop_on_worse)
 		json_object_set_new(doc, "stop_on_worse", json_true());
-	if (a->scheduler)
-		json_object_set_new(doc, "scheduler", json_string(a->scheduler));
-	if (a->cmdline)
-		json_object_set_new(doc, "cmdline", json_string(a->cmdline));
-	if (a->scale)
-		json_object_set_new(doc, "scale", json_real(strtod(a->scale,
-								  NULL)));
+	job_config_add(doc, a);
 	if (a->floor)
 		json_object_set_new(doc, "floor", json_pack("[s]", a->floor));
 	body = json_dumps(doc, JSON_COMPACT);

@@ -21,6 +21,11 @@ static const char *const palette[] = {
 };
 #define NPALETTE (sizeof(palette) / sizeof(*palette))
 
+const char *chart_color(size_t i)
+{
+	return palette[i % NPALETTE];
+}
+
 double chart_nice(double x, int rounded)
 {
 	double e, f, nf;
@@ -208,7 +213,7 @@ static void series(struct strbuf *sb, const struct frame *f,
 		   const struct chart *c, size_t s, int markers)
 {
 	const struct chart_series *se = &c->series[s];
-	const char *col = palette[s % NPALETTE];
+	const char *col = chart_color(s);
 	size_t j;
 
 	sb_adds(sb, "<g class=\"series\">");
@@ -245,7 +250,7 @@ static void legend(struct strbuf *sb, const struct frame *f,
 	for (s = 0; s < c->ns; s++) {
 		sb_addf(sb, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\" "
 			"font-size=\"11\" fill=\"%s\">", f->w - MR - 4,
-			MT + 12 + s * 13, palette[s % NPALETTE]);
+			MT + 12 + s * 13, chart_color(s));
 		sb_add_html(sb, c->series[s].name ? c->series[s].name : "");
 		sb_adds(sb, "</text>\n");
 	}

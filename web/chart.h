@@ -54,6 +54,8 @@ struct chart_ticks {
 void chart_svg(struct strbuf *sb, const struct chart *c);
 /* A nice number near x: rounded (rounded != 0) or the next one up. */
 double chart_nice(double x, int rounded);
+/* The colour of series i, the same in every chart (the palette repeats). */
+const char *chart_color(size_t i);
 /* About target ticks covering [min, max] at nice numbers. */
 void chart_ticks(double min, double max, int target, struct chart_ticks *t);
 

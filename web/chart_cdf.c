@@ -7,6 +7,7 @@
  * where the share reaches 0 is drawn at the bottom of the axis.
  */
 #include "chart_cdf.h"
+#include "chart.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,12 +19,6 @@
 #define MT 28
 #define MB 48
 #define YDEC_MAX 6
-
-static const char *const palette[] = {
-	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-};
-#define NPALETTE (sizeof(palette) / sizeof(*palette))
 
 struct frame {
 	double x0, x1;		/* log10 ns at the axis ends */
@@ -152,7 +147,7 @@ static void curve(struct strbuf *sb, const struct frame *f,
 
 	sb_addf(sb, "<path class=\"cdf\" data-series=\"%zu\" fill=\"none\" "
 		"stroke=\"%s\" stroke-width=\"%s\"%s d=\"M%.1f %.1f", idx,
-		palette[idx % NPALETTE], idx ? "1.5" : "2",
+		chart_color(idx), idx ? "1.5" : "2",
 		idx ? "" : " stroke-dasharray=\"6 3\"",
 		px(f, first_low(s)), py(f, 1));
 	for (i = 0; i < s->n; i++) {
@@ -175,7 +170,7 @@ static void legend(struct strbuf *sb, const struct cdf_series *s,
 	sb_addf(sb, "<g class=\"legend\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" "
 		"y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/><text x=\"%d\" "
 		"y=\"%d\" font-size=\"11\" fill=\"#333\">", W - MR + 10, y,
-		W - MR + 30, y, palette[idx % NPALETTE],
+		W - MR + 30, y, chart_color(idx),
 		idx ? "" : " stroke-dasharray=\"6 3\"", W - MR + 34, y + 4);
 	sb_add_html(sb, s->name ? s->name : "");
 	sb_addf(sb, " (%llu)</text></g>\n",
