@@ -79,3 +79,33 @@ http() {
 expect_status() { [ "$STATUS" = "$1" ] || fail "expected HTTP $1, got $STATUS: $(cat "$TMP/body")"; }
 expect_grep() { grep -q -- "$1" "${2:-$TMP/body}" || fail "expected '$1' in ${2:-body}: $(head -c 600 "${2:-$TMP/body}")"; }
 expect_nogrep() { ! grep -q -- "$1" "${2:-$TMP/body}" || fail "did not expect '$1' in ${2:-body}"; }
+
+# lab_scsi_start: klabd with one QEMU scsi rig, scsi0, that cold-boots the
+# newest Debian 6.1 kernel (fetched into the catalog): the slow and lab
+# tiers' rig.  Sets BASE (that kernel's upstream version).
+lab_scsi_start() {
+	BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$("$TOP/kernels/debian-kernels.sh" newest 6.1)" |
+		sed -n 's/^upstream=//p')
+	cat >"$TMP/klabd.conf" <<CONF
+max_builds = 1
+[rig scsi0]
+kind = qemu
+profile = scsi
+base_kernel = $BASE
+memory_mb = 768
+disk_mb = 128
+boot_timeout = 240
+job_timeout = 600
+CONF
+	start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
+	klab kernel add debian newest-6.1 >/dev/null || fail "fetch the rig's base kernel"
+}
+
+# lab_build_pair PATCH NAME: klabd builds base 6.1 with the lab config as
+# lab-6.1, and base + PATCH as lab-6.1+NAME.
+lab_build_pair() {
+	klab build debian-6.1 --ident lab-6.1 --wait >"$TMP/b1" 2>&1 ||
+		fail "base build: $(cat "$TMP/b1")"
+	klab build debian-6.1 "$1" --ident "lab-6.1+$2" --wait >"$TMP/b2" 2>&1 ||
+		fail "$2 build: $(cat "$TMP/b2")"
+}

@@ -15,27 +15,9 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not inst
 [ -f /usr/src/linux-source-6.1.tar.xz ] || skip "linux-source-6.1 is not installed"
 [ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
 
-BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$("$TOP/kernels/debian-kernels.sh" newest 6.1)" |
-	sed -n 's/^upstream=//p')
-cat >"$TMP/klabd.conf" <<CONF
-max_builds = 1
-[rig scsi0]
-kind = qemu
-profile = scsi
-base_kernel = $BASE
-memory_mb = 768
-disk_mb = 128
-boot_timeout = 240
-job_timeout = 600
-CONF
-start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
-klab kernel add debian newest-6.1 >/dev/null || fail "fetch the rig's base kernel"
+lab_scsi_start
 
-klab build debian-6.1 --ident lab-6.1 --wait >"$TMP/b1" 2>&1 ||
-	fail "base build: $(cat "$TMP/b1")"
-klab build debian-6.1 "$TOP/kernels/patches/canary-slow.patch" \
-	--ident lab-6.1+canary-slow --wait >"$TMP/b2" 2>&1 ||
-	fail "canary build: $(cat "$TMP/b2")"
+lab_build_pair "$TOP/kernels/patches/canary-slow.patch" canary-slow
 http GET /api/kernels/lab-6.1+canary-slow >/dev/null; expect_status 200
 expect_grep '"source":"build"'; expect_grep 'canary-slow'
 

@@ -15,26 +15,8 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not inst
 command -v jq >/dev/null || skip "no jq"
 
 MAX_CELLS=${KLAB_AA_CELLS:-12}
-BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$("$TOP/kernels/debian-kernels.sh" newest 6.1)" |
-	sed -n 's/^upstream=//p')
-cat >"$TMP/klabd.conf" <<CONF
-max_builds = 1
-[rig scsi0]
-kind = qemu
-profile = scsi
-base_kernel = $BASE
-memory_mb = 768
-disk_mb = 128
-boot_timeout = 240
-job_timeout = 600
-CONF
-start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
-klab kernel add debian newest-6.1 >/dev/null || fail "fetch the rig's base kernel"
-klab build debian-6.1 --ident lab-6.1 --wait >"$TMP/b1" 2>&1 ||
-	fail "base build: $(cat "$TMP/b1")"
-klab build debian-6.1 "$TOP/tests/data/patches/aa-comment.patch" \
-	--ident lab-6.1+aa-comment --wait >"$TMP/b2" 2>&1 ||
-	fail "comment build: $(cat "$TMP/b2")"
+lab_scsi_start
+lab_build_pair "$TOP/tests/data/patches/aa-comment.patch" aa-comment
 
 start=$(date +%s)
 timeout 10800 "$KLAB_BIN/klab" compare-run lab-6.1 lab-6.1+aa-comment --rig scsi0 \
