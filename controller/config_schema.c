@@ -49,6 +49,7 @@ const struct config_key klabd_config_schema[] = {
 	{ "rig *", "cpus" },
 	{ "rig *", "memory_mb" },
 	{ "rig *", "disk_mb" },
+	{ "rig *", "disk_model" },
 	{ "rig *", "boot_timeout" },
 	{ "rig *", "job_timeout" },
 	{ "rig *", "token" },

@@ -54,31 +54,70 @@ void rig_conf_init(struct klabd *d)
 	sb_release(&out);
 }
 
-/* The options of the boot's first -drive without its file, id and index
- * (the same for every disk of a profile), from qemu-rig.sh's qemu.args
- * (one argument a line). */
+/*
+ * Whether a QEMU argument (the line after -blockdev, -object or -device)
+ * describes the first test disk or the disk controller: node names f0,
+ * r0, n0, q0, t0, throttle group g0 (qemu-rig.sh's disk_blockdevs).
+ */
+static int first_disk_arg(const char *a, size_t n)
+{
+	static const char *const keys[] = { "node-name=", "id=g0,",
+					    "virtio-scsi-pci,", "drive=" };
+	const char *k;
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		k = memmem(a, n, keys[i], strlen(keys[i]));
+		if (!k)
+			continue;
+		if (i == 1 || i == 2)
+			return 1;
+		k += strlen(keys[i]);
+		if ((size_t)(k - a) + 2 <= n && k[1] == '0' &&
+		    (k + 2 == a + n || k[2] == ','))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The block graph of the boot's first test disk (its -blockdev, -object
+ * and -device arguments, without file names and SCSI addresses) and the
+ * controller's options, from qemu-rig.sh's qemu.args (one argument a
+ * line): the disk model as QEMU was told it.
+ */
 static void drive_opts(const struct rig *g, struct strbuf *lines)
 {
 	struct strbuf args = STRBUF_INIT, opts = STRBUF_INIT;
 	char path[1024];
-	const char *p, *o;
+	const char *p, *o, *next;
 
 	sb_init(&args);
 	sb_init(&opts);
 	snprintf(path, sizeof(path), "%s/qemu.args", g->dir);
 	if (sb_read_file(&args, path) || !args.len)
 		goto out;
-	p = strstr(args.buf, "\n-drive\n");
-	if (!p)
-		goto out;
-	p += strlen("\n-drive\n");
-	for (o = p; *o && *o != '\n'; o += strcspn(o, ",\n"), o += *o == ',') {
-		size_t n = strcspn(o, ",\n");
+	for (p = args.buf; *p; p = next) {
+		size_t n = strcspn(p, "\n");
 
-		if (!strncmp(o, "file=", 5) || !strncmp(o, "id=", 3) ||
-		    !strncmp(o, "index=", 6))
+		next = p + n + (p[n] == '\n');
+		if (strncmp(p, "-blockdev\n", 10) && strncmp(p, "-object\n", 8) &&
+		    strncmp(p, "-device\n", 8))
 			continue;
-		sb_addf(&opts, "%s%.*s", opts.len ? "," : "", (int)n, o);
+		n = strcspn(next, "\n");
+		if (!first_disk_arg(next, n))
+			continue;
+		sb_addf(&opts, "%s", opts.len ? " " : "");
+		for (o = next; o < next + n; o += strcspn(o, ",\n"),
+		     o += *o == ',') {
+			size_t m = strcspn(o, ",\n");
+
+			if (!strncmp(o, "filename=", 9) ||
+			    !strncmp(o, "scsi-id=", 8) || !strncmp(o, "lun=", 4))
+				continue;
+			sb_addf(&opts, "%s%.*s", o == next ? "" : ",", (int)m,
+				o);
+		}
 	}
 	rigconf_add(lines, "drive", opts.buf ? opts.buf : "");
 out:
@@ -148,6 +187,7 @@ char *rig_conf_text(const struct klabd *d, const struct rig *g,
 		add_int(&lines, "disk_mb", g->disk_mb);
 		add_int(&lines, "disks", g->disks);
 		rigconf_add(&lines, "qemu", qemu_version);
+		rigconf_add(&lines, "disk_model", g->disk_model);
 		drive_opts(g, &lines);
 	}
 	canon = rigconf_canonical(lines.buf);
@@ -222,6 +262,7 @@ struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
 	g->base_kernel = strdup(cfg_str(d, sec, "base_kernel", ""));
 	g->power_cmd = strdup(cfg_str(d, sec, "power_cycle", ""));
 	g->console_cmd = strdup(cfg_str(d, sec, "console", ""));
+	g->disk_model = strdup(cfg_str(d, sec, "disk_model", "hdd"));
 	g->ops = !strcmp(g->kind, "remote") ? &rig_remote_ops : &rig_qemu_ops;
 	if (strcmp(g->kind, "qemu") && strcmp(g->kind, "remote"))
 		snprintf(err, errlen, "%s: [%s] kind: expected 'qemu' or "
@@ -231,6 +272,11 @@ struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
 		snprintf(err, errlen, "%s: [%s] profile: expected 'scsi', "
 			 "'ide' or 'manydisk', got '%s'", d->cfg.path, sec,
 			 g->profile);
+	else if (strcmp(g->disk_model, "hdd") && strcmp(g->disk_model, "ssd") &&
+		 strcmp(g->disk_model, "host"))
+		snprintf(err, errlen, "%s: [%s] disk_model: expected 'hdd', "
+			 "'ssd' or 'host', got '%s'", d->cfg.path, sec,
+			 g->disk_model);
 	g->state = strcmp(cfg_str(d, sec, "autostart", "yes"), "no") ?
 		RIG_COLD : RIG_OFFLINE;
 	return g;
@@ -240,7 +286,8 @@ static void rig_strs_free(struct rig *g)
 {
 	char **const fields[] = { &g->name, &g->kind, &g->profile, &g->token,
 				  &g->base_kernel, &g->dir, &g->power_cmd,
-				  &g->console_cmd, &g->job_release };
+				  &g->console_cmd, &g->job_release,
+				  &g->disk_model };
 
 	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
 }

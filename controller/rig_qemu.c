@@ -86,7 +86,8 @@ static int qemu_cold_boot(struct rig *g, char *err, size_t errlen)
 			"--dir", g->dir, "--name", g->name, "--kernel", image,
 			"--initrd", initrd, "--port", port, "--token",
 			g->token, "--console", g->console, "--cpus", cpus,
-			"--memory", mem, "--disk-size", size, "--no-reboot",
+			"--memory", mem, "--disk-size", size,
+			"--disk-model", g->disk_model, "--no-reboot",
 			NULL,
 		};
 		struct proc_opts o = { .out_path = out, .out_append = 1 };

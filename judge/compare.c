@@ -393,12 +393,36 @@ static int metric_cmp(const void *a, const void *b)
 		      ((const struct cmp_metric *)b)->name);
 }
 
+/*
+ * Whether metric m belongs to a phase served from the page cache: some
+ * run of some kernel reported "<phase>.cached" above 0 for the phase m
+ * is in (workloads/devstat.h).  A verdict never rests on such a phase.
+ */
+static int phase_cached(const struct comparison *c, const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	const struct cmp_metric *f;
+	char key[256];
+	size_t k, i;
+
+	if (!dot || (size_t)(dot - name) + sizeof(".cached") > sizeof(key))
+		return 0;
+	snprintf(key, sizeof(key), "%.*s.cached", (int)(dot - name), name);
+	f = compare_find(c, key);
+	for (k = 0; f && k < c->nk; k++)
+		for (i = 0; i < f->cells[k].nvalues; i++)
+			if (f->cells[k].values[i] > 0)
+				return 1;
+	return 0;
+}
+
 static void judge_metric(struct comparison *c, struct cmp_metric *m,
 			 struct vd_result **all, size_t *na)
 {
 	const struct cmp_cell *b = &m->cells[c->baseline];
 	double floor = vd_floor_for(&c->pol, c->suite, m->name,
 				    m->kind.klass);
+	int cached = m->dir != DIR_NONE && phase_cached(c, m->name);
 	size_t k;
 
 	for (k = 0; k < c->nk; k++)
@@ -406,12 +430,14 @@ static void judge_metric(struct comparison *c, struct cmp_metric *m,
 	for (k = 0; k < c->nk; k++) {
 		struct cmp_cell *cell = &m->cells[k];
 
-		vd_test(&c->pol, &m->kind, k == c->baseline ? DIR_NONE :
-			m->dir, floor, b->cellv, b->s.n, cell->cellv,
-			cell->s.n, &cell->vd);
+		vd_test(&c->pol, &m->kind, k == c->baseline || cached ?
+			DIR_NONE : m->dir, floor, b->cellv, b->s.n,
+			cell->cellv, cell->s.n, &cell->vd);
 		if (k == c->baseline) {
 			cell->vd.note = "baseline";
 			cell->vd.delta_pct = cell->present ? 0 : NAN;
+		} else if (cached) {
+			cell->vd.note = "served from cache, no verdict";
 		} else if (cell->vd.tested) {
 			all[(*na)++] = &cell->vd;
 		}
@@ -425,6 +451,8 @@ void compare_judge(struct comparison *c)
 
 	if (!all)
 		abort();
+	if (c->nm)	/* qsort(NULL, 0) is undefined; sorted for bsearch */
+		qsort(c->m, c->nm, sizeof(*c->m), metric_cmp);
 	for (i = 0; i < c->nm; i++)
 		judge_metric(c, &c->m[i], all, &na);
 	vd_decide(&c->pol, all, na);
@@ -436,8 +464,6 @@ void compare_judge(struct comparison *c)
 			cell->verdict = cell->vd.verdict;
 			cell->delta_pct = cell->vd.delta_pct;
 		}
-	if (c->nm)	/* qsort(NULL, 0) is undefined */
-		qsort(c->m, c->nm, sizeof(*c->m), metric_cmp);
 }
 
 static int kernel_index(const struct comparison *c, const char *k)

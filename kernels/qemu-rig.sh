@@ -26,7 +26,14 @@
 #   --memory MIB (1024)  --port PORT (8080)  --guest-port PORT (= --port)
 #   --token TOKEN  --console FILE (DIR/console-TIME.log)
 #   --cache none|writeback|... (none when the directory takes O_DIRECT)
-#   --accel tcg (tcg)  --no-reboot
+#   --disk-model host|hdd|ssd (host)  --accel tcg (tcg)  --no-reboot
+#
+# Disk models (docs/RIGS.md, "Disk models"): host is the image file as it
+# is; hdd and ssd put a fixed service time per request in front of it
+# (a quorum of QEMU's null-co driver with latency-ns, whose zeros lose
+# every vote to the image's data, so the data is kept), a bandwidth cap
+# (a throttle group) and a device queue depth (virtio-scsi cmd_per_lun;
+# IDE has one request in flight whatever the model).
 set -eu
 
 GUEST_ADDR=10.0.2.100
@@ -44,7 +51,7 @@ usage() {
 parse_options() {
 	profile=scsi dir="" name="" kernel="" initrd="" append="" size=""
 	cpus="" memory=1024 port=8080 gport="" token="" console="" cache=""
-	accel=tcg noreboot=0
+	accel=tcg noreboot=0 model=host
 	while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || case $1 in --no-reboot) ;; *) die "option '$1' needs a value" ;; esac
 		case $1 in
@@ -63,6 +70,7 @@ parse_options() {
 		--console) console=$2 ;;
 		--cache) cache=$2 ;;
 		--accel) accel=$2 ;;
+		--disk-model) model=$2 ;;
 		--no-reboot) noreboot=1; shift; continue ;;
 		*) die "unknown option '$1'" ;;
 		esac
@@ -75,6 +83,7 @@ parse_options() {
 	*) die "unknown rig profile '$profile' (scsi, ide, manydisk)" ;;
 	esac
 	[ -n "$name" ] || name=$profile
+	model_params
 	[ -n "$gport" ] || gport=$port
 	if [ -z "$size" ]; then
 		[ "$profile" = manydisk ] && size=32 || size=1024
@@ -133,6 +142,44 @@ pick_cache() {
 	rm -f "$dir/.direct-probe"
 }
 
+# model_params: the numbers of the disk model.  lat_ns: fixed service
+# time of every request (empty: none); bps: bandwidth cap in bytes/s
+# (empty: none); qdepth: requests the device takes at once (virtio-scsi).
+model_params() {
+	case $model in
+	host) lat_ns="" bps="" qdepth=128 ;;
+	# a 7200 rpm disk: ~8 ms a random request (125 IOPS), 40 MB/s
+	# streaming, one request at a time
+	hdd) lat_ns=8000000 bps=41943040 qdepth=1 ;;
+	# a SATA SSD: 100 us a request, 400 MB/s, a deep queue
+	ssd) lat_ns=100000 bps=419430400 qdepth=32 ;;
+	*) die "unknown disk model '$model' (host, hdd, ssd)" ;;
+	esac
+}
+
+# disk_blockdevs I IMAGE: the block graph of test disk I (node "t$I" is what
+# the device attaches to), appended to the positional parameters by the
+# caller through $blk.
+disk_blockdevs() {
+	i=$1 img=$2
+	direct=off
+	[ "$cache" != none ] || direct=on
+	blk="-blockdev driver=file,node-name=f$i,filename=$img,cache.direct=$direct,aio=threads"
+	blk="$blk -blockdev driver=raw,node-name=r$i,file=f$i"
+	top=r$i
+	if [ -n "$lat_ns" ]; then
+		bytes=$((size * 1048576))
+		blk="$blk -blockdev driver=null-co,node-name=n$i,size=$bytes,latency-ns=$lat_ns,read-zeroes=on"
+		blk="$blk -blockdev driver=quorum,node-name=q$i,vote-threshold=1,read-pattern=quorum,children.0=n$i,children.1=r$i"
+		top=q$i
+	fi
+	if [ -n "$bps" ]; then
+		blk="$blk -object throttle-group,id=g$i,x-bps-total=$bps"
+		blk="$blk -blockdev driver=throttle,node-name=t$i,throttle-group=g$i,file=$top"
+		top=t$i
+	fi
+}
+
 # qemu_args: sets the positional parameters to QEMU's argv.
 qemu_args() {
 	[ -n "$console" ] || console=$dir/console-$(date +%Y%m%d-%H%M%S)-$$.log
@@ -151,16 +198,18 @@ qemu_args() {
 	[ "$noreboot" = 0 ] || set -- "$@" -no-reboot
 	[ -z "$kernel" ] || set -- "$@" -kernel "$kernel" -append "$cmd"
 	[ -z "$initrd" ] || set -- "$@" -initrd "$initrd"
-	[ "$profile" = ide ] || set -- "$@" -device virtio-scsi-pci,id=scsi0
+	[ "$profile" = ide ] ||
+		set -- "$@" -device "virtio-scsi-pci,id=scsi0,cmd_per_lun=$qdepth"
 	i=0
 	for d in $(disk_names | tr ' ' ':'); do
 		f=${d%%:*} id=${d#*:} lun=${id#*:} id=${id%%:*}
-		drv="file=$dir/$f,format=raw,cache=$cache"
+		disk_blockdevs "$i" "$dir/$f"
+		# shellcheck disable=SC2086 # $blk: options without spaces
+		set -- "$@" $blk
 		if [ "$profile" = ide ]; then
-			set -- "$@" -drive "$drv,if=ide,index=$i"
+			set -- "$@" -device "ide-hd,drive=$top,bus=ide.$((i / 2)),unit=$((i % 2))"
 		else
-			set -- "$@" -drive "$drv,if=none,id=d$i,aio=threads" \
-				-device "scsi-hd,drive=d$i,bus=scsi0.0,channel=0,scsi-id=$id,lun=$lun"
+			set -- "$@" -device "scsi-hd,drive=$top,bus=scsi0.0,channel=0,scsi-id=$id,lun=$lun"
 		fi
 		i=$((i + 1))
 	done

@@ -214,3 +214,15 @@ void devstat_report(struct result_set *rs, const char *prefix,
 		wl_result(rs, prefix, "dev_write_kib_per_io", "KiB", k,
 			  DIR_NONE);
 }
+
+int devstat_report_cache(struct result_set *rs, const char *prefix,
+			 const struct devstat *d, uint64_t asked)
+{
+	double share = asked ? (double)d->rd_sectors * 512.0 / (double)asked
+			     : 1.0;
+	int cached = share < DEVSTAT_DEVICE_SHARE;
+
+	wl_result(rs, prefix, "dev_read_share", "", share, DIR_NONE);
+	wl_result(rs, prefix, "cached", "", cached, DIR_NONE);
+	return cached;
+}

@@ -66,4 +66,16 @@ double devstat_kib_per_io(uint64_t sectors, uint64_t ios);
 void devstat_report(struct result_set *rs, const char *prefix,
 		    const struct devstat *d);
 
+/*
+ * The cache check of a read phase that asked for asked bytes: the share
+ * the device delivered (read sectors x 512 / asked) is the result
+ * "<prefix>.dev_read_share"; under DEVSTAT_DEVICE_SHARE the phase was
+ * served from the page cache and "<prefix>.cached" is 1 (else 0).  Both
+ * DIR_NONE; a verdict never rests on a phase whose cached is not 0
+ * (judge/compare.c).  Returns whether the phase counts as cached.
+ */
+#define DEVSTAT_DEVICE_SHARE 0.9
+int devstat_report_cache(struct result_set *rs, const char *prefix,
+			 const struct devstat *d, uint64_t asked);
+
 #endif

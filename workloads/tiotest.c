@@ -42,7 +42,7 @@ struct opts {
 	const char *disk, *json;
 	unsigned threads, phases;
 	uint64_t size_mb, bs, rand_ops;
-	int direct, sync, text;
+	int direct, sync, text, drop_cache;
 	struct devstat_set dev;	/* the disks behind --disk, maybe none */
 };
 
@@ -192,6 +192,9 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		snprintf(prefix, sizeof(prefix), "tiobench.%s",
 			 tiobench_phases[phase].key);
 		devstat_report(rs, prefix, &d0);
+		if (phase == P_SEQ_READ || phase == P_RAND_READ)
+			devstat_report_cache(rs, prefix, &d0,
+					     all->count * o->bs);
 	}
 	free(all);
 }
@@ -220,6 +223,37 @@ static int prefill(struct worker *ws, const struct opts *o)
 	return wl_stopping() ? -1 : 0;
 }
 
+/*
+ * --drop-cache: before a read phase, write back and drop the page cache
+ * of every thread's region (fdatasync, then POSIX_FADV_DONTNEED), so the
+ * phase reads from the device: what tiobench measured on machines whose
+ * files were larger than memory.  Only this process's regions are
+ * dropped; no privilege is needed.
+ */
+static int drop_cache(struct worker *ws, const struct opts *o)
+{
+	const struct ioregion *r;
+	unsigned i;
+	int e;
+
+	for (i = 0; i < o->threads; i++) {
+		r = ws[i].io.r;
+		if (fdatasync(ws[i].io.fd) && errno != EINVAL) {
+			wl_fail("cannot write back '%s': %s", r->file,
+				strerror(errno));
+			return -1;
+		}
+		e = posix_fadvise(ws[i].io.fd, (off_t)r->off, (off_t)r->len,
+				  POSIX_FADV_DONTNEED);
+		if (e) {
+			wl_fail("cannot drop the cache of '%s': %s", r->file,
+				strerror(e));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void run_all(struct worker *ws, const struct opts *o,
 		    struct result_set *rs)
 {
@@ -237,6 +271,9 @@ static void run_all(struct worker *ws, const struct opts *o,
 				break;
 			written = 1;
 		}
+		if ((p == P_SEQ_READ || p == P_RAND_READ) && o->drop_cache &&
+		    !o->direct && drop_cache(ws, o))
+			break;
 		run_phase(ws, o, p, deadline, rs);
 		if (p == P_SEQ_WRITE)
 			written = 1;
@@ -301,6 +338,8 @@ static void usage(FILE *f)
 		"      --phases LIST   seq_write,seq_read,rand_write,rand_read\n"
 		"      --direct        O_DIRECT\n"
 		"      --sync          O_SYNC\n"
+		"      --drop-cache    drop the regions' page cache before each\n"
+		"                      read phase (reads reach the device)\n"
 		"      --timeout SECS  stop with an error after SECS\n"
 		"      --seed N        random offsets seed (1)\n"
 		"      --id KERNEL     identifier (default: uname -r)\n"
@@ -327,6 +366,7 @@ static int parse_opt(int c, void *ctx)
 	case 'D': o->direct = 1; return 0;
 	case 'S': o->sync = 1; return 0;
 	case 'x': o->text = 1; return 0;
+	case 'C': o->drop_cache = 1; return 0;
 	case 'j': o->json = optarg; return 0;
 	default: usage(stderr); return -1;
 	}
@@ -340,7 +380,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "block", 1, NULL, 'b' }, { "random", 1, NULL, 'r' },
 		{ "phases", 1, NULL, 'P' }, { "direct", 0, NULL, 'D' },
 		{ "sync", 0, NULL, 'S' }, { "text", 0, NULL, 'x' },
-		{ "json", 1, NULL, 'j' }, WL_COMMON_OPTIONS,
+		{ "json", 1, NULL, 'j' }, { "drop-cache", 0, NULL, 'C' },
+		WL_COMMON_OPTIONS,
 	};
 
 	return wl_getopt(argc, argv, "d:t:s:b:r:o:h", lo, &o->cm, usage,

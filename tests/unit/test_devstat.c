@@ -163,12 +163,38 @@ static void test_disk_find(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A read phase that got under 90% of its bytes from the device is cached. */
+static void test_cache_check(void **state)
+{
+	struct result_set rs;
+	struct devstat d = { 0 };
+
+	(void)state;
+	result_set_init(&rs);
+	d.rd_sectors = 1900;	/* 972800 of 1 MiB: 93% */
+	assert_int_equal(devstat_report_cache(&rs, "t.seq_read", &d,
+					      1048576), 0);
+	d.rd_sectors = 8;	/* 4 KiB of 1 MiB */
+	assert_int_equal(devstat_report_cache(&rs, "t.rand_read", &d,
+					      1048576), 1);
+	assert_int_equal(devstat_report_cache(&rs, "t.none", &d, 0), 0);
+	assert_int_equal(rs.n, 6);
+	assert_string_equal(rs.v[0].metric, "t.seq_read.dev_read_share");
+	assert_true(rs.v[0].value > 0.92 && rs.v[0].value < 0.93);
+	assert_string_equal(rs.v[1].metric, "t.seq_read.cached");
+	assert_true(rs.v[1].value == 0 && rs.v[1].dir == DIR_NONE);
+	assert_string_equal(rs.v[3].metric, "t.rand_read.cached");
+	assert_true(rs.v[3].value == 1);
+	result_set_release(&rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_delta_report),
 		cmocka_unit_test(test_disk_find),
+		cmocka_unit_test(test_cache_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -133,8 +133,8 @@ static void test_diff(void **state)
 	expect_diff(t, 1, 0, "");
 }
 
-/* A QEMU rig: its settings, and the first -drive of its qemu.args
- * without the file, id and index; no drive key before its first boot. */
+/* A QEMU rig: its settings, and the block graph of the first disk in its
+ * qemu.args without file names; no drive key before its first boot. */
 static void test_qemu_rig(void **state)
 {
 	char dir[] = "/tmp/klab-rigconf.XXXXXX", path[64];
@@ -151,22 +151,32 @@ static void test_qemu_rig(void **state)
 	g.memory_mb = 768;
 	g.disk_mb = 256;
 	g.disks = 1;
+	g.disk_model = "hdd";
 	g.dir = dir;
 	c = rig_conf_text(NULL, &g, NULL);
 	assert_non_null(strstr(c, "cpus=2\ndisk_mb=256\ndisks=1\n"
 			       "kind=qemu\nmemory_mb=768\nprofile=ide\n"));
+	assert_non_null(strstr(c, "disk_model=hdd\n"));
 	assert_null(strstr(c, "drive="));
 	free(c);
 	snprintf(path, sizeof(path), "%s/qemu.args", dir);
 	f = fopen(path, "w");
 	assert_non_null(f);
-	fputs("qemu-system-x86_64\n-m\n768\n-drive\nfile=/x/d0.img,"
-	      "format=raw,cache=none,if=ide,index=0\n-drive\nfile=/x/d1."
-	      "img,format=raw,cache=writeback,if=ide,index=1\n", f);
+	fputs("qemu-system-x86_64\n-m\n768\n-device\nvirtio-net-pci,"
+	      "netdev=n0\n-device\nvirtio-scsi-pci,id=scsi0,cmd_per_lun=1\n"
+	      "-blockdev\ndriver=file,node-name=f0,filename=/x/d0.img,"
+	      "cache.direct=on\n-blockdev\ndriver=null-co,node-name=n0,"
+	      "latency-ns=8000000\n-object\nthrottle-group,id=g0,"
+	      "x-bps-total=9\n-device\nscsi-hd,drive=t0,bus=scsi0.0,"
+	      "scsi-id=0,lun=0\n-blockdev\ndriver=file,node-name=f10,"
+	      "filename=/x/d1.img\n-device\nscsi-hd,drive=t10,lun=1\n", f);
 	fclose(f);
 	c = rig_conf_text(NULL, &g, NULL);
-	assert_non_null(strstr(c, "disks=1\ndrive=format=raw,cache=none,"
-			       "if=ide\nkind=qemu\n"));
+	assert_non_null(strstr(c, "\ndrive=virtio-scsi-pci,id=scsi0,"
+			       "cmd_per_lun=1 driver=file,node-name=f0,"
+			       "cache.direct=on driver=null-co,node-name=n0,"
+			       "latency-ns=8000000 throttle-group,id=g0,"
+			       "x-bps-total=9 scsi-hd,drive=t0,bus=scsi0.0\n"));
 	free(c);
 	unlink(path);
 	rmdir(dir);

@@ -118,7 +118,7 @@ static void test_shipped_suites(void **state)
 {
 	static const char *const names[] = { "tiobench",
 		"tiobench-under-writes", "rio-under-dbench", "iops-alldisks",
-		"dbench", "fio" };
+		"dbench", "fio", "tiobench-direct" };
 	const char *dirs[] = { "workloads/suites", "../workloads/suites",
 			       NULL };
 	struct suite s;

@@ -261,6 +261,51 @@ static void cmp_of(const struct vd_policy *pol, const double *b,
 	compare_judge(out);
 }
 
+/*
+ * A clear drop of a rate whose phase was served from the page cache (its
+ * "cached" mark is 1 in one run) is shown without a verdict.
+ */
+static void test_cached_phase(void **state)
+{
+	const double b[] = { 100, 101, 99, 100 }, w[] = { 50, 51, 49, 50 };
+	struct vd_policy pol;
+	struct comparison c;
+	struct cmp_metric *m;
+	size_t k, i;
+
+	(void)state;
+	vd_policy_default(&pol);
+	cmp_of(&pol, b, w, 4, &c);
+	assert_int_equal(c.m->cells[1].verdict, V_WORSE);
+	m = realloc(c.m, 2 * sizeof(*c.m));
+	assert_non_null(m);
+	c.m = m;
+	c.nm = 2;
+	m[1].name = strdup("tiobench.seq_read.cached");
+	m[1].unit = strdup("");
+	m[1].dir = DIR_NONE;
+	vd_kind_of(m[1].name, m[1].unit, m[1].dir, &m[1].kind);
+	m[1].cells = calloc(2, sizeof(*m[1].cells));
+	for (k = 0; k < 2; k++) {
+		m[1].cells[k].values = calloc(4, sizeof(double));
+		m[1].cells[k].runs = calloc(4, sizeof(int64_t));
+		for (i = 0; i < 4; i++)
+			m[1].cells[k].runs[i] = (int64_t)i;
+		m[1].cells[k].nvalues = 4;
+		m[1].cells[k].present = 1;
+	}
+	m[1].cells[1].values[2] = 1;
+	compare_judge(&c);	/* again, now with the mark */
+	m = (struct cmp_metric *)compare_find(&c, "tiobench.seq_read.rate");
+	assert_non_null(m);
+	assert_int_equal(m->cells[1].verdict, V_NONE);
+	assert_string_equal(m->cells[1].vd.note,
+			    "served from cache, no verdict");
+	assert_true(m->cells[1].delta_pct < -40);
+	assert_int_equal(compare_count_worse(&c, 1), 0);
+	compare_release(&c);
+}
+
 static void test_adaptive(void **state)
 {
 	const double b[] = { 100, 103, 97, 101, 99 };
@@ -394,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_corrections),
 		cmocka_unit_test(test_page_correction),
 		cmocka_unit_test(test_kinds_cells_floors),
+		cmocka_unit_test(test_cached_phase),
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_adaptive_carry),
 		cmocka_unit_test(test_adaptive_stop_on_worse),
