@@ -65,9 +65,9 @@ static int plan_dir(struct ioplan *p, const char *disk, const char *tag,
 }
 
 static int plan_bdev(struct ioplan *p, const char *disk, uint64_t len,
-		     char *err, size_t errlen)
+		     unsigned flags, char *err, size_t errlen)
 {
-	uint64_t size = 0;
+	uint64_t size = 0, base;
 	unsigned i;
 	int fd;
 
@@ -86,9 +86,12 @@ static int plan_bdev(struct ioplan *p, const char *disk, uint64_t len,
 			 (unsigned long long)(len >> 20));
 		return -1;
 	}
+	/* at the end: whole 1 MiB units, so O_DIRECT stays aligned */
+	base = flags & IOPLAN_AT_END ? (size - len * p->n) & ~((1ull << 20) - 1)
+				     : 0;
 	for (i = 0; i < p->n; i++) {
 		p->r[i].file = strdup(disk);
-		p->r[i].off = len * i;
+		p->r[i].off = base + len * i;
 		p->r[i].len = len;
 		p->r[i].bdev = 1;
 	}
@@ -96,13 +99,14 @@ static int plan_bdev(struct ioplan *p, const char *disk, uint64_t len,
 }
 
 static int plan_file(struct ioplan *p, const char *disk, int exists,
-		     uint64_t len)
+		     uint64_t len, unsigned flags)
 {
+	uint64_t base = flags & IOPLAN_AT_END ? IOPLAN_FILE_FAR : 0;
 	unsigned i;
 
 	for (i = 0; i < p->n; i++) {
 		p->r[i].file = strdup(disk);
-		p->r[i].off = len * i;
+		p->r[i].off = base + len * i;
 		p->r[i].len = len;
 		p->r[i].created = !exists && i == 0;
 	}
@@ -110,7 +114,8 @@ static int plan_file(struct ioplan *p, const char *disk, int exists,
 }
 
 int iofile_plan(struct ioplan *p, const char *disk, const char *tag,
-		unsigned n, uint64_t len, char *err, size_t errlen)
+		unsigned n, uint64_t len, unsigned flags, char *err,
+		size_t errlen)
 {
 	struct stat st;
 	int exists, rc;
@@ -127,9 +132,9 @@ int iofile_plan(struct ioplan *p, const char *disk, const char *tag,
 	} else if (exists && S_ISDIR(st.st_mode)) {
 		rc = plan_dir(p, disk, tag, len);
 	} else if (exists && S_ISBLK(st.st_mode)) {
-		rc = plan_bdev(p, disk, len, err, errlen);
+		rc = plan_bdev(p, disk, len, flags, err, errlen);
 	} else if (!exists || S_ISREG(st.st_mode)) {
-		rc = plan_file(p, disk, exists, len);
+		rc = plan_file(p, disk, exists, len, flags);
 	} else {
 		snprintf(err, errlen, "cannot use disk '%s': not a block "
 			 "device, file or directory", disk);

@@ -36,10 +36,16 @@ struct ioplan {
  * Plan n regions of len bytes each on disk; tag names created files
  * ("klab-<tag>-<pid>-<i>").  Directories get one file per region, a
  * device or file gets consecutive regions (checked against the device
- * size).  Returns 0, or -1 with a message in err.
+ * size).  IOPLAN_AT_END puts a device's regions at its end and a file's
+ * from IOPLAN_FILE_FAR on, so that a program planned this way beside one
+ * planned from the start (a background writer beside tiotest) never
+ * shares a block with it.  Returns 0, or -1 with a message in err.
  */
+#define IOPLAN_AT_END 1u
+#define IOPLAN_FILE_FAR (1ull << 40)
 int iofile_plan(struct ioplan *p, const char *disk, const char *tag,
-		unsigned n, uint64_t len, char *err, size_t errlen);
+		unsigned n, uint64_t len, unsigned flags, char *err,
+		size_t errlen);
 /* Remove created files (once per path) and free the plan. */
 void iofile_cleanup(struct ioplan *p);
 

@@ -90,7 +90,8 @@ static int open_disk(struct run *r, unsigned i, const char *path,
 
 	if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
 		len = o->bs;	/* the whole device, sized below */
-	if (iofile_plan(&r->plan[i], path, "iops", 1, len, err, sizeof(err))) {
+	if (iofile_plan(&r->plan[i], path, "iops", 1, len, 0, err,
+				sizeof(err))) {
 		wl_fail("%s", err);
 		return -1;
 	}

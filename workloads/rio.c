@@ -40,6 +40,7 @@ struct opts {
 	unsigned readers, writers;
 	uint64_t rsize_mb, wsize_mb, bs, wbs;
 	int random, direct, text;
+	unsigned plan_flags;	/* IOPLAN_AT_END with --at-end */
 	double warmup, time;
 };
 
@@ -341,6 +342,9 @@ static void usage(FILE *f)
 		"      --read-size MB    MiB per reader (64)\n"
 		"  -b, --block BYTES     read size (4096)\n"
 		"      --direct          readers use O_DIRECT\n"
+		"      --at-end          regions at the end of a device (far into\n"
+		"                        a file): never the blocks of a tiotest\n"
+		"                        beside it\n"
 		"  -w, --writers W       streaming writer threads (0)\n"
 		"      --write-size MB   MiB per writer, rewritten in a loop (256)\n"
 		"      --write-block B   write size (1m)\n"
@@ -369,6 +373,7 @@ static int parse_opt(int c, void *ctx)
 	case 'b': return wl_parse_u64("block", optarg, 1, 512, 64 << 20,
 				      &o->bs);
 	case 'D': o->direct = 1; return 0;
+	case 'E': o->plan_flags |= IOPLAN_AT_END; return 0;
 	case 'w': return wl_parse_uint("writers", optarg, 0, 4096, &o->writers);
 	case 'S': return wl_parse_u64("write-size", optarg, 0, 1, 1ull << 40,
 				      &o->wsize_mb);
@@ -391,7 +396,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "writers", 1, NULL, 'w' }, { "write-size", 1, NULL, 'S' },
 		{ "write-block", 1, NULL, 'B' }, { "load-cmd", 1, NULL, 'c' },
 		{ "warmup", 1, NULL, 'W' }, { "time", 1, NULL, 'T' },
-		{ "text", 0, NULL, 'x' }, WL_COMMON_OPTIONS,
+		{ "text", 0, NULL, 'x' }, { "at-end", 0, NULL, 'E' },
+		WL_COMMON_OPTIONS,
 	};
 
 	if (wl_getopt(argc, argv, "d:r:b:w:c:T:o:h", lo, &o->cm, usage,
@@ -449,8 +455,8 @@ int main(int argc, char **argv)
 		abort();
 	hist_init(h);
 	len = (o.rsize_mb > o.wsize_mb ? o.rsize_mb : o.wsize_mb) << 20;
-	if (iofile_plan(&plan, o.disk, "rio", o.readers + o.writers, len, err,
-			sizeof(err)))
+	if (iofile_plan(&plan, o.disk, "rio", o.readers + o.writers, len,
+			o.plan_flags, err, sizeof(err)))
 		wl_fail("%s", err);
 	else if (!open_workers(r.rd, o.readers, &plan, 0, &o, (size_t)o.bs,
 			       o.direct ? O_DIRECT : 0) &&

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 
 #include "lib/strbuf.h"
 #include "lib/rand.h"
@@ -224,11 +226,31 @@ static int prefill(struct worker *ws, const struct opts *o)
 }
 
 /*
+ * Drop the page cache of one region another way, for kernels built
+ * without fadvise (CONFIG_ADVISE_SYSCALLS=n): a block device's whole
+ * buffer cache (BLKFLSBUF), else every clean page of the system
+ * (/proc/sys/vm/drop_caches).  Both need root, which a rig's agent is.
+ */
+static int drop_cache_root(const struct ioregion *r, int fd)
+{
+	int pfd, ok;
+
+	if (r->bdev && ioctl(fd, BLKFLSBUF, 0) == 0)
+		return 0;
+	pfd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (pfd < 0)
+		return -1;
+	ok = write(pfd, "1", 1) == 1;
+	close(pfd);
+	return ok ? 0 : -1;
+}
+
+/*
  * --drop-cache: before a read phase, write back and drop the page cache
  * of every thread's region (fdatasync, then POSIX_FADV_DONTNEED), so the
  * phase reads from the device: what tiobench measured on machines whose
  * files were larger than memory.  Only this process's regions are
- * dropped; no privilege is needed.
+ * dropped; no privilege is needed unless the kernel has no fadvise.
  */
 static int drop_cache(struct worker *ws, const struct opts *o)
 {
@@ -245,6 +267,8 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 		}
 		e = posix_fadvise(ws[i].io.fd, (off_t)r->off, (off_t)r->len,
 				  POSIX_FADV_DONTNEED);
+		if (e == ENOSYS && drop_cache_root(r, ws[i].io.fd) == 0)
+			e = 0;
 		if (e) {
 			wl_fail("cannot drop the cache of '%s': %s", r->file,
 				strerror(e));
@@ -466,7 +490,7 @@ int main(int argc, char **argv)
 	if (!ws)
 		abort();
 	if (iofile_plan(&plan, o.disk, "tiotest", o.threads,
-			(o.size_mb << 20) / o.threads / o.bs * o.bs,
+			(o.size_mb << 20) / o.threads / o.bs * o.bs, 0,
 			err, sizeof(err)))
 		wl_fail("%s", err);
 	else if (setup_workers(ws, &plan, &o) == 0)

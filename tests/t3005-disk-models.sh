@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t3005: the disk models of kernels/qemu-rig.sh on real QEMU rigs (newest
+# Debian 6.1).  hdd on the scsi and ide profiles: data written is read
+# back intact after the page cache is dropped (the quorum returns the
+# image's data, never the null child's zeros), the device takes one
+# request at a time, a direct 4 KiB random read takes the model's 8 ms
+# and a direct sequential read stays under its 40 MiB/s cap.  host: the
+# same random read is far faster, so the model is what sets the time.
+. "$(dirname "$0")/rig-lib.sh"
+rig_setup t3005
+
+rec=$WORK/k61.txt
+fetch_kernel 6.1 "$rec"
+mkdir -p "$WORK/part/klab-test"
+cat >"$WORK/part/klab-test/t3005.sh" <<'EOF2'
+m() { awk -v k="$2" '/"metric"/{n=$2; gsub(/[",]/,"",n)} /"value"/{v=$2; gsub(/,/,"",v); if (n == k) print v}' "$1"; }
+echo "T: qd=$(cat /sys/block/sda/device/queue_depth 2>/dev/null || echo none)"
+dd if=/dev/urandom of=/tmp/data bs=1M count=8 2>/dev/null
+dd if=/tmp/data of=/dev/sda bs=1M conv=fsync 2>/dev/null
+sync; echo 3 >/proc/sys/vm/drop_caches
+a=$(md5sum </tmp/data | cut -d' ' -f1)
+b=$(dd if=/dev/sda bs=1M count=8 2>/dev/null | md5sum | cut -d' ' -f1)
+[ "$a" = "$b" ] && echo "T: data intact" || echo "T: data differs $a $b"
+/bin/tiotest --disk /dev/sda --threads 1 --size 64 --random 40 --direct \
+	--phases rand_read >/tmp/r.json 2>/tmp/err || cat /tmp/err
+echo "T: rand_lat=$(m /tmp/r.json tiobench.rand_read.avg_lat)"
+/bin/tiotest --disk /dev/sda --threads 1 --size 48 --block 1m --direct \
+	--phases seq_read >/tmp/s.json 2>/tmp/err || cat /tmp/err
+echo "T: seq_rate=$(m /tmp/s.json tiobench.seq_read.rate)"
+poweroff -f
+EOF2
+image=$(rig_image "$rec")
+pack_dir "$WORK/part" "$WORK/part.cpio.gz"
+cat "$image" "$WORK/part.cpio.gz" >"$WORK/initrd"
+vmlinuz=$(record_get "$rec" vmlinuz)
+append="panic=-1 klab.init=shell klab.test=/klab-test/t3005.sh"
+
+# value CONSOLE KEY: the number a "T: KEY=N" line gave
+value() {
+	tr -d '\r' <"$1" | sed -n "s/^T: $2=//p" | tail -n 1
+}
+
+boot_model() {	# PROFILE MODEL
+	boot_rig "$WORK/$1-$2.log" --profile "$1" --disk-model "$2" \
+		--dir "$WORK/$1-$2" --disk-size 64 --kernel "$vmlinuz" \
+		--initrd "$WORK/initrd" --append "$append"
+	tr -d '\r' <"$WORK/$1-$2.log" | grep '^T: '
+	expect "$WORK/$1-$2.log" '^T: data intact$' "$1/$2: data read back intact"
+}
+
+boot_model scsi hdd
+expect "$WORK/scsi-hdd.log" '^T: qd=1$' "scsi/hdd: one request in flight"
+lat=$(value "$WORK/scsi-hdd.log" rand_lat)
+awk "BEGIN { exit !($lat >= 7.9 && $lat < 12) }" ||
+	fail "scsi/hdd: a 4 KiB random read took $lat ms, not the model's 8"
+rate=$(value "$WORK/scsi-hdd.log" seq_rate)
+awk "BEGIN { exit !($rate > 10 && $rate <= 42) }" ||
+	fail "scsi/hdd: sequential reads at $rate MB/s, cap 40 MiB/s"
+echo "ok: scsi/hdd: random read $lat ms, sequential $rate MB/s"
+grep -q '^driver=quorum,node-name=q0,vote-threshold=1,read-pattern=quorum,children.0=n0,children.1=r0$' \
+	"$WORK/scsi-hdd/qemu.args" || fail "no quorum node in qemu.args"
+
+boot_model ide hdd
+lat=$(value "$WORK/ide-hdd.log" rand_lat)
+awk "BEGIN { exit !($lat >= 7.9 && $lat < 12) }" ||
+	fail "ide/hdd: a 4 KiB random read took $lat ms"
+echo "ok: ide/hdd: random read $lat ms"
+
+boot_model scsi host
+hlat=$(value "$WORK/scsi-host.log" rand_lat)
+awk "BEGIN { exit !($hlat < 4) }" || fail "scsi/host: random read $hlat ms"
+echo "ok: scsi/host: random read $hlat ms (no model)"
