@@ -18,6 +18,7 @@
 #include "lib/sha256.h"
 #include "rig.h"
 #include "rig_conf.h"
+#include "track.h"
 
 /* Defaults of the import limits (config keys max_import_kernels and
  * max_import_results): the largest import stays well under a second of
@@ -214,6 +215,8 @@ int api_import(struct req *rq, struct web_response *r)
 	err[0] = '\0';
 	rc = db_import(rq->db, &rs, &o, &ids, &nids, err, sizeof(err));
 	free(conf);
+	if (rc == DB_OK)
+		track_results_stored(rq->d, o.rig, o.suite);
 	if (rc == DB_OK)
 		auth_audit(rq, "import", o.raw_name, "%zu runs of %zu results, "
 			   "rig '%s', suite '%s'", nids, rs.n, o.rig, o.suite);

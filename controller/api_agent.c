@@ -21,6 +21,7 @@
 #include "lib/import.h"
 #include "rig.h"
 #include "rig_conf.h"
+#include "track.h"
 
 /* The agent routes run only with a rig token (ROLE_AGENT): dispatch()
  * has checked it and put the rig in rq->rig. */
@@ -305,6 +306,7 @@ static int agent_results(struct req *rq, struct web_response *r,
 	store_raws(rq, json_object_get(doc, "raw"), ids, n);
 	json_decref(doc);
 	rigmgr_job_done(g, j->id);
+	track_results_stored(rq->d, o.rig, o.suite);
 	rc = ack(r, 201, ids, n);
 	free(ids);
 	return rc;

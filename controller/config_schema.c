@@ -37,6 +37,8 @@ const struct config_key klabd_config_schema[] = {
 	{ "", "build_jobs" },
 	{ "", "build_time_limit" },
 	{ "", "max_builds" },
+	/* tracked kernel lines: track.c, docs/OPERATOR.md */
+	{ "", "track_interval" },
 	{ "", "build_mem_limit" },
 	{ "", "build_disk_limit" },
 	{ "", "build_max_procs" },

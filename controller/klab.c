@@ -62,6 +62,12 @@ static void usage(FILE *f)
 	      "        [base NAME] of klabd's config: NAME, or NAME@COMMIT\n"
 	      "        for a git base); it joins the catalog when built\n"
 	      "  builds | build show ID | build log ID\n"
+	      "  track debian newest-6.1|newest-6.12 --rig R[,R2] --suite S\n"
+	      "        watch a Debian kernel line: each new kernel is fetched\n"
+	      "        and queued with the previous one (operators)\n"
+	      "  tracks [--format json] | untrack ID   the tracked lines\n"
+	      "  changepoints [METRIC] [--rig R] [--suite S] [--format json]\n"
+	      "        change points found on the history\n"
 	      "  audit [--limit N]                who did what (operators)\n"
 	      "  health                           is klabd up\n"
 	      "\n"
@@ -79,6 +85,14 @@ int http_do(const char *path, const struct strbuf *query,
 		   const char *body, size_t len, const char *ctype,
 		   struct http_result *res)
 {
+	return http_do_method(body ? "POST" : "GET", path, query, body, len,
+			      ctype, res);
+}
+
+int http_do_method(const char *method, const char *path,
+		   const struct strbuf *query, const char *body, size_t len,
+		   const char *ctype, struct http_result *res)
+{
 	struct strbuf url = STRBUF_INIT;
 	struct http_request rq;
 	char err[256];
@@ -90,7 +104,7 @@ int http_do(const char *path, const struct strbuf *query,
 	sb_init(&res->body);
 	memset(&rq, 0, sizeof(rq));
 	rq.url = url.buf;
-	rq.method = body ? "POST" : "GET";
+	rq.method = method;
 	rq.token = token;
 	rq.body = body;
 	rq.body_len = len;
@@ -624,6 +638,9 @@ int main(int argc, char **argv)
 		rc = cmd_audit(&a);
 	else if (!strcmp(cmd, "health"))
 		rc = cmd_health();
+	else if (!strcmp(cmd, "track") || !strcmp(cmd, "tracks") ||
+		 !strcmp(cmd, "untrack") || !strcmp(cmd, "changepoints"))
+		rc = cmd_track(cmd, &a);
 	else {
 		fprintf(stderr, "klab: unknown command '%s'\n", cmd);
 		usage(stderr);

@@ -35,6 +35,10 @@ struct args {
 /* GET (body NULL) or POST path?query to klabd; EX_OK or EX_CONNECT. */
 int http_do(const char *path, const struct strbuf *query, const char *body,
 	    size_t len, const char *ctype, struct http_result *res);
+/* The same with any method ("DELETE"). */
+int http_do_method(const char *method, const char *path,
+		   const struct strbuf *query, const char *body, size_t len,
+		   const char *ctype, struct http_result *res);
 /* Print the server's error message; returns EX_SERVER. */
 int server_error(const struct http_result *res);
 /* Append key=value (URL-encoded) to a query; nothing when value is NULL. */
@@ -50,5 +54,7 @@ int cmd_job(struct args *a);
 int cmd_rig(struct args *a);
 int cmd_build(struct args *a);
 int cmd_compare_run(struct args *a);
+/* klab_track.c: track, tracks, untrack, changepoints */
+int cmd_track(const char *cmd, struct args *a);
 
 #endif

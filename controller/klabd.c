@@ -30,6 +30,7 @@
 #include "lib/alloc.h"
 #include "rig.h"
 #include "rig_conf.h"
+#include "track.h"
 
 static void usage(FILE *f)
 {
@@ -367,7 +368,8 @@ static int klabd_start(struct klabd *d, const char *argv0, char *err,
 	    http_start(d, err, errlen) ||
 	    rigmgr_start(d, err, errlen) ||
 	    build_start(d, err, errlen) ||
-	    cmprun_start(d, err, errlen))
+	    cmprun_start(d, err, errlen) ||
+	    track_start(d, err, errlen))
 		return -1;
 	return 0;
 }
@@ -385,6 +387,7 @@ static void klabd_stop(struct klabd *d)
 	http_stop(d);
 	build_stop(d);
 	cmprun_stop(d);
+	track_stop(d);
 	rigmgr_stop(d);
 	rigmgr_free(d);
 	build_release(d);

@@ -9,6 +9,7 @@
 
 #include "auth.h"
 #include "klabd.h"
+#include "track.h"
 #include "web/web.h"
 
 static int page_home(struct req *rq, struct web_response *r)
@@ -97,6 +98,11 @@ static const struct route routes[] = {
 	{ "GET", "/api/comparisons", READ, api_comparisons, NULL },
 	{ "GET", "/api/comparisons/*", READ, api_comparisons, NULL },
 	{ "GET", "/api/audit", OPER, api_audit, NULL },
+	{ "POST", "/api/tracks", OPER, api_track_add, NULL },
+	{ "GET", "/api/tracks", READ, api_tracks, NULL },
+	{ "GET", "/api/tracks/*", READ, api_tracks, NULL },
+	{ "DELETE", "/api/tracks/*", OPER, api_track_delete, NULL },
+	{ "GET", "/api/changepoints", READ, api_changepoints, NULL },
 	{ "GET", "/", READ, page_home, NULL },
 	{ "GET", "/kernels", READ, page_kernels, NULL },
 	{ "GET", "/kernels/**", READ, page_kernels, NULL },

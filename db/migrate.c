@@ -210,6 +210,42 @@ static const char *const migrations[] = {
 	 * stored before it was recorded. */
 	"ALTER TABLE runs ADD COLUMN rigconf TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE runs ADD COLUMN rigconf_hash TEXT NOT NULL DEFAULT '';",
+	/* 10 (issue 11): change points found on the history of each rig x
+	 * suite x metric (db_changepoints.c), kept once seen so each is
+	 * alerted once (current 0: no longer found); and the Debian kernel
+	 * lines klabd tracks (db_track.c). */
+	"CREATE TABLE changepoints ("
+	"  id INTEGER PRIMARY KEY,"
+	"  rig_id INTEGER NOT NULL REFERENCES rigs(id),"
+	"  suite_id INTEGER NOT NULL REFERENCES suites(id),"
+	"  metric_id INTEGER NOT NULL REFERENCES metrics(id),"
+	"  kernel_before TEXT NOT NULL,"
+	"  kernel_after TEXT NOT NULL,"
+	"  run_after INTEGER NOT NULL,"
+	"  position INTEGER NOT NULL,"
+	"  mean_before REAL NOT NULL,"
+	"  mean_after REAL NOT NULL,"
+	"  size_pct REAL NOT NULL,"
+	"  p_value REAL NOT NULL,"
+	"  current INTEGER NOT NULL DEFAULT 1,"
+	"  first_seen INTEGER NOT NULL,"
+	"  updated INTEGER NOT NULL,"
+	"  UNIQUE (rig_id, suite_id, metric_id, kernel_after));"
+	"CREATE TABLE tracks ("
+	"  id INTEGER PRIMARY KEY,"
+	"  distro TEXT NOT NULL,"
+	"  line TEXT NOT NULL,"
+	"  rigs TEXT NOT NULL,"
+	"  suite TEXT NOT NULL,"
+	"  last_package TEXT NOT NULL DEFAULT '',"
+	"  last_kernel TEXT NOT NULL DEFAULT '',"
+	"  checks INTEGER NOT NULL DEFAULT 0,"
+	"  last_check INTEGER NOT NULL DEFAULT 0,"
+	"  last_error TEXT NOT NULL DEFAULT '',"
+	"  jobs INTEGER NOT NULL DEFAULT 0,"
+	"  who TEXT NOT NULL DEFAULT '',"
+	"  created INTEGER NOT NULL,"
+	"  UNIQUE (distro, line, rigs, suite));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

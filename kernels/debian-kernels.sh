@@ -15,6 +15,10 @@
 #   fetch PKG [DIR]     fetch (idempotent) and print the catalog record
 #   record PKG [DIR]    print the catalog record of an already fetched kernel
 #
+# KLAB_DEBIAN_ARCHIVE=DIR points the script at a local directory of .deb
+# packages instead of apt's archive (tests, mirrors): the packages are the
+# DIR/*.deb files, known by their Package and Version fields.
+#
 # A catalog record is key=value lines: ident, version (the uname -r string),
 # upstream, line, source, package, package_version, vmlinuz, modules, root,
 # sha256 (of the vmlinuz).  Errors go to stderr, lowercase, subject quoted;
@@ -47,8 +51,29 @@ check_name() {
 		die "'$1' is not a debian cloud kernel package name (linux-image-6.1.0-NN-cloud-amd64 or linux-image-6.12.NNN+deb12-cloud-amd64)"
 }
 
+ARCHIVE_DIR=${KLAB_DEBIAN_ARCHIVE:-}
+
+# local_debs: "PACKAGE VERSION FILE" of each .deb in KLAB_DEBIAN_ARCHIVE.
+local_debs() {
+	for deb in "$ARCHIVE_DIR"/*.deb; do
+		[ -f "$deb" ] || continue
+		printf '%s %s %s\n' "$(dpkg-deb -f "$deb" Package)" \
+			"$(dpkg-deb -f "$deb" Version)" "$deb"
+	done
+}
+
+# local_deb PKG: the newest local .deb of PKG as "VERSION FILE", or nothing.
+local_deb() {
+	local_debs | awk -v p="$1" '$1 == p { print $2, $3 }' | sort -V |
+		tail -n 1
+}
+
 # pkg_version PKG: the archive's candidate version, empty when it has none.
 pkg_version() {
+	if [ -n "$ARCHIVE_DIR" ]; then
+		local_deb "$1" | cut -d' ' -f1
+		return
+	fi
 	apt-cache show --no-all-versions "$1" 2>/dev/null |
 		sed -n 's/^Version: //p' | head -n 1
 }
@@ -71,6 +96,11 @@ line_of() {
 }
 
 archive_packages() {
+	if [ -n "$ARCHIVE_DIR" ]; then
+		[ -d "$ARCHIVE_DIR" ] || die "local archive '$ARCHIVE_DIR' is not a directory"
+		local_debs | cut -d' ' -f1 | grep -E "$PKG_RE" | sort -uV || true
+		return
+	fi
 	apt-cache pkgnames linux-image-6. 2>/dev/null | grep -E "$PKG_RE" |
 		sort -V || true
 }
@@ -139,7 +169,10 @@ unpack() {
 	mkdir -p "$stage/deb"
 	# apt drops privileges to _apt for downloads; let it write the stage.
 	chmod 0777 "$stage/deb"
-	if ! (cd "$stage/deb" && apt-get download -q "$pkg=$pv") >"$stage/apt.log" 2>&1; then
+	if [ -n "$ARCHIVE_DIR" ]; then
+		cp "$(local_deb "$pkg" | cut -d' ' -f2-)" "$stage/deb/" ||
+			{ rm -rf "$stage"; die "cannot copy kernel package '$pkg' from '$ARCHIVE_DIR'"; }
+	elif ! (cd "$stage/deb" && apt-get download -q "$pkg=$pv") >"$stage/apt.log" 2>&1; then
 		cat "$stage/apt.log" >&2
 		rm -rf "$stage"
 		die "cannot download kernel package '$pkg' version '$pv'"

@@ -256,6 +256,27 @@ static void legend(struct strbuf *sb, const struct frame *f,
 	}
 }
 
+/* Dashed vertical lines (class "changepoint") at each mark. */
+static void marks(struct strbuf *sb, const struct frame *f,
+		  const struct chart *c)
+{
+	size_t i;
+	double x;
+
+	for (i = 0; i < c->nmarks; i++) {
+		x = px(f, c->marks[i].x);
+		sb_addf(sb, "<g class=\"changepoint\"><line x1=\"%.1f\" "
+			"y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" "
+			"stroke-dasharray=\"5,3\"/><text x=\"%.1f\" "
+			"y=\"%d\" font-size=\"11\" fill=\"#c00\">", x, MT, x,
+			f->h - MB, x + 3, MT + 10);
+		sb_add_html(sb, c->marks[i].label ? c->marks[i].label : "");
+		sb_adds(sb, "</text><title>");
+		sb_add_html(sb, c->marks[i].tip ? c->marks[i].tip : "");
+		sb_adds(sb, "</title></g>\n");
+	}
+}
+
 void chart_svg(struct strbuf *sb, const struct chart *c)
 {
 	struct frame f;
@@ -294,6 +315,7 @@ void chart_svg(struct strbuf *sb, const struct chart *c)
 	} else {
 		if (c->xlabels)
 			xlabels(sb, &f, c);
+		marks(sb, &f, c);
 		/* thousands of hover markers cost more than they tell: past
 		 * CHART_MAX_MARKERS points the series are lines only */
 		for (s = 0, total = 0; s < c->ns; s++)

@@ -29,6 +29,14 @@ struct chart_label {
 	const char *text;
 };
 
+/* A vertical mark across the plot at x (a change point), with a label
+ * drawn at its top and a hover title. */
+struct chart_mark {
+	double x;
+	const char *label;	/* short, e.g. "+12%" */
+	const char *tip;	/* hover title, may be NULL */
+};
+
 struct chart {
 	const char *title;	/* may be NULL */
 	const char *ylabel;	/* may be NULL */
@@ -38,6 +46,8 @@ struct chart {
 	const struct chart_label *xlabels;	/* NULL: numeric x ticks */
 	size_t nxl;
 	int lines;		/* join the points of each series */
+	const struct chart_mark *marks;	/* NULL: none */
+	size_t nmarks;
 };
 
 struct chart_ticks {

@@ -4,13 +4,16 @@
  * chart.c (x = run order, grouped by kernel by default with the kernel
  * names under the axis, or plain time order with ?order=time; one colour
  * per kernel, hover titles), the values in a table under it, and the same
- * points as CSV or JSON.
+ * points as CSV or JSON.  With a rig and a suite chosen, the change
+ * points found on that history (db/changepoints.h) are marked on the
+ * chart and listed in a table.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chart.h"
+#include "db/changepoints.h"
 #include "format.h"
 #include "page.h"
 
@@ -25,6 +28,8 @@ struct hist {
 	size_t *group;		/* kernel group of each s */
 	const char **kernels;	/* group names, first appearance */
 	size_t ng;
+	struct db_changepoint *cp;	/* change points, rig and suite set */
+	size_t ncp;
 };
 
 /* A point's value and time, formatted once for the chart and the table. */
@@ -110,6 +115,7 @@ static void hist_order(struct hist *h)
 
 static void hist_release(struct hist *h)
 {
+	db_changepoints_free(h->cp, h->ncp);
 	db_samples_free(h->s, h->n);
 	free(h->order);
 	free(h->group);
@@ -204,6 +210,59 @@ static void tips_build(struct strbuf *sb, size_t *off, const struct hist *h,
 	}
 }
 
+/* Display position of the first point of run, or -1 when not shown. */
+static long run_pos(const struct hist *h, int64_t run)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->s[h->order[i]].run_id == run)
+			return (long)i;
+	return -1;
+}
+
+/*
+ * A chart mark between the last point before each change point and the
+ * first after it; labels and tips go into tips (the marks point into it:
+ * keep it until they are drawn).  NULL when none.
+ */
+static struct chart_mark *hist_marks(const struct hist *h, size_t *n,
+				     struct strbuf *tips)
+{
+	struct chart_mark *m = NULL;
+	size_t i, *off;
+	long pos;
+
+	*n = 0;
+	if (!h->ncp)
+		return NULL;
+	m = calloc(h->ncp, sizeof(*m));
+	off = calloc(2 * h->ncp, sizeof(*off));
+	if (!m || !off)
+		abort();
+	for (i = 0; i < h->ncp; i++) {
+		const struct db_changepoint *c = &h->cp[i];
+
+		pos = run_pos(h, c->run_after);
+		if (pos < 0)
+			continue;
+		m[*n].x = (double)pos + 0.5;
+		off[2 * *n] = tips->len;
+		sb_addf(tips, "%+.1f%%%c", c->size_pct, '\0');
+		off[2 * *n + 1] = tips->len;
+		sb_addf(tips, "change point: %s -> %s, %+.1f%%, p %.3g%c",
+			c->kernel_before, c->kernel_after, c->size_pct,
+			c->p_value, '\0');
+		(*n)++;
+	}
+	for (i = 0; i < *n; i++) {	/* tips is final now: point into it */
+		m[i].label = tips->buf + off[2 * i];
+		m[i].tip = tips->buf + off[2 * i + 1];
+	}
+	free(off);
+	return m;
+}
+
 static void hist_chart(struct strbuf *sb, const struct hist *h,
 		       const struct hfmt *hf)
 {
@@ -212,7 +271,7 @@ static void hist_chart(struct strbuf *sb, const struct hist *h,
 	struct chart_label *xl = calloc(h->n + 1, sizeof(*xl));
 	size_t *off = calloc(h->n + 1, sizeof(*off));
 	size_t *start = calloc(h->ng + 1, sizeof(*start));
-	struct strbuf tips = STRBUF_INIT;
+	struct strbuf tips = STRBUF_INIT, mtips = STRBUF_INIT;
 	struct chart c = { 0 };
 	size_t i, g, nxl = 0;
 
@@ -248,13 +307,52 @@ static void hist_chart(struct strbuf *sb, const struct hist *h,
 	c.xlabels = xl;
 	c.nxl = nxl;
 	c.lines = 1;
+	sb_init(&mtips);
+	c.marks = hist_marks(h, &c.nmarks, &mtips);
 	chart_svg(sb, &c);
+	free((void *)c.marks);
+	sb_release(&mtips);
 	sb_release(&tips);
 	free(start);
 	free(off);
 	free(xl);
 	free(pts);
 	free(se);
+}
+
+/* The change points of the history: kernels either side, size, p. */
+static void hist_cp_table(struct strbuf *sb, const struct hist *h)
+{
+	char t[24];
+	size_t i;
+
+	if (!h->rig || !h->suite)
+		return;
+	sb_addf(sb, "<h3>Change points</h3>\n<p class=\"note\">%zu found "
+		"(e-divisive means, permutation test; see VERDICTS.md).</p>\n",
+		h->ncp);
+	if (!h->ncp)
+		return;
+	sb_adds(sb, "<table class=\"changepoints\"><thead><tr><th>before</th>"
+		"<th>after</th><th class=\"num\">mean before</th>"
+		"<th class=\"num\">mean after</th><th class=\"num\">size</th>"
+		"<th class=\"num\">p</th><th class=\"num\">confidence</th>"
+		"<th>first seen (UTC)</th></tr></thead>\n<tbody>\n");
+	for (i = 0; i < h->ncp; i++) {
+		const struct db_changepoint *c = &h->cp[i];
+
+		sb_adds(sb, "<tr><td>");
+		page_link(sb, "/kernels/", c->kernel_before, c->kernel_before);
+		sb_adds(sb, "</td><td>");
+		page_link(sb, "/kernels/", c->kernel_after, c->kernel_after);
+		page_time(t, sizeof(t), c->first_seen);
+		sb_addf(sb, "</td><td class=\"num\">%.6g</td><td class=\"num\">"
+			"%.6g</td><td class=\"num\">%+.1f%%</td><td "
+			"class=\"num\">%.3g</td><td class=\"num\">%.1f%%</td>"
+			"<td>%s</td></tr>\n", c->mean_before, c->mean_after,
+			c->size_pct, c->p_value, 100 * (1 - c->p_value), t);
+	}
+	sb_adds(sb, "</tbody></table>\n");
 }
 
 /* A 10k-row table is read by nobody and costs most of the page. */
@@ -417,6 +515,7 @@ static void hist_html(struct strbuf *sb, struct db *db, const struct hist *h)
 	hf = hist_fmt(h);
 	sb_grow(sb, h->n * 420);
 	hist_chart(sb, h, hf);
+	hist_cp_table(sb, h);
 	hist_table(sb, h, hf);
 	free(hf);
 	page_end(sb);
@@ -467,6 +566,10 @@ int web_history(struct db *db, struct query *q, const char *arg,
 				&h.s, &h.n, err, sizeof(err));
 		if (rc)
 			return page_db_error(r, q, rc, err);
+		if (h.rig && h.suite &&
+		    db_changepoint_list(db, h.rig, h.suite, h.metric, &h.cp,
+					&h.ncp, err, sizeof(err)))
+			h.ncp = 0;	/* the history still shows */
 	}
 	hist_order(&h);
 	sb_reset(&r->body);

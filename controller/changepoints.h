@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * changepoints: keeps the change points of the lab's history up to date.
+ * After new results for a rig x suite, every metric's history there is
+ * ordered as the history page orders it, searched with
+ * judge/changepoint.h, and stored in the cache (db/changepoints.h); a
+ * change point never seen before raises an ALERT_CHANGE_POINT event.
+ */
+#ifndef KLAB_CONTROLLER_CHANGEPOINTS_H
+#define KLAB_CONTROLLER_CHANGEPOINTS_H
+
+#include <stddef.h>
+
+struct db;
+struct db_sample;
+struct cp_params;
+
+/*
+ * The order a history is searched in: grouped by kernel (first
+ * appearance in time, as /history draws it) with changes only between
+ * kernels, unless every kernel of it was imported (then time order, a
+ * change anywhere).  *order (malloc'd, n entries) indexes s; *cut_ok
+ * (malloc'd or NULL: anywhere) is in that order.  0, or -1 on a database
+ * error.
+ */
+int changepoints_order(struct db *db, const struct db_sample *s, size_t n,
+		       size_t **order, unsigned char **cut_ok);
+/*
+ * Recompute, store and alert the change points of every metric of rig x
+ * suite with parameters p (NULL: the defaults).  The number of new change
+ * points, or -1 with err set.
+ */
+int changepoints_refresh(struct db *db, const char *rig, const char *suite,
+			 const struct cp_params *p, char *err, size_t errlen);
+
+#endif
