@@ -23,6 +23,7 @@
  */
 #include "import.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,17 @@ static int is_throughput(const struct itok *t, size_t n)
 	return itok_eq(&t[k + 2], "MB/sec");
 }
 
+/* An operation's name in dbench's table: letters, digits, '_'. */
+static int op_name(const struct itok *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (!isalnum((unsigned char)t->p[i]) && t->p[i] != '_')
+			return 0;
+	return t->n > 0;
+}
+
 /*
  * The operation table of dbench 4: its header, its rule, then rows of a
  * name and numbers; *state is 0 outside, 1 after the header, 2 in rows.
@@ -169,7 +181,7 @@ static int is_op_table(const struct itok *t, size_t n, int *state)
 		*state = 2;
 		return 1;
 	}
-	if (*state == 2 && n >= 2 && !itok_num(&t[1], &v))
+	if (*state == 2 && n >= 2 && op_name(&t[0]) && !itok_num(&t[1], &v))
 		return 1;
 	*state = 0;
 	return 0;

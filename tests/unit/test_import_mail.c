@@ -169,6 +169,29 @@ static void test_mail_order_and_default_kernel(void **state)
 	result_set_release(&rs);
 }
 
+/* dbench 4's operation table belongs to the next Throughput line; a
+ * read latency line right after the table is not one of its rows. */
+static void test_mail_op_table(void **state)
+{
+	struct result_set rs;
+	struct import_error err;
+
+	result_set_init(&rs);
+	assert_int_equal(import_str(IMPORT_AUTO,
+		" Operation      Count    AvgLat    MaxLat\n"
+		" ----------------------------------------\n"
+		" NTCreateX      43936     0.043    10.517\n"
+		"reads: 30.1 MB, 0.41 MB/s\n"
+		"\n"
+		"6.1.176  Throughput 277.409 MB/sec  2 clients  2 procs  "
+		"max_latency=23.221 ms\n", "6.1.192", &rs, &err), 9);
+	expect_metric(&rs, A, "dbench.op.NTCreateX.avg_lat", 0.043, "ms",
+		      DIR_LOWER);
+	expect_metric(&rs, "6.1.192", "readlat.read_mb", 30.1, "MB",
+		      DIR_NONE);
+	result_set_release(&rs);
+}
+
 /* One bad line in any kind: nothing imported, the mail's line named. */
 static void test_mail_errors(void **state)
 {
@@ -295,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_mail_file),
 		cmocka_unit_test(test_mail_report_json),
 		cmocka_unit_test(test_mail_order_and_default_kernel),
+		cmocka_unit_test(test_mail_op_table),
 		cmocka_unit_test(test_mail_errors),
 		cmocka_unit_test(test_mail_quoted),
 		cmocka_unit_test(test_mail_headers_signature),
