@@ -240,7 +240,7 @@ static void mail_init(struct mail *m, const char *buf, size_t len)
 	m->len = len;
 	m->nlines = 1;
 	for (i = 0; i < len; i++)
-		if (buf[i] == '\n' && m->nlines < INT_MAX - 1)
+		if (buf[i] == '\n' && m->nlines < INT_MAX)
 			m->nlines++;
 	m->seg = calloc((size_t)m->nlines + 1, 1);
 	if (!m->seg)
