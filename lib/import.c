@@ -4,7 +4,8 @@
  * front of the individual parsers (import_tiobench.c, import_dbench.c,
  * import_readlat.c, import_fio.c, import_klab.c).  Detection looks for the
  * markers each tool prints, in an order that puts the unambiguous JSON
- * documents first.
+ * documents first; a text holding several kinds goes to import_mail.c,
+ * which hands each kind's lines to its parser.
  */
 #include "import.h"
 
