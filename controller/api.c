@@ -10,6 +10,7 @@
 #include <string.h>
 
 
+#include "api_import_mail.h"
 #include "api_util.h"
 #include "auth.h"
 #include "judge/compare.h"
@@ -54,7 +55,8 @@ static const char *suite_for_format(const struct result_set *rs)
 
 static int import_reply(struct web_response *r, int status,
 			const struct result_set *rs, const char *rig,
-			const char *suite, int64_t *ids, size_t nids)
+			const char *suite, int64_t *ids, size_t nids,
+			json_t *kinds)
 {
 	json_t *runs = json_array(), *kernels = json_array(),
 	       *seen = json_object();
@@ -71,10 +73,10 @@ static int import_reply(struct web_response *r, int status,
 		json_array_append_new(kernels, json_string(k));
 	}
 	json_decref(seen);
-	return api_reply(r, status, json_pack("{s:o, s:o, s:I, s:s, s:s, s:s}",
-		"runs", runs, "kernels", kernels, "results",
+	return api_reply(r, status, json_pack("{s:o, s:o, s:I, s:s, s:s, s:s, "
+		"s:o}", "runs", runs, "kernels", kernels, "results",
 		(json_int_t)rs->n, "format", rs->format ? rs->format : "",
-		"rig", rig, "suite", suite));
+		"rig", rig, "suite", suite, "kinds", kinds));
 }
 
 /* A config key of the import limits; dflt when unset or invalid. */
@@ -135,7 +137,7 @@ static int import_key(struct req *rq, struct web_response *r, char *key,
 
 /* Parse the upload; 0, or -1 after a 400 naming what was wrong. */
 static int import_parse(struct req *rq, struct web_response *r,
-			struct result_set *rs)
+			struct result_set *rs, struct import_report *rep)
 {
 	const char *fmtname = query_get(&rq->q, "format"),
 		   *name = query_get(&rq->q, "name");
@@ -153,8 +155,8 @@ static int import_parse(struct req *rq, struct web_response *r,
 		return -1;
 	}
 	memset(&ie, 0, sizeof(ie));
-	if (import_text(rq->body, rq->body_len, fmt, query_get(&rq->q,
-			"kernel"), rs, &ie) < 0) {
+	if (import_text_report(rq->body, rq->body_len, fmt, query_get(&rq->q,
+			       "kernel"), rs, rep, &ie) < 0) {
 		import_error_format(&ie, msg, sizeof(msg));
 		snprintf(err, sizeof(err), "%s: %s", name ? name : "upload",
 			 msg);
@@ -169,11 +171,14 @@ int api_import(struct req *rq, struct web_response *r)
 	const char *ct = rq->content_type;
 	struct db_import_opts o;
 	struct result_set rs;
+	struct import_report rep;
+	struct import_kind_runs kr[IMPORT_MAX_PARTS];
 	int64_t *ids = NULL;
 	size_t nids = 0;
 	char err[512], key[260], rawname[IDENT_MAX + 1], *conf = NULL;
+	char suites[64];
 	struct rig *g;
-	int rc;
+	int rc, per_kind;
 
 	if (*ct && strcmp(ct, "text/plain") && strcmp(ct, "application/json") &&
 	    strcmp(ct, "application/octet-stream")) {
@@ -184,7 +189,7 @@ int api_import(struct req *rq, struct web_response *r)
 	if (import_key(rq, r, key, sizeof(key)))
 		return r->status;
 	result_set_init(&rs);
-	if (import_parse(rq, r, &rs)) {
+	if (import_parse(rq, r, &rs, &rep)) {
 		result_set_release(&rs);
 		return r->status;
 	}
@@ -193,6 +198,8 @@ int api_import(struct req *rq, struct web_response *r)
 	if (!o.rig)
 		o.rig = rs.rig ? rs.rig : "default";
 	o.suite = query_get(&rq->q, "suite");
+	/* a mail of several kinds: each kind into its own suite */
+	per_kind = !o.suite && rep.nparts > 1;
 	if (!o.suite)
 		o.suite = suite_for_format(&rs);
 	snprintf(rawname, sizeof(rawname), "%s", query_get(&rq->q, "name") &&
@@ -213,8 +220,11 @@ int api_import(struct req *rq, struct web_response *r)
 		conf = rig_conf_text(rq->d, g, NULL);
 	o.rigconf = conf;
 	err[0] = '\0';
-	rc = db_import(rq->db, &rs, &o, &ids, &nids, err, sizeof(err));
+	rc = import_store_kinds(rq->db, &rs, &rep, &o, per_kind, kr, &ids,
+				&nids, err, sizeof(err));
 	free(conf);
+	if (per_kind && (rc == DB_OK || rc == DB_REPEATED))
+		o.suite = import_kinds_suites(&rep, kr, suites, sizeof(suites));
 	if (rc == DB_OK)
 		track_results_stored(rq->d, o.rig, o.suite);
 	if (rc == DB_OK)
@@ -222,7 +232,8 @@ int api_import(struct req *rq, struct web_response *r)
 			   "rig '%s', suite '%s'", nids, rs.n, o.rig, o.suite);
 	if (rc == DB_OK || rc == DB_REPEATED)
 		rc = import_reply(r, rc == DB_OK ? 201 : 200, &rs, o.rig,
-				  o.suite, ids, nids);
+				  o.suite, ids, nids,
+				  import_kinds_json(&rs, &rep, kr, ids));
 	else
 		rc = reply_db_error(r, rc, err);
 	free(ids);

@@ -29,8 +29,9 @@ static void usage(FILE *f)
 	fputs("usage: klab [--url URL] [--token TOKEN] COMMAND [ARGS]\n"
 	      "\n"
 	      "  import FILE [--kernel ID] [--rig R] [--suite S] [--format F]\n"
-	      "        import tiobench / dbench / read-latency text, fio json or\n"
-	      "        klab results json (FILE '-' reads stdin); all or nothing\n"
+	      "        import tiobench / dbench / read-latency text (a mail may\n"
+	      "        mix them), fio json or klab results json (FILE '-' reads\n"
+	      "        stdin); all or nothing\n"
 	      "  compare A B ... [--base A] [--rig R] [--suite S]\n"
 	      "        [--scale F] [--scheduler X] [--cmdline TEXT]\n"
 	      "        [--rigconf HASH|none]\n"
@@ -229,6 +230,29 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 	return 0;
 }
 
+/* A mail of several kinds: what each kind contributed, a line each. */
+static void print_import_kinds(json_t *kinds)
+{
+	json_t *kind, *k;
+	size_t i, j;
+
+	if (json_array_size(kinds) < 2)
+		return;
+	json_array_foreach(kinds, i, kind) {
+		printf("  %s: %lld results into suite %s:",
+		       json_string_value(json_object_get(kind, "format")),
+		       (long long)json_integer_value(json_object_get(kind,
+							     "results")),
+		       json_string_value(json_object_get(kind, "suite")));
+		json_array_foreach(json_object_get(kind, "kernels"), j, k)
+			printf("%s %s %lld", j ? "," : "",
+			       json_string_value(json_object_get(k, "kernel")),
+			       (long long)json_integer_value(
+				       json_object_get(k, "results")));
+		putchar('\n');
+	}
+}
+
 static int cmd_import(struct args *a)
 {
 	struct strbuf data = STRBUF_INIT, q = STRBUF_INIT;
@@ -275,6 +299,7 @@ static int cmd_import(struct args *a)
 		       json_string_value(json_object_get(doc, "rig")),
 		       json_string_value(json_object_get(doc, "suite")),
 		       json_array_size(json_object_get(doc, "runs")));
+		print_import_kinds(json_object_get(doc, "kinds"));
 		json_decref(doc);
 	}
 	sb_release(&res.body);

@@ -4,10 +4,12 @@
  * front of the individual parsers (import_tiobench.c, import_dbench.c,
  * import_readlat.c, import_fio.c, import_klab.c).  Detection looks for the
  * markers each tool prints, in an order that puts the unambiguous JSON
- * documents first.
+ * documents first; a text holding several kinds goes to import_mail.c,
+ * which hands each kind's lines to its parser.
  */
 #include "import.h"
 
+#include <jansson.h>
 #include <string.h>
 
 #include "ident.h"
@@ -26,6 +28,7 @@ static const struct {
 	{ IMPORT_READLAT, "readlat", import_readlat },
 	{ IMPORT_FIO, "fio", import_fio },
 	{ IMPORT_KLAB, "klab", import_klab },
+	{ IMPORT_MAIL, "mail", NULL },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -88,28 +91,45 @@ enum import_format import_detect(const char *buf, size_t len)
 	return IMPORT_AUTO;
 }
 
+/* The format of a text, and whether it mixes kinds (IMPORT_MAIL). */
+static enum import_format detect_all(const char *buf, size_t len)
+{
+	enum import_format f = import_detect(buf, len);
+	int tio = has_tiobench_title(buf, len) && has(buf, len, "---");
+
+	if (f == IMPORT_KLAB || f == IMPORT_FIO)
+		return f;
+	if (import_mail_kinds(buf, len, tio) > 1)
+		return IMPORT_MAIL;
+	return f;
+}
+
 /*
  * Sets out->format to the importer's name, except for klab documents that
  * name their own format.  Returns the number of results added, or -1.
  */
-int import_text(const char *buf, size_t len, enum import_format fmt,
-		const char *kernel, struct result_set *out,
-		struct import_error *err)
+int import_text_report(const char *buf, size_t len, enum import_format fmt,
+		       const char *kernel, struct result_set *out,
+		       struct import_report *rep, struct import_error *err)
 {
 	char why[300];
-	size_t i;
+	size_t i, before = out->n;
 	int n;
 
+	if (rep)
+		memset(rep, 0, sizeof(*rep));
 	if (!buf)
 		len = 0;
 	if (kernel && ident_checks(IDENT_KERNEL, kernel, why, sizeof(why)))
 		return import_fail(err, 0, "kernel", "%s", why);
 	if (fmt == IMPORT_AUTO)
-		fmt = import_detect(buf ? buf : "", len);
+		fmt = detect_all(buf ? buf : "", len);
 	if (fmt == IMPORT_AUTO)
 		return import_fail(err, 0, "format", "cannot tell the format: "
 				   "no tiobench table, dbench Throughput line, "
 				   "read latency line, fio or klab JSON found");
+	if (fmt == IMPORT_MAIL)
+		return import_mail(buf ? buf : "", len, kernel, out, rep, err);
 	for (i = 1; i < NFORMATS; i++)
 		if (formats[i].fmt == fmt)
 			break;
@@ -121,5 +141,59 @@ int import_text(const char *buf, size_t len, enum import_format fmt,
 		return -1;
 	if (fmt != IMPORT_KLAB)
 		result_set_setstr(&out->format, formats[i].name);
+	if (rep) {
+		rep->nparts = 1;
+		rep->part[0].fmt = fmt;
+		rep->part[0].first = before;
+		rep->part[0].n = (size_t)n;
+	}
 	return n;
+}
+
+int import_text(const char *buf, size_t len, enum import_format fmt,
+		const char *kernel, struct result_set *out,
+		struct import_error *err)
+{
+	return import_text_report(buf, len, fmt, kernel, out, NULL, err);
+}
+
+/* The kernels of rs->v[first .. first + n) with their counts. */
+static json_t *part_kernels(const struct result_set *rs, size_t first,
+			    size_t n)
+{
+	json_t *list = json_array(), *idx = json_object(), *e;
+	const char *k;
+	size_t i;
+
+	for (i = first; i < first + n && i < rs->n; i++) {
+		k = rs->v[i].kernel ? rs->v[i].kernel : rs->kernel;
+		if (!k)
+			continue;
+		e = json_object_get(idx, k);
+		if (!e) {
+			e = json_pack("{s:s, s:I}", "kernel", k, "results",
+				      (json_int_t)0);
+			json_array_append_new(list, e);
+			json_object_set(idx, k, e);
+		}
+		json_object_set_new(e, "results", json_integer(
+			json_integer_value(json_object_get(e, "results")) + 1));
+	}
+	json_decref(idx);
+	return list;
+}
+
+json_t *import_report_json(const struct import_report *rep,
+			   const struct result_set *rs)
+{
+	json_t *parts = json_array();
+	size_t i;
+
+	for (i = 0; rep && i < rep->nparts; i++)
+		json_array_append_new(parts, json_pack("{s:s, s:I, s:o}",
+			"format", import_format_name(rep->part[i].fmt),
+			"results", (json_int_t)rep->part[i].n, "kernels",
+			part_kernels(rs, rep->part[i].first,
+				     rep->part[i].n)));
+	return parts;
 }

@@ -20,6 +20,24 @@ enum import_format {
 	IMPORT_READLAT,		/* "reads: .." + "read latency min .. " */
 	IMPORT_FIO,		/* fio --output-format=json / json+ */
 	IMPORT_KLAB,		/* klab-results/1 JSON (klab-run, agent) */
+	IMPORT_MAIL,		/* a mail mixing the three text kinds */
+};
+
+/*
+ * What each kind of results contributed to an import: its format and its
+ * results, out->v[first .. first + n), in the order the kinds first
+ * appear in the text.  One part for a file of one kind.
+ */
+#define IMPORT_MAX_PARTS 3	/* tiobench, dbench, readlat */
+
+struct import_part {
+	enum import_format fmt;
+	size_t first, n;
+};
+
+struct import_report {
+	struct import_part part[IMPORT_MAX_PARTS];
+	size_t nparts;
 };
 
 const char *import_format_name(enum import_format f);
@@ -36,6 +54,26 @@ enum import_format import_detect(const char *buf, size_t len);
 int import_text(const char *buf, size_t len, enum import_format fmt,
 		const char *kernel, struct result_set *out,
 		struct import_error *err);
+
+/*
+ * import_text, and rep (may be NULL) says what each kind contributed.
+ * IMPORT_AUTO finds every kind of a mail: tiobench tables, dbench
+ * Throughput lines and read latency lines each go to their own importer
+ * (IMPORT_MAIL: the same even for one kind); a file of one kind, and fio
+ * and klab JSON, are read as import_text always read them.  All or
+ * nothing: the first error of any kind fails the import.
+ */
+int import_text_report(const char *buf, size_t len, enum import_format fmt,
+		       const char *kernel, struct result_set *out,
+		       struct import_report *rep, struct import_error *err);
+
+/*
+ * rep as JSON, a new reference: [{"format": F, "results": N, "kernels":
+ * [{"kernel": K, "results": N}, ...]}, ...], kernels in order of first
+ * appearance.  rs is the set rep describes.
+ */
+struct json_t *import_report_json(const struct import_report *rep,
+				  const struct result_set *rs);
 
 int import_tiobench(const char *buf, size_t len, const char *kernel,
 		    struct result_set *out, struct import_error *err);

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "import.h"
 #include "results.h"
 
 #define IMPORT_NAME_MAX 128	/* metric, unit, rig, suite, kernel names */
@@ -116,6 +117,30 @@ int iacc_finish(struct iacc *a, struct result_set *out,
  */
 struct json_t *import_json_load(const char *buf, size_t len, int noise,
 				struct import_error *err);
+
+/* Line ranges of a buffer, [first, last], 1-based. */
+struct import_spans {
+	struct {
+		int first, last;
+	} *v;
+	size_t n, alloc;
+};
+
+/*
+ * The tiobench importer without its final step: results into acc (checked
+ * for duplicates), and with sp set the lines of each section, from its
+ * title to its last row.  0, or -1 with err set (acc then holds what was
+ * read so far: release it).  sp->v is the caller's to free.
+ */
+int import_tiobench_acc(const char *buf, size_t len, struct iacc *acc,
+			struct import_spans *sp, struct import_error *err);
+
+/* import_mail.c: every kind of a mail (see import_text_report). */
+int import_mail(const char *buf, size_t len, const char *kernel,
+		struct result_set *out, struct import_report *rep,
+		struct import_error *err);
+/* How many kinds the text holds (tiobench: whether it has tables). */
+int import_mail_kinds(const char *buf, size_t len, int tiobench);
 
 /* The kernel for results whose text names none: kernel, else out->kernel. */
 const char *import_default_kernel(const char *kernel,

@@ -18,6 +18,7 @@
 #include "import.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import_priv.h"
@@ -268,7 +269,10 @@ static int row_parse(struct ilex *lx, const struct itok *id, int ph,
 	return 0;
 }
 
-/* One section after its title; 0 or -1.  Leaves lx after its last row. */
+/*
+ * One section after its title; 1 when it had a header, 0 when not, -1 on
+ * error.  Leaves lx after its last row.
+ */
 static int section_parse(struct ilex *lx, int ph, struct iacc *acc,
 			 struct import_error *err)
 {
@@ -289,7 +293,7 @@ static int section_parse(struct ilex *lx, int ph, struct iacc *acc,
 		if (row_parse(lx, &id, ph, mask, acc, err))
 			return -1;
 	}
-	return 0;
+	return 1;
 }
 
 static int section_of(const char *metric)
@@ -305,39 +309,63 @@ static int section_of(const char *metric)
 	return 0;
 }
 
-/* Kernel identifiers come from the table; kernel is not used. */
-int import_tiobench(const char *buf, size_t len, const char *kernel,
-		    struct result_set *out, struct import_error *err)
+static void span_add(struct import_spans *sp, int first, int last)
+{
+	if (!sp)
+		return;
+	if (sp->n == sp->alloc) {
+		sp->alloc = sp->alloc ? sp->alloc * 2 : 8;
+		sp->v = realloc(sp->v, sp->alloc * sizeof(*sp->v));
+		if (!sp->v)
+			abort();
+	}
+	sp->v[sp->n].first = first;
+	sp->v[sp->n].last = last;
+	sp->n++;
+}
+
+int import_tiobench_acc(const char *buf, size_t len, struct iacc *acc,
+			struct import_spans *sp, struct import_error *err)
 {
 	struct ilex lx;
 	struct itok t;
-	struct iacc acc;
 	size_t i, j;
-	int ph;
+	int ph, first, r;
 
-	iacc_init(&acc);
 	ilex_init(&lx, buf, len, 1);
 	lx.drop_gt = 1;
 	while (ilex_next(&lx, &t)) {
 		ph = phase_at(&t, &lx);
 		if (ph < 0)
 			continue;
+		first = t.line;
 		ilex_next(&lx, &t);	/* the title's second word */
-		if (section_parse(&lx, ph, &acc, err))
-			goto out_fail;
+		r = section_parse(&lx, ph, acc, err);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			span_add(sp, first, lx.line);
 	}
-	if (iacc_find_dup(&acc, &i, &j)) {
-		import_fail(err, acc.line[j], cols[C_ID].name, "duplicate "
-			    "kernel '%s' in section '%s' (first on line %d)",
-			    acc.rs.v[j].kernel,
-			    tiobench_phases[section_of(
-				    acc.rs.v[j].metric)].title,
-			    acc.line[i]);
-		goto out_fail;
+	if (iacc_find_dup(acc, &i, &j))
+		return import_fail(err, acc->line[j], cols[C_ID].name,
+				   "duplicate kernel '%s' in section '%s' "
+				   "(first on line %d)", acc->rs.v[j].kernel,
+				   tiobench_phases[section_of(
+					   acc->rs.v[j].metric)].title,
+				   acc->line[i]);
+	return 0;
+}
+
+/* Kernel identifiers come from the table; kernel is not used. */
+int import_tiobench(const char *buf, size_t len, const char *kernel,
+		    struct result_set *out, struct import_error *err)
+{
+	struct iacc acc;
+
+	iacc_init(&acc);
+	if (import_tiobench_acc(buf, len, &acc, NULL, err)) {
+		iacc_release(&acc);
+		return -1;
 	}
 	return iacc_finish(&acc, out, err, "tiobench");
-
-out_fail:
-	iacc_release(&acc);
-	return -1;
 }
