@@ -437,7 +437,11 @@ static void judge_metric(struct comparison *c, struct cmp_metric *m,
 			cell->vd.note = "baseline";
 			cell->vd.delta_pct = cell->present ? 0 : NAN;
 		} else if (cached) {
+			/* shown as data: the change, never a verdict */
 			cell->vd.note = "served from cache, no verdict";
+			if (b->s.n && cell->s.n && b->s.mean > 0)
+				cell->vd.delta_pct = 100 * (cell->s.mean /
+							    b->s.mean - 1);
 		} else if (cell->vd.tested) {
 			all[(*na)++] = &cell->vd;
 		}

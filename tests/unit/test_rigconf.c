@@ -154,9 +154,9 @@ static void test_qemu_rig(void **state)
 	g.disk_model = "hdd";
 	g.dir = dir;
 	c = rig_conf_text(NULL, &g, NULL);
-	assert_non_null(strstr(c, "cpus=2\ndisk_mb=256\ndisks=1\n"
-			       "kind=qemu\nmemory_mb=768\nprofile=ide\n"));
-	assert_non_null(strstr(c, "disk_model=hdd\n"));
+	assert_non_null(strstr(c, "cpus=2\ndisk_mb=256\ndisk_model=hdd\n"
+			       "disks=1\nkind=qemu\nmemory_mb=768\n"
+			       "profile=ide\n"));
 	assert_null(strstr(c, "drive="));
 	free(c);
 	snprintf(path, sizeof(path), "%s/qemu.args", dir);
