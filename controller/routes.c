@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "alerts.h"
 #include "auth.h"
 #include "klabd.h"
 #include "web/web.h"
@@ -97,6 +98,14 @@ static const struct route routes[] = {
 	{ "GET", "/api/comparisons", READ, api_comparisons, NULL },
 	{ "GET", "/api/comparisons/*", READ, api_comparisons, NULL },
 	{ "GET", "/api/audit", OPER, api_audit, NULL },
+	{ "POST", "/api/subscriptions", SUBMIT, api_subscription_add, NULL },
+	{ "GET", "/api/subscriptions", SUBMIT, api_subscriptions, NULL },
+	{ "DELETE", "/api/subscriptions/*", SUBMIT, api_subscription_delete,
+	  NULL },
+	{ "POST", "/api/subscriptions/*/test", SUBMIT, api_subscription_test,
+	  NULL },
+	{ "GET", "/api/alerts", READ, api_alerts, NULL },
+	{ "POST", "/api/alerts", OPER, api_alert_emit, NULL },
 	{ "GET", "/", READ, page_home, NULL },
 	{ "GET", "/kernels", READ, page_kernels, NULL },
 	{ "GET", "/kernels/**", READ, page_kernels, NULL },
@@ -107,6 +116,8 @@ static const struct route routes[] = {
 	{ "GET", "/compare", READ, page_compare, NULL },
 	{ "GET", "/history", READ, page_history, NULL },
 	{ "GET", "/comparisons/*", READ, page_comparison, NULL },
+	{ "GET", "/alerts", READ, page_alerts, NULL },
+	{ "GET", "/alerts.atom", READ, page_alerts_atom, NULL },
 	{ "GET", "/login", OPEN, web_login_form, NULL },
 	{ "POST", "/login", OPEN, web_login_post, FORM },
 	{ "GET", "/style.css", OPEN, page_style, NULL },
