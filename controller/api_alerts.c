@@ -317,6 +317,9 @@ int api_alert_emit(struct req *rq, struct web_response *r)
 		rc = web_error_json(r, 400, "field 'kind': expected "
 				    "submission_finished, worse_found, "
 				    "change_point, rig_offline or build_failed");
+	else if (ev.title && strpbrk(ev.title, "\r\n"))
+		rc = web_error_json(r, 400, "field 'title': one line, without "
+				    "CR or LF");
 	else if (ev.link && *ev.link != '/')
 		rc = web_error_json(r, 400, "field 'link': a path on klabd, "
 				    "starting with '/'");

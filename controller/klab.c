@@ -63,6 +63,11 @@ static void usage(FILE *f)
 	      "        for a git base); it joins the catalog when built\n"
 	      "  builds | build show ID | build log ID\n"
 	      "  audit [--limit N]                who did what (operators)\n"
+	      "  subscribe --email ADDR|--webhook URL|--feed [--secret S]\n"
+	      "        [--rig R] [--suite S] [--metric GLOB] [--submitter U]\n"
+	      "        [--event K,...]   be told of events (klab help alerts)\n"
+	      "  subscriptions [--format json] | unsubscribe ID\n"
+	      "  alert test ID | alerts [--format json]  test, see the outbox\n"
 	      "  health                           is klabd up\n"
 	      "\n"
 	      "The URL defaults to $KLAB_URL, else http://127.0.0.1:8080.\n"
@@ -79,6 +84,14 @@ int http_do(const char *path, const struct strbuf *query,
 		   const char *body, size_t len, const char *ctype,
 		   struct http_result *res)
 {
+	return http_call(body ? "POST" : "GET", path, query, body, len, ctype,
+			 res);
+}
+
+int http_call(const char *method, const char *path,
+	      const struct strbuf *query, const char *body, size_t len,
+	      const char *ctype, struct http_result *res)
+{
 	struct strbuf url = STRBUF_INIT;
 	struct http_request rq;
 	char err[256];
@@ -90,7 +103,7 @@ int http_do(const char *path, const struct strbuf *query,
 	sb_init(&res->body);
 	memset(&rq, 0, sizeof(rq));
 	rq.url = url.buf;
-	rq.method = body ? "POST" : "GET";
+	rq.method = method;
 	rq.token = token;
 	rq.body = body;
 	rq.body_len = len;
@@ -592,7 +605,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EX_OK;
 	}
-	if (parse_cmd_args(argc - i, argv + i, &a))
+	if (!klab_alerts_cmd(cmd) && parse_cmd_args(argc - i, argv + i, &a))
 		return EX_USAGE;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	token = token_load(opt_token);
@@ -624,6 +637,8 @@ int main(int argc, char **argv)
 		rc = cmd_audit(&a);
 	else if (!strcmp(cmd, "health"))
 		rc = cmd_health();
+	else if (klab_alerts_cmd(cmd))
+		rc = cmd_alerts(cmd, argc - i, argv + i);
 	else {
 		fprintf(stderr, "klab: unknown command '%s'\n", cmd);
 		usage(stderr);
