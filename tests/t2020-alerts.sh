@@ -11,7 +11,7 @@
 # attempts run out, visible on /api/alerts and /alerts; the Atom feed and
 # its filtered and per-subscription URLs parse as Atom; `klab alert test`
 # sends a test alert; a delivery pending when klabd stops is delivered
-# by the next klabd.
+# by the next klabd; a rig that goes offline raises rig_offline.
 . "$(dirname "$0")/lib.sh"
 
 PY=
@@ -41,6 +41,10 @@ alert_retry_base = 2
 alert_retry_max = 2
 alert_max_attempts = 5
 alert_timeout = 5
+[rig r7]
+kind = remote
+autostart = no
+power_cycle = /bin/false
 CONF
 start_klabd --config "$TMP/klabd.conf"
 OPER=$KLAB_TOKEN
@@ -258,7 +262,18 @@ wait_for "the delivery recorded" 50 delivered
 [ "$(delivery attempts "$D_FLAKY")" -ge 2 ] || fail "attempts: $(cat "$TMP/alerts.json")"
 ok "a pending delivery survives a klabd restart"
 
-# 9. unsubscribe
+# 9. a producer: a rig that fails its health check twice goes offline
+klab subscribe --webhook "$HOOK/ok" --secret hook-secret --rig r7 --event rig_offline >/dev/null ||
+	fail "subscribe rig_offline"
+klab rig online r7 >/dev/null || fail "klab rig online r7"
+offline_hook() { grep -l '"event": "rig_offline"' "$SINK"/hook-*.json >/dev/null 2>&1; }
+wait_for "the rig_offline alert" 300 offline_hook
+HOOKF=$(grep -l '"event": "rig_offline"' "$SINK"/hook-*.json)
+[ "$(jget 'd["verified"], d["body"]["rig"], d["body"]["title"]' <"$HOOKF")" = "True r7 rig r7 is offline" ] ||
+	fail "rig_offline webhook: $(cat "$HOOKF")"
+ok "a rig gone offline raises rig_offline"
+
+# 10. unsubscribe
 klab unsubscribe "$S_FEED" >"$TMP/out" || fail "unsubscribe"
 expect_grep "subscription $S_FEED deleted" "$TMP/out"
 KLAB_TOKEN=$ALICE klab unsubscribe "$S_MAIL" >/dev/null || fail "alice unsubscribes"
