@@ -192,6 +192,19 @@ expect_grep 'webhook answered HTTP 500'
 expect_grep 'submission 7: worse on r1'
 expect_nogrep 'hook-secret'
 expect_nogrep "$HOOK"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROME" ]; then	# the page as a browser builds it
+	timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync \
+		--user-data-dir="$TMP/chrome" --dump-dom "$URL/alerts" \
+		>"$TMP/dom.html" 2>>"$TMP/chrome.log" ||
+		fail "chromium failed: $(tail -5 "$TMP/chrome.log")"
+	expect_grep '<table class="deliveries">' "$TMP/dom.html"
+	expect_grep '<td>failed</td><td class="num attempts">5</td>' "$TMP/dom.html"
+	expect_grep '<td>webhook answered HTTP 500</td>' "$TMP/dom.html"
+	expect_grep '<a href="/alerts" class="on">Alerts</a>' "$TMP/dom.html"
+fi
 ok "failing webhook: 5 attempts and the error on /api/alerts and /alerts"
 
 # 6. the Atom feeds parse and hold what their filters say
