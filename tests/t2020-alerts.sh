@@ -11,7 +11,8 @@
 # attempts run out, visible on /api/alerts and /alerts; the Atom feed and
 # its filtered and per-subscription URLs parse as Atom; `klab alert test`
 # sends a test alert; a delivery pending when klabd stops is delivered
-# by the next klabd; a rig that goes offline raises rig_offline.
+# by the next klabd; a rig that goes offline raises rig_offline; with
+# alert_smtp_starttls = yes no mail goes out in clear.
 . "$(dirname "$0")/lib.sh"
 
 PY=
@@ -294,5 +295,21 @@ klab subscriptions --format json | jget '[s["id"] for s in d["subscriptions"]]' 
 expect_nogrep "$S_FEED," "$TMP/out"
 klab unsubscribe "$S_FEED" >"$TMP/out" 2>&1 && fail "deleted twice"
 expect_grep "unknown subscription $S_FEED" "$TMP/out"
+ok "unsubscribe"
+
+# 11. alert_smtp_starttls = yes: no mail in clear to a server without TLS
 stop_klabd
-ok "unsubscribe; klabd stops cleanly"
+{ echo "alert_smtp_starttls = yes"
+  sed 's/^alert_max_attempts = .*/alert_max_attempts = 1/' "$TMP/klabd.conf"; } >"$TMP/tls.conf"
+start_klabd --config "$TMP/tls.conf"
+klab subscribe --email tls@example.org >"$TMP/out" || fail "subscribe tls"
+S_TLS=$(jget 'd["id"]' <"$TMP/out")
+klab alert test "$S_TLS" >/dev/null || fail "alert test tls"
+D_TLS=$(http GET /api/alerts | jget "[x['id'] for x in d['deliveries'] if x['subscription'] == $S_TLS][0]")
+tls_failed() { [ "$(delivery state "$D_TLS")" = failed ]; }
+wait_for "the STARTTLS refusal" 100 tls_failed
+delivery last_error "$D_TLS" | grep "Requested SSL level failed" >/dev/null ||
+	fail "STARTTLS: $(cat "$TMP/alerts.json")"
+grep -l "tls@example.org" "$SINK"/mail-*.env >/dev/null 2>&1 && fail "a mail went out without TLS"
+stop_klabd
+ok "STARTTLS required: nothing sent in clear; klabd stops cleanly"
