@@ -132,5 +132,10 @@ int api_alerts(struct req *rq, struct web_response *r);
 int api_alert_emit(struct req *rq, struct web_response *r);
 int page_alerts(struct req *rq, struct web_response *r);
 int page_alerts_atom(struct req *rq, struct web_response *r);
+/* alerts_pages.c: /subscriptions and its forms */
+int page_subscriptions(struct req *rq, struct web_response *r);
+int web_subscription_post(struct req *rq, struct web_response *r);
+int web_subscription_delete_post(struct req *rq, struct web_response *r);
+int web_subscription_test_post(struct req *rq, struct web_response *r);
 
 #endif

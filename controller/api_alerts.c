@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "alerts.h"
+#include "alerts_int.h"
 #include "api_util.h"
 #include "auth.h"
 #include "db/alerts.h"
@@ -21,7 +22,6 @@
 #define MAX_SUBS_PER_OWNER 200
 #define MAX_TITLE 300
 #define MAX_TEXT (256 * 1024)
-#define MAX_SECRET 256
 
 /* A glob of metric names: the name rule's characters and * ? [ ] ! ^ */
 static int glob_check(const char *g, char *err, size_t errlen)
@@ -91,7 +91,7 @@ static int sub_target(struct req *rq, struct web_response *r, json_t *doc,
 				      "'email', 'webhook' or 'feed'");
 	}
 	if (sec && (strcmp(s->channel, "webhook") || !*sec ||
-		    strlen(sec) > MAX_SECRET || strpbrk(sec, "\r\n")))
+		    strlen(sec) > ALERT_MAX_SECRET || strpbrk(sec, "\r\n")))
 		return web_error_json(r, 400, "field 'secret': only for a "
 				      "webhook, 1 to 256 bytes, one line");
 	if (sec)
@@ -134,20 +134,18 @@ static int owner_full(struct req *rq)
 	return n >= MAX_SUBS_PER_OWNER;
 }
 
-int api_subscription_add(struct req *rq, struct web_response *r)
+/* Store the subscription doc describes for the caller: 0 with *id (and
+ * secret, "" unless a webhook's), else the status with r filled. */
+int alerts_sub_create(struct req *rq, struct web_response *r, json_t *doc,
+		      int64_t *id, char *secret, size_t len)
 {
-	json_t *doc = api_body(rq, r, 0);
 	struct strbuf events = STRBUF_INIT;
-	char secret[MAX_SECRET + 1] = "", feed[64];
 	struct db_alert_sub s;
-	int64_t id;
 	int rc;
 
-	if (!doc)
-		return r->status;
 	sb_init(&events);
 	memset(&s, 0, sizeof(s));
-	if ((rc = sub_target(rq, r, doc, &s, secret, sizeof(secret))) ||
+	if ((rc = sub_target(rq, r, doc, &s, secret, len)) ||
 	    (rc = sub_filter(r, doc, &s)) || (rc = events_field(r, doc,
 								&events)))
 		goto out;
@@ -158,19 +156,33 @@ int api_subscription_add(struct req *rq, struct web_response *r)
 		rc = web_error_json(r, rc < 0 ? 500 : 409, rc < 0 ? "cannot "
 				    "list subscriptions" : "too many "
 				    "subscriptions: delete some first");
-	else if (db_alert_sub_add(rq->db, &s, &id))
+	else if (db_alert_sub_add(rq->db, &s, id))
 		rc = web_error_json(r, 500, "cannot store the subscription");
-	else {
+	else
 		auth_audit(rq, "subscribe", s.channel, "subscription %lld",
-			   (long long)id);
+			   (long long)*id);
+out:
+	sb_release(&events);
+	return rc;
+}
+
+int api_subscription_add(struct req *rq, struct web_response *r)
+{
+	json_t *doc = api_body(rq, r, 0);
+	char secret[ALERT_MAX_SECRET + 1] = "", feed[64];
+	int64_t id;
+	int rc;
+
+	if (!doc)
+		return r->status;
+	rc = alerts_sub_create(rq, r, doc, &id, secret, sizeof(secret));
+	if (!rc) {
 		snprintf(feed, sizeof(feed), "/alerts.atom?subscription=%lld",
 			 (long long)id);
 		rc = api_reply(r, 201, json_pack("{s:I, s:s, s:s*}", "id",
 				(json_int_t)id, "feed", feed, "secret",
 				*secret ? secret : NULL));
 	}
-out:
-	sb_release(&events);
 	json_decref(doc);
 	return rc;
 }
@@ -203,7 +215,7 @@ int api_subscriptions(struct req *rq, struct web_response *r)
 
 /* The subscription of /api/subscriptions/ID that the caller may manage:
  * 0 with *s filled, else the error's status with r filled. */
-static int sub_of(struct req *rq, struct web_response *r,
+int alerts_sub_of(struct req *rq, struct web_response *r,
 		  struct db_alert_sub *s)
 {
 	char msg[600];
@@ -227,7 +239,7 @@ static int sub_of(struct req *rq, struct web_response *r,
 int api_subscription_delete(struct req *rq, struct web_response *r)
 {
 	struct db_alert_sub s;
-	int rc = sub_of(rq, r, &s);
+	int rc = alerts_sub_of(rq, r, &s);
 
 	if (rc)
 		return rc;
@@ -243,34 +255,43 @@ int api_subscription_delete(struct req *rq, struct web_response *r)
 	return rc;
 }
 
-int api_subscription_test(struct req *rq, struct web_response *r)
+int alerts_sub_test(struct req *rq, const struct db_alert_sub *s,
+		    int64_t *event, size_t *n, char *err, size_t errlen)
 {
 	struct alert_event ev = { .kind = ALERT_TEST };
-	char title[128], text[600], err[300];
-	struct db_alert_sub s;
-	int64_t event = 0;
-	size_t n = 0;
-	int rc = sub_of(rq, r, &s);
+	char title[128], text[600];
 
-	if (rc)
-		return rc;
 	snprintf(title, sizeof(title), "test alert for subscription %lld",
-		 (long long)s.id);
+		 (long long)s->id);
 	snprintf(text, sizeof(text), "This is a test alert sent by '%.200s' "
 		 "to subscription %lld (%s).\nIf you read it, the channel "
-		 "works.\n", rq->who, (long long)s.id, s.channel);
+		 "works.\n", rq->who, (long long)s->id, s->channel);
 	ev.title = title;
 	ev.text = text;
 	ev.link = "/alerts";
 	ev.submitter = rq->who;
-	if (alerts_emit_to(rq->db, &ev, s.id, &event, &n, err, sizeof(err)))
+	if (alerts_emit_to(rq->db, &ev, s->id, event, n, err, errlen))
+		return -1;
+	auth_audit(rq, "alert test", s->channel, "subscription %lld",
+		   (long long)s->id);
+	return 0;
+}
+
+int api_subscription_test(struct req *rq, struct web_response *r)
+{
+	struct db_alert_sub s;
+	int64_t event = 0;
+	char err[300];
+	size_t n = 0;
+	int rc = alerts_sub_of(rq, r, &s);
+
+	if (rc)
+		return rc;
+	if (alerts_sub_test(rq, &s, &event, &n, err, sizeof(err)))
 		rc = web_error_json(r, 500, err);
-	else {
-		auth_audit(rq, "alert test", s.channel, "subscription %lld",
-			   (long long)s.id);
+	else
 		rc = api_reply(r, 202, json_pack("{s:I, s:I}", "event",
 				(json_int_t)event, "deliveries", (json_int_t)n));
-	}
 	db_alert_sub_release(&s);
 	return rc;
 }

@@ -287,7 +287,57 @@ HOOKF=$(grep -l '"event": "rig_offline"' "$SINK"/hook-*.json)
 	fail "rig_offline webhook: $(cat "$HOOKF")"
 ok "a rig gone offline raises rig_offline"
 
-# 10. unsubscribe
+# 10. the /subscriptions page: sign in, subscribe, test and delete by form
+curl -s "$URL/subscriptions" >"$TMP/anon.html"
+expect_grep 'Sign in</a> to see and manage' "$TMP/anon.html"
+expect_nogrep 'name="csrf"' "$TMP/anon.html"
+J=$TMP/cookies
+curl -s -o /dev/null -c "$J" --data-urlencode "token=$ALICE" \
+	--data-urlencode "next=/subscriptions" "$URL/login" || fail "POST /login"
+curl -s -b "$J" "$URL/subscriptions" >"$TMP/subs.html"
+expect_grep "Your subscriptions, as alice" "$TMP/subs.html"
+expect_grep "<tr id=\"sub-$S_MAIL\">" "$TMP/subs.html"
+expect_nogrep "<tr id=\"sub-$S_HOOK\">" "$TMP/subs.html"
+CSRF=$(sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$TMP/subs.html" | head -n 1)
+[ ${#CSRF} -eq 64 ] || fail "no csrf token on /subscriptions"
+post_form() {	# post_form PATH DATA: sets STATUS, the page in $TMP/body
+	STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -b "$J" \
+		-H 'Content-Type: application/x-www-form-urlencoded' --data-binary "$2" "$URL$1")
+}
+post_form /subscriptions "channel=webhook&target=$HOOK/ok&secret=hook-secret"
+expect_status 403
+post_form /subscriptions "csrf=$CSRF&channel=webhook&target=file:///etc/passwd"
+expect_status 400
+expect_grep 'class="error">invalid webhook URL: only http:// and https://'
+post_form /subscriptions "csrf=$CSRF&channel=webhook&target=$HOOK/ok&secret=hook-secret&rig=r1&event=worse_found&event=change_point"
+expect_status 200
+S_FORM=$(sed -n 's/.*Subscription \([0-9]*\) added\..*/\1/p' "$TMP/body")
+[ -n "$S_FORM" ] || fail "form subscription: $(grep -o '<p class=[^<]*' "$TMP/body")"
+expect_grep "<tr id=\"sub-$S_FORM\"><td class=\"num\">$S_FORM</td><td>webhook</td>"
+expect_grep '<td>rig=r1</td><td>worse_found,change_point</td><td>alice</td>'
+post_form /subscriptions "csrf=$CSRF&channel=webhook&target=$HOOK/ok"
+expect_status 200
+expect_grep "webhook secret, shown this once: [0-9a-f]\{64\}"
+S_DRAWN=$(sed -n 's/.*Subscription \([0-9]*\) added\..*/\1/p' "$TMP/body")
+post_form "/subscriptions/$S_HOOK/test" "csrf=$CSRF"
+expect_status 403
+expect_grep "subscription $S_HOOK belongs to"
+post_form "/subscriptions/$S_FORM/test" "csrf=$CSRF"
+expect_status 200
+expect_grep "Test alert queued for subscription $S_FORM."
+form_hook() { grep -l "\"subscription\": $S_FORM," "$SINK"/hook-*.json >/dev/null 2>&1; }
+wait_for "the form's test alert" 100 form_hook
+[ "$(jget 'd["verified"], d["body"]["kind"]' <"$(grep -l "\"subscription\": $S_FORM," "$SINK"/hook-*.json)")" = "True test" ] ||
+	fail "the form's test alert"
+for s in "$S_FORM" "$S_DRAWN"; do
+	post_form "/subscriptions/$s/delete" "csrf=$CSRF"
+	expect_status 200
+	expect_grep "Subscription $s deleted."
+	expect_nogrep "<tr id=\"sub-$s\">"
+done
+ok "/subscriptions: sign in, subscribe, test and delete by form"
+
+# 11. unsubscribe
 klab unsubscribe "$S_FEED" >"$TMP/out" || fail "unsubscribe"
 expect_grep "subscription $S_FEED deleted" "$TMP/out"
 KLAB_TOKEN=$ALICE klab unsubscribe "$S_MAIL" >/dev/null || fail "alice unsubscribes"
@@ -297,7 +347,7 @@ klab unsubscribe "$S_FEED" >"$TMP/out" 2>&1 && fail "deleted twice"
 expect_grep "unknown subscription $S_FEED" "$TMP/out"
 ok "unsubscribe"
 
-# 11. alert_smtp_starttls = yes: no mail in clear to a server without TLS
+# 12. alert_smtp_starttls = yes: no mail in clear to a server without TLS
 stop_klabd
 { echo "alert_smtp_starttls = yes"
   sed 's/^alert_max_attempts = .*/alert_max_attempts = 1/' "$TMP/klabd.conf"; } >"$TMP/tls.conf"

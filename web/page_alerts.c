@@ -145,7 +145,9 @@ static void alerts_html(struct strbuf *sb, const struct db_alert_event *ev,
 	sb_adds(sb, "<h1>Alerts</h1>\n<p>Events are matched against the "
 		"subscriptions (<code>klab subscriptions</code>) and delivered "
 		"at least once; a failed delivery is retried with growing "
-		"delays.  Feed: <a href=\"/alerts.atom\">/alerts.atom</a> "
+		"delays.  Subscribe at <a href=\"/subscriptions\">"
+		"/subscriptions</a>.  Feed: <a href=\"/alerts.atom\">"
+		"/alerts.atom</a> "
 		"&middot; <a href=\"/api/alerts\">json</a></p>\n");
 	events_table(sb, ev, ne);
 	deliveries_table(sb, dv, nd);
@@ -312,4 +314,125 @@ int web_alerts_atom(struct db *db, struct query *q, const char *base,
 out:
 	sb_release(&self);
 	return rc;
+}
+
+/* ---- /subscriptions ----------------------------------------------- */
+
+static void sub_button(struct strbuf *sb, const struct db_alert_sub *s,
+		       const char *csrf, const char *action)
+{
+	sb_addf(sb, "<form class=\"inline\" method=\"post\" action=\""
+		"/subscriptions/%lld/%s\"><input type=\"hidden\" name=\"csrf\" "
+		"value=\"", (long long)s->id, action);
+	sb_add_html(sb, csrf);
+	sb_addf(sb, "\"><button type=\"submit\">%s</button></form> ", action);
+}
+
+static void sub_row(struct strbuf *sb, const struct db_alert_sub *s,
+		    const char *csrf)
+{
+	static const char *const names[] = { "rig", "suite", "metric",
+					     "submitter" };
+	const char *vals[] = { s->rig, s->suite, s->metric, s->submitter };
+	size_t i, shown = 0;
+
+	sb_addf(sb, "<tr id=\"sub-%lld\"><td class=\"num\">%lld</td>",
+		(long long)s->id, (long long)s->id);
+	cell(sb, s->channel);
+	cell(sb, *s->target ? s->target : "-");
+	sb_adds(sb, "<td>");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!*vals[i])
+			continue;
+		sb_addf(sb, "%s%s=", shown++ ? " " : "", names[i]);
+		sb_add_html(sb, vals[i]);
+	}
+	sb_adds(sb, shown ? "</td>" : "any</td>");
+	cell(sb, *s->events ? s->events : "all");
+	cell(sb, s->owner);
+	sb_addf(sb, "<td><a href=\"/alerts.atom?subscription=%lld\">feed</a> ",
+		(long long)s->id);
+	if (csrf) {
+		sub_button(sb, s, csrf, "test");
+		sub_button(sb, s, csrf, "delete");
+	}
+	sb_adds(sb, "</td></tr>\n");
+}
+
+static void sub_form(struct strbuf *sb, const char *csrf)
+{
+	static const char *const kinds[] = { "worse_found",
+		"submission_finished", "change_point", "rig_offline",
+		"build_failed" };
+	size_t i;
+
+	sb_adds(sb, "<h2>Subscribe</h2>\n<form method=\"post\" action=\""
+		"/subscriptions\" class=\"picker\"><input type=\"hidden\" "
+		"name=\"csrf\" value=\"");
+	sb_add_html(sb, csrf);
+	sb_adds(sb, "\"><label>channel <select name=\"channel\"><option>email"
+		"</option><option>webhook</option><option>feed</option>"
+		"</select></label> <label>address or URL <input name=\"target\" "
+		"size=\"40\" maxlength=\"2048\"></label> <label>webhook secret "
+		"<input name=\"secret\" maxlength=\"256\" autocomplete=\"off\">"
+		"</label><br><label>rig <input name=\"rig\" size=\"10\"></label> "
+		"<label>suite <input name=\"suite\" size=\"12\"></label> <label>"
+		"metric glob <input name=\"metric\" size=\"20\"></label> <label>"
+		"submitter <input name=\"submitter\" size=\"10\"></label><br>"
+		"events (none ticked: all):");
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		sb_addf(sb, " <label><input type=\"checkbox\" name=\"event\" "
+			"value=\"%s\"> %s</label>", kinds[i], kinds[i]);
+	sb_adds(sb, " <button type=\"submit\">subscribe</button></form>\n");
+}
+
+static void say(struct strbuf *sb, const char *cls, const char *msg)
+{
+	if (!msg)
+		return;
+	sb_addf(sb, "<p class=\"%s\">", cls);
+	sb_add_html(sb, msg);
+	sb_adds(sb, "</p>\n");
+}
+
+int web_subscriptions(const struct web_subs_view *view,
+		      struct web_response *r)
+{
+	struct strbuf *sb = &r->body;
+	int status = r->status;
+	size_t i;
+
+	sb_reset(sb);
+	page_begin(sb, "Subscriptions", "alerts");
+	sb_adds(sb, "<h1>Subscriptions</h1>\n");
+	say(sb, "error", view->error);
+	say(sb, "notice", view->notice);
+	if (!*view->who) {
+		sb_adds(sb, "<p><a href=\"/login?next=/subscriptions\">Sign in"
+			"</a> to see and manage your alert subscriptions.</p>\n");
+		page_end(sb);
+		return page_ok(r, CT_HTML);
+	}
+	sb_adds(sb, "<p>");
+	sb_adds(sb, view->all ? "Everyone's subscriptions (operator)." :
+		"Your subscriptions, as ");
+	if (!view->all)
+		sb_add_html(sb, view->who);
+	sb_adds(sb, view->all ? "" : ".");
+	sb_adds(sb, "  Deliveries: <a href=\"/alerts\">/alerts</a>.</p>\n"
+		"<table class=\"subscriptions\"><thead><tr><th>id</th>"
+		"<th>channel</th><th>target</th><th>filter</th><th>events</th>"
+		"<th>owner</th><th></th></tr></thead>\n<tbody>\n");
+	for (i = 0; i < view->n; i++)
+		sub_row(sb, &view->v[i], view->csrf);
+	sb_adds(sb, "</tbody></table>\n");
+	if (!view->n)
+		sb_adds(sb, "<p>No subscriptions.</p>\n");
+	if (view->csrf)
+		sub_form(sb, view->csrf);
+	page_end(sb);
+	page_ok(r, CT_HTML);
+	if (status > 200)
+		r->status = status;
+	return r->status;
 }
