@@ -4,8 +4,9 @@
 # with its SMTP server pointed at a local sink (python3 aiosmtpd) and
 # webhooks at a local receiver that checks the HMAC signature
 # (t2020-alerts-sink.py).  Hostile subscriptions are refused and nothing
-# is stored; subscriptions are made, listed and deleted with the CLI, a
-# submitter manages only their own; an event reaches the mail sink with
+# is stored; subscriptions are made, listed and deleted with the CLI and
+# on the /subscriptions page (forms with CSRF), a submitter manages only
+# their own; an event reaches the mail sink with
 # its report and the webhook verified, exactly once for one dedup key;
 # filters pick the subscriptions; a failing webhook is retried until its
 # attempts run out, visible on /api/alerts and /alerts; the Atom feed and
