@@ -96,6 +96,11 @@ expect_status 400
 HTTP_NOAUTH=1 http POST /api/subscriptions -H 'Content-Type: application/json' \
 	--data-binary '{"channel":"email","target":"a@b.org"}' >/dev/null
 expect_status 401
+for r in "GET /api/subscriptions" "DELETE /api/subscriptions/1" \
+	 "POST /api/subscriptions/1/test" "POST /api/alerts"; do
+	HTTP_NOAUTH=1 http $r >/dev/null
+	expect_status 401
+done
 http POST /api/alerts -H 'Content-Type: application/json' \
 	--data-binary '{"kind":"worse_found","title":"a\r\nBcc: x"}' >/dev/null
 expect_status 400
