@@ -10,6 +10,7 @@
 #define KLAB_ALERTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct db;
 
@@ -38,5 +39,103 @@ struct alert_event {
  */
 int alerts_emit(struct db *db, const struct alert_event *ev, char *err,
 		size_t errlen);
+
+/*
+ * alerts_emit, with more said: only > 0 sends ev to that subscription
+ * alone, whatever its filter (a test alert); *event (may be NULL) the
+ * event's id, *ndeliv (may be NULL) the deliveries queued.  DB_OK,
+ * DB_REPEATED (the same kind and dedup key was emitted before: nothing
+ * stored, *event the earlier one) or DB_ERR with err set.
+ */
+int alerts_emit_to(struct db *db, const struct alert_event *ev, int64_t only,
+		   int64_t *event, size_t *ndeliv, char *err, size_t errlen);
+
+/* ---- producers' shorthands (one-line call sites) ------------------ */
+/* The rig went offline (failed its health check twice). */
+void alerts_rig_offline(struct db *db, const char *rig);
+/* Build id of base failed with why. */
+void alerts_build_failed(struct db *db, long long id, const char *base,
+			 const char *why);
+
+/* ---- the subscriptions' rules (alerts_match.c, pure) -------------- */
+#define ALERT_TEST "test"	/* a test alert, sent to one subscription */
+#define ALERT_MAX_TARGET 2048	/* bytes of an address or URL */
+#define ALERT_MAX_FIELD 256	/* bytes of a filter field */
+
+/* What a subscription lets through; "" (or NULL) fields match anything;
+ * events is a comma-separated list of kinds. */
+struct alert_filter {
+	const char *rig, *suite, *metric, *submitter, *events;
+};
+
+/* 1 when ev passes f: each set field must equal the event's (the metric
+ * as a glob, fnmatch(3)); an event without that field does not pass. */
+int alerts_match(const struct alert_filter *f, const struct alert_event *ev);
+/* 1 when kind is one of ALERT_* (not ALERT_TEST). */
+int alerts_kind_known(const char *kind);
+/* A comma-separated list of known kinds ("" is all): 0, or -1 with err
+ * naming the unknown one. */
+int alerts_kinds_check(const char *list, char *err, size_t errlen);
+/* An email address fit for an SMTP envelope and a To: header (no CR, LF,
+ * space, quotes or angle brackets; one '@'; bounded): 0 or -1, err. */
+int alerts_email_check(const char *addr, char *err, size_t errlen);
+/* An http:// or https:// URL with a host, printable, bounded: 0 or -1. */
+int alerts_url_check(const char *url, char *err, size_t errlen);
+/*
+ * Seconds to wait after the attempts-th failed attempt (1, 2, ...):
+ * base * 2^(attempts - 1), at most max.
+ */
+long alerts_backoff(int attempts, long base, long max);
+/* "sha256=" and the hex HMAC-SHA256 of body under key, into out (at least
+ * ALERT_SIG_LEN + 1 bytes). */
+#define ALERT_SIG_LEN (7 + 64)
+void alerts_sign(const char *key, const char *body, size_t len, char *out);
+
+/* ---- delivery (alerts.c, alerts_send.c) --------------------------- */
+struct alerts_conf {
+	const char *smtp_url;	/* smtp://host:port or smtps://, NULL: none */
+	const char *smtp_from;	/* envelope and From: address */
+	const char *smtp_user, *smtp_password;	/* NULL: no AUTH */
+	int smtp_starttls;	/* 1: require STARTTLS on smtp:// */
+	long timeout;		/* seconds per delivery attempt */
+	long retry_base, retry_max;	/* backoff, seconds */
+	int max_attempts;	/* then the delivery is 'failed' */
+	const char *public_url;	/* links in mails and payloads */
+	const int *cancel;	/* non-zero: abort the attempt (shutdown) */
+};
+
+/*
+ * One pass over the outbox: every delivery due at now (at most limit)
+ * is attempted once and its outcome recorded.  Returns how many were
+ * attempted, -1 on a database error.  The delivery thread's body; the
+ * benchmark calls it directly.
+ */
+int alerts_deliver_due(struct db *db, const struct alerts_conf *c,
+		       int limit);
+
+struct klabd;
+struct req;
+struct web_response;
+/* klabd: read the alert_* / smtp_* keys of the configuration (0, or -1
+ * with err naming the key), start and stop the delivery thread (stop is
+ * safe after a failed or no start); kick it after an event. */
+int alerts_start(struct klabd *d, char *err, size_t errlen);
+void alerts_stop(struct klabd *d);
+void alerts_kick(void);
+
+/* api_alerts.c: the routes */
+int api_subscription_add(struct req *rq, struct web_response *r);
+int api_subscriptions(struct req *rq, struct web_response *r);
+int api_subscription_delete(struct req *rq, struct web_response *r);
+int api_subscription_test(struct req *rq, struct web_response *r);
+int api_alerts(struct req *rq, struct web_response *r);
+int api_alert_emit(struct req *rq, struct web_response *r);
+int page_alerts(struct req *rq, struct web_response *r);
+int page_alerts_atom(struct req *rq, struct web_response *r);
+/* alerts_pages.c: /subscriptions and its forms */
+int page_subscriptions(struct req *rq, struct web_response *r);
+int web_subscription_post(struct req *rq, struct web_response *r);
+int web_subscription_delete_post(struct req *rq, struct web_response *r);
+int web_subscription_test_post(struct req *rq, struct web_response *r);
 
 #endif

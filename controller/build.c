@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alerts.h"
 #include "build.h"
 #include "catalog.h"
 #include "db/builds.h"
@@ -320,6 +321,7 @@ static void build_run(struct klabd *d, struct db *db, struct db_build *b)
 				"build-kernel.sh failed", out.buf, log);
 		fprintf(stderr, "klabd: build %lld failed (exit %d): %s\n",
 			(long long)b->id, rc, err);
+		alerts_build_failed(db, b->id, b->base, err[0] ? err : "build-kernel.sh failed");
 		free(log);
 	}
 	free(patches);

@@ -42,6 +42,16 @@ const struct config_key klabd_config_schema[] = {
 	{ "", "build_mem_limit" },
 	{ "", "build_disk_limit" },
 	{ "", "build_max_procs" },
+	/* alerts: alerts.c conf_read, docs/OPERATOR.md */
+	{ "", "alert_smtp_url" },
+	{ "", "alert_smtp_from" },
+	{ "", "alert_smtp_user" },
+	{ "", "alert_smtp_password" },
+	{ "", "alert_smtp_starttls" },
+	{ "", "alert_timeout" },
+	{ "", "alert_retry_base" },
+	{ "", "alert_retry_max" },
+	{ "", "alert_max_attempts" },
 	/* [base NAME]: build.c, docs/BUILDS.md */
 	{ "base *", "dir" },
 	{ "base *", "git" },

@@ -70,6 +70,11 @@ static void usage(FILE *f)
 	      "  changepoints [METRIC] [--rig R] [--suite S] [--format json]\n"
 	      "        change points found on the history\n"
 	      "  audit [--limit N]                who did what (operators)\n"
+	      "  subscribe --email ADDR|--webhook URL|--feed [--secret S]\n"
+	      "        [--rig R] [--suite S] [--metric GLOB] [--submitter U]\n"
+	      "        [--event K,...]   be told of events (klab help alerts)\n"
+	      "  subscriptions [--format json] | unsubscribe ID\n"
+	      "  alert test ID | alerts [--format json]  test, see the outbox\n"
 	      "  health                           is klabd up\n"
 	      "\n"
 	      "The URL defaults to $KLAB_URL, else http://127.0.0.1:8080.\n"
@@ -86,13 +91,13 @@ int http_do(const char *path, const struct strbuf *query,
 		   const char *body, size_t len, const char *ctype,
 		   struct http_result *res)
 {
-	return http_do_method(body ? "POST" : "GET", path, query, body, len,
-			      ctype, res);
+	return http_call(body ? "POST" : "GET", path, query, body, len, ctype,
+			 res);
 }
 
-int http_do_method(const char *method, const char *path,
-		   const struct strbuf *query, const char *body, size_t len,
-		   const char *ctype, struct http_result *res)
+int http_call(const char *method, const char *path,
+	      const struct strbuf *query, const char *body, size_t len,
+	      const char *ctype, struct http_result *res)
 {
 	struct strbuf url = STRBUF_INIT;
 	struct http_request rq;
@@ -631,7 +636,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EX_OK;
 	}
-	if (parse_cmd_args(argc - i, argv + i, &a))
+	if (!klab_alerts_cmd(cmd) && parse_cmd_args(argc - i, argv + i, &a))
 		return EX_USAGE;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	token = token_load(opt_token);
@@ -666,6 +671,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "track") || !strcmp(cmd, "tracks") ||
 		 !strcmp(cmd, "untrack") || !strcmp(cmd, "changepoints"))
 		rc = cmd_track(cmd, &a);
+	else if (klab_alerts_cmd(cmd))
+		rc = cmd_alerts(cmd, argc - i, argv + i);
 	else {
 		fprintf(stderr, "klab: unknown command '%s'\n", cmd);
 		usage(stderr);

@@ -32,13 +32,13 @@ struct args {
 	int stop_on_worse;
 };
 
+/* method path?query to klabd, with body (or NULL); EX_OK or EX_CONNECT. */
+int http_call(const char *method, const char *path,
+	      const struct strbuf *query, const char *body, size_t len,
+	      const char *ctype, struct http_result *res);
 /* GET (body NULL) or POST path?query to klabd; EX_OK or EX_CONNECT. */
 int http_do(const char *path, const struct strbuf *query, const char *body,
 	    size_t len, const char *ctype, struct http_result *res);
-/* The same with any method ("DELETE"). */
-int http_do_method(const char *method, const char *path,
-		   const struct strbuf *query, const char *body, size_t len,
-		   const char *ctype, struct http_result *res);
 /* Print the server's error message; returns EX_SERVER. */
 int server_error(const struct http_result *res);
 /* Append key=value (URL-encoded) to a query; nothing when value is NULL. */
@@ -56,5 +56,10 @@ int cmd_build(struct args *a);
 int cmd_compare_run(struct args *a);
 /* klab_track.c: track, tracks, untrack, changepoints */
 int cmd_track(const char *cmd, struct args *a);
+
+/* klab_alerts.c: subscribe, subscriptions, unsubscribe, alert, alerts
+ * (their own options, argv after the command) */
+int klab_alerts_cmd(const char *cmd);
+int cmd_alerts(const char *cmd, int argc, char **argv);
 
 #endif

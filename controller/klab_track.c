@@ -131,7 +131,7 @@ static int cmd_untrack(struct args *a)
 	sb_init(&path);
 	sb_adds(&path, "/api/tracks/");
 	sb_add_urlenc(&path, a->pos[0]);
-	rc = http_do_method("DELETE", path.buf, NULL, NULL, 0, NULL, &res);
+	rc = http_call("DELETE", path.buf, NULL, NULL, 0, NULL, &res);
 	if (rc == EX_OK && res.status != 200)
 		rc = server_error(&res);
 	else if (rc == EX_OK)

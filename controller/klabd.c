@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alerts.h"
 #include "auth.h"
 #include "build.h"
 #include "catalog.h"
@@ -369,7 +370,8 @@ static int klabd_start(struct klabd *d, const char *argv0, char *err,
 	    rigmgr_start(d, err, errlen) ||
 	    build_start(d, err, errlen) ||
 	    cmprun_start(d, err, errlen) ||
-	    track_start(d, err, errlen))
+	    track_start(d, err, errlen) ||
+	    alerts_start(d, err, errlen))
 		return -1;
 	return 0;
 }
@@ -388,6 +390,7 @@ static void klabd_stop(struct klabd *d)
 	build_stop(d);
 	cmprun_stop(d);
 	track_stop(d);
+	alerts_stop(d);
 	rigmgr_stop(d);
 	rigmgr_free(d);
 	build_release(d);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alerts.h"
 #include "db/jobs.h"
 #include "klabd.h"
 #include "rig.h"
@@ -64,6 +65,8 @@ static void fx_write(struct rig_fx *fx)
 	if (fx->rig_state_set)
 		rc |= db_rig_set_state(db, g->name,
 				       rig_state_name(fx->rig_state));
+	if (fx->rig_state_set && fx->rig_state == RIG_OFFLINE)
+		alerts_rig_offline(db, g->name);
 	if (fx->klass) {
 		console = fx->console[0] ?
 			rig_read_tail(fx->console, CONSOLE_TAIL) : strdup("");

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "alerts.h"
 #include "auth.h"
 #include "klabd.h"
 #include "track.h"
@@ -103,6 +104,14 @@ static const struct route routes[] = {
 	{ "GET", "/api/tracks/*", READ, api_tracks, NULL },
 	{ "DELETE", "/api/tracks/*", OPER, api_track_delete, NULL },
 	{ "GET", "/api/changepoints", READ, api_changepoints, NULL },
+	{ "POST", "/api/subscriptions", SUBMIT, api_subscription_add, NULL },
+	{ "GET", "/api/subscriptions", SUBMIT, api_subscriptions, NULL },
+	{ "DELETE", "/api/subscriptions/*", SUBMIT, api_subscription_delete,
+	  NULL },
+	{ "POST", "/api/subscriptions/*/test", SUBMIT, api_subscription_test,
+	  NULL },
+	{ "GET", "/api/alerts", READ, api_alerts, NULL },
+	{ "POST", "/api/alerts", OPER, api_alert_emit, NULL },
 	{ "GET", "/", READ, page_home, NULL },
 	{ "GET", "/kernels", READ, page_kernels, NULL },
 	{ "GET", "/kernels/**", READ, page_kernels, NULL },
@@ -113,6 +122,14 @@ static const struct route routes[] = {
 	{ "GET", "/compare", READ, page_compare, NULL },
 	{ "GET", "/history", READ, page_history, NULL },
 	{ "GET", "/comparisons/*", READ, page_comparison, NULL },
+	{ "GET", "/alerts", READ, page_alerts, NULL },
+	{ "GET", "/alerts.atom", READ, page_alerts_atom, NULL },
+	{ "GET", "/subscriptions", READ, page_subscriptions, NULL },
+	{ "POST", "/subscriptions", SUBMIT, web_subscription_post, FORM },
+	{ "POST", "/subscriptions/*/delete", SUBMIT,
+	  web_subscription_delete_post, FORM },
+	{ "POST", "/subscriptions/*/test", SUBMIT, web_subscription_test_post,
+	  FORM },
 	{ "GET", "/login", OPEN, web_login_form, NULL },
 	{ "POST", "/login", OPEN, web_login_post, FORM },
 	{ "GET", "/style.css", OPEN, page_style, NULL },

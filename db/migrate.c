@@ -210,7 +210,7 @@ static const char *const migrations[] = {
 	 * stored before it was recorded. */
 	"ALTER TABLE runs ADD COLUMN rigconf TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE runs ADD COLUMN rigconf_hash TEXT NOT NULL DEFAULT '';",
-	/* 10 (issue 11): change points found on the history of each rig x
+	/* 8 (issue 11): change points found on the history of each rig x
 	 * suite x metric (db_changepoints.c), kept once seen so each is
 	 * alerted once (current 0: no longer found); and the Debian kernel
 	 * lines klabd tracks (db_track.c). */
@@ -246,6 +246,53 @@ static const char *const migrations[] = {
 	"  who TEXT NOT NULL DEFAULT '',"
 	"  created INTEGER NOT NULL,"
 	"  UNIQUE (distro, line, rigs, suite));",
+	/* 9: alerts (controller/alerts.c, db/alerts.h): subscriptions
+	 * (a channel and a filter), the events (one per kind and dedup key:
+	 * the same change alerts once) and the outbox of deliveries, one
+	 * per event and subscription, with its attempts.  The unused
+	 * 'alerts' table of migration 1 stays as it is. */
+	"CREATE TABLE alert_subscriptions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  channel TEXT NOT NULL CHECK (channel IN ('email', 'webhook',"
+	"    'feed')),"
+	"  target TEXT NOT NULL DEFAULT '',"
+	"  secret TEXT NOT NULL DEFAULT '',"
+	"  rig TEXT NOT NULL DEFAULT '',"
+	"  suite TEXT NOT NULL DEFAULT '',"
+	"  metric TEXT NOT NULL DEFAULT '',"
+	"  submitter TEXT NOT NULL DEFAULT '',"
+	"  events TEXT NOT NULL DEFAULT '',"
+	"  owner TEXT NOT NULL DEFAULT '',"
+	"  created INTEGER NOT NULL);"
+	"CREATE TABLE alert_events ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL,"
+	"  rig TEXT NOT NULL DEFAULT '',"
+	"  suite TEXT NOT NULL DEFAULT '',"
+	"  metric TEXT NOT NULL DEFAULT '',"
+	"  submitter TEXT NOT NULL DEFAULT '',"
+	"  title TEXT NOT NULL DEFAULT '',"
+	"  text TEXT NOT NULL DEFAULT '',"
+	"  link TEXT NOT NULL DEFAULT '',"
+	"  dedup TEXT,"
+	"  created INTEGER NOT NULL,"
+	"  UNIQUE (kind, dedup));"
+	"CREATE INDEX alert_events_created ON alert_events(created);"
+	"CREATE TABLE alert_outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  event_id INTEGER NOT NULL REFERENCES alert_events(id),"
+	"  subscription_id INTEGER NOT NULL,"
+	"  channel TEXT NOT NULL,"
+	"  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending',"
+	"    'delivered', 'failed', 'cancelled')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_at INTEGER NOT NULL,"
+	"  last_error TEXT NOT NULL DEFAULT '',"
+	"  delivered INTEGER,"
+	"  created INTEGER NOT NULL,"
+	"  UNIQUE (event_id, subscription_id));"
+	"CREATE INDEX alert_outbox_due ON alert_outbox(state, next_at);"
+	"CREATE INDEX alert_outbox_sub ON alert_outbox(subscription_id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

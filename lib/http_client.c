@@ -32,6 +32,7 @@ static struct curl_slist *request_headers(const struct http_request *rq)
 {
 	struct curl_slist *h = NULL;
 	struct strbuf s = STRBUF_INIT;
+	size_t i;
 
 	sb_init(&s);
 	if (rq->token) {
@@ -43,8 +44,20 @@ static struct curl_slist *request_headers(const struct http_request *rq)
 		sb_addf(&s, "Content-Type: %s", rq->content_type);
 		h = curl_slist_append(h, s.buf);
 	}
+	for (i = 0; rq->headers && rq->headers[i]; i++)
+		h = curl_slist_append(h, rq->headers[i]);
 	sb_release(&s);
 	return h;
+}
+
+/* The transfer's progress: a non-zero *cancel aborts it. */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+		       curl_off_t ultotal, curl_off_t ulnow)
+{
+	const int *cancel = arg;
+
+	(void)dltotal; (void)dlnow; (void)ultotal; (void)ulnow;
+	return __atomic_load_n(cancel, __ATOMIC_RELAXED) != 0;
 }
 
 int http_request_perform(const struct http_request *rq, struct strbuf *reply,
@@ -72,6 +85,11 @@ int http_request_perform(const struct http_request *rq, struct strbuf *reply,
 		curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
 	if (hdrs)
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	if (rq->cancel) {
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)rq->cancel);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	}
 	if (rq->body || strcmp(rq->method, "GET")) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body ? rq->body :
 				 "");

@@ -30,6 +30,8 @@ struct http_request {
 	 * a return other than n aborts the transfer */
 	size_t (*sink)(const char *data, size_t n, void *arg);
 	void *sink_arg;
+	const char *const *headers;	/* more "Name: value" lines, NULL-ended */
+	const int *cancel;		/* non-zero: abort the transfer */
 };
 
 /*

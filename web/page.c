@@ -56,6 +56,7 @@ static const struct {
 	{ "history", "/history", "History" },
 	{ "runs", "/runs", "Runs" },
 	{ "rigs", "/rigs", "Rigs" },
+	{ "alerts", "/alerts", "Alerts" },
 };
 
 void web_response_init(struct web_response *r)

@@ -75,6 +75,35 @@ int web_comparison(const struct db_comparison *c,
 		   const struct comparison *cmp, const char *verdict,
 		   const char *summary, struct query *q,
 		   struct web_response *r);
+/*
+ * /alerts?limit=N&format=html|json: the newest events and deliveries of
+ * the alert outbox (db/alerts.h), with attempts, state and last error;
+ * format forces one (NULL: ?format=).  /alerts.atom?kind=K&rig=R&suite=S&
+ * metric=GLOB&submitter=U&subscription=N: those events as an Atom feed
+ * whose links start with base (klabd's public URL).
+ */
+int web_alerts(struct db *db, struct query *q, const char *format,
+	       struct web_response *r);
+int web_alerts_atom(struct db *db, struct query *q, const char *base,
+		    struct web_response *r);
+/*
+ * /subscriptions: the alert subscriptions a caller may see (their own, or
+ * everyone's for an operator), with a form to add one and buttons to
+ * test and delete each when csrf is set (a signed-in session); notice or
+ * error (or NULL) is said at the top.  The caller fills r->status first
+ * when it is not 200.
+ */
+struct db_alert_sub;
+struct web_subs_view {
+	const struct db_alert_sub *v;
+	size_t n;
+	const char *who;	/* "" when not signed in */
+	int all;		/* an operator: everyone's */
+	const char *csrf;	/* NULL: no forms */
+	const char *notice, *error;
+};
+int web_subscriptions(const struct web_subs_view *view,
+		      struct web_response *r);
 /* /style.css: the one stylesheet (also inlined in pages). */
 int web_style(struct db *db, struct query *q, const char *arg,
 	      struct web_response *r);

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * alerts (data): subscriptions, events and the outbox of deliveries
+ * (migration 9).  A subscription is a channel (email, webhook, feed), its
+ * target and a filter; an event is stored once per kind and dedup key; a
+ * delivery is one event for one subscription, with its attempts, the time
+ * of the next one and the last error.  Which subscriptions an event goes
+ * to is decided by the caller (controller/alerts.c): this layer stores.
+ */
+#ifndef KLAB_DB_ALERTS_H
+#define KLAB_DB_ALERTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+
+struct db_alert_sub {
+	int64_t id;
+	char *channel;		/* "email", "webhook" or "feed" */
+	char *target;		/* address or URL, "" for a feed */
+	char *secret;		/* webhook HMAC key, "" when none */
+	/* the filter, "" for any: rig, suite, metric glob, submitter and
+	 * the event kinds, comma-separated */
+	char *rig, *suite, *metric, *submitter, *events;
+	char *owner;		/* the token name that made it */
+	int64_t created;
+};
+
+/* Store s (its id is ignored); *id the new one.  DB_OK or DB_ERR. */
+int db_alert_sub_add(struct db *db, const struct db_alert_sub *s,
+		     int64_t *id);
+int db_alert_sub_get(struct db *db, int64_t id, struct db_alert_sub *out);
+/* Every subscription of owner (NULL: of everyone), oldest first. */
+int db_alert_sub_list(struct db *db, const char *owner,
+		      struct db_alert_sub **out, size_t *n);
+/* Delete it and cancel its pending deliveries: DB_OK or DB_NOTFOUND. */
+int db_alert_sub_delete(struct db *db, int64_t id);
+void db_alert_sub_release(struct db_alert_sub *s);
+void db_alert_subs_free(struct db_alert_sub *v, size_t n);
+
+struct db_alert_event {
+	int64_t id;
+	char *kind, *rig, *suite, *metric, *submitter;
+	char *title, *text, *link;
+	char *dedup;		/* "" when none */
+	int64_t created;
+};
+
+/*
+ * Store ev (its id and created are ignored) and one delivery for each of
+ * the n subscriptions subs (channel chans[i]: a feed's is delivered at
+ * once), due now, in one transaction.  DB_OK with *id the event, or
+ * DB_REPEATED with *id the earlier event of the same kind and dedup key
+ * (nothing stored), or DB_ERR.
+ */
+int db_alert_event_add(struct db *db, const struct db_alert_event *ev,
+		       const int64_t *subs, const char *const *chans,
+		       size_t n, int64_t *id);
+
+int db_alert_event_get(struct db *db, int64_t id,
+		       struct db_alert_event *out);
+
+/* What feeds and pages filter events on; "" or NULL fields and 0: any. */
+struct db_alert_filter {
+	const char *kind, *rig, *suite, *submitter;
+	const char *metric;	/* a glob, as sqlite's GLOB */
+	int64_t subscription;	/* events delivered to it */
+};
+
+/* The newest limit events that pass f (NULL: all), newest first. */
+int db_alert_event_list(struct db *db, const struct db_alert_filter *f,
+			int limit, struct db_alert_event **out, size_t *n);
+void db_alert_event_release(struct db_alert_event *e);
+void db_alert_events_free(struct db_alert_event *v, size_t n);
+
+struct db_alert_delivery {
+	int64_t id, event_id, subscription_id;
+	char *channel;
+	char *state;		/* pending, delivered, failed, cancelled */
+	int attempts;
+	int64_t next_at;	/* unix time of the next attempt */
+	char *last_error;	/* "" when none */
+	int64_t delivered;	/* unix time, 0 when not */
+	int64_t created;
+	char *kind, *title;	/* of the event */
+};
+
+/* The newest limit deliveries, newest first. */
+int db_alert_delivery_list(struct db *db, int limit,
+			   struct db_alert_delivery **out, size_t *n);
+/* The pending deliveries due at now, oldest first, at most limit. */
+int db_alert_delivery_due(struct db *db, int64_t now, int limit,
+			  struct db_alert_delivery **out, size_t *n);
+/* Pending deliveries in the outbox (due or not), DB_ERR on error. */
+int64_t db_alert_pending(struct db *db);
+/* Mark one delivered at now; DB_OK or DB_ERR. */
+int db_alert_delivery_done(struct db *db, int64_t id, int64_t now);
+/* Record a failed attempt: attempts + 1, error, and either the next
+ * attempt at next_at or, when give_up, the state 'failed'. */
+int db_alert_delivery_fail(struct db *db, int64_t id, const char *error,
+			   int64_t next_at, int give_up);
+void db_alert_delivery_release(struct db_alert_delivery *d);
+void db_alert_deliveries_free(struct db_alert_delivery *v, size_t n);
+
+#endif
