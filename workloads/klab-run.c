@@ -150,18 +150,28 @@ static void find_bindir(char *buf, size_t len, const char *argv0)
 	snprintf(buf, len, "%s", dirname(exe));
 }
 
+/* A number, or a sum "A + B" (disk_mb adds up what a suite writes). */
 static double expand_num(const char *s, const struct suite_vars *v,
 			 const char *key, char *err, size_t errlen)
 {
-	char *x = suite_expand(s, v, err, errlen), *end;
-	double d;
+	char *x = suite_expand(s, v, err, errlen), *p, *end;
+	double d = 0, t;
 
 	if (!x)
 		return -1;
-	d = strtod(x, &end);
-	if (end == x || *end || d < 0) {
-		snprintf(err, errlen, "invalid %s '%s' in suite", key, s);
-		d = -1;
+	for (p = x;; p = end + 1) {
+		t = strtod(p, &end);
+		while (*end == ' ')
+			end++;
+		if (end == p || t < 0 || (*end && *end != '+')) {
+			snprintf(err, errlen, "invalid %s '%s' in suite", key,
+				 s);
+			d = -1;
+			break;
+		}
+		d += t;
+		if (!*end)
+			break;
 	}
 	free(x);
 	return d;
@@ -277,7 +287,7 @@ static int plan_check_disk(const struct plan *p, char *err, size_t errlen)
 	double has = disk_space_mb(p->first);
 
 	if (p->s.filesystem && !p->first_is_dir) {
-		snprintf(err, errlen, "suite '%s' needs a %s file system: disk "
+		snprintf(err, errlen, "suite '%s' needs a file system (%s): disk "
 			 "'%.300s' is not a directory (format and mount it, give "
 			 "the mount point)", p->s.name, p->s.filesystem,
 			 p->first);
