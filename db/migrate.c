@@ -210,6 +210,15 @@ static const char *const migrations[] = {
 	 * stored before it was recorded. */
 	"ALTER TABLE runs ADD COLUMN rigconf TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE runs ADD COLUMN rigconf_hash TEXT NOT NULL DEFAULT '';",
+	/* 11 (issue 9): each repetition inside a cell as its own sample of
+	 * the run (db/reps.h); the run's results stay their mean. */
+	"CREATE TABLE run_reps ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  rep INTEGER NOT NULL CHECK (rep >= 1),"
+	"  metric_id INTEGER NOT NULL REFERENCES metrics(id),"
+	"  value REAL NOT NULL,"
+	"  complete INTEGER NOT NULL DEFAULT 1,"
+	"  PRIMARY KEY (run_id, metric_id, rep));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

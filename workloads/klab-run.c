@@ -466,11 +466,14 @@ static unsigned run_suite(const struct plan *p, const struct driver_env *env,
 	for (rep = 1; rep <= p->s.repetitions && !err[0] && !wl_stopping();
 	     rep++) {
 		result_set_init(&rs);
-		if (run_rep(p, env, rep, &rs, msg, sizeof(msg)))
+		if (run_rep(p, env, rep, &rs, msg, sizeof(msg))) {
 			snprintf(err, errlen, "repetition %u of %u: %s", rep,
 				 p->s.repetitions, msg);
-		else
+			rs.incomplete = 1;	/* its rep-N.json says so */
+			result_set_setstr(&rs.error, msg);
+		} else {
 			done++;
+		}
 		write_rep(p, out, rep, &rs);
 		/* a failed repetition's partial numbers only when nothing
 		 * better exists: they would bias the mean */
