@@ -321,7 +321,7 @@ static void test_csv_json(void **state)
 	assert_int_equal(count_char(sb.buf, '\n'), 1 + 11 * 3);
 	assert_non_null(strstr(sb.buf, "metric,unit,direction,class,kernel,"
 		"baseline,n,reps,mean,stddev,min,max,delta_pct,ci_lo_pct,"
-		"ci_hi_pct,p_value,p_adj,threshold_pct,verdict,note\n"));
+		"ci_hi_pct,p_value,p_adj,threshold_pct,verdict,note,within_sd\n"));
 	for (line = sb.buf; *line; line = strchr(line, '\n') + 1) {
 		const char *e = strchr(line, '\n');
 		size_t commas = 0;
@@ -331,16 +331,16 @@ static void test_csv_json(void **state)
 			quoted ^= *line == '"';
 			commas += *line == ',' && !quoted;
 		}
-		assert_int_equal(commas, 19);
+		assert_int_equal(commas, 20);
 	}
 	assert_non_null(strstr(sb.buf, "\ntiobench.seq_read.rate,MB/s,higher,"
 		"headline,6.1.192,0,1,1,43.02,0,43.02,43.02,4.417475728,,,,,,"
-		"none,\"n=1, no verdict\"\n"));
+		"none,\"n=1, no verdict\",\n"));
 	assert_non_null(strstr(sb.buf, "\niops.total,IOPS,higher,headline,"
-			       "6.1.176,1,0,0,,,,,,,,,,,none,\n"));
+			       "6.1.176,1,0,0,,,,,,,,,,,none,,\n"));
 	assert_non_null(strstr(sb.buf, "\niops.total,IOPS,higher,headline,"
 			       "6.1.200,0,1,1,10,0,10,10,,,,,,,none,"
-			       "missing in the baseline\n"));
+			       "missing in the baseline,\n"));
 	j = report_json(&c);
 	assert_string_equal(json_string_value(json_object_get(j, "baseline")),
 			    "6.1.176");
