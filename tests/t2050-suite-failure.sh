@@ -12,7 +12,9 @@
 #   with its own stderr; a suite that needs a file system refuses a file
 #   disk at once, and a disk too small for its disk_mb;
 # - tiobench at a tiny scale: the job is done and each of its 3
-#   repetitions is stored as a sample of the run, visible at /api/runs/ID.
+#   repetitions is stored as a sample of the run, visible at /api/runs/ID;
+# - fio (filesystem = ext4) on a loop device, when root: the agent formats
+#   and mounts it for the run and unmounts it after.
 . "$(dirname "$0")/lib.sh"
 AGENT=$KLAB_BIN/klab-agent
 RUN=$KLAB_BIN/klab-run
@@ -128,4 +130,25 @@ expect_nogrep '"rep":4'
 http GET "/runs/$run?format=json" >/dev/null; expect_grep '"repetitions": \[$'; expect_grep '"rep": 3,'
 http GET "/runs/$run" >/dev/null; expect_grep '<h2>Repetitions</h2>'
 ok "each repetition of a run is stored as its own sample"
+
+# --- a suite that needs a file system gets the block device formatted,
+# mounted for the run and unmounted after (root and a loop device only) ---
+LOOP=
+if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null &&
+	PATH=$PATH:/sbin:/usr/sbin command -v mke2fs >/dev/null &&
+	head -c 64M /dev/zero >"$TMP/loop.img" &&
+	LOOP=$(losetup -f --show "$TMP/loop.img" 2>/dev/null) && [ -b "$LOOP" ]; then
+	trap 'grep -q "^$LOOP " /proc/mounts && umount "$LOOP"; losetup -d "$LOOP"; cleanup' EXIT INT TERM
+	job=$(queue fio 0.02)
+	run_agent "$TMP/agent3.log" --disks "$LOOP" || { cat "$TMP/agent3.log"; fail "the agent exited $?"; }
+	cat "$TMP/agent3.log"
+	expect_grep "formatting $LOOP as ext4" "$TMP/agent3.log"
+	expect_grep "$LOOP mounted on $TMP/agent/job-$job/mnt (ext4)" "$TMP/agent3.log"
+	expect_grep "running suite fio on $TMP/agent/job-$job/mnt " "$TMP/agent3.log"
+	http GET "/api/jobs/$job" >/dev/null; expect_grep '"state":"done"'
+	grep -q "^$LOOP " /proc/mounts && fail "$LOOP is still mounted after the job"
+	ok "fio ran on its block device formatted and mounted, unmounted after"
+else
+	echo "note: not root, or no loop device or mke2fs: the format-and-mount part is left out"
+fi
 stop_klabd
