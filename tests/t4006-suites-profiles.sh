@@ -56,7 +56,7 @@ many0 iops-alldisks done
 many0 tiobench done
 EOF
 while read -r r s want; do
-	klab job add "$K" --rig "$r" --suite "$s" --scale 0.01 >/dev/null ||
+	klab job add "$K" --rig "$r" --suite "$s" --scale 0.01 </dev/null >/dev/null ||
 		fail "cannot queue $s on $r"
 done <"$TMP/plan"
 
@@ -102,7 +102,7 @@ while read -r r s want; do
 	line=$(grep " $s " "$TMP/runs-$r" | head -1)
 	[ -n "$line" ] || fail "no run of $s on $r"
 	run=${line%% *}
-	http GET "/api/runs/$run" >/dev/null
+	http GET "/api/runs/$run" </dev/null >/dev/null
 	if [ "$want" = done ]; then
 		jq -e '.status == "done" and (.repetitions | length) > 0' "$TMP/body" >/dev/null ||
 			fail "run $run of $s on $r: not done, or no repetitions stored"
