@@ -7,7 +7,10 @@
  * discarded; each repetition starts the background load (if any), waits
  * its warm-up, runs the measured workload and stops the load.  results.json
  * holds, per metric, the mean over the completed repetitions (the partial
- * numbers of a stopped one when none completed).
+ * numbers of a stopped one when none completed).  A suite that needs a
+ * file system, or more space than the first disk has (its filesystem and
+ * disk_mb keys), is refused before anything runs.  A background load that
+ * ends early fails the repetition with the end of its own output.
  *
  * SIGTERM/SIGINT stop the running step (it writes what it measured), then
  * results.json is written marked incomplete.  Exit 0 complete, 1 error,
