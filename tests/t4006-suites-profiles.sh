@@ -115,6 +115,8 @@ done <"$TMP/plan"
 http GET "/api/runs?rig=scsi1&limit=100" >/dev/null
 run=$(jq -r '[.runs[] | select(.suite == "dbench")][0].id' "$TMP/body")
 http GET "/api/runs/$run" >/dev/null
-expect_grep 'dbench.nb_throughput'
+jq -e '([.results[].metric] | index("dbench.throughput")) and
+	([.repetitions[] | select(.metric == "dbench.throughput")] | length == 3)' \
+	"$TMP/body" >/dev/null || fail "dbench on scsi1: no throughput, or not 3 repetitions of it"
 stop_klabd
 ok "every shipped suite ran, or refused with its reason, on scsi, ide and manydisk"
