@@ -443,7 +443,7 @@ static void test_reps(void **state)
 	struct db_rep *v = NULL;
 	int64_t run;
 	size_t n = 0;
-	json_t *j;
+	json_t *j, *cell;
 
 	run = import_run(f, k[0], 100, 0, a, 2);
 	import_run(f, k[0], 102, 0, b, 2);
@@ -475,7 +475,12 @@ static void test_reps(void **state)
 	assert_int_equal(m->cells[1].within_df, 1);
 	assert_true(fabs(m->cells[1].within_sd - sqrt(8)) < 1e-9);
 	j = report_json(&c);
-	assert_non_null(j);
+	cell = json_array_get(json_object_get(json_array_get(
+		json_object_get(j, "metrics"), 0), "cells"), 1);
+	assert_true(fabs(json_real_value(json_object_get(cell, "within_sd")) -
+			 sqrt(8)) < 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(cell,
+							    "within_df")), 1);
 	json_decref(j);
 	compare_release(&c);
 }
