@@ -18,11 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/alloc.h"
+#include "workloads/suite.h"
 
 #define JOB_RAW_CAP (1L << 20)		/* bytes kept of one raw output */
 #define JOB_OUTPUT_CAP (64L << 10)	/* tail of klab-run's output on fail */
@@ -338,8 +340,10 @@ static void job_raw_dir(json_t *raw, const char *dir, const char *prefix,
 	sb_init(&path);
 	sb_init(&name);
 	while (d && (e = readdir(d)) != NULL) {
+		/* results.json and rep-N.json go up as documents */
 		if (e->d_name[0] == '.' ||
-		    (!*prefix && !strcmp(e->d_name, "results.json")))
+		    (!*prefix && (!strcmp(e->d_name, "results.json") ||
+				  !strncmp(e->d_name, "rep-", 4))))
 			continue;
 		sb_reset(&path);
 		sb_addf(&path, "%s/%s", dir, e->d_name);
@@ -407,7 +411,7 @@ static int job_upload(const struct agent_config *cfg, const struct job *job,
 }
 
 struct job_paths {
-	char *dir, *suites, *suite, *out, *results, *runlog;
+	char *dir, *suites, *suite, *out, *results, *runlog, *mnt, *fslog;
 };
 
 static char *job_path(const char *fmt, ...)
@@ -433,12 +437,15 @@ static void job_paths_init(struct job_paths *p, const struct agent_config *cfg,
 	p->out = job_path("%s/out", p->dir);
 	p->results = job_path("%s/results.json", p->out);
 	p->runlog = job_path("%s/%s", p->dir, JOB_RUN_LOG);
+	p->mnt = job_path("%s/mnt", p->dir);
+	p->fslog = job_path("%s/mkfs.log", p->dir);
 }
 
 static void job_paths_release(struct job_paths *p)
 {
 	char **const fields[] = { &p->dir, &p->suites, &p->suite, &p->out,
-				  &p->results, &p->runlog };
+				  &p->results, &p->runlog, &p->mnt,
+				  &p->fslog };
 
 	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
 }
@@ -529,6 +536,124 @@ static char *job_log_tail(const char *path)
 	return s;
 }
 
+/* ---- a file system for the suites that need one ---- */
+
+static const char *job_mke2fs(void)
+{
+	static const char *const where[] = {
+		"/sbin/mke2fs", "/usr/sbin/mke2fs", "/bin/mke2fs",
+		"/usr/bin/mke2fs",
+	};
+	size_t i;
+
+	for (i = 0; i < ALLOC_ARRAY_SIZE(where); i++)
+		if (access(where[i], X_OK) == 0)
+			return where[i];
+	return "mke2fs";
+}
+
+/* mke2fs -t FS -F -q DISK; 0, or -1 with err and mke2fs's last words. */
+static int job_mkfs(const struct job *job, const struct job_paths *p,
+		    const char *fs, const char *disk, char *err,
+		    size_t errlen)
+{
+	char *argv[] = { (char *)job_mke2fs(), "-t", (char *)fs, "-F", "-q",
+			 (char *)disk, NULL };
+	char why[512] = "", *tail;
+	int rc;
+
+	agent_log("job %ld: formatting %s as %s", job->id, disk, fs);
+	rc = agent_run(argv, p->fslog, 600, why, sizeof(why));
+	if (!rc)
+		return 0;
+	tail = job_log_tail(p->fslog);
+	snprintf(err, errlen, "cannot format disk '%s' as %s: %s%s%.300s",
+		 disk, fs, rc < 0 ? why : "mke2fs failed", tail && *tail ?
+		 ": " : "", tail ? tail : "");
+	free(tail);
+	return -1;
+}
+
+/*
+ * A suite with "filesystem = ext4" gets its first disk, when that is a
+ * block device, formatted and mounted on p->mnt, and the mount point
+ * first in disks (a directory or file is used as it is: klab-run says
+ * what it lacks).  *mounted: unmount with job_fs_release.  0, or -1 with
+ * err filled.
+ */
+static int job_fs_prepare(const struct job *job, const struct job_paths *p,
+			  struct strbuf *disks, int *mounted, char *err,
+			  size_t errlen)
+{
+	size_t n = strcspn(disks->buf, ",");
+	char first[512], *rest;
+	struct suite s;
+	struct stat st;
+	int rc = -1;
+
+	*mounted = 0;
+	if (suite_load(&s, p->suite, err, errlen))
+		goto out;
+	snprintf(first, sizeof(first), "%.*s", (int)n, disks->buf);
+	if (!s.filesystem || stat(first, &st) || !S_ISBLK(st.st_mode)) {
+		rc = 0;
+		goto out;
+	}
+	if (job_mkfs(job, p, s.filesystem, first, err, errlen) ||
+	    job_mkdirs(p->mnt, err, errlen))
+		goto out;
+	if (mount(first, p->mnt, s.filesystem, 0, NULL)) {
+		snprintf(err, errlen, "cannot mount disk '%s' (%s) on '%s': %s",
+			 first, s.filesystem, p->mnt, strerror(errno));
+		goto out;
+	}
+	*mounted = 1;
+	agent_log("job %ld: %s mounted on %s (%s)", job->id, first, p->mnt,
+		  s.filesystem);
+	rest = strdup(disks->buf + n);
+	if (!rest)
+		abort();
+	sb_reset(disks);
+	sb_addf(disks, "%s%s", p->mnt, rest);
+	free(rest);
+	rc = 0;
+out:
+	suite_release(&s);
+	return rc;
+}
+
+static void job_fs_release(const struct job *job, const struct job_paths *p,
+			   int mounted)
+{
+	if (!mounted)
+		return;
+	if (umount2(p->mnt, 0) && umount2(p->mnt, MNT_DETACH))
+		agent_log("job %ld: cannot unmount '%s': %s", job->id, p->mnt,
+			  strerror(errno));
+}
+
+/* "repetitions": every DIR/rep-N.json klab-run wrote, in order. */
+static json_t *job_collect_reps(const char *out)
+{
+	struct strbuf path = STRBUF_INIT;
+	json_t *reps = json_array(), *doc;
+	unsigned n;
+
+	sb_init(&path);
+	for (n = 1; n <= 1000; n++) {
+		sb_reset(&path);
+		sb_addf(&path, "%s/rep-%u.json", out, n);
+		doc = json_load_file(path.buf, 0, NULL);
+		if (!doc)
+			break;
+		if (json_is_object(doc))
+			json_array_append(reps, doc);
+		json_decref(doc);
+	}
+	sb_release(&path);
+	return reps;
+}
+
 int job_run(const struct agent_config *cfg, const struct job *job)
 {
 	struct strbuf disks = STRBUF_INIT;
@@ -536,19 +661,25 @@ int job_run(const struct agent_config *cfg, const struct job *job)
 	json_error_t jerr;
 	json_t *doc = NULL;
 	char err[1024] = "", *tail;
-	int rc;
+	int rc, mounted = 0;
 
 	sb_init(&disks);
 	job_paths_init(&p, cfg, job);
-	if (job_prepare(cfg, job, &p, &disks, err, sizeof(err))) {
+	if (job_prepare(cfg, job, &p, &disks, err, sizeof(err)) ||
+	    job_fs_prepare(job, &p, &disks, &mounted, err, sizeof(err))) {
+		job_fs_release(job, &p, mounted);
 		rc = job_fail(cfg, job->id, "benchmark", err, NULL);
 		goto out;
 	}
 	rc = job_klab_run(cfg, job, &p, disks.buf, err, sizeof(err));
+	job_fs_release(job, &p, mounted);
 	doc = json_load_file(p.results, 0, &jerr);
 	if (json_is_object(doc)) {
+		/* klabd marks the job failed when the run did not complete */
 		json_object_set_new(doc, "raw",
 				    job_collect_raw(p.out, p.runlog));
+		json_object_set_new(doc, "repetitions",
+				    job_collect_reps(p.out));
 		rc = job_upload(cfg, job, doc) < 0 ? -1 : 0;
 		goto out;
 	}

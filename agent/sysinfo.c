@@ -155,12 +155,13 @@ int sysinfo_disk(const char *root, const char *spec, struct disk_info *d,
 		snprintf(d->name, sizeof(d->name), "%s", name);
 		return 0;
 	}
-	if (stat(spec, &st) || !S_ISREG(st.st_mode)) {
+	/* a file, or a directory on a mounted file system (dbench) */
+	if (stat(spec, &st) || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
 		snprintf(err, errlen, "unknown disk '%s'", spec);
 		return -1;
 	}
 	snprintf(d->name, sizeof(d->name), "%s", spec);
-	d->size_bytes = (unsigned long long)st.st_size;
+	d->size_bytes = S_ISREG(st.st_mode) ? (unsigned long long)st.st_size : 0;
 	return 0;
 }
 

@@ -28,6 +28,7 @@
 #define IMPORT_MAX_RESULTS 200000
 #include "web/compare_hist.h"
 #include "web/report.h"
+#include "web/web.h"
 
 static int reply_db_error(struct web_response *r, int rc, const char *err)
 {
@@ -581,6 +582,7 @@ static int run_one(struct req *rq, struct web_response *r, int64_t id)
 	doc = run_json(&u);
 	json_object_set_new(doc, "results", res);
 	json_object_set_new(doc, "raw", raws);
+	json_object_set_new(doc, "repetitions", web_run_reps_json(rq->db, id));
 	db_run_release(&u);
 	return api_reply(r, 200, doc);
 }

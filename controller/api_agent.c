@@ -2,8 +2,10 @@
 /*
  * The agent side of the API (docs/AGENT.md) and the job queue: agents
  * register, long-poll for work, announce kexec, upload results (stored
- * once per job, acknowledged only when stored) and report failures; users
- * queue jobs and bring rigs back online.
+ * once per job with each repetition's own values, acknowledged only when
+ * stored; a run that did not complete ends its job as a benchmark
+ * failure) and report failures; users queue jobs and bring rigs back
+ * online.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include "api_util.h"
 #include "catalog.h"
 #include "db/jobs.h"
+#include "db/reps.h"
 #include "http_poll.h"
 #include "klabd.h"
 #include "lib/import.h"
@@ -250,38 +253,153 @@ static int results_parse(struct req *rq, struct web_response *r,
 	return 0;
 }
 
+/* The uploaded "repetitions": klab-results/1 documents, parsed into
+ * reps[0..*n) (rep i + 1 each); 0, or -1 after a 400 naming the first
+ * that is not one. */
+static int reps_parse(struct web_response *r, const struct db_job *j,
+		      json_t *arr, struct result_set **reps, size_t *n)
+{
+	struct import_error ie;
+	char err[600], msg[400], *text;
+	size_t i;
+	int bad;
+
+	*reps = NULL;
+	*n = 0;
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr) || json_array_size(arr) > 1000) {
+		web_error_json(r, 400, "field 'repetitions': expected an array "
+			       "of at most 1000 documents");
+		return -1;
+	}
+	*reps = calloc(json_array_size(arr) + 1, sizeof(**reps));
+	if (!*reps)
+		abort();
+	for (i = 0; i < json_array_size(arr); i++) {
+		text = json_dumps(json_array_get(arr, i), JSON_COMPACT);
+		result_set_init(&(*reps)[i]);
+		(*n)++;
+		memset(&ie, 0, sizeof(ie));
+		bad = !text || import_klab(text, strlen(text), j->kernel,
+					   &(*reps)[i], &ie) < 0;
+		free(text);
+		if (bad) {
+			import_error_format(&ie, msg, sizeof(msg));
+			snprintf(err, sizeof(err), "field 'repetitions[%zu]': "
+				 "%s", i, msg);
+			web_error_json(r, 400, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void reps_free(struct result_set *reps, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		result_set_release(&reps[i]);
+	free(reps);
+}
+
+/* The run and its repetitions, all or nothing. */
+static int results_store(struct req *rq, struct result_set *rs,
+			 const struct db_import_opts *o,
+			 const struct result_set *reps, size_t nreps,
+			 int64_t **ids, size_t *n, char *err, size_t errlen)
+{
+	size_t i;
+	int rc;
+
+	if (db_begin(rq->db) != DB_OK) {
+		snprintf(err, errlen, "cannot store the results of job %lld",
+			 (long long)o->job_id);
+		return DB_ERR;
+	}
+	rc = db_import(rq->db, rs, o, ids, n, err, errlen);
+	for (i = 0; rc == DB_OK && *n == 1 && i < nreps; i++)
+		rc = db_run_reps_add(rq->db, (*ids)[0], (int)i + 1,
+				     !reps[i].incomplete && !reps[i].error,
+				     &reps[i], err, errlen);
+	if (rc == DB_OK && db_commit(rq->db) != DB_OK) {
+		snprintf(err, errlen, "cannot store the results of job %lld",
+			 (long long)o->job_id);
+		rc = DB_ERR;
+	}
+	if (rc != DB_OK)
+		db_rollback(rq->db);
+	return rc;
+}
+
+/*
+ * The job ends: done when its run completed, else failed as a benchmark
+ * failure with the run's error and the end of klab-run's log.
+ */
+static void results_end_job(struct rig *g, const struct db_job *j,
+			    int complete, const char *error, json_t *raw)
+{
+	json_t *log = json_object_get(raw, "klab-run.log");
+	const char *out = json_is_string(log) ? json_string_value(log) : "";
+	size_t len = strlen(out);
+	char err[300];
+
+	if (complete) {
+		rigmgr_job_done(g, j->id);
+		return;
+	}
+	if (len > 65536)
+		out += len - 65536;
+	if (rigmgr_job_fail(g, j->id, "benchmark", error && *error ? error :
+			    "the run did not complete", out, err, sizeof(err)))
+		fprintf(stderr, "klabd: job %lld: %s\n", (long long)j->id, err);
+}
+
+/* A repeated upload: the job ends as the stored run says. */
+static int results_repeated(struct req *rq, struct web_response *r,
+			    struct rig *g, struct db_job *j, int64_t *ids,
+			    size_t n)
+{
+	struct db_run run;
+	int rc, complete = 1;
+
+	memset(&run, 0, sizeof(run));
+	if (db_run_get(rq->db, ids[0], &run) == DB_OK)
+		complete = !strcmp(run.status, "done");
+	if (complete || rigmgr_holds(g, j->id))
+		results_end_job(g, j, complete, run.error, NULL);
+	db_run_release(&run);
+	rc = ack(r, 200, ids, n);
+	free(ids);
+	return rc;
+}
+
 static int agent_results(struct req *rq, struct web_response *r,
 			 struct rig *g, struct db_job *j)
 {
 	struct db_import_opts o;
-	struct result_set rs;
+	struct result_set rs, *reps = NULL;
 	int64_t *ids = NULL;
-	size_t n = 0;
+	size_t n = 0, nreps = 0;
 	char err[600] = "", *conf;
 	json_t *doc;
 	int rc;
 
 	/* idempotent: a repeated upload gets the same acknowledgement */
-	if (!db_job_runs(rq->db, j->id, &ids, &n) && n) {
-		rigmgr_job_done(g, j->id);
-		rc = ack(r, 200, ids, n);
-		free(ids);
-		return rc;
-	}
+	if (!db_job_runs(rq->db, j->id, &ids, &n) && n)
+		return results_repeated(rq, r, g, j, ids, n);
 	free(ids);
 	ids = NULL;
 	if (!results_due(g, j))
 		return not_held(r, g, j);
 	doc = json_loadb(rq->body, rq->body_len, 0, NULL);
-	rc = check_raws(r, json_object_get(doc, "raw"));
-	json_decref(doc);
-	if (rc)
-		return r->status;
+	rc = check_raws(r, json_object_get(doc, "raw")) ||
+	     reps_parse(r, j, json_object_get(doc, "repetitions"), &reps,
+			&nreps);
 	result_set_init(&rs);
-	if (results_parse(rq, r, j, &rs)) {
-		result_set_release(&rs);
-		return r->status;
-	}
+	if (rc || results_parse(rq, r, j, &rs))
+		goto out;
 	result_set_setstr(&rs.kernel, j->kernel);
 	memset(&o, 0, sizeof(o));
 	o.rig = g->name;
@@ -291,25 +409,26 @@ static int agent_results(struct req *rq, struct web_response *r,
 	o.raw_len = rq->body_len;
 	o.job_id = j->id;
 	/* the rig as configured for the job, and the machine it reported */
-	doc = json_loadb(rq->body, rq->body_len, 0, NULL);
 	conf = rig_conf_text(rq->d, g, json_object_get(doc, "machine"));
-	json_decref(doc);
 	o.rigconf = conf;
-	rc = db_import(rq->db, &rs, &o, &ids, &n, err, sizeof(err));
+	rc = results_store(rq, &rs, &o, reps, nreps, &ids, &n, err,
+			   sizeof(err));
 	free(conf);
-	result_set_release(&rs);
 	if (rc) {
-		free(ids);
-		return web_error_json(r, http_status_of(rc), err);
+		web_error_json(r, http_status_of(rc), err);
+		goto out;
 	}
-	doc = json_loadb(rq->body, rq->body_len, 0, NULL);
 	store_raws(rq, json_object_get(doc, "raw"), ids, n);
-	json_decref(doc);
-	rigmgr_job_done(g, j->id);
+	results_end_job(g, j, !rs.incomplete && !rs.error, rs.error,
+			json_object_get(doc, "raw"));
 	track_results_stored(rq->d, o.rig, o.suite);
-	rc = ack(r, 201, ids, n);
+	ack(r, 201, ids, n);
+out:
 	free(ids);
-	return rc;
+	reps_free(reps, nreps);
+	result_set_release(&rs);
+	json_decref(doc);
+	return r->status;
 }
 
 static int agent_fail(struct req *rq, struct web_response *r, struct rig *g,

@@ -3,7 +3,8 @@
  * db_samples: what the compare and history pages read.  db_samples gives
  * every result of a few kernels on a rig x suite (one indexed query per
  * kernel, so the kernels come back in the order asked for); db_history
- * gives one metric across kernels and time, newest points when limited;
+ * gives one metric across kernels and time, newest points when limited,
+ * of the runs that completed ("done": a failed run's numbers are no data);
  * db_metric_list names every metric with its unit and direction.
  */
 #include <stdlib.h>
@@ -27,7 +28,7 @@ static const char sql_history[] =
 	"SELECT k.ident, x.value, r.id, r.repetition, r.finished, x.rowid"
 	" FROM results x JOIN runs r ON r.id = x.run_id"
 	" JOIN kernels k ON k.id = r.kernel_id"
-	" WHERE x.metric_id = ?1"
+	" WHERE x.metric_id = ?1 AND r.status = 'done'"
 	" AND (?2 = 0 OR r.rig_id = ?2) AND (?3 = 0 OR r.suite_id = ?3)";
 static const char sql_metric_list[] =
 	"SELECT name, unit, direction FROM metrics ORDER BY name";

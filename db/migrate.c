@@ -293,6 +293,15 @@ static const char *const migrations[] = {
 	"  UNIQUE (event_id, subscription_id));"
 	"CREATE INDEX alert_outbox_due ON alert_outbox(state, next_at);"
 	"CREATE INDEX alert_outbox_sub ON alert_outbox(subscription_id);",
+	/* 10 (issue 9): each repetition inside a cell as its own sample of
+	 * the run (db/reps.h); the run's results stay their mean. */
+	"CREATE TABLE run_reps ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  rep INTEGER NOT NULL CHECK (rep >= 1),"
+	"  metric_id INTEGER NOT NULL REFERENCES metrics(id),"
+	"  value REAL NOT NULL,"
+	"  complete INTEGER NOT NULL DEFAULT 1,"
+	"  PRIMARY KEY (run_id, metric_id, rep));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

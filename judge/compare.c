@@ -4,7 +4,8 @@
  * (one rig, one suite, one job configuration, one rig configuration,
  * status "done"), their
  * samples grouped by metric, kernel and cell, and every cell judged
- * against the baseline by judge/verdict.c.  See compare.h.
+ * against the baseline by judge/verdict.c; beside it, the spread of the
+ * repetitions inside each cell (the within-boot sd).  See compare.h.
  */
 #include "judge/compare.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "db/cells.h"
+#include "db/reps.h"
 #include "lib/rigconf.h"
 #include "lib/strbuf.h"
 
@@ -501,6 +503,78 @@ static void fill(struct comparison *c, const struct db_sample *s, size_t ns,
 	}
 }
 
+/* ---- the spread within a boot ----------------------------------- */
+
+/* The kernel whose cell of m holds run, or -1. */
+static int within_kernel(const struct comparison *c, const struct cmp_metric *m,
+			 int64_t run)
+{
+	size_t k, i;
+
+	for (k = 0; k < c->nk; k++)
+		for (i = 0; i < m->cells[k].nvalues; i++)
+			if (m->cells[k].runs[i] == run)
+				return (int)k;
+	return -1;
+}
+
+/* One run's complete repetitions of one metric, v[0..n). */
+static void within_group(struct comparison *c, const struct db_rep *v,
+			 size_t n)
+{
+	struct cmp_metric *m = NULL;
+	double mean = 0;
+	size_t i;
+	int k;
+
+	for (i = 0; i < c->nm && !m; i++)
+		if (!strcmp(c->m[i].name, v[0].metric))
+			m = &c->m[i];
+	k = m && n > 1 ? within_kernel(c, m, v[0].run_id) : -1;
+	if (k < 0)
+		return;
+	for (i = 0; i < n; i++)
+		mean += v[i].value / (double)n;
+	for (i = 0; i < n; i++)
+		m->cells[k].within_ss += (v[i].value - mean) *
+					 (v[i].value - mean);
+	m->cells[k].within_df += n - 1;
+}
+
+/* within_sd of every cell from the repetitions of the runs that entered. */
+static void within_fill(struct db *db, struct comparison *c,
+			const struct scope *sc)
+{
+	struct db_rep *v = NULL, *w;
+	size_t n = 0, i, j, k, start;
+
+	if (db_run_reps(db, sc->ids, sc->nids, &v, &n))
+		n = 0;	/* the spread is extra: the verdict stands without */
+	w = malloc((n + 1) * sizeof(*w));
+	if (!w)
+		abort();
+	for (i = 0, j = 0; i < n; i++)
+		if (v[i].complete)
+			w[j++] = v[i];
+	/* rows come by run, then metric */
+	for (start = 0, i = 1; i <= j; i++)
+		if (i == j || w[i].run_id != w[start].run_id ||
+		    strcmp(w[i].metric, w[start].metric)) {
+			within_group(c, w + start, i - start);
+			start = i;
+		}
+	free(w);
+	db_reps_free(v, n);
+	for (i = 0; i < c->nm; i++)
+		for (k = 0; k < c->nk; k++) {
+			struct cmp_cell *cell = &c->m[i].cells[k];
+
+			cell->within_sd = cell->within_df ?
+				sqrt(cell->within_ss / (double)cell->within_df)
+				: NAN;
+		}
+}
+
 int compare_build(struct db *db, const char *const *kernels, size_t nk,
 		  size_t baseline, const char *rig, const char *suite,
 		  const struct cmp_opts *opts, struct comparison *out,
@@ -539,6 +613,7 @@ int compare_build(struct db *db, const char *const *kernels, size_t nk,
 	if (!rc) {
 		fill(out, s, ns, &sc);
 		compare_judge(out);
+		within_fill(db, out, &sc);
 	}
 	db_samples_free(s, ns);
 	scope_release(&sc);

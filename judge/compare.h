@@ -35,6 +35,12 @@ struct cmp_cell {
 	double *values;		/* every repetition value, in order */
 	size_t nvalues;
 	int64_t *runs;		/* the run (cell) of each value */
+	/* The spread within a boot: the pooled sd of the repetitions about
+	 * their cell's mean (db/reps.h), over within_df degrees of freedom;
+	 * NAN when no cell kept two complete repetitions. */
+	double within_sd;
+	size_t within_df;
+	double within_ss;	/* sum of squares, while it is gathered */
 	double delta_pct;	/* = vd.delta_pct, NAN when undefined */
 	struct vd_result vd;	/* the verdict and its numbers */
 	enum cmp_verdict verdict;	/* = vd.verdict */

@@ -3,7 +3,7 @@
 # mkinitramfs.sh: builds the klab rig image, as gzip'd newc cpio parts.
 #
 # The base part holds busybox (one symlink per applet), kexec, fio, dbench
-# (with its loadfile) and klab's own programs, each with the shared libraries
+# (with its loadfile), mke2fs and klab's own programs, each with the shared libraries
 # it needs (the ldd closure and the dynamic loader), plus /init (rig-init.sh).
 # The modules part holds one kernel's own driver and I/O scheduler modules,
 # decompressed, with their dependency closure, listed in load order in
@@ -134,6 +134,9 @@ add_tools() {
 	[ -f /usr/share/dbench/client.txt ] ||
 		die "dbench loadfile '/usr/share/dbench/client.txt' is missing"
 	add_file /usr/share/dbench/client.txt /usr/share/dbench/client.txt
+	# the agent formats the test disk for suites with "filesystem = ext4"
+	add_program "$(need mke2fs e2fsprogs)" /sbin/mke2fs
+	[ -f /etc/mke2fs.conf ] && add_file /etc/mke2fs.conf /etc/mke2fs.conf
 }
 
 # add_klab ARG...: klab's own programs and directories (suites).

@@ -198,11 +198,16 @@ static void hist_href(struct strbuf *sb, const struct comparison *c,
 static void cell_title(struct strbuf *sb, const struct comparison *c,
 		       const struct cmp_cell *cell, size_t k)
 {
-	char sd[32], d[32], p[32], ci[64], v[64];
+	char sd[32], wsd[32], d[32], p[32], ci[64], v[64];
 
 	fmt_num(sd, sizeof(sd), cell->s.stddev);
 	sb_addf(sb, " title=\"n=%zu cells (%zu values), sd %s", cell->s.n,
 		cell->nvalues, sd);
+	if (cell->within_df) {
+		fmt_num(wsd, sizeof(wsd), cell->within_sd);
+		sb_addf(sb, " between cells, %s within a boot (df %zu)", wsd,
+			cell->within_df);
+	}
 	if (k != c->baseline) {
 		fmt_delta(d, sizeof(d), cell);
 		fmt_p(p, sizeof(p), cell);

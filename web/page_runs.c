@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * /runs and /runs/ID: the list of runs (filtered by kernel, rig, suite)
- * and one run with its results and raw outputs (the benchmark's own text,
- * shown escaped in <pre>, or as plain text with ?format=text&raw=NAME).
+ * and one run with its results, the values of each repetition inside it
+ * and raw outputs (the benchmark's own text, shown escaped in <pre>, or
+ * as plain text with ?format=text&raw=NAME).  A run that is not "done"
+ * says that its numbers are not counted.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/reps.h"
 #include "format.h"
 #include "page.h"
+#include "web.h"
 
 static const char *nonempty(const char *s)
 {
@@ -212,6 +216,16 @@ static void run_head_html(struct strbuf *sb, const struct db_run *run)
 	page_begin(sb, title, "runs");
 	sb_addf(sb, "<h1>%s</h1>\n", title);
 	page_runs_table(sb, run, 1);
+	if (strcmp(run->status, "done")) {
+		sb_adds(sb, "<p class=\"failed\">This run is ");
+		sb_add_html(sb, run->status);
+		sb_adds(sb, ": its numbers are not counted in comparisons.");
+		if (*run->error) {
+			sb_adds(sb, " The benchmark failed: ");
+			sb_add_html(sb, run->error);
+		}
+		sb_adds(sb, "</p>\n");
+	}
 	sb_adds(sb, "<p>");
 	page_link(sb, "/kernels/", run->kernel, "kernel page");
 	sb_adds(sb, " &middot; <a href=\"/runs?kernel=");
@@ -221,6 +235,54 @@ static void run_head_html(struct strbuf *sb, const struct db_run *run)
 	sb_adds(sb, "&amp;suite=");
 	sb_add_urlenc(sb, run->suite);
 	sb_adds(sb, "\">runs on this rig and suite</a></p>\n");
+}
+
+json_t *web_run_reps_json(struct db *db, int64_t run_id)
+{
+	json_t *a = json_array();
+	struct db_rep *v = NULL;
+	size_t n = 0, i;
+
+	if (db_run_reps(db, &run_id, 1, &v, &n))
+		return a;
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:i, s:b, s:o, s:f}",
+			"rep", v[i].rep, "complete", v[i].complete,
+			"metric", page_jstr(v[i].metric), "value", v[i].value));
+	db_reps_free(v, n);
+	return a;
+}
+
+/* Each repetition's value beside the run's mean, one row per metric. */
+static void run_reps_html(struct strbuf *sb, struct db *db,
+			  const struct db_run *run)
+{
+	struct db_rep *v = NULL;
+	char num[64];
+	size_t n = 0, i;
+
+	if (db_run_reps(db, &run->id, 1, &v, &n) || !n) {
+		db_reps_free(v, n);
+		return;
+	}
+	sb_adds(sb, "<h2>Repetitions</h2>\n<p>Each repetition inside this "
+		"run (one boot); the results above are their mean.  Values "
+		"marked * are of a repetition that stopped early.</p>\n"
+		"<table class=\"reps\"><thead><tr><th>metric</th>"
+		"<th>values by repetition</th></tr></thead>\n<tbody>\n");
+	for (i = 0; i < n; i++) {
+		if (!i || strcmp(v[i].metric, v[i - 1].metric)) {
+			sb_adds(sb, i ? "</td></tr>\n<tr><td>" : "<tr><td>");
+			sb_add_html(sb, v[i].metric);
+			sb_adds(sb, "</td><td class=\"num\">");
+		}
+		fmt_num(num, sizeof(num), v[i].value);
+		sb_addf(sb, "%s%s%s", i && !strcmp(v[i].metric,
+			v[i - 1].metric) ? " " : "", num,
+			v[i].complete ? "" : "*");
+	}
+	sb_adds(sb, "</td></tr>\n</tbody></table>\n");
+	db_reps_free(v, n);
 }
 
 static json_t *run_json(const struct db_run *run, const struct db_sample *s,
@@ -292,10 +354,15 @@ static int run_render(struct db *db, struct query *q, enum page_format f,
 	if (db_raw_list(db, run->id, &names, &nn))
 		nn = 0;
 	if (f == PF_JSON) {
-		rc = page_json(r, run_json(run, s, nrun, names, nn));
+		json_t *o = run_json(run, s, nrun, names, nn);
+
+		json_object_set_new(o, "repetitions",
+				    web_run_reps_json(db, run->id));
+		rc = page_json(r, o);
 	} else {
 		run_head_html(&r->body, run);
 		run_results_html(&r->body, run, s, nrun);
+		run_reps_html(&r->body, db, run);
 		run_raw_html(&r->body, run, names, nn, query_get(q, "raw"),
 			     data);
 		page_end(&r->body);

@@ -37,7 +37,7 @@ static void csv_cell(struct strbuf *sb, const struct comparison *c,
 	sb_addf(sb, ",%d,%zu,%zu", k == c->baseline, cell->s.n,
 		cell->nvalues);
 	if (!cell->present) {
-		sb_adds(sb, ",,,,,,,,,,,none,\n");
+		sb_adds(sb, ",,,,,,,,,,,none,,\n");
 		return;
 	}
 	csv_num(sb, cell->s.mean);
@@ -52,6 +52,7 @@ static void csv_cell(struct strbuf *sb, const struct comparison *c,
 	csv_num(sb, r->tested ? r->threshold_pct : NAN);
 	sb_addf(sb, ",%s,", cmp_verdict_name(cell->verdict));
 	sb_add_csv(sb, r->note ? r->note : "");
+	csv_num(sb, cell->within_df ? cell->within_sd : NAN);
 	sb_addc(sb, '\n');
 }
 
@@ -61,7 +62,7 @@ void report_csv(struct strbuf *sb, const struct comparison *c)
 
 	sb_adds(sb, "metric,unit,direction,class,kernel,baseline,n,reps,mean,"
 		"stddev,min,max,delta_pct,ci_lo_pct,ci_hi_pct,p_value,p_adj,"
-		"threshold_pct,verdict,note\n");
+		"threshold_pct,verdict,note,within_sd\n");
 	for (i = 0; i < c->nm; i++)
 		for (k = 0; k < c->nk; k++)
 			csv_cell(sb, c, &c->m[i], k);
@@ -122,6 +123,11 @@ static json_t *json_cell(const struct comparison *c,
 	}
 	json_object_set_new(o, "mean", jnum(cell->s.mean));
 	json_object_set_new(o, "stddev", jnum(cell->s.stddev));
+	/* the repetitions' spread inside a boot, beside the cells' */
+	json_object_set_new(o, "within_sd", jnum(cell->within_df ?
+						 cell->within_sd : NAN));
+	json_object_set_new(o, "within_df",
+			    json_integer((json_int_t)cell->within_df));
 	json_object_set_new(o, "min", jnum(cell->s.min));
 	json_object_set_new(o, "max", jnum(cell->s.max));
 	json_object_set_new(o, "cv", jnum(cell->s.cv));

@@ -43,6 +43,13 @@ int web_home(struct db *db, struct query *q, const char *arg,
 	     struct web_response *r);		/* GET / */
 int web_kernels(struct db *db, struct query *q, const char *arg,
 		struct web_response *r);	/* /kernels, /kernels/ID */
+/*
+ * The repetitions stored inside run run_id (db/reps.h) as a JSON array of
+ * {"rep", "complete", "metric", "value"}, by metric then repetition; an
+ * empty array when there are none.  A new reference (a json_t *).
+ */
+struct json_t;
+struct json_t *web_run_reps_json(struct db *db, int64_t run_id);
 int web_runs(struct db *db, struct query *q, const char *arg,
 	     struct web_response *r);		/* /runs, /runs/ID */
 int web_rigs(struct db *db, struct query *q, const char *arg,

@@ -160,29 +160,92 @@ static int step_parse(const struct step *s, const char *id,
 	return 0;
 }
 
-/* The last non-empty line of file, for error messages. */
-static void last_line(const char *file, char *buf, size_t len)
+static void tail_oneline(char *buf, size_t len)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char *end, *start;
+	char tmp[DRIVER_TAIL_MSG * 2];
+	size_t i, o = 0;
 
-	buf[0] = 0;
-	sb_init(&sb);
-	if (sb_read_file(&sb, file) == 0 && sb.len) {
-		end = sb.buf + sb.len;
-		while (end > sb.buf && (end[-1] == '\n' || end[-1] == ' '))
-			*--end = 0;
-		start = strrchr(sb.buf, '\n');
-		snprintf(buf, len, "%s", start ? start + 1 : sb.buf);
+	for (i = 0; buf[i] && o + 3 < sizeof(tmp); i++) {
+		if (buf[i] != '\n') {
+			tmp[o++] = buf[i] == '\t' || buf[i] == '\r' ? ' ' : buf[i];
+			continue;
+		}
+		tmp[o++] = ';';
+		tmp[o++] = ' ';
 	}
-	sb_release(&sb);
+	tmp[o] = 0;
+	/* keep the end: that is where the reason is */
+	snprintf(buf, len, "%s", o >= len ? tmp + o - (len - 1) : tmp);
+}
+
+size_t driver_tail_fd(int fd, char *buf, size_t len, int oneline)
+{
+	struct stat st;
+	off_t off;
+	ssize_t n, i;
+	char *nl;
+
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return 0;
+	off = st.st_size > (off_t)(len - 1) ? st.st_size - (off_t)(len - 1)
+					    : 0;
+	n = pread(fd, buf, len - 1, off);
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = 0;
+	nl = off > 0 ? strchr(buf, '\n') : NULL;
+	if (nl && nl[1])
+		memmove(buf, nl + 1, strlen(nl + 1) + 1);
+	n = (ssize_t)strlen(buf);
+	while (n > 0 && strchr(" \t\r\n", buf[n - 1]))
+		buf[--n] = 0;
+	if (oneline)
+		tail_oneline(buf, len);
+	return strlen(buf);
+}
+
+size_t driver_tail(const char *path, char *buf, size_t len, int oneline)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n;
+
+	if (len)
+		buf[0] = 0;
+	if (fd < 0)
+		return 0;
+	n = driver_tail_fd(fd, buf, len, oneline);
+	close(fd);
+	return n;
+}
+
+/* A failed step's own words: its stderr, else its stdout (dbench prints
+ * its errors there); the whole tail on our stderr, its end into tail. */
+static void step_tail(const struct step *s, char *tail, size_t len)
+{
+	char big[DRIVER_TAIL_CAP];
+	const char *f = s->errf;
+
+	if (!driver_tail(f, big, sizeof(big), 0)) {
+		f = s->out;
+		driver_tail(f, big, sizeof(big), 0);
+	}
+	if (big[0])
+		fprintf(stderr, "klab-run: %s failed, the end of '%s':\n%s\n",
+			s->prog, f, big);
+	driver_tail(f, tail, len, 1);
 }
 
 static int step_exec(struct step *s, const struct driver_env *env,
 		     struct result_set *out, char *err, size_t errlen)
 {
 	struct child c;
-	char why[512], tail[256];
+	char why[512], tail[DRIVER_TAIL_MSG];
 	int ofd, efd, rc = -1, run_rc, parse_rc;
 
 	ofd = open(s->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -204,7 +267,7 @@ static int step_exec(struct step *s, const struct driver_env *env,
 	parse_rc = step_parse(s, env->id, out, err, errlen);
 	if (run_rc) {
 		/* our programs say what went wrong in their JSON */
-		last_line(s->errf, tail, sizeof(tail));
+		step_tail(s, tail, sizeof(tail));
 		if (out->error)
 			snprintf(err, errlen, "%s: %s", s->prog, out->error);
 		else

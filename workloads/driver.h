@@ -43,4 +43,19 @@ int driver_start_background(const char *cmd, const struct driver_env *env,
 			    const char *tag, struct child *c, char *cwd,
 			    size_t cwdlen, char *err, size_t errlen);
 
+/*
+ * The end of a step's output for an error report: the last len - 1 bytes
+ * of the regular file open as fd (from a line start when cut), trailing
+ * blanks dropped; with oneline, newlines become "; " (a message line).
+ * buf is "" when there is nothing.  Returns strlen(buf).
+ */
+size_t driver_tail_fd(int fd, char *buf, size_t len, int oneline);
+/* The same for the file at path. */
+size_t driver_tail(const char *path, char *buf, size_t len, int oneline);
+
+/* How much of a load's output klab-run and rio print when it fails. */
+#define DRIVER_TAIL_CAP 8192
+/* How much of it goes into the one-line error message. */
+#define DRIVER_TAIL_MSG 300
+
 #endif

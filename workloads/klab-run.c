@@ -7,7 +7,10 @@
  * discarded; each repetition starts the background load (if any), waits
  * its warm-up, runs the measured workload and stops the load.  results.json
  * holds, per metric, the mean over the completed repetitions (the partial
- * numbers of a stopped one when none completed).
+ * numbers of a stopped one when none completed).  A suite that needs a
+ * file system, or more space than the first disk has (its filesystem and
+ * disk_mb keys), is refused before anything runs.  A background load that
+ * ends early fails the repetition with the end of its own output.
  *
  * SIGTERM/SIGINT stop the running step (it writes what it measured), then
  * results.json is written marked incomplete.  Exit 0 complete, 1 error,
@@ -16,10 +19,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "lib/results.h"
@@ -41,7 +49,7 @@ struct opts {
 struct plan {
 	struct suite s;
 	char *workload, *warmup, *background;
-	double bg_warmup, timeout;
+	double bg_warmup, timeout, disk_mb;
 	char bindir[4096], rawdir[4096], first[4096], id[256];
 	int first_is_dir;
 	struct devstat_set dev;	/* the disks behind --disks, maybe none */
@@ -145,18 +153,28 @@ static void find_bindir(char *buf, size_t len, const char *argv0)
 	snprintf(buf, len, "%s", dirname(exe));
 }
 
+/* A number, or a sum "A + B" (disk_mb adds up what a suite writes). */
 static double expand_num(const char *s, const struct suite_vars *v,
 			 const char *key, char *err, size_t errlen)
 {
-	char *x = suite_expand(s, v, err, errlen), *end;
-	double d;
+	char *x = suite_expand(s, v, err, errlen), *p, *end;
+	double d = 0, t;
 
 	if (!x)
 		return -1;
-	d = strtod(x, &end);
-	if (end == x || *end || d < 0) {
-		snprintf(err, errlen, "invalid %s '%s' in suite", key, s);
-		d = -1;
+	for (p = x;; p = end + 1) {
+		t = strtod(p, &end);
+		while (*end == ' ')
+			end++;
+		if (end == p || t < 0 || (*end && *end != '+')) {
+			snprintf(err, errlen, "invalid %s '%s' in suite", key,
+				 s);
+			d = -1;
+			break;
+		}
+		d += t;
+		if (!*end)
+			break;
 	}
 	free(x);
 	return d;
@@ -184,7 +202,10 @@ static int plan_expand(struct plan *p, const struct opts *o, char *err,
 	p->bg_warmup = expand_num(p->s.background_warmup, &v,
 				  "background_warmup", err, errlen);
 	p->timeout = expand_num(p->s.timeout, &v, "timeout", err, errlen);
-	return p->bg_warmup < 0 || p->timeout < 0 ? -1 : 0;
+	if (p->s.disk_mb && p->timeout >= 0)
+		p->disk_mb = expand_num(p->s.disk_mb, &v, "disk_mb", err,
+					errlen);
+	return p->bg_warmup < 0 || p->timeout < 0 || p->disk_mb < 0 ? -1 : 0;
 }
 
 static int plan_init(struct plan *p, const struct opts *o, const char *argv0,
@@ -227,6 +248,63 @@ static void plan_release(struct plan *p)
 	free(p->background);
 }
 
+/*
+ * The MiB a suite can use on path: a directory's free space, a block
+ * device's size, a file's size plus the free space beside it; -1 when it
+ * cannot be told.
+ */
+static double disk_space_mb(const char *path)
+{
+	char dir[4096];
+	struct statvfs vs;
+	struct stat st;
+	uint64_t bytes = 0;
+	int fd, have = stat(path, &st) == 0;
+
+	if (have && S_ISBLK(st.st_mode)) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || ioctl(fd, BLKGETSIZE64, &bytes)) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+		return (double)bytes / (1024.0 * 1024.0);
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (statvfs(have && S_ISDIR(st.st_mode) ? path : dirname(dir), &vs))
+		return -1;
+	bytes = (uint64_t)vs.f_bavail * vs.f_frsize;
+	if (have && S_ISREG(st.st_mode))
+		bytes += (uint64_t)st.st_size;
+	return (double)bytes / (1024.0 * 1024.0);
+}
+
+/*
+ * Refuse at once what cannot run: a suite that needs a file system on a
+ * block device (the agent formats and mounts it), or a first disk
+ * smaller than the suite's disk_mb.  0, or -1 with the reason in err.
+ */
+static int plan_check_disk(const struct plan *p, char *err, size_t errlen)
+{
+	double has = disk_space_mb(p->first);
+
+	if (p->s.filesystem && !p->first_is_dir) {
+		snprintf(err, errlen, "suite '%s' needs a file system (%s): disk "
+			 "'%.300s' is not a directory (format and mount it, give "
+			 "the mount point)", p->s.name, p->s.filesystem,
+			 p->first);
+		return -1;
+	}
+	if (p->disk_mb <= 0 || has < 0 || has >= p->disk_mb)
+		return 0;
+	snprintf(err, errlen, "disk '%.300s' too small for suite '%s' (%s): "
+		 "needs %.0f MiB, has %.0f MiB", p->first, p->s.name,
+		 p->s.description ? p->s.description : p->s.name, p->disk_mb,
+		 has);
+	return -1;
+}
+
 static int make_dirs(const char *out, char *rawdir, size_t len)
 {
 	if (mkdir(out, 0755) && errno != EEXIST) {
@@ -266,19 +344,39 @@ static void dev_report(struct result_set *rs, const struct devstat *d0,
 	devstat_report(rs, family, &d1);
 }
 
+/*
+ * The background load of repetition rep ended on its own: the reason with
+ * the end of its output (all of it, up to DRIVER_TAIL_CAP, on stderr).
+ */
+static void bg_ended(const struct plan *p, const struct driver_env *env,
+		     const struct child *bg, const char *tag, const char *when,
+		     char *err, size_t errlen)
+{
+	char st[128], path[4096], big[DRIVER_TAIL_CAP], tail[DRIVER_TAIL_MSG];
+
+	child_status_str(bg->status, st, sizeof(st));
+	snprintf(path, sizeof(path), "%s/%s.err", env->rawdir, tag);
+	if (driver_tail(path, big, sizeof(big), 0))
+		fprintf(stderr, "klab-run: background load failed, the end "
+			"of '%s':\n%s\n", path, big);
+	driver_tail(path, tail, sizeof(tail), 1);
+	snprintf(err, errlen, "background load '%s' ended %s (%s)%s%s",
+		 p->background, when, st, tail[0] ? ": " : "", tail);
+}
+
 static int run_rep(const struct plan *p, const struct driver_env *env,
 		   unsigned rep, struct result_set *rs, char *err,
 		   size_t errlen)
 {
 	struct child bg = { 0, 0, 0 };
 	struct devstat d0;
-	char tag[64], cwd[4096], st[128];
+	char tag[64], bgtag[64], cwd[4096];
 	int rc = 0, dev_ok;
 
 	if (p->background) {
-		snprintf(tag, sizeof(tag), "background-%u", rep);
-		if (driver_start_background(p->background, env, tag, &bg, cwd,
-					    sizeof(cwd), err, errlen))
+		snprintf(bgtag, sizeof(bgtag), "background-%u", rep);
+		if (driver_start_background(p->background, env, bgtag, &bg,
+					    cwd, sizeof(cwd), err, errlen))
 			return -1;
 		if (wl_sleep(p->bg_warmup, 0, 0)) {
 			snprintf(err, errlen, "interrupted");
@@ -286,9 +384,8 @@ static int run_rep(const struct plan *p, const struct driver_env *env,
 		}
 	}
 	if (!rc && p->background && child_poll(&bg)) {
-		child_status_str(bg.status, st, sizeof(st));
-		snprintf(err, errlen, "background load '%s' ended early (%s), "
-			 "see %s/%s.err", p->background, st, env->rawdir, tag);
+		bg_ended(p, env, &bg, bgtag, "before the workload started",
+			 err, errlen);
 		rc = -1;
 	}
 	if (!rc) {
@@ -297,6 +394,12 @@ static int run_rep(const struct plan *p, const struct driver_env *env,
 		rc = driver_run(p->workload, env, tag, rs, err, errlen);
 		if (dev_ok)
 			dev_report(rs, &d0, &p->dev);
+		/* a workload measured without its load is no measurement */
+		if (!rc && p->background && child_poll(&bg)) {
+			bg_ended(p, env, &bg, bgtag, "during the workload", err,
+				 errlen);
+			rc = -1;
+		}
 	}
 	if (p->background) {
 		child_stop(&bg, 10);
@@ -354,7 +457,7 @@ static unsigned run_suite(const struct plan *p, const struct driver_env *env,
 			  unsigned **cnt, char *err, size_t errlen)
 {
 	struct result_set rs;
-	char msg[768];
+	char msg[1024];
 	unsigned rep, done = 0;
 
 	if (p->warmup) {
@@ -366,11 +469,14 @@ static unsigned run_suite(const struct plan *p, const struct driver_env *env,
 	for (rep = 1; rep <= p->s.repetitions && !err[0] && !wl_stopping();
 	     rep++) {
 		result_set_init(&rs);
-		if (run_rep(p, env, rep, &rs, msg, sizeof(msg)))
+		if (run_rep(p, env, rep, &rs, msg, sizeof(msg))) {
 			snprintf(err, errlen, "repetition %u of %u: %s", rep,
 				 p->s.repetitions, msg);
-		else
+			rs.incomplete = 1;	/* its rep-N.json says so */
+			result_set_setstr(&rs.error, msg);
+		} else {
 			done++;
+		}
 		write_rep(p, out, rep, &rs);
 		/* a failed repetition's partial numbers only when nothing
 		 * better exists: they would bias the mean */
@@ -391,7 +497,7 @@ int main(int argc, char **argv)
 	struct driver_env env;
 	struct result_set sum;
 	unsigned *cnt = NULL, done;
-	char err[1024] = "", path[4096];
+	char err[1200] = "", path[4096];
 	size_t i;
 	int rc;
 
@@ -420,7 +526,9 @@ int main(int argc, char **argv)
 				   p.first_is_dir ? p.first : NULL, p.id,
 				   p.timeout };
 	result_set_init(&sum);
-	done = run_suite(&p, &env, o.out, &sum, &cnt, err, sizeof(err));
+	done = 0;
+	if (plan_check_disk(&p, err, sizeof(err)) == 0)
+		done = run_suite(&p, &env, o.out, &sum, &cnt, err, sizeof(err));
 	for (i = 0; i < sum.n; i++)
 		sum.v[i].value /= cnt[i];
 	result_set_setstr(&sum.kernel, p.id);

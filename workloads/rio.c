@@ -29,6 +29,7 @@
 
 #include "lib/rand.h"
 #include "workloads/child.h"
+#include "workloads/driver.h"
 #include "workloads/hist.h"
 #include "workloads/iofile.h"
 #include "workloads/runctl.h"
@@ -56,6 +57,7 @@ struct worker {
 static volatile int readers_stop, writers_stop;
 /* The load command's working directory, removed afterwards. */
 static char load_dir[4096];
+static FILE *load_out;		/* the load's stdout and stderr, unlinked */
 
 static void *reader_run(void *arg)
 {
@@ -199,7 +201,9 @@ static int start_load(struct child *load, const struct opts *o)
 			return -1;
 		}
 	}
-	nul = open("/dev/null", O_WRONLY);
+	/* kept for the error report; /dev/null only when /tmp fails us */
+	load_out = tmpfile();
+	nul = load_out ? dup(fileno(load_out)) : open("/dev/null", O_WRONLY);
 	rc = child_start(load, argv, load_dir[0] ? load_dir : NULL,
 			 nul >= 0 ? nul : 2, nul >= 0 ? nul : 2,
 			 err, sizeof(err));
@@ -211,6 +215,25 @@ static int start_load(struct child *load, const struct opts *o)
 	return rc;
 }
 
+/* The load ended on its own: why, with the end of its output (all of
+ * it, up to DRIVER_TAIL_CAP, on stderr). */
+static void load_ended(const struct child *load, const struct opts *o)
+{
+	char st[128], big[DRIVER_TAIL_CAP], tail[DRIVER_TAIL_MSG / 2];
+	int fd = load_out ? fileno(load_out) : -1;
+
+	child_status_str(load->status, st, sizeof(st));
+	big[0] = tail[0] = 0;
+	if (fd >= 0 && driver_tail_fd(fd, big, sizeof(big), 0))
+		fprintf(stderr, "rio: background load '%s' failed, the end of "
+			"its output:\n%s\n", o->load_cmd, big);
+	if (fd >= 0)
+		driver_tail_fd(fd, tail, sizeof(tail), 1);
+	wl_fail("background load '%s' ended early (%s) after %.1f s%s%s",
+		o->load_cmd, st, (double)(wl_now_ns() - load->start_ns) / 1e9,
+		tail[0] ? ": " : "", tail);
+}
+
 /*
  * Sleep secs (forever: until stopped) while checking that the load still
  * runs.  Returns 0 when the time is over, -1 when the run stopped.
@@ -219,16 +242,12 @@ static int wait_loaded(double secs, int forever, struct child *load,
 		       const struct opts *o, uint64_t deadline)
 {
 	uint64_t end = wl_now_ns() + (uint64_t)(secs * 1e9);
-	char st[128];
 
 	while (forever || wl_now_ns() < end) {
 		if (wl_sleep(0.05, deadline, o->cm.timeout))
 			return -1;
 		if (o->load_cmd && child_poll(load)) {
-			child_status_str(load->status, st, sizeof(st));
-			wl_fail("background load '%s' ended early (%s) after "
-				"%.1f s", o->load_cmd, st,
-				(double)(wl_now_ns() - load->start_ns) / 1e9);
+			load_ended(load, o);
 			return -1;
 		}
 	}

@@ -31,11 +31,12 @@ static char **field(struct suite *s, const char *key)
 {
 	static const char *const keys[] = {
 		"name", "description", "workload", "warmup", "background",
-		"background_warmup", "timeout",
+		"background_warmup", "timeout", "filesystem", "disk_mb",
 	};
 	char **f[] = {
 		&s->name, &s->description, &s->workload, &s->warmup,
 		&s->background, &s->background_warmup, &s->timeout,
+		&s->filesystem, &s->disk_mb,
 	};
 	size_t i;
 
@@ -85,6 +86,16 @@ static int check_suite(struct suite *s, char *err, size_t errlen)
 			 !s->name ? "name" : !s->workload ? "workload"
 							 : "warmup");
 		return -1;
+	}
+	if (s->filesystem && strcmp(s->filesystem, "ext4") &&
+	    strcmp(s->filesystem, "none")) {
+		snprintf(err, errlen, "'%s': filesystem '%s' is not supported "
+			 "(ext4 or none)", s->path, s->filesystem);
+		return -1;
+	}
+	if (s->filesystem && strcmp(s->filesystem, "none") == 0) {
+		free(s->filesystem);
+		s->filesystem = NULL;
 	}
 	if (strcmp(s->warmup, "none") == 0) {
 		free(s->warmup);
@@ -148,6 +159,8 @@ void suite_release(struct suite *s)
 	free(s->background);
 	free(s->background_warmup);
 	free(s->timeout);
+	free(s->filesystem);
+	free(s->disk_mb);
 	memset(s, 0, sizeof(*s));
 }
 

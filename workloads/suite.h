@@ -3,7 +3,8 @@
  * suite: the declarative suite files of workloads/suites/ (format in
  * docs/SUITES.md).  A suite is "key = value" lines: the measured workload
  * command, an optional background load, a warm-up command that runs and is
- * discarded, repetitions and a timeout.  Commands name {N} numbers that the
+ * discarded, repetitions, a timeout, the file system the first disk must
+ * carry and the space the suite needs on it.  Commands name {N} numbers that the
  * scale factor multiplies, and {disk}, {disks}, {ncpu}, {id} placeholders.
  */
 #ifndef KLAB_SUITE_H
@@ -20,6 +21,10 @@ struct suite {
 	char *background;	/* NULL when there is none */
 	char *background_warmup;	/* seconds, unexpanded ("{5}") */
 	char *timeout;		/* seconds per run, unexpanded */
+	char *filesystem;	/* "ext4": the first disk must be a mounted
+				 * file system; NULL: disks are used raw */
+	char *disk_mb;		/* MiB the first disk must have, unexpanded;
+				 * NULL: no requirement */
 	unsigned repetitions;
 };
 

@@ -4,12 +4,16 @@
  * exactly as tiobench.pl prints them, aligned columns, +-sd rows, delta
  * lines with verdicts and p-values, dbench and read-latency lines, the
  * generic table within 100 columns, ASCII only), and the CSV and JSON
- * shapes, from results imported into a temporary database.
+ * shapes, from results imported into a temporary database; a run that
+ * did not complete is left out of comparisons and history, and the
+ * repetitions stored inside a run give each cell its within-boot sd.
  */
 #include "web_testlib.h"
 
 #include <jansson.h>
+#include <math.h>
 
+#include "db/reps.h"
 #include "web/format.h"
 #include "web/report.h"
 
@@ -321,7 +325,7 @@ static void test_csv_json(void **state)
 	assert_int_equal(count_char(sb.buf, '\n'), 1 + 11 * 3);
 	assert_non_null(strstr(sb.buf, "metric,unit,direction,class,kernel,"
 		"baseline,n,reps,mean,stddev,min,max,delta_pct,ci_lo_pct,"
-		"ci_hi_pct,p_value,p_adj,threshold_pct,verdict,note\n"));
+		"ci_hi_pct,p_value,p_adj,threshold_pct,verdict,note,within_sd\n"));
 	for (line = sb.buf; *line; line = strchr(line, '\n') + 1) {
 		const char *e = strchr(line, '\n');
 		size_t commas = 0;
@@ -331,16 +335,16 @@ static void test_csv_json(void **state)
 			quoted ^= *line == '"';
 			commas += *line == ',' && !quoted;
 		}
-		assert_int_equal(commas, 19);
+		assert_int_equal(commas, 20);
 	}
 	assert_non_null(strstr(sb.buf, "\ntiobench.seq_read.rate,MB/s,higher,"
 		"headline,6.1.192,0,1,1,43.02,0,43.02,43.02,4.417475728,,,,,,"
-		"none,\"n=1, no verdict\"\n"));
+		"none,\"n=1, no verdict\",\n"));
 	assert_non_null(strstr(sb.buf, "\niops.total,IOPS,higher,headline,"
-			       "6.1.176,1,0,0,,,,,,,,,,,none,\n"));
+			       "6.1.176,1,0,0,,,,,,,,,,,none,,\n"));
 	assert_non_null(strstr(sb.buf, "\niops.total,IOPS,higher,headline,"
 			       "6.1.200,0,1,1,10,0,10,10,,,,,,,none,"
-			       "missing in the baseline\n"));
+			       "missing in the baseline,\n"));
 	j = report_json(&c);
 	assert_string_equal(json_string_value(json_object_get(j, "baseline")),
 			    "6.1.176");
@@ -359,6 +363,128 @@ static void test_csv_json(void **state)
 	compare_release(&c);
 }
 
+/* One run of kernel k on scsi x tio with iops.total = v (the mean of
+ * reps[0..nreps) when given, stored as its repetitions); its id. */
+static int64_t import_run(struct wfix *f, const char *k, double v,
+			  int incomplete, const double *reps, size_t nreps)
+{
+	struct db_import_opts o = { 0 };
+	struct result_set rs, rep;
+	int64_t *ids = NULL, id;
+	size_t n = 0, i;
+
+	result_set_init(&rs);
+	result_set_setstr(&rs.kernel, k);
+	result_set_add(&rs, k, "iops.total", "IOPS", v, DIR_HIGHER);
+	rs.incomplete = incomplete;
+	if (incomplete)
+		result_set_setstr(&rs.error, "dbench failed (exit 1)");
+	o.rig = "scsi";
+	o.suite = "tio";
+	if (db_import(f->db, &rs, &o, &ids, &n, f->err, sizeof(f->err)))
+		fail_msg("import: %s", f->err);
+	assert_int_equal(n, 1);
+	id = ids[0];
+	free(ids);
+	for (i = 0; i < nreps; i++) {
+		result_set_init(&rep);
+		result_set_add(&rep, k, "iops.total", "IOPS", reps[i],
+			       DIR_HIGHER);
+		result_set_add(&rep, k, "no.such.metric", "", 1, DIR_NONE);
+		assert_int_equal(db_run_reps_add(f->db, id, (int)i + 1, 1, &rep,
+						 f->err, sizeof(f->err)), DB_OK);
+		result_set_release(&rep);
+	}
+	result_set_release(&rs);
+	return id;
+}
+
+/* A run that did not complete (its numbers partial, warm-up metrics and
+ * all) never enters a comparison or the history. */
+static void test_incomplete_left_out(void **state)
+{
+	struct wfix *f = *state;
+	const char *k[] = { "6.1.176", "6.1.192" };
+	const struct cmp_metric *m;
+	struct db_sample *h = NULL;
+	struct comparison c;
+	size_t nh = 0, i;
+
+	import_run(f, k[0], 100, 0, NULL, 0);
+	import_run(f, k[0], 102, 0, NULL, 0);
+	import_run(f, k[1], 90, 0, NULL, 0);
+	import_run(f, k[1], 92, 0, NULL, 0);
+	import_run(f, k[1], 1e6, 1, NULL, 0);	/* incomplete */
+	wfix_compare(f, k, 2, &c);
+	m = compare_find(&c, "iops.total");
+	assert_non_null(m);
+	assert_int_equal(m->cells[1].s.n, 2);
+	assert_int_equal(m->cells[1].nvalues, 2);
+	assert_true(m->cells[1].s.mean == 91);
+	compare_release(&c);
+	assert_int_equal(db_history(f->db, "iops.total", "scsi", "tio", 0, &h,
+				    &nh, f->err, sizeof(f->err)), DB_OK);
+	assert_int_equal(nh, 4);
+	for (i = 0; i < nh; i++)
+		assert_true(h[i].value < 1000);
+	db_samples_free(h, nh);
+}
+
+/* Each repetition stored as a sample of its run: read back in order, a
+ * repeat refused, and the within-boot sd beside the cells' sd. */
+static void test_reps(void **state)
+{
+	struct wfix *f = *state;
+	const char *k[] = { "6.1.176", "6.1.192" };
+	const double a[] = { 99, 101 }, b[] = { 101, 103 }, c2[] = { 90, 94 };
+	const struct cmp_metric *m;
+	struct result_set rep;
+	struct comparison c;
+	struct db_rep *v = NULL;
+	int64_t run;
+	size_t n = 0;
+	json_t *j, *cell;
+
+	run = import_run(f, k[0], 100, 0, a, 2);
+	import_run(f, k[0], 102, 0, b, 2);
+	import_run(f, k[1], 92, 0, c2, 2);
+	import_run(f, k[1], 90, 0, NULL, 0);
+	assert_int_equal(db_run_reps(f->db, &run, 1, &v, &n), DB_OK);
+	assert_int_equal(n, 2);		/* the unknown metric is skipped */
+	assert_int_equal(v[0].rep, 1);
+	assert_true(v[0].value == 99 && v[1].value == 101 && v[1].complete);
+	assert_string_equal(v[1].metric, "iops.total");
+	db_reps_free(v, n);
+	result_set_init(&rep);
+	result_set_add(&rep, k[0], "iops.total", "IOPS", 1, DIR_HIGHER);
+	assert_int_equal(db_run_reps_add(f->db, run, 1, 1, &rep, f->err,
+					 sizeof(f->err)), DB_CONFLICT);
+	assert_non_null(strstr(f->err, "stored twice"));
+	assert_int_equal(db_run_reps_add(f->db, run, 0, 1, &rep, f->err,
+					 sizeof(f->err)), DB_INVALID);
+	result_set_release(&rep);
+	wfix_compare(f, k, 2, &c);
+	m = compare_find(&c, "iops.total");
+	/* the cell stays the unit: means 100 and 102 */
+	assert_int_equal(m->cells[0].s.n, 2);
+	assert_true(fabs(m->cells[0].s.stddev - sqrt(2)) < 1e-9);
+	/* within: (1 + 1 + 1 + 1) / 2 df -> sqrt(2) */
+	assert_int_equal(m->cells[0].within_df, 2);
+	assert_true(fabs(m->cells[0].within_sd - sqrt(2)) < 1e-9);
+	/* one run with repetitions (90, 94), one without */
+	assert_int_equal(m->cells[1].within_df, 1);
+	assert_true(fabs(m->cells[1].within_sd - sqrt(8)) < 1e-9);
+	j = report_json(&c);
+	cell = json_array_get(json_object_get(json_array_get(
+		json_object_get(j, "metrics"), 0), "cells"), 1);
+	assert_true(fabs(json_real_value(json_object_get(cell, "within_sd")) -
+			 sqrt(8)) < 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(cell,
+							    "within_df")), 1);
+	json_decref(j);
+	compare_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +500,10 @@ int main(void)
 						wfix_setup, wfix_teardown),
 		cmocka_unit_test(test_ascii),
 		cmocka_unit_test_setup_teardown(test_csv_json,
+						wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(test_incomplete_left_out,
+						wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(test_reps,
 						wfix_setup, wfix_teardown),
 	};
 

@@ -2,7 +2,8 @@
 /*
  * Unit tests for workloads/suite.c and the command splitting of
  * workloads/wlcli.c: placeholders and scaling, suite file errors naming
- * the line, the shipped suites all load.
+ * the line, the shipped suites all load and say what disk they need, and
+ * the end of a failed step's output as driver.c reports it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "workloads/driver.h"
 #include "workloads/suite.h"
 #include "workloads/wlcli.h"
 
@@ -114,6 +116,61 @@ static void test_load(void **state)
 	suite_release(&s);
 }
 
+static void test_disk_keys(void **state)
+{
+	struct suite s;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(load_text("name = t\nworkload = dbench 5\n"
+				   "warmup = none\nfilesystem = ext4\n"
+				   "disk_mb = 1200 + {512}\n", &s, err,
+				   sizeof(err)), 0);
+	assert_string_equal(s.filesystem, "ext4");
+	assert_string_equal(s.disk_mb, "1200 + {512}");
+	suite_release(&s);
+	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
+				   "filesystem = none\n", &s, err,
+				   sizeof(err)), 0);
+	assert_null(s.filesystem);
+	assert_null(s.disk_mb);
+	suite_release(&s);
+	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
+				   "filesystem = xfs\n", &s, err,
+				   sizeof(err)), -1);
+	assert_non_null(strstr(err, "filesystem 'xfs' is not supported "
+			       "(ext4 or none)"));
+	suite_release(&s);
+}
+
+/* The end of a failed step's output: cut at a line, one line for the
+ * message with the last words kept. */
+static void test_tail(void **state)
+{
+	char path[] = "/tmp/klab-test-tail-XXXXXX", buf[64];
+	FILE *f;
+	int fd, i;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	for (i = 0; i < 100; i++)
+		fprintf(f, "line %d\n", i);
+	fprintf(f, "ERROR: no space left\n\n");
+	fclose(f);
+	assert_true(driver_tail(path, buf, sizeof(buf), 0) > 0);
+	assert_non_null(strstr(buf, "\nERROR: no space left"));
+	assert_int_equal(strncmp(buf, "line ", 5), 0);	/* a whole line */
+	assert_int_equal(buf[strlen(buf) - 1], 't');	/* blanks dropped */
+	driver_tail(path, buf, 40, 1);
+	assert_null(strchr(buf, '\n'));
+	assert_string_equal(buf, "line 98; line 99; ERROR: no space left");
+	unlink(path);
+	assert_int_equal(driver_tail(path, buf, sizeof(buf), 1), 0);
+	assert_string_equal(buf, "");
+}
+
 static void test_shipped_suites(void **state)
 {
 	static const char *const names[] = { "tiobench",
@@ -133,6 +190,12 @@ static void test_shipped_suites(void **state)
 			fail_msg("%s", err);
 		assert_string_equal(s.name, names[i]);
 		assert_non_null(s.warmup);	/* every suite warms up */
+		/* every suite says what it needs of the disk; dbench and
+		 * files named under {disk}/ need a file system */
+		assert_non_null(s.disk_mb);
+		if (strstr(s.workload, "dbench") ||
+		    strstr(s.workload, "{disk}/"))
+			assert_non_null(s.filesystem);
 		x = suite_expand(s.workload, &vars, err, sizeof(err));
 		assert_non_null(x);
 		free(x);
@@ -150,6 +213,8 @@ int main(void)
 		cmocka_unit_test(test_expand_errors),
 		cmocka_unit_test(test_argv_split),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_disk_keys),
+		cmocka_unit_test(test_tail),
 		cmocka_unit_test(test_shipped_suites),
 	};
 
