@@ -72,7 +72,7 @@ static int base_commit_ok(const char *s)
 }
 
 /* "debian-6.1, debian-6.12, NAME, NAME@COMMIT": what a request may name. */
-static void base_list(struct klabd *d, struct strbuf *sb)
+void build_base_list(struct klabd *d, struct strbuf *sb)
 {
 	size_t i, pl = strlen(BASE_PREFIX);
 	const char *sec, *last = "";
@@ -98,7 +98,7 @@ int build_base_resolve(struct klabd *d, const char *base,
 	int rc = -1;
 
 	sb_init(&names);
-	base_list(d, &names);
+	build_base_list(d, &names);
 	if (!strcmp(base, "debian-6.1") || !strcmp(base, "debian-6.12")) {
 		sb_addf(spec, "%s", base);
 		rc = 0;

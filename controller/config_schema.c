@@ -40,6 +40,10 @@ const struct config_key klabd_config_schema[] = {
 	{ "", "build_mem_limit" },
 	{ "", "build_disk_limit" },
 	{ "", "build_max_procs" },
+	/* submissions' defaults: api_submissions.c, docs/OPERATOR.md */
+	{ "", "submit_rigs" },
+	{ "", "submit_suites" },
+	{ "", "submit_max_cells" },
 	/* [base NAME]: build.c, docs/BUILDS.md */
 	{ "base *", "dir" },
 	{ "base *", "git" },

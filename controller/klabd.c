@@ -30,6 +30,7 @@
 #include "lib/alloc.h"
 #include "rig.h"
 #include "rig_conf.h"
+#include "submissions.h"
 
 static void usage(FILE *f)
 {
@@ -367,7 +368,8 @@ static int klabd_start(struct klabd *d, const char *argv0, char *err,
 	    http_start(d, err, errlen) ||
 	    rigmgr_start(d, err, errlen) ||
 	    build_start(d, err, errlen) ||
-	    cmprun_start(d, err, errlen))
+	    cmprun_start(d, err, errlen) ||
+	    subrun_start(d, err, errlen))
 		return -1;
 	return 0;
 }
@@ -384,6 +386,7 @@ static void klabd_stop(struct klabd *d)
 	rigmgr_quiesce(d);
 	http_stop(d);
 	build_stop(d);
+	subrun_stop(d);
 	cmprun_stop(d);
 	rigmgr_stop(d);
 	rigmgr_free(d);

@@ -23,6 +23,7 @@ struct http_poll;
 struct http_stats;
 struct rig_waiter;
 struct cmprun;
+struct subrun;
 
 /*
  * What the HTTP layer may use (http.c; the keys are in docs/RIGS.md).
@@ -91,6 +92,7 @@ struct klabd {
 	size_t nfiles;
 
 	struct cmprun *cmprun;		/* comparisons.c: the driver */
+	struct subrun *subrun;		/* submissions.c: the driver */
 };
 
 struct rig;

@@ -9,6 +9,7 @@
 
 #include "auth.h"
 #include "klabd.h"
+#include "submissions.h"
 #include "web/web.h"
 
 static int page_home(struct req *rq, struct web_response *r)
@@ -56,6 +57,7 @@ static int page_style(struct req *rq, struct web_response *r)
 #define OPER ROLE_OPERATOR
 #define FORM "application/x-www-form-urlencoded"
 #define IMPORT_TYPES "application/json text/plain application/octet-stream"
+#define SUBMIT_TYPES "application/json text/plain application/mbox"
 
 /* The whole map of klabd: every path it answers, who may call it and, for
  * posts, the content types it reads (NULL: application/json). */
@@ -96,6 +98,11 @@ static const struct route routes[] = {
 	{ "POST", "/api/comparisons", SUBMIT, api_comparison_add, NULL },
 	{ "GET", "/api/comparisons", READ, api_comparisons, NULL },
 	{ "GET", "/api/comparisons/*", READ, api_comparisons, NULL },
+	{ "POST", "/api/submissions", SUBMIT, api_submission_add, SUBMIT_TYPES },
+	{ "GET", "/api/submissions", READ, api_submissions, NULL },
+	{ "GET", "/api/submissions/*", READ, api_submissions, NULL },
+	{ "POST", "/api/submissions/*/cancel", SUBMIT, api_submission_cancel, NULL },
+	{ "GET", "/api/queue", READ, api_queue, NULL },
 	{ "GET", "/api/audit", OPER, api_audit, NULL },
 	{ "GET", "/", READ, page_home, NULL },
 	{ "GET", "/kernels", READ, page_kernels, NULL },
@@ -107,6 +114,12 @@ static const struct route routes[] = {
 	{ "GET", "/compare", READ, page_compare, NULL },
 	{ "GET", "/history", READ, page_history, NULL },
 	{ "GET", "/comparisons/*", READ, page_comparison, NULL },
+	{ "GET", "/submit", READ, page_submit_form, NULL },
+	{ "POST", "/submit", SUBMIT, page_submit_post, FORM },
+	{ "GET", "/submissions", READ, page_submissions, NULL },
+	{ "GET", "/submissions/*", READ, page_submissions, NULL },
+	{ "POST", "/submissions/*/cancel", SUBMIT, page_submission_cancel, FORM },
+	{ "GET", "/queue", READ, page_queue, NULL },
 	{ "GET", "/login", OPEN, web_login_form, NULL },
 	{ "POST", "/login", OPEN, web_login_post, FORM },
 	{ "GET", "/style.css", OPEN, page_style, NULL },

@@ -210,6 +210,52 @@ static const char *const migrations[] = {
 	 * stored before it was recorded. */
 	"ALTER TABLE runs ADD COLUMN rigconf TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE runs ADD COLUMN rigconf_hash TEXT NOT NULL DEFAULT '';",
+	/* 8: patch submissions (controller/submissions.c): the request,
+	 * its patches with their subjects, the log of its stages and its
+	 * cells (one comparison run per rig x suite). */
+	"CREATE TABLE submissions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  base TEXT NOT NULL,"
+	"  files TEXT NOT NULL DEFAULT '',"
+	"  rigs TEXT NOT NULL,"
+	"  suites TEXT NOT NULL,"
+	"  note TEXT NOT NULL DEFAULT '',"
+	"  who TEXT NOT NULL DEFAULT '',"
+	"  max_cells INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL DEFAULT 'running' CHECK (state IN ('running',"
+	"    'finished', 'failed', 'cancelled')),"
+	"  stage TEXT NOT NULL DEFAULT 'build',"
+	"  verdict TEXT NOT NULL DEFAULT '',"
+	"  error TEXT NOT NULL DEFAULT '',"
+	"  build_base INTEGER REFERENCES builds(id),"
+	"  build_patched INTEGER REFERENCES builds(id),"
+	"  kernel_base TEXT NOT NULL DEFAULT '',"
+	"  kernel_patched TEXT NOT NULL DEFAULT '',"
+	"  report TEXT NOT NULL DEFAULT '',"
+	"  created INTEGER NOT NULL,"
+	"  finished INTEGER);"
+	"CREATE INDEX submissions_state ON submissions(state, id);"
+	"CREATE TABLE submission_patches ("
+	"  submission_id INTEGER NOT NULL REFERENCES submissions(id),"
+	"  seq INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  subject TEXT NOT NULL DEFAULT '',"
+	"  PRIMARY KEY (submission_id, seq));"
+	"CREATE TABLE submission_stages ("
+	"  id INTEGER PRIMARY KEY,"
+	"  submission_id INTEGER NOT NULL REFERENCES submissions(id),"
+	"  stage TEXT NOT NULL,"
+	"  state TEXT NOT NULL DEFAULT 'running',"
+	"  log TEXT NOT NULL DEFAULT '',"
+	"  started INTEGER NOT NULL,"
+	"  finished INTEGER);"
+	"CREATE INDEX submission_stages_sub ON submission_stages(submission_id);"
+	"CREATE TABLE submission_cells ("
+	"  submission_id INTEGER NOT NULL REFERENCES submissions(id),"
+	"  comparison_id INTEGER NOT NULL UNIQUE REFERENCES comparisons(id),"
+	"  rig TEXT NOT NULL,"
+	"  suite TEXT NOT NULL,"
+	"  PRIMARY KEY (submission_id, rig, suite));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -56,6 +56,9 @@ static const struct {
 	{ "history", "/history", "History" },
 	{ "runs", "/runs", "Runs" },
 	{ "rigs", "/rigs", "Rigs" },
+	{ "submit", "/submit", "Submit" },
+	{ "submissions", "/submissions", "Submissions" },
+	{ "queue", "/queue", "Queue" },
 };
 
 void web_response_init(struct web_response *r)
