@@ -28,6 +28,7 @@ struct args {
 	const char *scheduler, *scale, *repeat, *cmdline, *ident, *floor;
 	const char *rigconf;	/* compare: one rig configuration */
 	const char *max_cells;
+	const char *note;	/* submit */
 	int fail_on_worse, available, wait;	/* fail_on_worse 2: any */
 	int stop_on_worse;
 };
@@ -50,5 +51,17 @@ int cmd_job(struct args *a);
 int cmd_rig(struct args *a);
 int cmd_build(struct args *a);
 int cmd_compare_run(struct args *a);
+
+/* klab_submit.c: submissions, the queue, and the one table printer of
+ * every list command (a header line, aligned columns). */
+int cmd_submit(struct args *a);
+int cmd_submissions(struct args *a);
+int cmd_submission(struct args *a);
+int cmd_queue(struct args *a);
+void cli_table_print(json_t *rows, const char *const *cols);
+/* GET path, print doc[key] as a table of cols (format NULL or "table"),
+ * or the whole document (format "json"). */
+int cli_list(const char *path, const char *key, const char *const *cols,
+	     const char *format);
 
 #endif
