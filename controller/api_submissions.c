@@ -610,9 +610,9 @@ static void progress_json(const struct sub_view *v, json_t *o)
 			    "cells_planned", (json_int_t)planned,
 			    "headline_decided", (json_int_t)dec,
 			    "headline_total", (json_int_t)total, "build_base",
-			    v->build[0].id ? v->build[0].state : "",
+			    v->build[0].id ? v->build[0].state : "not queued",
 			    "build_patched", v->build[1].id ?
-			    v->build[1].state : "", "ahead", v->ahead));
+			    v->build[1].state : "not queued", "ahead", v->ahead));
 }
 
 static json_t *sub_view_json(const struct sub_view *v)

@@ -34,6 +34,10 @@ autostart = no
 kind = remote
 token = tok-r2-secret
 autostart = no
+[rig r3]
+kind = remote
+token = tok-r3-secret
+autostart = no
 CONF
 make_token alice submitter >"$TMP/alice" || fail "token alice"
 make_token bob submitter >"$TMP/bob" || fail "token bob"
@@ -168,7 +172,51 @@ klab builds --format json | jq -e '.builds | length >= 4' >/dev/null || fail "kl
 klab jobs >"$TMP/out" || fail "klab jobs"
 expect_grep '^id *kernel *rig' "$TMP/out"
 
-# (8) a restart resumes: submission 2 is still running, its cells queued
+# (8) to the end: a submission on r3, whose agent is this script,
+# followed by klab submit --wait: the patched kernel is slower, the
+# verdict worse (exit 4), the report names base, patch, rig and suite
+# with the LKP-style change, and both alerts are raised
+RT='Authorization: Bearer tok-r3-secret'
+http POST /api/agent/register -H "$RT" -H "$JSON" \
+	-d '{"kernel_release":"6.1.0-host","job":0}' >/dev/null
+expect_status 200
+KLAB_TOKEN=$(cat "$TMP/alice") klab submit fake "$D/patches/good-elv.patch" \
+	--rig r3 --note "to the end" --wait >"$TMP/wait.out" 2>"$TMP/wait.err" &
+WAITPID=$!
+n=0
+while [ $n -lt 6 ]; do
+	http GET "/api/agent/next?wait=20" -H "$RT" >"$TMP/next"
+	[ "$STATUS" = 200 ] || fail "no job for r3 (HTTP $STATUS: $(cat "$TMP/next"))"
+	id=$(jq -r .job.id "$TMP/next")
+	case $(jq -r .job.kernel "$TMP/next") in *-patched) r=80 ;; *) r=100 ;; esac
+	printf '{"schema":"klab-results/1","results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":%s.%s,"direction":"higher"}]}\n' \
+		"$r" "$n" >"$TMP/res.json"
+	http POST "/api/agent/jobs/$id/results" -H "$RT" -H "$JSON" \
+		--data-binary @"$TMP/res.json" >/dev/null
+	[ "$STATUS" = 201 ] || fail "results of job $id: HTTP $STATUS: $(cat "$TMP/body")"
+	n=$((n + 1))
+done
+wait $WAITPID
+rc=$?
+[ $rc = 4 ] || fail "klab submit --wait exited $rc, not 4 (worse): $(cat "$TMP/wait.out" "$TMP/wait.err")"
+expect_grep '^klab submission 4: worse' "$TMP/wait.out"
+expect_grep '^base: *fake' "$TMP/wait.out"
+expect_grep '\[1/1\] elevator: smaller batches' "$TMP/wait.out"
+expect_grep '^rigs: *r3' "$TMP/wait.out"; expect_grep '^suites: *tiobench' "$TMP/wait.out"
+expect_grep '%change' "$TMP/wait.out"
+expect_grep 'tiobench.seq_read.rate (worse' "$TMP/wait.out"
+expect_grep 'stage cells' "$TMP/wait.err"
+expect_grep 'klabd: alert submission_finished: submission 4 by alice: worse' "$TMP/klabd.log"
+expect_grep 'klabd: alert worse_found: submission 4' "$TMP/klabd.log"
+http GET /api/submissions/4 >/dev/null
+for st in check build cells verdict report alert; do
+	expect_grep "\"stage\":\"$st\",\"state\":\"done\""
+done
+http GET /submissions/4 >/dev/null
+expect_grep '<pre id="report">'; expect_nogrep 'http-equiv="refresh"'
+expect_grep 'Verdict: rig r3, suite tiobench'
+
+# (9) a restart resumes: submission 2 is still running, its cells queued
 stop_klabd
 start_klabd --config "$TMP/klabd.conf"
 sleep 1.5
