@@ -185,14 +185,21 @@ int submission_cancel(struct req *rq, int64_t id, char *err, size_t errlen)
 		rc = 409;
 	} else {
 		snprintf(why, sizeof(why), "cancelled by %.200s", rq->who);
+		rc = db_submission_update(rq->db, id, "cancelled", NULL, NULL,
+					  why, NULL);
+		if (rc) {	/* it ended in the meantime */
+			snprintf(err, errlen, "submission %lld has already "
+				 "ended", (long long)id);
+			rc = rc == DB_NOTFOUND ? 409 : 500;
+			goto out;
+		}
 		db_submission_stage_end(rq->db, id, s.stage, "cancelled", why);
-		db_submission_update(rq->db, id, "cancelled", NULL, NULL, why,
-				     NULL);
 		sub_cells_stop(rq->db, id, why);
 		auth_audit(rq, "submission cancel", s.who, "submission %lld",
 			   (long long)id);
 		rigmgr_kick(rq->d);
 	}
+out:
 	db_submission_release(&s);
 	return rc;
 }

@@ -159,7 +159,8 @@ int db_submission_update(struct db *db, int64_t id, const char *state,
 			"COALESCE(?3, verdict), error = COALESCE(?4, error), "
 			"report = COALESCE(?5, report), finished = CASE WHEN "
 			"COALESCE(?1, state) != 'running' THEN ?7 ELSE NULL "
-			"END WHERE id = ?6", "zzzzzIT", state, stage, verdict,
+			"END WHERE id = ?6 AND (?1 IS NULL OR state = "
+			"'running')", "zzzzzIT", state, stage, verdict,
 			error, report, id);
 
 	if (rc != SQLITE_DONE)

@@ -69,7 +69,8 @@ int db_submission_get(struct db *db, int64_t id, struct db_submission *out);
 int db_submission_list(struct db *db, int active, int limit,
 		       struct db_submission **out, size_t *n);
 /* Set state, stage, verdict, error, report (NULL: keep each); finished
- * is stamped when state is not "running". */
+ * is stamped when state is not "running".  A state is set only on a
+ * running submission (an end is final): DB_NOTFOUND otherwise. */
 int db_submission_update(struct db *db, int64_t id, const char *state,
 			 const char *stage, const char *verdict,
 			 const char *error, const char *report);
