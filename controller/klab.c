@@ -501,16 +501,25 @@ static int cmd_kernel(struct args *a)
 	return EX_USAGE;
 }
 
+/* klab audit [--limit N] [--format json]: newest first, a table. */
 static int cmd_audit(struct args *a)
 {
+	static const char *const cols[] = { "when", "who", "role", "action",
+					    "subject", "detail", NULL };
 	struct strbuf q = STRBUF_INIT;
 	struct http_result res;
 	json_t *doc, *row;
+	char when[32];
 	size_t i;
 	int rc;
 
 	sb_init(&q);
 	qadd(&q, "limit", a->limit);
+	if (a->format && !strcmp(a->format, "json")) {
+		rc = get_print("/api/audit", &q);
+		sb_release(&q);
+		return rc;
+	}
 	rc = http_do("/api/audit", &q, NULL, 0, NULL, &res);
 	sb_release(&q);
 	if (rc == EX_OK && res.status != 200)
@@ -521,17 +530,12 @@ static int cmd_audit(struct args *a)
 	json_array_foreach(json_object_get(doc, "audit"), i, row) {
 		time_t t = (time_t)json_integer_value(json_object_get(row,
 								      "at"));
-		char when[32];
 
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
 			 gmtime(&t));
-		printf("%s  %-16s %-10s %-12s %s  %s\n", when,
-		       json_string_value(json_object_get(row, "who")),
-		       json_string_value(json_object_get(row, "role")),
-		       json_string_value(json_object_get(row, "action")),
-		       json_string_value(json_object_get(row, "subject")),
-		       json_string_value(json_object_get(row, "detail")));
+		json_object_set_new(row, "when", json_string(when));
 	}
+	cli_table_print(json_object_get(doc, "audit"), cols);
 	json_decref(doc);
 out:
 	sb_release(&res.body);

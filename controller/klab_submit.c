@@ -292,6 +292,7 @@ int cmd_submissions(struct args *a)
 /* klab submission show|report|cancel N */
 int cmd_submission(struct args *a)
 {
+	struct http_result res;
 	char path[80];
 	json_t *doc;
 	long id;
@@ -306,7 +307,13 @@ int cmd_submission(struct args *a)
 	}
 	if (!strcmp(a->pos[0], "cancel")) {
 		snprintf(path, sizeof(path), "/api/submissions/%ld/cancel", id);
-		return post_json(path, json_object(), 200, "state");
+		rc = http_do(path, NULL, "{}", 2, "application/json", &res);
+		if (rc == EX_OK && res.status != 200)
+			rc = server_error(&res);
+		else if (rc == EX_OK)
+			printf("submission %ld cancelled\n", id);
+		sb_release(&res.body);
+		return rc;
 	}
 	if (!strcmp(a->pos[0], "report")) {
 		snprintf(path, sizeof(path), "/submissions/%ld?format=text", id);

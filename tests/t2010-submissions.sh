@@ -171,6 +171,11 @@ expect_grep '^id *ident *base *state' "$TMP/out"; expect_grep 'sub2-patched' "$T
 klab builds --format json | jq -e '.builds | length >= 4' >/dev/null || fail "klab builds --format json"
 klab jobs >"$TMP/out" || fail "klab jobs"
 expect_grep '^id *kernel *rig' "$TMP/out"
+klab audit >"$TMP/out" || fail "klab audit"
+expect_grep '^when *who *role *action' "$TMP/out"
+expect_grep 'alice *submitter *submission cancel' "$TMP/out"
+klab audit --format json | jq -e '[.audit[] | select(.action == "submission add")] | length == 3' \
+	>/dev/null || fail "klab audit --format json: not 3 submissions added"
 
 # (8) to the end: a submission on r3, whose agent is this script,
 # followed by klab submit --wait: the patched kernel is slower, the
