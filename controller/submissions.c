@@ -280,7 +280,9 @@ static void sub_finish(struct db *db, int64_t id)
 	db_submission_stage_begin(db, id, "report");
 	sub_report(&v, &rep);
 	db_submission_update(db, id, NULL, "alert", NULL, NULL, rep.buf);
-	db_submission_stage_end(db, id, "report", "done", "");
+	sb_reset(&log);
+	sb_addf(&log, "%zu bytes, %zu cell reports\n", rep.len, v.ncells);
+	db_submission_stage_end(db, id, "report", "done", log.buf);
 	db_submission_stage_begin(db, id, "alert");
 	sub_alert(db, &v, ALERT_SUBMISSION_FINISHED, rep.buf);
 	if (!strcmp(vd, "worse"))
@@ -316,6 +318,8 @@ static void sub_fail(struct db *db, int64_t id, const char *stage,
 		sub_report(&v, &rep);
 		db_submission_update(db, id, NULL, NULL, NULL, NULL, rep.buf);
 		sub_alert(db, &v, ALERT_SUBMISSION_FINISHED, rep.buf);
+		if (!strcmp(stage, "build"))
+			sub_alert(db, &v, ALERT_BUILD_FAILED, rep.buf);
 		sb_release(&rep);
 	}
 	sub_view_release(&v);

@@ -292,8 +292,8 @@ static int sub_store(struct req *rq, struct db_submission *s,
 	char log[300];
 	int rc = db_begin(rq->db) ? DB_ERR : DB_OK;
 
-	snprintf(log, sizeof(log), "%zu patches apply to %.200s\n", n,
-		 s->base);
+	snprintf(log, sizeof(log), "%zu patch%s appl%s to %.200s\n", n,
+		 n == 1 ? "" : "es", n == 1 ? "ies" : "y", s->base);
 	if (!rc)
 		rc = db_submission_add(rq->db, s, p, n, log, id, err, errlen);
 	if (rc) {

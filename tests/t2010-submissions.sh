@@ -10,7 +10,10 @@
 # only the submitter or an operator may cancel, a revoked token not at
 # all; /submissions, /submissions/N, /queue and their CLI load; the
 # queue hands a rig's jobs out round-robin by submitter; every list
-# command prints a table and --format json.
+# command prints a table and --format json; a submission run to its end
+# by a scripted agent on a third rig (klab submit --wait: exit 4 and the
+# report on a worse patch, both alerts); a patch that does not build
+# fails the submission at its build stage; a restart resumes.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 D=$TOP/tests/data
@@ -221,7 +224,23 @@ http GET /submissions/4 >/dev/null
 expect_grep '<pre id="report">'; expect_nogrep 'http-equiv="refresh"'
 expect_grep 'Verdict: rig r3, suite tiobench'
 
-# (9) a restart resumes: submission 2 is still running, its cells queued
+# (9) a patch that applies but does not build: the submission fails at
+# its build stage, naming the build, and says so by alert
+brk=$(jq -Rs '{base: "fake", patches: [{name: "broken-build.patch", text: .}]}' "$D/patches/broken-build.patch")
+post "$ALICE" "$brk"
+expect_status 201; expect_grep '"id":5'
+i=0
+while [ "$(sqlite3 "$TMP/klab.db" "SELECT state FROM submissions WHERE id = 5")" = running ]; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && fail "submission 5 never ended"
+	sleep 0.1
+done
+http GET /api/submissions/5 >/dev/null
+expect_grep '"state":"failed"'; expect_grep '"stage":"build","state":"failed"'
+expect_grep 'build [0-9]* (patched) failed'
+expect_grep 'klabd: alert build_failed: submission 5 by alice: failed' "$TMP/klabd.log"
+
+# (10) a restart resumes: submission 2 is still running, its cells queued
 stop_klabd
 start_klabd --config "$TMP/klabd.conf"
 sleep 1.5
