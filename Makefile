@@ -128,7 +128,7 @@ bench: all
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 300
 FUZZ_SMOKE_TIME ?= 10
-FUZZ_TARGETS := import query config jobspec cmdline api
+FUZZ_TARGETS := import query config jobspec cmdline api series
 FUZZ_AGENT_OBJ := $(O)/agent/cmdline.o $(O)/agent/jobspec.o
 
 fuzz-build:

@@ -46,6 +46,18 @@ struct sub_input {
 };
 
 /*
+ * Split file f as build-kernel.sh does (messages of an mbox, those
+ * without a diff, such as a cover letter, dropped) into p[*n], p[*n + 1]
+ * ... (at most SUB_MAX_PATCHES in all), each with its subject (without
+ * "[PATCH n/m] ", the file name when it has none) in subj[] and a heap
+ * name, "FILE[i/k]" when there are several (the caller frees it).  The
+ * count of patches found (0: no diff in f), -1 when p is full (then
+ * nothing of f is in p).
+ */
+#define SUB_SUBJECT_MAX 200
+int sub_series_split(const struct sub_file *f, struct db_sub_patch *p,
+		     size_t *n, char subj[][SUB_SUBJECT_MAX + 1]);
+/*
  * Check in (base, rigs, suites, patches split and applied with
  * build-kernel.sh --check) and store a submission by rq->who; the driver
  * takes it from there.  0 with *id set, else an HTTP status (400 bad

@@ -25,7 +25,6 @@
 
 #define SUB_MAX_CELLS_DEFAULT 20
 #define SUB_NOTE_MAX 1000
-#define SUB_SUBJECT_MAX 200
 
 /* ---- splitting a series ------------------------------------------- */
 
@@ -99,14 +98,8 @@ static void subject_clean(const char *in, const char *dflt, char *out,
 			out[i] = '?';
 }
 
-/*
- * Split file f as build-kernel.sh does (messages of an mbox, those
- * without a diff, such as a cover letter, dropped) into p from *n on;
- * names "FILE[i/k]" when there are several.  The count of patches
- * found, -1 when p is full.
- */
-static int series_split(const struct sub_file *f, struct db_sub_patch *p,
-			size_t *n, char subj[][SUB_SUBJECT_MAX + 1])
+int sub_series_split(const struct sub_file *f, struct db_sub_patch *p,
+		     size_t *n, char subj[][SUB_SUBJECT_MAX + 1])
 {
 	const char *l = f->text, *end = f->text + f->len, *nl;
 	struct piece pc;
@@ -122,7 +115,7 @@ static int series_split(const struct sub_file *f, struct db_sub_patch *p,
 		k = (size_t)(nl - l) - (nl > l && nl[-1] == '\r');
 		if (l == end || is_from_line(l, k)) {
 			if (pc.hasdiff && *n >= SUB_MAX_PATCHES)
-				return -1;
+				goto out_full;
 			if (pc.hasdiff)
 				subject_clean(pc.subject, f->name, subj[(*n)++],
 					      SUB_SUBJECT_MAX + 1);
@@ -135,7 +128,7 @@ static int series_split(const struct sub_file *f, struct db_sub_patch *p,
 			break;
 	}
 	if (pc.hasdiff && *n >= SUB_MAX_PATCHES)
-		return -1;
+		goto out_full;
 	if (pc.hasdiff)
 		subject_clean(pc.subject, f->name, subj[(*n)++],
 			      SUB_SUBJECT_MAX + 1);
@@ -150,6 +143,10 @@ static int series_split(const struct sub_file *f, struct db_sub_patch *p,
 		p[i].subject = subj[i];
 	}
 	return (int)(*n - first);
+
+out_full:	/* the file's pieces were not named: none of them counts */
+	*n = first;
+	return -1;
 }
 
 /* ---- checking a request ---------------------------------------------- */
@@ -232,7 +229,7 @@ static int series_check(const struct sub_input *in, struct db_sub_patch *p,
 				 f->name);
 			return 400;
 		}
-		k = series_split(f, p, np, subj);
+		k = sub_series_split(f, p, np, subj);
 		if (k < 0)
 			snprintf(err, errlen, "too many patches: at most %d",
 				 SUB_MAX_PATCHES);
