@@ -34,6 +34,7 @@
 #include "lib/proc.h"
 #include "lib/sha256.h"
 #include "rig.h"
+#include "submissions.h"
 
 /* build-kernel.sh's option for each sandbox limit of the configuration */
 static const char *const build_limits[][2] = {
@@ -343,6 +344,7 @@ static void *build_main(void *arg)
 			build_run(d, db, &b);
 			db_build_release(&b);
 			klabd_db_put(d, db);
+			subrun_kick(d);	/* a submission may wait for it */
 			pthread_mutex_lock(&d->build_lock);
 			continue;
 		}
