@@ -160,8 +160,7 @@ static int in_from_query(struct req *rq, struct sub_input *in, int raw,
 		in->file[in->nfiles++].len = strlen(tx[i]);
 	}
 	v = raw ? rq->body : query_get(&rq->q, "text");
-	if (v && (raw ? rq->body_len : strlen(v)) &&
-	    strspn(v, " \t\r\n") < (raw ? rq->body_len : strlen(v))) {
+	if (v && !sub_blank(v, raw ? rq->body_len : strlen(v))) {
 		in->file[in->nfiles].name = raw ? query_get(&rq->q, "name") :
 					    "pasted.patch";
 		if (!in->file[in->nfiles].name)

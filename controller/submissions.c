@@ -381,12 +381,16 @@ static int sub_cells_start(struct klabd *d, struct db *db,
 	char rig[128], suite[128];
 	const char *pr = s->rigs, *ps;
 	struct db_submission now;
-	int rc = db_begin(db) ? DB_ERR : DB_OK;
+	int rc = db_begin(db) ? DB_ERR : DB_OK, ended = 0;
 
 	/* a cancel in the meantime wins */
 	if (!rc && !(rc = db_submission_get(db, s->id, &now))) {
-		rc = strcmp(now.state, "running") ? DB_NOTFOUND : DB_OK;
+		ended = strcmp(now.state, "running") != 0;
 		db_submission_release(&now);
+	}
+	if (!rc && ended) {
+		db_rollback(db);
+		return DB_OK;
 	}
 	while (!rc && (pr = list_next(pr, rig, sizeof(rig))))
 		for (ps = s->suites; !rc && (ps = list_next(ps, suite,
@@ -441,7 +445,7 @@ static void sub_build_step(struct klabd *d, struct db *db,
 	struct strbuf log = STRBUF_INIT;
 	struct db_build b[2];
 	char err[700] = "";
-	int side, got = 0, done = 0;
+	int side, got = 0, done = 0, rc;
 
 	for (side = 0; side < 2; side++) {
 		if (s->build[side])
@@ -477,8 +481,15 @@ static void sub_build_step(struct klabd *d, struct db *db,
 			free(s->kernel[side]);
 			s->kernel[side] = xstrdup(b[side].ident);
 		}
-		if (sub_cells_start(d, db, s, err, sizeof(err)) == DB_INVALID)
+		rc = sub_cells_start(d, db, s, err, sizeof(err));
+		if (rc == DB_INVALID || rc == DB_NOTFOUND) {
+			/* a rig or suite gone from the configuration */
+			db_submission_stage_begin(db, s->id, "cells");
 			sub_fail(db, s->id, "cells", err);
+		} else if (rc) {	/* the next pass tries again */
+			fprintf(stderr, "klabd: submission %lld: cannot start "
+				"its cells: %s\n", (long long)s->id, err);
+		}
 	}
 	for (side = 0; side < got; side++)
 		db_build_release(&b[side]);

@@ -55,6 +55,8 @@ struct sub_input {
  * nothing of f is in p).
  */
 #define SUB_SUBJECT_MAX 200
+/* 1 when the len bytes at s are only blanks (or none): no upload. */
+int sub_blank(const char *s, size_t len);
 int sub_series_split(const struct sub_file *f, struct db_sub_patch *p,
 		     size_t *n, char subj[][SUB_SUBJECT_MAX + 1]);
 /*

@@ -149,23 +149,49 @@ out_full:	/* the file's pieces were not named: none of them counts */
 	return -1;
 }
 
+int sub_blank(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!strchr(" \t\r\n", s[i]) || !s[i])
+			return 0;
+	return 1;
+}
+
 /* ---- checking a request ---------------------------------------------- */
 
+/* Add the name (len bytes at s) to the ',' list sb unless it is there;
+ * 1 when added. */
+static int list_add(struct strbuf *sb, const char *s, size_t len)
+{
+	const char *p = sb->buf;
+	size_t n;
+
+	for (; p && *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		if (n == len && !memcmp(p, s, len))
+			return 0;
+	}
+	sb_addf(sb, "%s%.*s", sb->len ? "," : "", (int)len, s);
+	return 1;
+}
+
 /* The request's list, or the configuration's key split at ',' and
- * spaces into sb (',' joined); the count. */
+ * spaces into sb (',' joined, each name once); the count. */
 static size_t list_join(struct klabd *d, const char *const *v, size_t n,
 			const char *key, struct strbuf *sb)
 {
 	const char *p = n ? NULL : config_get(&d->cfg, "", key);
 	size_t i, k = 0, len;
 
-	for (i = 0; i < n; i++, k++)
-		sb_addf(sb, "%s%s", k ? "," : "", v[i]);
+	for (i = 0; i < n; i++)
+		k += list_add(sb, v[i], strlen(v[i]));
 	while (p && *p) {
 		p += strspn(p, ", \t");
 		len = strcspn(p, ", \t");
 		if (len)
-			sb_addf(sb, "%s%.*s", k++ ? "," : "", (int)len, p);
+			k += list_add(sb, p, len);
 		p += len;
 	}
 	return k;
@@ -224,7 +250,7 @@ static int series_check(const struct sub_input *in, struct db_sub_patch *p,
 	for (i = 0; i < in->nfiles; i++) {
 		const struct sub_file *f = &in->file[i];
 
-		if (!f->len || strspn(f->text, " \t\r\n") == f->len) {
+		if (sub_blank(f->text, f->len)) {
 			snprintf(err, errlen, "patch '%.200s' is empty",
 				 f->name);
 			return 400;

@@ -80,7 +80,7 @@ expect_grep '"cells_planned":6'
 	fail "cells outside r1"
 
 # (2) klab submit: an mbox series on both rigs; subjects kept, in order
-out=$(KLAB_TOKEN=$(cat "$TMP/bob") klab submit fake "$D/patches/series.mbox" --rig r1,r2 --suite tiobench) ||
+out=$(KLAB_TOKEN=$(cat "$TMP/bob") klab submit fake "$D/patches/series.mbox" --rig r1,r2,r1 --suite tiobench) ||
 	fail "klab submit: $out"
 [ "$out" = "submission 2" ] || fail "klab submit printed '$out'"
 http GET /api/submissions/2 >/dev/null
