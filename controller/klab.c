@@ -487,8 +487,12 @@ int get_print(const char *path, const struct strbuf *q)
 
 static int cmd_kernel(struct args *a)
 {
+	static const char *const av[] = { "package", "version", "upstream",
+					  "package_version", NULL };
+
 	if (a->npos >= 1 && !strcmp(a->pos[0], "list") && a->available)
-		return get_print("/api/catalog/available", NULL);
+		return cli_kv_list("/api/catalog/available", "available", av,
+				   a->format);
 	if (a->npos >= 1 && !strcmp(a->pos[0], "list"))
 		return cmd_list("kernels", a);
 	if (a->npos == 3 && !strcmp(a->pos[0], "add") &&

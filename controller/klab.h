@@ -63,5 +63,8 @@ void cli_table_print(json_t *rows, const char *const *cols);
  * or the whole document (format "json"). */
 int cli_list(const char *path, const char *key, const char *const *cols,
 	     const char *format);
+/* The same for a text answer of "key=value ..." lines (json: {key: [..]}). */
+int cli_kv_list(const char *path, const char *key, const char *const *cols,
+		const char *format);
 
 #endif

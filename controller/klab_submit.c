@@ -371,3 +371,55 @@ int cmd_queue(struct args *a)
 	json_decref(doc);
 	return rc;
 }
+
+/* One "key=value key=value" line as a JSON object. */
+static json_t *kv_line(const char *l, size_t len)
+{
+	json_t *o = json_object();
+	const char *end = l + len, *sp, *eq;
+	char key[64];
+
+	while (l < end) {
+		sp = memchr(l, ' ', (size_t)(end - l));
+		if (!sp)
+			sp = end;
+		eq = memchr(l, '=', (size_t)(sp - l));
+		if (eq && eq > l && (size_t)(eq - l) < sizeof(key)) {
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - l), l);
+			json_object_set_new(o, key, json_stringn(eq + 1,
+					    (size_t)(sp - eq - 1)));
+		}
+		l = sp + 1;
+	}
+	return o;
+}
+
+int cli_kv_list(const char *path, const char *key, const char *const *cols,
+		const char *format)
+{
+	struct http_result res;
+	json_t *rows = json_array(), *doc;
+	const char *p, *nl;
+	char *s;
+	int rc = http_do(path, NULL, NULL, 0, NULL, &res);
+
+	if (rc == EX_OK && res.status != 200)
+		rc = server_error(&res);
+	for (p = res.body.buf; rc == EX_OK && p && *p; p = nl + (*nl == '\n')) {
+		nl = p + strcspn(p, "\n");
+		if (nl > p)
+			json_array_append_new(rows, kv_line(p, (size_t)(nl - p)));
+	}
+	if (rc == EX_OK && format && !strcmp(format, "json")) {
+		doc = json_pack("{s:O}", key, rows);
+		s = json_dumps(doc, JSON_INDENT(1));
+		printf("%s\n", s ? s : "");
+		free(s);
+		json_decref(doc);
+	} else if (rc == EX_OK) {
+		cli_table_print(rows, cols);
+	}
+	json_decref(rows);
+	sb_release(&res.body);
+	return rc;
+}

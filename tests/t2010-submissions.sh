@@ -180,6 +180,24 @@ expect_grep 'alice *submitter *submission cancel' "$TMP/out"
 klab audit --format json | jq -e '[.audit[] | select(.action == "submission add")] | length == 3' \
 	>/dev/null || fail "klab audit --format json: not 3 submissions added"
 
+# klab kernel list --available: Debian's list (key=value lines, here
+# from a static server) as a table, or JSON
+mkdir -p "$TMP/srv/api/catalog"
+printf 'package=linux-image-6.1.0-9-amd64 version=6.1.27-1 upstream=6.1.27 package_version=6.1.27-1\n' \
+	>"$TMP/srv/api/catalog/available"
+python3 -m http.server --bind 127.0.0.1 --directory "$TMP/srv" 0 >"$TMP/srv.log" 2>&1 &
+SRVPID=$!
+i=0
+until SRVPORT=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$TMP/srv.log") && [ -n "$SRVPORT" ]; do
+	i=$((i + 1)); [ $i -gt 100 ] && { kill $SRVPID; fail "no static server"; }; sleep 0.05
+done
+klab --url "http://127.0.0.1:$SRVPORT" kernel list --available >"$TMP/out" || fail "kernel list --available"
+expect_grep '^package *version *upstream' "$TMP/out"
+expect_grep 'linux-image-6.1.0-9-amd64 *6.1.27-1 *6.1.27' "$TMP/out"
+klab --url "http://127.0.0.1:$SRVPORT" kernel list --available --format json |
+	jq -e '.available[0].upstream == "6.1.27"' >/dev/null || fail "kernel list --available --format json"
+kill $SRVPID; wait $SRVPID 2>/dev/null
+
 # (8) to the end: a submission on r3, whose agent is this script,
 # followed by klab submit --wait: the patched kernel is slower, the
 # verdict worse (exit 4), the report names base, patch, rig and suite
