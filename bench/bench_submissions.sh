@@ -16,8 +16,9 @@ KLAB_BIN=${KLAB_BIN:-$TOP/build/bin}
 . "$TOP/tests/lib.sh"
 N=${KLAB_BENCH_N:-8}
 D=$TOP/tests/data
-command -v jq >/dev/null && command -v sqlite3 >/dev/null ||
-	fail "needs jq and sqlite3"
+for t in jq sqlite3; do
+	command -v $t >/dev/null || fail "needs $t"
+done
 chmod 755 "$TMP"
 cat >"$TMP/klabd.conf" <<CONF
 build_cache = $TMP/cache

@@ -61,7 +61,7 @@ wait_stage() {
 	i=0
 	while [ "$(sqlite3 "$TMP/klab.db" "SELECT stage FROM submissions WHERE id = $1")" != "$2" ]; do
 		i=$((i + 1))
-		[ $i -gt 300 ] && fail "submission $1 never reached $2: $(http GET /api/submissions/$1; tail -5 "$TMP/klabd.log")"
+		[ $i -gt 300 ] && fail "submission $1 never reached $2: $(http GET "/api/submissions/$1"; tail -5 "$TMP/klabd.log")"
 		sleep 0.1
 	done
 }
