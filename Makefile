@@ -46,7 +46,7 @@ CORE_SRC := $(wildcard lib/*.c) $(wildcard db/*.c) $(wildcard judge/*.c)
 # Controller pieces (controller/ but the two mains) and page rendering.
 # The klab CLI: its own files, not linked into klabd.
 CLI_SRC := controller/klab.c controller/klab_lab.c controller/klab_track.c \
-	controller/klab_alerts.c
+	controller/klab_alerts.c controller/klab_submit.c
 CTL_MAINS := controller/klabd.c $(CLI_SRC)
 CTL_SRC := $(filter-out $(CTL_MAINS),$(wildcard controller/*.c)) \
 	$(wildcard web/*.c)
@@ -129,7 +129,7 @@ bench: all
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 300
 FUZZ_SMOKE_TIME ?= 10
-FUZZ_TARGETS := import query config jobspec cmdline api
+FUZZ_TARGETS := import query config jobspec cmdline api series
 FUZZ_AGENT_OBJ := $(O)/agent/cmdline.o $(O)/agent/jobspec.o
 
 fuzz-build:

@@ -41,7 +41,7 @@ static void safe_name(const char *in, char *out, size_t len)
 }
 
 /* Store each patch under DATA/patches/SHA12/NAME; paths '\n'-joined. */
-static int store_patches(struct klabd *d, json_t *patches,
+int build_patches_store(struct klabd *d, json_t *patches,
 			 struct strbuf *paths, char *err, size_t errlen)
 {
 	char dir[1100], name[128], sha[65], path[1400];
@@ -87,7 +87,7 @@ static int store_patches(struct klabd *d, json_t *patches,
 
 /* build-kernel.sh --check on the base spec: 0 when every patch applies,
  * else err.  *commit: the full commit of a git base, "" for others. */
-static int check_patches(struct klabd *d, const char *spec,
+int build_patches_check(struct klabd *d, const char *spec,
 			 const char *paths, char **commit, char *err,
 			 size_t errlen)
 {
@@ -108,7 +108,7 @@ static int check_patches(struct klabd *d, const char *spec,
 }
 
 /* What the queue stores: the request's base, a git base at its commit. */
-static void queued_base(const char *base, const char *commit,
+void build_base_queued(const char *base, const char *commit,
 			struct strbuf *sb)
 {
 	if (*commit)
@@ -140,16 +140,16 @@ int api_build_add(struct req *rq, struct web_response *r)
 		rc = web_error_json(r, 400, err);
 	else if (patches && !json_is_array(patches))
 		rc = web_error_json(r, 400, "field 'patches': expected a list");
-	else if (store_patches(rq->d, patches, &paths, err, sizeof(err)))
+	else if (build_patches_store(rq->d, patches, &paths, err, sizeof(err)))
 		rc = web_error_json(r, 400, err);
-	else if ((rc = check_patches(rq->d, spec.buf, paths.buf, &commit, err,
+	else if ((rc = build_patches_check(rq->d, spec.buf, paths.buf, &commit, err,
 				     sizeof(err))) == 1 && strstr(err, "no commit"))
 		rc = web_error_json(r, 400, "field 'base': no such commit in "
 				    "that base");
 	else if (rc)
 		rc = web_error_json(r, rc == 2 ? 422 : 500, err[0] ? err :
 				    "the patch check failed");
-	else if (queued_base(base, commit, &queued),
+	else if (build_base_queued(base, commit, &queued),
 		 db_build_add(rq->db, ident ? ident : "", queued.buf,
 			      paths.buf, &id))
 		rc = web_error_json(r, 500, "cannot queue the build");

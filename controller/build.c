@@ -35,6 +35,7 @@
 #include "lib/proc.h"
 #include "lib/sha256.h"
 #include "rig.h"
+#include "submissions.h"
 
 /* build-kernel.sh's option for each sandbox limit of the configuration */
 static const char *const build_limits[][2] = {
@@ -73,7 +74,7 @@ static int base_commit_ok(const char *s)
 }
 
 /* "debian-6.1, debian-6.12, NAME, NAME@COMMIT": what a request may name. */
-static void base_list(struct klabd *d, struct strbuf *sb)
+void build_base_list(struct klabd *d, struct strbuf *sb)
 {
 	size_t i, pl = strlen(BASE_PREFIX);
 	const char *sec, *last = "";
@@ -99,7 +100,7 @@ int build_base_resolve(struct klabd *d, const char *base,
 	int rc = -1;
 
 	sb_init(&names);
-	base_list(d, &names);
+	build_base_list(d, &names);
 	if (!strcmp(base, "debian-6.1") || !strcmp(base, "debian-6.12")) {
 		sb_addf(spec, "%s", base);
 		rc = 0;
@@ -345,6 +346,7 @@ static void *build_main(void *arg)
 			build_run(d, db, &b);
 			db_build_release(&b);
 			klabd_db_put(d, db);
+			subrun_kick(d);	/* a submission may wait for it */
 			pthread_mutex_lock(&d->build_lock);
 			continue;
 		}

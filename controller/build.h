@@ -47,6 +47,27 @@ size_t build_args(struct klabd *d, const char *base, char *patches,
  */
 int build_base_resolve(struct klabd *d, const char *base,
 		       struct strbuf *spec, char *err, size_t errlen);
+/*
+ * The patches of a request (a JSON list of {"name", "text"}) stored
+ * under DATA/patches/SHA12/NAME, their paths '\n'-joined into paths;
+ * then build-kernel.sh --check of those paths on the base spec
+ * (build_base_resolve's): 0 when every patch applies, 2 when one does
+ * not (err names the patch, the file and the hunk), 1 otherwise; *commit
+ * the full commit of a git base ("" for others, heap).  Both: -1 or the
+ * script's code with err set.
+ */
+struct json_t;
+int build_patches_store(struct klabd *d, struct json_t *patches,
+			struct strbuf *paths, char *err, size_t errlen);
+int build_patches_check(struct klabd *d, const char *spec,
+			const char *paths, char **commit, char *err,
+			size_t errlen);
+/* What the build queue stores for a request's base: a git base at the
+ * commit the check found (commit ""; others as named), added to sb. */
+void build_base_queued(const char *base, const char *commit,
+		       struct strbuf *sb);
+/* The bases a request may name, ", "-joined into sb. */
+void build_base_list(struct klabd *d, struct strbuf *sb);
 /* Wake a worker after a build was queued. */
 void build_kick(struct klabd *d);
 

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "comparisons.h"
+#include "submissions.h"
 #include "klabd.h"
 #include "lib/proc.h"
 #include "rig.h"
@@ -330,6 +331,8 @@ static void cmprun_look(struct klabd *d, struct db *db,
 		rc = db_comparison_update(db, c->id, step == VD_STEP_DECIDED ?
 					  "decided" : "undecided", c->planned,
 					  dec.buf, (int)open, NULL);
+	if (step != VD_STEP_MORE)
+		subrun_kick(d);	/* its submission may be waiting */
 	if (rc == DB_NOTFOUND || rc == DB_INVALID)
 		cmprun_fail(db, c, err[0] ? err : "cannot queue cells");
 	else if (rc)

@@ -52,6 +52,10 @@ const struct config_key klabd_config_schema[] = {
 	{ "", "alert_retry_base" },
 	{ "", "alert_retry_max" },
 	{ "", "alert_max_attempts" },
+	/* submissions' defaults: api_submissions.c, docs/OPERATOR.md */
+	{ "", "submit_rigs" },
+	{ "", "submit_suites" },
+	{ "", "submit_max_cells" },
 	/* [base NAME]: build.c, docs/BUILDS.md */
 	{ "base *", "dir" },
 	{ "base *", "git" },

@@ -69,6 +69,16 @@ static void usage(FILE *f)
 	      "  tracks [--format json] | untrack ID   the tracked lines\n"
 	      "  changepoints [METRIC] [--rig R] [--suite S] [--format json]\n"
 	      "        change points found on the history\n"
+	      "  submit BASE PATCH... [--rig R,..] [--suite S,..] [--note T]\n"
+	      "        [--max-cells N] [--wait]\n"
+	      "        test a patch series (files, an mbox, '-' for stdin):\n"
+	      "        checked at once, built, run interleaved against BASE on\n"
+	      "        each rig and suite; --wait follows it and prints the\n"
+	      "        report (exit 0 nothing worse, 4 worse, 5 undecided)\n"
+	      "  submissions | submission show|report|cancel ID\n"
+	      "  queue                            what each rig runs and waits for\n"
+	      "\n"
+	      "List commands print a table; --format json gives the data.\n"
 	      "  audit [--limit N]                who did what (operators)\n"
 	      "  subscribe --email ADDR|--webhook URL|--feed [--secret S]\n"
 	      "        [--rig R] [--suite S] [--metric GLOB] [--submitter U]\n"
@@ -81,8 +91,8 @@ static void usage(FILE *f)
 	      "The token (klabd token add) comes from --token, $KLAB_TOKEN\n"
 	      "or ~/.config/klab/token.\n"
 	      "Exit: 0 ok, 1 refused by klabd, 2 usage, 3 unreachable,\n"
-	      "4 regression found (compare --fail-on-worse, compare-run --wait),\n"
-	      "5 compare-run --wait ended undecided.\n", f);
+	      "4 regression found (compare --fail-on-worse, compare-run --wait,\n"
+	      "submit --wait), 5 compare-run / submit --wait ended undecided.\n", f);
 }
 
 
@@ -218,6 +228,7 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 		else if (!strcmp(o, "--ident")) dst = &a->ident;
 		else if (!strcmp(o, "--floor")) dst = &a->floor;
 		else if (!strcmp(o, "--max-cells")) dst = &a->max_cells;
+		else if (!strcmp(o, "--note")) dst = &a->note;
 		if (dst) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "klab: option '%s' needs a "
@@ -441,27 +452,8 @@ static int cmd_history(struct args *a)
 	return rc;
 }
 
-/* Print one line per element of doc[key], with the listed fields. */
-static void print_list(json_t *doc, const char *key, const char *const *f)
-{
-	json_t *e, *v;
-	size_t i;
-	int j;
-
-	json_array_foreach(json_object_get(doc, key), i, e) {
-		for (j = 0; f[j]; j++) {
-			v = json_object_get(e, f[j]);
-			if (json_is_string(v))
-				printf("%s%-22s", j ? " " : "",
-				       json_string_value(v));
-			else if (json_is_integer(v))
-				printf("%s%-8lld", j ? " " : "",
-				       (long long)json_integer_value(v));
-		}
-		putchar('\n');
-	}
-}
-
+/* klab kernels | rigs | suites | runs | metrics | jobs | builds: a table
+ * (cli_table_print), or --format json. */
 static int cmd_list(const char *what, struct args *a)
 {
 	static const char *const kf[] = { "ident", "version", "source",
@@ -474,29 +466,23 @@ static int cmd_list(const char *what, struct args *a)
 	static const char *const mf[] = { "name", "unit", "direction", NULL };
 	static const char *const jf[] = { "id", "kernel", "rig", "suite",
 					  "state", "failure", "error", NULL };
+	static const char *const bf[] = { "id", "ident", "base", "state",
+					  "error", NULL };
 	struct strbuf q = STRBUF_INIT, path = STRBUF_INIT;
-	struct http_result res;
 	const char *const *f = !strcmp(what, "kernels") ? kf :
 		!strcmp(what, "rigs") ? rf : !strcmp(what, "suites") ? sf :
-		!strcmp(what, "runs") ? uf : !strcmp(what, "jobs") ? jf : mf;
-	json_t *doc;
+		!strcmp(what, "runs") ? uf : !strcmp(what, "jobs") ? jf :
+		!strcmp(what, "builds") ? bf : mf;
 	int rc;
 
 	sb_init(&q);
 	sb_init(&path);
-	sb_addf(&path, "/api/%s", what);
 	qadd(&q, "kernel", a->kernel);
 	qadd(&q, "limit", a->limit);
 	qadd(&q, "rig", a->rig);
-	rc = http_do(path.buf, &q, NULL, 0, NULL, &res);
-	if (rc == EX_OK && res.status != 200)
-		rc = server_error(&res);
-	else if (rc == EX_OK) {
-		doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		print_list(doc, what, f);
-		json_decref(doc);
-	}
-	sb_release(&res.body);
+	sb_addf(&path, "/api/%s%s%s", what, q.len ? "?" : "",
+		q.len ? q.buf : "");
+	rc = cli_list(path.buf, what, f, a->format);
 	sb_release(&q);
 	sb_release(&path);
 	return rc;
@@ -545,8 +531,12 @@ int get_print(const char *path, const struct strbuf *q)
 
 static int cmd_kernel(struct args *a)
 {
+	static const char *const av[] = { "package", "version", "upstream",
+					  "package_version", NULL };
+
 	if (a->npos >= 1 && !strcmp(a->pos[0], "list") && a->available)
-		return get_print("/api/catalog/available", NULL);
+		return cli_kv_list("/api/catalog/available", "available", av,
+				   a->format);
 	if (a->npos >= 1 && !strcmp(a->pos[0], "list"))
 		return cmd_list("kernels", a);
 	if (a->npos == 3 && !strcmp(a->pos[0], "add") &&
@@ -559,16 +549,25 @@ static int cmd_kernel(struct args *a)
 	return EX_USAGE;
 }
 
+/* klab audit [--limit N] [--format json]: newest first, a table. */
 static int cmd_audit(struct args *a)
 {
+	static const char *const cols[] = { "when", "who", "role", "action",
+					    "subject", "detail", NULL };
 	struct strbuf q = STRBUF_INIT;
 	struct http_result res;
 	json_t *doc, *row;
+	char when[32];
 	size_t i;
 	int rc;
 
 	sb_init(&q);
 	qadd(&q, "limit", a->limit);
+	if (a->format && !strcmp(a->format, "json")) {
+		rc = get_print("/api/audit", &q);
+		sb_release(&q);
+		return rc;
+	}
 	rc = http_do("/api/audit", &q, NULL, 0, NULL, &res);
 	sb_release(&q);
 	if (rc == EX_OK && res.status != 200)
@@ -579,17 +578,12 @@ static int cmd_audit(struct args *a)
 	json_array_foreach(json_object_get(doc, "audit"), i, row) {
 		time_t t = (time_t)json_integer_value(json_object_get(row,
 								      "at"));
-		char when[32];
 
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
 			 gmtime(&t));
-		printf("%s  %-16s %-10s %-12s %s  %s\n", when,
-		       json_string_value(json_object_get(row, "who")),
-		       json_string_value(json_object_get(row, "role")),
-		       json_string_value(json_object_get(row, "action")),
-		       json_string_value(json_object_get(row, "subject")),
-		       json_string_value(json_object_get(row, "detail")));
+		json_object_set_new(row, "when", json_string(when));
 	}
+	cli_table_print(json_object_get(doc, "audit"), cols);
 	json_decref(doc);
 out:
 	sb_release(&res.body);
@@ -663,7 +657,15 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "build"))
 		rc = cmd_build(&a);
 	else if (!strcmp(cmd, "builds"))
-		rc = get_print("/api/builds", NULL);
+		rc = cmd_list("builds", &a);
+	else if (!strcmp(cmd, "submit"))
+		rc = cmd_submit(&a);
+	else if (!strcmp(cmd, "submissions"))
+		rc = cmd_submissions(&a);
+	else if (!strcmp(cmd, "submission"))
+		rc = cmd_submission(&a);
+	else if (!strcmp(cmd, "queue"))
+		rc = cmd_queue(&a);
 	else if (!strcmp(cmd, "audit"))
 		rc = cmd_audit(&a);
 	else if (!strcmp(cmd, "health"))

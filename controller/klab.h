@@ -28,6 +28,7 @@ struct args {
 	const char *scheduler, *scale, *repeat, *cmdline, *ident, *floor;
 	const char *rigconf;	/* compare: one rig configuration */
 	const char *max_cells;
+	const char *note;	/* submit */
 	int fail_on_worse, available, wait;	/* fail_on_worse 2: any */
 	int stop_on_worse;
 };
@@ -61,5 +62,20 @@ int cmd_track(const char *cmd, struct args *a);
  * (their own options, argv after the command) */
 int klab_alerts_cmd(const char *cmd);
 int cmd_alerts(const char *cmd, int argc, char **argv);
+
+/* klab_submit.c: submissions, the queue, and the one table printer of
+ * every list command (a header line, aligned columns). */
+int cmd_submit(struct args *a);
+int cmd_submissions(struct args *a);
+int cmd_submission(struct args *a);
+int cmd_queue(struct args *a);
+void cli_table_print(json_t *rows, const char *const *cols);
+/* GET path, print doc[key] as a table of cols (format NULL or "table"),
+ * or the whole document (format "json"). */
+int cli_list(const char *path, const char *key, const char *const *cols,
+	     const char *format);
+/* The same for a text answer of "key=value ..." lines (json: {key: [..]}). */
+int cli_kv_list(const char *path, const char *key, const char *const *cols,
+		const char *format);
 
 #endif

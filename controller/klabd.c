@@ -32,6 +32,7 @@
 #include "rig.h"
 #include "rig_conf.h"
 #include "track.h"
+#include "submissions.h"
 
 static void usage(FILE *f)
 {
@@ -371,7 +372,8 @@ static int klabd_start(struct klabd *d, const char *argv0, char *err,
 	    build_start(d, err, errlen) ||
 	    cmprun_start(d, err, errlen) ||
 	    track_start(d, err, errlen) ||
-	    alerts_start(d, err, errlen))
+	    alerts_start(d, err, errlen) ||
+	    subrun_start(d, err, errlen))
 		return -1;
 	return 0;
 }
@@ -388,6 +390,7 @@ static void klabd_stop(struct klabd *d)
 	rigmgr_quiesce(d);
 	http_stop(d);
 	build_stop(d);
+	subrun_stop(d);
 	cmprun_stop(d);
 	track_stop(d);
 	alerts_stop(d);

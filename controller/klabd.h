@@ -24,6 +24,7 @@ struct http_stats;
 struct rig_waiter;
 struct cmprun;
 struct tracker;
+struct subrun;
 
 /*
  * What the HTTP layer may use (http.c; the keys are in docs/RIGS.md).
@@ -93,6 +94,7 @@ struct klabd {
 
 	struct cmprun *cmprun;		/* comparisons.c: the driver */
 	struct tracker *tracker;	/* track.c: lines, change points */
+	struct subrun *subrun;		/* submissions.c: the driver */
 };
 
 struct rig;

@@ -11,6 +11,7 @@
 #include "auth.h"
 #include "klabd.h"
 #include "track.h"
+#include "submissions.h"
 #include "web/web.h"
 
 static int page_home(struct req *rq, struct web_response *r)
@@ -58,6 +59,7 @@ static int page_style(struct req *rq, struct web_response *r)
 #define OPER ROLE_OPERATOR
 #define FORM "application/x-www-form-urlencoded"
 #define IMPORT_TYPES "application/json text/plain application/octet-stream"
+#define SUBMIT_TYPES "application/json text/plain application/mbox"
 
 /* The whole map of klabd: every path it answers, who may call it and, for
  * posts, the content types it reads (NULL: application/json). */
@@ -98,6 +100,11 @@ static const struct route routes[] = {
 	{ "POST", "/api/comparisons", SUBMIT, api_comparison_add, NULL },
 	{ "GET", "/api/comparisons", READ, api_comparisons, NULL },
 	{ "GET", "/api/comparisons/*", READ, api_comparisons, NULL },
+	{ "POST", "/api/submissions", SUBMIT, api_submission_add, SUBMIT_TYPES },
+	{ "GET", "/api/submissions", READ, api_submissions, NULL },
+	{ "GET", "/api/submissions/*", READ, api_submissions, NULL },
+	{ "POST", "/api/submissions/*/cancel", SUBMIT, api_submission_cancel, NULL },
+	{ "GET", "/api/queue", READ, api_queue, NULL },
 	{ "GET", "/api/audit", OPER, api_audit, NULL },
 	{ "POST", "/api/tracks", OPER, api_track_add, NULL },
 	{ "GET", "/api/tracks", READ, api_tracks, NULL },
@@ -130,6 +137,12 @@ static const struct route routes[] = {
 	  web_subscription_delete_post, FORM },
 	{ "POST", "/subscriptions/*/test", SUBMIT, web_subscription_test_post,
 	  FORM },
+	{ "GET", "/submit", READ, page_submit_form, NULL },
+	{ "POST", "/submit", SUBMIT, page_submit_post, FORM },
+	{ "GET", "/submissions", READ, page_submissions, NULL },
+	{ "GET", "/submissions/*", READ, page_submissions, NULL },
+	{ "POST", "/submissions/*/cancel", SUBMIT, page_submission_cancel, FORM },
+	{ "GET", "/queue", READ, page_queue, NULL },
 	{ "GET", "/login", OPEN, web_login_form, NULL },
 	{ "POST", "/login", OPEN, web_login_post, FORM },
 	{ "GET", "/style.css", OPEN, page_style, NULL },

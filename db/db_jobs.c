@@ -11,6 +11,7 @@
 
 #include "db_int.h"
 #include "jobs.h"
+#include "submissions.h"
 
 #define JOB_COLS \
 	"SELECT j.id, k.ident, g.name, s.name, j.scheduler, j.scale, " \
@@ -75,10 +76,15 @@ int db_job_get(struct db *db, int64_t id, struct db_job *out)
 			  id);
 }
 
+/* Round-robin by submitter, not first come first served: see
+ * db_queue_next (db_submissions.c) and docs/OPERATOR.md. */
 int db_job_next(struct db *db, const char *rig, struct db_job *out)
 {
-	return db_run_row(db, &job_rows, out, JOB_COLS "WHERE g.name = ? AND "
-			  "j.state = 'queued' ORDER BY j.id LIMIT 1", "z", rig);
+	int64_t id = db_queue_next(db, rig);
+
+	if (id <= 0)
+		return id < 0 ? DB_ERR : DB_NOTFOUND;
+	return db_job_get(db, id, out);
 }
 
 int db_job_list(struct db *db, const char *rig, const char *state,

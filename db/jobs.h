@@ -47,7 +47,8 @@ int db_job_get(struct db *db, int64_t id, struct db_job *out);
 /* Newest first; rig/state NULL: any; limit <= 0: no limit. */
 int db_job_list(struct db *db, const char *rig, const char *state,
 		int limit, struct db_job **out, size_t *n);
-/* Oldest queued job for rig: DB_NOTFOUND when none. */
+/* The next queued job for rig, round-robin by submitter (the fair order
+ * of db/submissions.h): DB_NOTFOUND when none. */
 int db_job_next(struct db *db, const char *rig, struct db_job *out);
 /* Change the state; started/finished stamped on the way. */
 int db_job_set_state(struct db *db, int64_t id, const char *state);

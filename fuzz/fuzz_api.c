@@ -25,8 +25,9 @@
  * So one input can sign in, read a form and post it, or queue a job and
  * report on it as the rig.
  *
- * Nothing here may run a script, QEMU or a network call: POST /api/builds
- * (build-kernel.sh checks patches), /api/catalog/available and
+ * Nothing here may run a script, QEMU or a network call: POST /api/builds,
+ * POST /api/submissions and POST /submit (build-kernel.sh checks patches;
+ * fuzz_series.c takes the splitting of a series), /api/catalog/available and
  * /api/catalog/debian (Debian's servers) and /api/agent/next (kernels
  * booted) are skipped; the rig is "remote" without power or console
  * commands; the rig manager's thread never starts.  http_handle() has no connection, so no long poll parks.
@@ -58,6 +59,7 @@
 #include "controller/auth.h"
 #include "controller/klabd.h"
 #include "controller/rig.h"
+#include "controller/submissions.h"
 #include "db/tokens.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -434,9 +436,13 @@ static int fuzz_skip(const char *method, const char *url,
 {
 	if (rt)
 		return rt->fn == api_build_add || rt->fn == api_agent_next ||
+			rt->fn == api_submission_add ||
+			rt->fn == page_submit_post ||
 			rt->fn == api_catalog_available ||
 			rt->fn == api_catalog_debian;
-	return (!strcmp(url, "/api/builds") && !strcmp(method, "POST")) ||
+	return ((!strcmp(url, "/api/builds") || !strcmp(url,
+		 "/api/submissions") || !strcmp(url, "/submit")) &&
+		!strcmp(method, "POST")) ||
 		!strcmp(url, "/api/agent/next") ||
 		!strcmp(url, "/api/catalog/available") ||
 		!strcmp(url, "/api/catalog/debian");

@@ -57,6 +57,9 @@ static const struct {
 	{ "runs", "/runs", "Runs" },
 	{ "rigs", "/rigs", "Rigs" },
 	{ "alerts", "/alerts", "Alerts" },
+	{ "submit", "/submit", "Submit" },
+	{ "submissions", "/submissions", "Submissions" },
+	{ "queue", "/queue", "Queue" },
 };
 
 void web_response_init(struct web_response *r)

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Patch submissions, their patches, stages and cells, and the queue view
+ * with its fair order.  See submissions.h.  Statements are prepared per
+ * call: a submission moves a few times in its life.
+ *
+ * The fair order (docs/OPERATOR.md): the queued jobs of a rig go out
+ * round-robin by submitter, the submitter of a job being the one of the
+ * comparison it is a cell of ("" for jobs queued by hand).  Each
+ * submitter's jobs are ranked oldest first; the rig takes the lowest
+ * rank, among equal ranks the submitter it served longest ago, then the
+ * oldest job.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_int.h"
+#include "submissions.h"
+
+#define SUB_COLS \
+	"SELECT id, base, files, rigs, suites, note, who, max_cells, state, " \
+	"stage, verdict, error, COALESCE(build_base, 0), " \
+	"COALESCE(build_patched, 0), kernel_base, kernel_patched, report, " \
+	"created, COALESCE(finished, 0) FROM submissions "
+
+static void sub_from_row(sqlite3_stmt *st, void *elem)
+{
+	struct db_submission *s = elem;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->id = sqlite3_column_int64(st, 0);
+	s->base = db_col_str(st, 1);
+	s->files = db_col_str(st, 2);
+	s->rigs = db_col_str(st, 3);
+	s->suites = db_col_str(st, 4);
+	s->note = db_col_str(st, 5);
+	s->who = db_col_str(st, 6);
+	s->max_cells = sqlite3_column_int(st, 7);
+	s->state = db_col_str(st, 8);
+	s->stage = db_col_str(st, 9);
+	s->verdict = db_col_str(st, 10);
+	s->error = db_col_str(st, 11);
+	for (i = 0; i < 2; i++) {
+		s->build[i] = sqlite3_column_int64(st, 12 + i);
+		s->kernel[i] = db_col_str(st, 14 + i);
+	}
+	s->report = db_col_str(st, 16);
+	s->created = sqlite3_column_int64(st, 17);
+	s->finished = sqlite3_column_int64(st, 18);
+}
+
+static void sub_release(void *elem)
+{
+	struct db_submission *s = elem;
+
+	free(s->base); free(s->files); free(s->rigs); free(s->suites);
+	free(s->note); free(s->who); free(s->state); free(s->stage);
+	free(s->verdict); free(s->error); free(s->kernel[0]);
+	free(s->kernel[1]); free(s->report);
+}
+
+static const struct db_rows sub_rows = {
+	sizeof(struct db_submission), NULL, 0, sub_from_row
+};
+
+#define C(field, type) DB_COL(db_sub_patch, field, type)
+static const struct db_col patch_cols[] = {
+	C(seq, INT), C(name, STR), C(subject, STR),
+};
+#undef C
+static const struct db_rows patch_rows = DB_ROWS(db_sub_patch, patch_cols);
+
+#define C(field, type) DB_COL(db_sub_stage, field, type)
+static const struct db_col stage_cols[] = {
+	C(stage, STR), C(state, STR), C(log, STR), C(started, INT64),
+	C(finished, INT64),
+};
+#undef C
+static const struct db_rows stage_rows = DB_ROWS(db_sub_stage, stage_cols);
+
+#define C(field, type) DB_COL(db_sub_cell, field, type)
+static const struct db_col cell_cols[] = {
+	C(comparison, INT64), C(rig, STR), C(suite, STR),
+};
+#undef C
+static const struct db_rows cell_rows = DB_ROWS(db_sub_cell, cell_cols);
+
+#define C(field, type) DB_COL(db_queue_job, field, type)
+static const struct db_col qjob_cols[] = {
+	C(id, INT64), C(kernel, STR), C(rig, STR), C(suite, STR),
+	C(state, STR), C(who, STR), C(submission, INT64), C(created, INT64),
+	C(started, INT64),
+};
+#undef C
+static const struct db_rows qjob_rows = DB_ROWS(db_queue_job, qjob_cols);
+
+static int sub_patch_add(struct db *db, int64_t id,
+			 const struct db_sub_patch *p)
+{
+	return db_run(db, "INSERT INTO submission_patches (submission_id, "
+		      "seq, name, subject) VALUES (?, ?, ?, ?)", "Iiss", id,
+		      p->seq, p->name, p->subject) == SQLITE_DONE ? DB_OK :
+		      DB_ERR;
+}
+
+int db_submission_add(struct db *db, const struct db_submission *s,
+		      const struct db_sub_patch *p, size_t n,
+		      const char *check_log, int64_t *id, char *err,
+		      size_t errlen)
+{
+	size_t i;
+	int rc;
+
+	rc = db_run(db, "INSERT INTO submissions (base, files, rigs, suites, "
+		    "note, who, max_cells, created) VALUES (?, ?, ?, ?, ?, ?, "
+		    "?, ?)", "ssssssiT", s->base, s->files, s->rigs, s->suites,
+		    s->note, s->who, s->max_cells);
+	if (rc != SQLITE_DONE)
+		return db_sqlerr(db, err, errlen);
+	*id = sqlite3_last_insert_rowid(db->h);
+	for (i = 0; i < n; i++)
+		if (sub_patch_add(db, *id, &p[i]))
+			return db_sqlerr(db, err, errlen);
+	if (db_run(db, "INSERT INTO submission_stages (submission_id, stage, "
+		   "state, log, started, finished) VALUES (?, 'check', 'done', "
+		   "?, ?3, ?3)", "IsT", *id, check_log) != SQLITE_DONE ||
+	    db_submission_stage_begin(db, *id, "build"))
+		return db_sqlerr(db, err, errlen);
+	return DB_OK;
+}
+
+int db_submission_get(struct db *db, int64_t id, struct db_submission *out)
+{
+	return db_run_row(db, &sub_rows, out, SUB_COLS "WHERE id = ?", "I",
+			  id);
+}
+
+int db_submission_list(struct db *db, int active, int limit,
+		       struct db_submission **out, size_t *n)
+{
+	void *v;
+	int rc = db_run_rows(db, &sub_rows, &v, n, SUB_COLS
+			     "WHERE ?1 = 0 OR state = 'running' ORDER BY "
+			     "CASE WHEN ?1 THEN id ELSE -id END LIMIT ?2",
+			     "ii", active, limit > 0 ? limit : -1);
+
+	*out = v;
+	return rc;
+}
+
+int db_submission_update(struct db *db, int64_t id, const char *state,
+			 const char *stage, const char *verdict,
+			 const char *error, const char *report)
+{
+	int rc = db_run(db, "UPDATE submissions SET state = COALESCE(?1, "
+			"state), stage = COALESCE(?2, stage), verdict = "
+			"COALESCE(?3, verdict), error = COALESCE(?4, error), "
+			"report = COALESCE(?5, report), finished = CASE WHEN "
+			"COALESCE(?1, state) != 'running' THEN ?7 ELSE NULL "
+			"END WHERE id = ?6 AND (?1 IS NULL OR state = "
+			"'running')", "zzzzzIT", state, stage, verdict,
+			error, report, id);
+
+	if (rc != SQLITE_DONE)
+		return DB_ERR;
+	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
+}
+
+int db_submission_set_build(struct db *db, int64_t id, int side,
+			    int64_t build, const char *ident)
+{
+	int rc = db_run(db, side ? "UPDATE submissions SET build_patched = "
+			"?1, kernel_patched = COALESCE(?2, kernel_patched) "
+			"WHERE id = ?3" : "UPDATE submissions SET build_base = "
+			"?1, kernel_base = COALESCE(?2, kernel_base) WHERE id "
+			"= ?3", "IzI", build, ident, id);
+
+	return rc == SQLITE_DONE ? DB_OK : DB_ERR;
+}
+
+int db_submission_ahead(struct db *db, int64_t id)
+{
+	int64_t n = 0;
+	void *v;
+	size_t nv = 0;
+
+	if (db_run_rows(db, &db_rows_int64, &v, &nv, "SELECT COUNT(*) FROM "
+			"submissions WHERE state = 'running' AND id < ?", "I",
+			id))
+		return 0;
+	if (nv)
+		n = ((int64_t *)v)[0];
+	free(v);
+	return (int)n;
+}
+
+int db_submission_patches(struct db *db, int64_t id,
+			  struct db_sub_patch **out, size_t *n)
+{
+	void *v;
+	int rc = db_run_rows(db, &patch_rows, &v, n, "SELECT seq, name, "
+			     "subject FROM submission_patches WHERE "
+			     "submission_id = ? ORDER BY seq", "I", id);
+
+	*out = v;
+	return rc;
+}
+
+int db_submission_stages(struct db *db, int64_t id,
+			 struct db_sub_stage **out, size_t *n)
+{
+	void *v;
+	int rc = db_run_rows(db, &stage_rows, &v, n, "SELECT stage, state, "
+			     "log, started, COALESCE(finished, 0) FROM "
+			     "submission_stages WHERE submission_id = ? ORDER "
+			     "BY id", "I", id);
+
+	*out = v;
+	return rc;
+}
+
+int db_submission_cells(struct db *db, int64_t id,
+			struct db_sub_cell **out, size_t *n)
+{
+	void *v;
+	int rc = db_run_rows(db, &cell_rows, &v, n, "SELECT comparison_id, "
+			     "rig, suite FROM submission_cells WHERE "
+			     "submission_id = ? ORDER BY comparison_id", "I",
+			     id);
+
+	*out = v;
+	return rc;
+}
+
+int db_submission_stage_begin(struct db *db, int64_t id, const char *stage)
+{
+	return db_run(db, "INSERT INTO submission_stages (submission_id, "
+		      "stage, started) VALUES (?, ?, ?)", "IsT", id,
+		      stage) == SQLITE_DONE ? DB_OK : DB_ERR;
+}
+
+int db_submission_stage_end(struct db *db, int64_t id, const char *stage,
+			    const char *state, const char *log)
+{
+	return db_run(db, "UPDATE submission_stages SET state = ?3, log = "
+		      "log || ?4, finished = ?5 WHERE submission_id = ?1 AND "
+		      "stage = ?2 AND state = 'running'", "IsssT", id, stage,
+		      state, log) == SQLITE_DONE ? DB_OK : DB_ERR;
+}
+
+int db_submission_cell_add(struct db *db, int64_t id, int64_t comparison,
+			   const char *rig, const char *suite)
+{
+	return db_run(db, "INSERT INTO submission_cells (submission_id, "
+		      "comparison_id, rig, suite) VALUES (?, ?, ?, ?)",
+		      "IIss", id, comparison, rig, suite) == SQLITE_DONE ?
+		      DB_OK : DB_ERR;
+}
+
+void db_submission_release(struct db_submission *s)
+{
+	if (s)
+		sub_release(s);
+}
+
+void db_submissions_free(struct db_submission *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		sub_release(&v[i]);
+	free(v);
+}
+
+void db_sub_patches_free(struct db_sub_patch *v, size_t n)
+{
+	db_rows_free(&patch_rows, v, n);
+}
+
+void db_sub_stages_free(struct db_sub_stage *v, size_t n)
+{
+	db_rows_free(&stage_rows, v, n);
+}
+
+void db_sub_cells_free(struct db_sub_cell *v, size_t n)
+{
+	db_rows_free(&cell_rows, v, n);
+}
+
+/* ---- the queue view and its fair order ------------------------------ */
+
+/* The submitter of job j: its comparison's, "" for jobs queued by hand. */
+#define JOB_WHO(j) "COALESCE((SELECT c.who FROM comparison_jobs x JOIN " \
+	"comparisons c ON c.id = x.comparison_id WHERE x.job_id = " j \
+	".id), '')"
+
+/*
+ * The queued jobs of rig ?1 (NULL: all) with their submitter, rank among
+ * the submitter's queued jobs on the rig (rn) and the time the rig last
+ * started one of the submitter's jobs (served).
+ */
+#define FAIR_QUEUED \
+	"WITH q AS (SELECT j.id, j.rig_id, " JOB_WHO("j") " AS who FROM jobs " \
+	"j JOIN rigs g ON g.id = j.rig_id WHERE j.state = 'queued' AND (?1 " \
+	"IS NULL OR g.name = ?1)), f AS (SELECT q.id, q.who, ROW_NUMBER() " \
+	"OVER (PARTITION BY q.rig_id, q.who ORDER BY q.id) AS rn, " \
+	"COALESCE((SELECT MAX(j2.started) FROM jobs j2 WHERE j2.rig_id = " \
+	"q.rig_id AND j2.state != 'queued' AND " JOB_WHO("j2") " = q.who), " \
+	"0) AS served FROM q) "
+#define FAIR_ORDER "f.rn, f.served, f.id"
+
+int64_t db_queue_next(struct db *db, const char *rig)
+{
+	int64_t id = 0;
+	void *v;
+	size_t n = 0;
+
+	if (db_run_rows(db, &db_rows_int64, &v, &n, FAIR_QUEUED "SELECT f.id "
+			"FROM f ORDER BY " FAIR_ORDER " LIMIT 1", "z", rig))
+		return -1;
+	if (n)
+		id = ((int64_t *)v)[0];
+	free(v);
+	return id;
+}
+
+#define QJOB_COLS(who) \
+	"SELECT j.id, k.ident, g.name, s.name, j.state, " who ", " \
+	"COALESCE((SELECT sc.submission_id FROM submission_cells sc JOIN " \
+	"comparison_jobs x ON x.comparison_id = sc.comparison_id WHERE " \
+	"x.job_id = j.id), 0), j.created, COALESCE(j.started, 0) FROM "
+
+#define QJOB_JOIN \
+	"JOIN kernels k ON k.id = j.kernel_id JOIN rigs g ON g.id = " \
+	"j.rig_id JOIN suites s ON s.id = j.suite_id "
+
+int db_queue_jobs(struct db *db, const char *rig, int active,
+		  struct db_queue_job **out, size_t *n)
+{
+	void *v;
+	int rc;
+
+	if (active)
+		rc = db_run_rows(db, &qjob_rows, &v, n, QJOB_COLS(JOB_WHO("j"))
+				 "jobs j " QJOB_JOIN "WHERE j.state IN "
+				 "('assigned', 'booting', 'running') AND (?1 "
+				 "IS NULL OR g.name = ?1) ORDER BY g.name, "
+				 "j.id", "z", rig);
+	else
+		rc = db_run_rows(db, &qjob_rows, &v, n, FAIR_QUEUED
+				 QJOB_COLS("f.who") "f JOIN jobs j ON j.id = "
+				 "f.id " QJOB_JOIN "ORDER BY g.name, "
+				 FAIR_ORDER, "z", rig);
+	*out = v;
+	return rc;
+}
+
+int db_submission_jobs(struct db *db, int64_t id, struct db_queue_job **out,
+		       size_t *n)
+{
+	void *v;
+	int rc = db_run_rows(db, &qjob_rows, &v, n, QJOB_COLS(JOB_WHO("j"))
+			     "submission_cells sc JOIN comparison_jobs x ON "
+			     "x.comparison_id = sc.comparison_id JOIN jobs j "
+			     "ON j.id = x.job_id " QJOB_JOIN "WHERE "
+			     "sc.submission_id = ? ORDER BY j.id", "I", id);
+
+	*out = v;
+	return rc;
+}
+
+void db_queue_jobs_free(struct db_queue_job *v, size_t n)
+{
+	db_rows_free(&qjob_rows, v, n);
+}

@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The /submit form as a user works it, in headless Chromium driven over
+# the DevTools protocol (tests/t2011-submit-form.js): /login?next=/submit
+# signs in with a submitter token (session cookie) and comes back to the
+# form; the user types the base and picks a git format-patch file; the
+# browser reads it into the form, posts it with the CSRF token and lands
+# on the status page of the new submission, which names the patch by its
+# subject.  A patch that does not apply brings the form back naming the
+# patch, the file and the hunk, and nothing is queued.
+. "$(dirname "$0")/lib.sh"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROME" ] || skip "chromium is not installed (apt-get install chromium)"
+command -v node >/dev/null || skip "node is not installed"
+node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:1").onerror = () => 0' 2>/dev/null ||
+	skip "node has no WebSocket"
+command -v jq >/dev/null || skip "no jq"
+command -v sqlite3 >/dev/null || skip "no sqlite3"
+D=$TOP/tests/data
+chmod 755 "$TMP"
+cat >"$TMP/klabd.conf" <<CONF
+build_cache = $TMP/cache
+build_fragment = $D/build-tree.config
+build_must_have = CONFIG_KEXEC
+submit_rigs = r1
+submit_suites = tiobench
+[base fake]
+dir = $D/build-tree
+[rig r1]
+kind = remote
+token = tok-r1-secret
+autostart = no
+CONF
+make_token alice submitter >"$TMP/alice" || fail "token alice"
+start_klabd --config "$TMP/klabd.conf"
+
+# browse FILE...: a fresh browser signs in as alice and submits FILEs
+browse() {
+	rm -rf "$TMP/chrome"
+	timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --remote-debugging-port=0 \
+		--user-data-dir="$TMP/chrome" about:blank 2>>"$TMP/chrome.log" &
+	CPID=$!
+	timeout 60 node --experimental-websocket "$TOP/tests/t2011-submit-form.js" \
+		"$TMP/chrome/DevToolsActivePort" "$URL" "$(cat "$TMP/alice")" fake "$@" \
+		>"$TMP/result" 2>"$TMP/node.err"
+	rc=$?
+	kill "$CPID" 2>/dev/null; wait "$CPID" 2>/dev/null
+	[ $rc -eq 0 ] || fail "driving chromium: $(cat "$TMP/node.err"; tail -3 "$TMP/chrome.log")"
+}
+
+browse "$D/patches/good-elv.patch"
+[ "$(jq -r .form "$TMP/result")" = /submit ] ||
+	fail "signing in did not lead back to the form: $(cat "$TMP/result")"
+[ "$(jq -r .landed "$TMP/result")" = /submissions/1 ] ||
+	fail "the form did not land on the status page: $(cat "$TMP/result")"
+jq -r .text "$TMP/result" >"$TMP/text"
+expect_grep 'Submission 1' "$TMP/text"
+expect_grep 'By alice' "$TMP/text"
+expect_grep 'elevator: smaller batches' "$TMP/text"
+http GET /api/submissions/1 >/dev/null
+expect_grep '"who":"alice"'; expect_grep '"name":"good-elv.patch"'
+
+browse "$D/patches/bad-hunk.patch"
+[ "$(jq -r .landed "$TMP/result")" = /submit ] ||
+	fail "a refused patch left the form: $(cat "$TMP/result")"
+jq -r .text "$TMP/result" >"$TMP/text"
+expect_grep "cannot apply patch 'bad-hunk.patch': hunk 2 of block/elevator.c failed" "$TMP/text"
+[ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM submissions")" = 1 ] ||
+	fail "a refused patch was stored"
+stop_klabd
+ok "the /submit form in Chromium: sign in, upload, status page; a refused patch named"

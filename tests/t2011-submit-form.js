@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Drives headless Chromium over the DevTools protocol for
+// t2011-submit-form-chromium.sh: sign in at /login?next=/submit with a
+// token, fill the /submit form, choose patch files in its file input
+// (DOM.setFileInputFiles, as a user picking them), press submit, and
+// print where the browser landed and the page's text as JSON.
+// usage: node --experimental-websocket t2011-submit-form.js PORT_FILE URL TOKEN BASE FILE...
+'use strict';
+const fs = require('fs');
+
+const [portFile, url, token, base, ...files] = process.argv.slice(2);
+
+async function devtools() {
+	for (let i = 0; i < 200; i++) {
+		if (fs.existsSync(portFile)) {
+			const port = fs.readFileSync(portFile, 'utf8').split('\n')[0];
+			if (port) {
+				const r = await fetch(`http://127.0.0.1:${port}/json/list`);
+				const t = (await r.json()).find((x) => x.type === 'page');
+				if (t) return t.webSocketDebuggerUrl;
+			}
+		}
+		await new Promise((ok) => setTimeout(ok, 100));
+	}
+	throw new Error('no DevTools port');
+}
+
+function client(ws) {
+	let id = 0;
+	const pending = new Map(), waiters = [];
+	ws.onmessage = (m) => {
+		const msg = JSON.parse(m.data);
+		if (msg.id && pending.has(msg.id)) {
+			const { ok, fail } = pending.get(msg.id);
+			pending.delete(msg.id);
+			msg.error ? fail(new Error(JSON.stringify(msg.error))) : ok(msg.result);
+		} else if (msg.method) {
+			for (const w of waiters.splice(0))
+				w.method === msg.method ? w.ok(msg.params) : waiters.push(w);
+		}
+	};
+	return {
+		send: (method, params = {}) => new Promise((ok, fail) => {
+			pending.set(++id, { ok, fail });
+			ws.send(JSON.stringify({ id, method, params }));
+		}),
+		once: (method) => new Promise((ok) => waiters.push({ method, ok })),
+	};
+}
+
+async function main() {
+	const ws = new WebSocket(await devtools());
+	await new Promise((ok) => { ws.onopen = ok; });
+	const c = client(ws);
+	const evaluate = async (expr) => (await c.send('Runtime.evaluate',
+		{ expression: expr, returnByValue: true })).result.value;
+	const load = async (action) => {
+		const l = c.once('Page.loadEventFired');
+		await action();
+		await l;
+	};
+	await c.send('Page.enable');
+	await c.send('Runtime.enable');
+	await load(() => c.send('Page.navigate', { url: `${url}/login?next=/submit` }));
+	await load(() => evaluate(`document.querySelector('input[name=token]').value = ${JSON.stringify(token)};
+		document.querySelector('form').submit(); 1`));
+	const form = await evaluate('location.pathname');
+	await evaluate(`document.getElementById('base').value = ${JSON.stringify(base)}; 1`);
+	const doc = await c.send('DOM.getDocument');
+	const input = await c.send('DOM.querySelector', { nodeId: doc.root.nodeId, selector: '#files' });
+	await c.send('DOM.setFileInputFiles', { nodeId: input.nodeId, files });
+	await load(() => evaluate(`document.getElementById('go').click(); 1`));
+	const landed = await evaluate('location.pathname');
+	const text = await evaluate('document.body.innerText');
+	console.log(JSON.stringify({ form, landed, text }));
+	ws.close();
+}
+
+main().then(() => process.exit(0), (e) => { console.error(String(e)); process.exit(1); });

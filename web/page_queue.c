@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /queue: the lab at a glance, the page an operator keeps open (it
+ * reloads itself).  For each rig what it does now (the job, its kernel,
+ * suite and stage, the time elapsed, who it is for, the console's last
+ * lines as the rig manager has them) and what waits for it, in the order
+ * the rig will take it (round-robin by submitter, db/submissions.h),
+ * with each job's submitter and submission; then the builds queued or in
+ * progress.  ?format=json gives the same as data (klab queue).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "db/jobs.h"
+#include "page.h"
+#include "page_submit.h"
+
+#define QUEUE_REFRESH_S 5
+
+struct queue_data {
+	struct db_rig *rigs;
+	size_t nrigs;
+	struct db_queue_job *now, *wait;
+	size_t nnow, nwait;
+	struct db_build *builds;
+	size_t nbuilds;
+};
+
+static int build_active(const struct db_build *b)
+{
+	return !strcmp(b->state, "queued") || !strcmp(b->state, "building");
+}
+
+static json_t *qjob_json(const struct db_queue_job *j, int64_t now)
+{
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:I}", "id",
+			 (json_int_t)j->id, "kernel", page_jstr(j->kernel),
+			 "suite", page_jstr(j->suite), "state",
+			 page_jstr(j->state), "who", page_jstr(j->who),
+			 "rig", page_jstr(j->rig), "submission",
+			 (json_int_t)j->submission, "elapsed", (json_int_t)(
+			 j->started ? now - j->started : 0));
+}
+
+static json_t *queue_json(const struct queue_data *qd,
+			  const struct web_console *con, size_t ncon)
+{
+	json_t *rigs = json_array(), *builds = json_array(), *o, *a[2];
+	int64_t now = (int64_t)time(NULL);
+	size_t i, k;
+
+	for (i = 0; i < qd->nrigs; i++) {
+		const char *tail = "";
+
+		a[0] = json_array();
+		a[1] = json_array();
+		for (k = 0; k < qd->nnow; k++)
+			if (!strcmp(qd->now[k].rig, qd->rigs[i].name))
+				json_array_append_new(a[0], qjob_json(
+						      &qd->now[k], now));
+		for (k = 0; k < qd->nwait; k++)
+			if (!strcmp(qd->wait[k].rig, qd->rigs[i].name))
+				json_array_append_new(a[1], qjob_json(
+						      &qd->wait[k], now));
+		for (k = 0; k < ncon; k++)
+			if (!strcmp(con[k].rig, qd->rigs[i].name))
+				tail = con[k].tail;
+		o = json_pack("{s:o, s:o, s:o, s:o, s:o}", "name",
+			      page_jstr(qd->rigs[i].name), "state",
+			      page_jstr(qd->rigs[i].state), "now", a[0],
+			      "waiting", a[1], "console", page_jstr(tail));
+		json_array_append_new(rigs, o);
+	}
+	for (i = 0; i < qd->nbuilds; i++)
+		if (build_active(&qd->builds[i]))
+			json_array_append_new(builds, json_pack("{s:I, s:o, "
+				"s:o, s:o, s:I}", "id",
+				(json_int_t)qd->builds[i].id, "ident",
+				page_jstr(qd->builds[i].ident), "base",
+				page_jstr(qd->builds[i].base), "state",
+				page_jstr(qd->builds[i].state), "elapsed",
+				(json_int_t)(now - qd->builds[i].created)));
+	return json_pack("{s:o, s:o}", "rigs", rigs, "builds", builds);
+}
+
+static void job_cells(struct strbuf *sb, const struct db_queue_job *j)
+{
+	sb_addf(sb, "<td><a href=\"/api/jobs/%lld\">%lld</a></td><td>",
+		(long long)j->id, (long long)j->id);
+	sb_add_html(sb, j->kernel);
+	sb_adds(sb, "</td><td>");
+	sb_add_html(sb, j->suite);
+	sb_adds(sb, "</td><td>");
+	sb_add_html(sb, j->state);
+	sb_adds(sb, "</td><td>");
+	sb_add_html(sb, *j->who ? j->who : "(by hand)");
+	sb_adds(sb, "</td><td>");
+	if (j->submission)
+		sb_addf(sb, "<a href=\"/submissions/%lld\">%lld</a>",
+			(long long)j->submission, (long long)j->submission);
+	sb_adds(sb, "</td>");
+}
+
+#define JOB_HEAD "<th>job</th><th>kernel</th><th>suite</th><th>stage</th>" \
+	"<th>submitter</th><th>submission</th>"
+
+static void html_rig(struct strbuf *sb, const struct queue_data *qd,
+		     const struct db_rig *g, const char *tail)
+{
+	int64_t now = (int64_t)time(NULL);
+	size_t k, n = 0;
+
+	sb_adds(sb, "<h2 class=\"rig\">");
+	sb_add_html(sb, g->name);
+	sb_adds(sb, " <span class=\"note\">");
+	sb_add_html(sb, g->state);
+	sb_adds(sb, "</span></h2>\n<table class=\"now\"><tr>" JOB_HEAD
+		"<th>elapsed</th></tr>\n");
+	for (k = 0; k < qd->nnow; k++) {
+		if (strcmp(qd->now[k].rig, g->name))
+			continue;
+		sb_adds(sb, "<tr>");
+		job_cells(sb, &qd->now[k]);
+		sb_addf(sb, "<td>%lld s</td></tr>\n", (long long)(
+			qd->now[k].started ? now - qd->now[k].started : 0));
+		n++;
+	}
+	if (!n)
+		sb_adds(sb, "<tr><td colspan=\"7\">idle</td></tr>\n");
+	sb_adds(sb, "</table>\n");
+	if (tail && *tail) {
+		sb_adds(sb, "<pre class=\"console\">");
+		sb_add_html(sb, tail);
+		sb_adds(sb, "</pre>\n");
+	}
+	sb_adds(sb, "<table class=\"waiting\"><tr><th>#</th>" JOB_HEAD
+		"</tr>\n");
+	for (k = n = 0; k < qd->nwait; k++) {
+		if (strcmp(qd->wait[k].rig, g->name))
+			continue;
+		sb_addf(sb, "<tr><td>%zu</td>", ++n);
+		job_cells(sb, &qd->wait[k]);
+		sb_adds(sb, "</tr>\n");
+	}
+	if (!n)
+		sb_adds(sb, "<tr><td colspan=\"7\">nothing waits</td></tr>\n");
+	sb_adds(sb, "</table>\n");
+}
+
+static void html_queue(struct strbuf *sb, const struct queue_data *qd,
+		       const struct web_console *con, size_t ncon)
+{
+	size_t i, k, n = 0;
+	char when[40];
+
+	page_begin_refresh(sb, "Queue", "queue", QUEUE_REFRESH_S);
+	sb_addf(sb, "<h1>Queue</h1>\n<p>What each rig does now and what "
+		"waits for it, in the order it takes it: round-robin by "
+		"submitter.  This page reloads every %d s.</p>\n",
+		QUEUE_REFRESH_S);
+	for (i = 0; i < qd->nrigs; i++) {
+		const char *tail = NULL;
+
+		for (k = 0; k < ncon; k++)
+			if (!strcmp(con[k].rig, qd->rigs[i].name))
+				tail = con[k].tail;
+		html_rig(sb, qd, &qd->rigs[i], tail);
+	}
+	sb_adds(sb, "<h2>Builds</h2>\n<table id=\"builds\"><tr><th>build</th>"
+		"<th>kernel</th><th>base</th><th>state</th><th>queued</th>"
+		"</tr>\n");
+	for (i = 0; i < qd->nbuilds; i++) {
+		const struct db_build *b = &qd->builds[i];
+
+		if (!build_active(b))
+			continue;
+		page_time(when, sizeof(when), b->created);
+		sb_addf(sb, "<tr><td><a href=\"/api/builds/%lld\">%lld</a></td>"
+			"<td>", (long long)b->id, (long long)b->id);
+		sb_add_html(sb, b->ident);
+		sb_adds(sb, "</td><td>");
+		sb_add_html(sb, b->base);
+		sb_adds(sb, "</td><td>");
+		sb_add_html(sb, b->state);
+		sb_addf(sb, "</td><td>%s</td></tr>\n", when);
+		n++;
+	}
+	if (!n)
+		sb_adds(sb, "<tr><td colspan=\"5\">no build</td></tr>\n");
+	sb_adds(sb, "</table>\n");
+	page_end(sb);
+}
+
+int web_queue(struct db *db, const struct web_console *con, size_t ncon,
+	      struct query *q, struct web_response *r)
+{
+	struct queue_data qd;
+	enum page_format f;
+	int rc;
+
+	if (page_format(q, PF_HTML | PF_JSON, &f, r))
+		return r->status;
+	memset(&qd, 0, sizeof(qd));
+	rc = db_rig_list(db, &qd.rigs, &qd.nrigs);
+	if (!rc)
+		rc = db_queue_jobs(db, NULL, 1, &qd.now, &qd.nnow);
+	if (!rc)
+		rc = db_queue_jobs(db, NULL, 0, &qd.wait, &qd.nwait);
+	if (!rc)
+		rc = db_build_list(db, 200, &qd.builds, &qd.nbuilds);
+	sb_reset(&r->body);
+	if (rc)
+		rc = page_db_error(r, q, rc, "cannot read the queue");
+	else if (f == PF_JSON)
+		rc = page_json(r, queue_json(&qd, con, ncon));
+	else {
+		html_queue(&r->body, &qd, con, ncon);
+		rc = page_ok(r, CT_HTML);
+	}
+	db_rigs_free(qd.rigs, qd.nrigs);
+	db_queue_jobs_free(qd.now, qd.nnow);
+	db_queue_jobs_free(qd.wait, qd.nwait);
+	db_builds_free(qd.builds, qd.nbuilds);
+	return rc;
+}
