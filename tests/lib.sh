@@ -80,10 +80,12 @@ expect_status() { [ "$STATUS" = "$1" ] || fail "expected HTTP $1, got $STATUS: $
 expect_grep() { grep -q -- "$1" "${2:-$TMP/body}" || fail "expected '$1' in ${2:-body}: $(head -c 600 "${2:-$TMP/body}")"; }
 expect_nogrep() { ! grep -q -- "$1" "${2:-$TMP/body}" || fail "did not expect '$1' in ${2:-body}"; }
 
-# lab_scsi_start: klabd with one QEMU scsi rig, scsi0, that cold-boots the
+# lab_scsi_start [MODEL]: klabd with one QEMU scsi rig, scsi0, with disk
+# model MODEL (hdd, klabd's default; docs/RIGS.md), that cold-boots the
 # newest Debian 6.1 kernel (fetched into the catalog): the slow and lab
 # tiers' rig.  Sets BASE (that kernel's upstream version).
 lab_scsi_start() {
+	LAB_MODEL=${1:-hdd}
 	BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$("$TOP/kernels/debian-kernels.sh" newest 6.1)" |
 		sed -n 's/^upstream=//p')
 	cat >"$TMP/klabd.conf" <<CONF
@@ -94,6 +96,7 @@ profile = scsi
 base_kernel = $BASE
 memory_mb = 768
 disk_mb = 128
+disk_model = $LAB_MODEL
 boot_timeout = 240
 job_timeout = 600
 CONF

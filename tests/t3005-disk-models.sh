@@ -6,7 +6,8 @@
 # image's data, never the null child's zeros), the device takes one
 # request at a time, a direct 4 KiB random read takes the model's 8 ms
 # and a direct sequential read stays under its 40 MiB/s cap.  host: the
-# same random read is far faster, so the model is what sets the time.
+# same random read is far faster, so the model is what sets the time;
+# ssd: a queue of 32 and reads of at least its 100 us.
 . "$(dirname "$0")/rig-lib.sh"
 rig_setup t3005
 
@@ -66,6 +67,13 @@ lat=$(value "$WORK/ide-hdd.log" rand_lat)
 awk "BEGIN { exit !($lat >= 7.9 && $lat < 12) }" ||
 	fail "ide/hdd: a 4 KiB random read took $lat ms"
 echo "ok: ide/hdd: random read $lat ms"
+
+boot_model scsi ssd
+expect "$WORK/scsi-ssd.log" '^T: qd=32$' "scsi/ssd: a queue of 32"
+slat=$(value "$WORK/scsi-ssd.log" rand_lat)
+awk "BEGIN { exit !($slat >= 0.1 && $slat < $lat / 4) }" ||
+	fail "scsi/ssd: a 4 KiB random read took $slat ms"
+echo "ok: scsi/ssd: random read $slat ms"
 
 boot_model scsi host
 hlat=$(value "$WORK/scsi-host.log" rand_lat)
