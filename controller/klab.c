@@ -516,6 +516,30 @@ int post_json(const char *path, json_t *doc, int ok_status,
 	return rc;
 }
 
+int post_created(const char *path, json_t *doc, const char *what,
+		 long *id)
+{
+	struct http_result res;
+	char *body = json_dumps(doc, JSON_COMPACT);
+	json_t *reply;
+	int rc;
+
+	json_decref(doc);
+	rc = http_do(path, NULL, body, strlen(body), "application/json", &res);
+	free(body);
+	if (rc == EX_OK && res.status != 201)
+		rc = server_error(&res);
+	if (rc == EX_OK) {
+		reply = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		*id = (long)json_integer_value(json_object_get(reply, "id"));
+		json_decref(reply);
+		printf("%s %ld\n", what, *id);
+		fflush(stdout);
+	}
+	sb_release(&res.body);
+	return rc;
+}
+
 int get_print(const char *path, const struct strbuf *q)
 {
 	struct http_result res;

@@ -47,6 +47,10 @@ void qadd(struct strbuf *q, const char *key, const char *value);
 /* POST doc (its reference is taken); print the reply or its field. */
 int post_json(const char *path, json_t *doc, int ok_status,
 	      const char *field);
+/* POST doc (its reference is taken), expect 201 with the new row's
+ * "id": print "WHAT ID" and set *id.  EX_OK or an EX_* code. */
+int post_created(const char *path, json_t *doc, const char *what,
+		 long *id);
 /* GET path?q and print the body. */
 int get_print(const char *path, const struct strbuf *q);
 

@@ -236,9 +236,7 @@ static int compare_run_wait(long id)
 /* klab compare-run A B --rig R --suite S [...] [--wait] */
 int cmd_compare_run(struct args *a)
 {
-	struct http_result res;
-	json_t *doc, *reply;
-	char *body;
+	json_t *doc;
 	long id = 0, n;
 	int rc;
 
@@ -258,21 +256,7 @@ int cmd_compare_run(struct args *a)
 	job_config_add(doc, a);
 	if (a->floor)
 		json_object_set_new(doc, "floor", json_pack("[s]", a->floor));
-	body = json_dumps(doc, JSON_COMPACT);
-	json_decref(doc);
-	rc = http_do("/api/comparisons", NULL, body, strlen(body),
-		     "application/json", &res);
-	free(body);
-	if (rc == EX_OK && res.status != 201)
-		rc = server_error(&res);
-	if (rc == EX_OK) {
-		reply = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		id = (long)json_integer_value(json_object_get(reply, "id"));
-		json_decref(reply);
-		printf("comparison %ld\n", id);
-		fflush(stdout);
-	}
-	sb_release(&res.body);
+	rc = post_created("/api/comparisons", doc, "comparison", &id);
 	if (rc == EX_OK && a->wait)
 		rc = compare_run_wait(id);
 	return rc;

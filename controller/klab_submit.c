@@ -210,9 +210,7 @@ static int submit_wait(long id)
  * [--max-cells N] [--wait] */
 int cmd_submit(struct args *a)
 {
-	struct http_result res;
-	json_t *doc, *ps, *reply;
-	char *body;
+	json_t *doc, *ps;
 	long id = 0, n = 0;
 	int rc;
 
@@ -235,21 +233,7 @@ int cmd_submit(struct args *a)
 		json_object_set_new(doc, "note", json_string(a->note));
 	if (n)
 		json_object_set_new(doc, "max_cells", json_integer(n));
-	body = json_dumps(doc, JSON_COMPACT);
-	json_decref(doc);
-	rc = http_do("/api/submissions", NULL, body, strlen(body),
-		     "application/json", &res);
-	free(body);
-	if (rc == EX_OK && res.status != 201)
-		rc = server_error(&res);
-	if (rc == EX_OK) {
-		reply = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		id = (long)json_integer_value(json_object_get(reply, "id"));
-		json_decref(reply);
-		printf("submission %ld\n", id);
-		fflush(stdout);
-	}
-	sb_release(&res.body);
+	rc = post_created("/api/submissions", doc, "submission", &id);
 	if (rc == EX_OK && a->wait)
 		rc = submit_wait(id);
 	return rc;
