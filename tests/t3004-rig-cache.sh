@@ -69,7 +69,7 @@ E2FSCK=$(PATH=$PATH:/usr/sbin:/sbin command -v e2fsck) || skip "e2fsck is not in
 "$E2FSCK" -fy "$RIGDIR/cache.img" >"$TMP/e2fsck.out" 2>&1
 [ $? -le 1 ] || fail "the cache disk does not check clean: $(cat "$TMP/e2fsck.out")"
 entries=$("$DEBUGFS" -R "ls -l /" "$RIGDIR/cache.img" 2>/dev/null |
-	awk '$NF ~ /^[0-9a-f]{64}$/ { print $(NF - 3), $NF }' | sort -n)
+	awk 'length($NF) == 64 && $NF ~ /^[0-9a-f]+$/ { print $(NF - 3), $NF }' | sort -n)
 echo "cache entries (bytes key):"; echo "$entries"
 [ "$(echo "$entries" | grep -c .)" -eq 2 ] || fail "expected 2 cache entries, kernel and initramfs"
 big=$(echo "$entries" | tail -n 1 | cut -d' ' -f2)
