@@ -16,8 +16,12 @@
 #      time, as a ratio;
 #   3. the rig's noise: coefficient of variation of every tiobench metric
 #      over the cells (cell means) against the 3% a regression lab needs;
-# and the machine's load average during the run.  Loopback only; every
-# wait is bounded.  Takes 15-25 minutes on 2 loaded cores.
+# and the machine's load average during the run (printed before and
+# after; a run on a busy machine is marked "taken under load" in the
+# summary).  Also: the bytes the agent downloaded per cell (0 after the
+# first: the rig's boot-file cache) and the lab's throughput in cells per
+# hour.  Loopback only; every wait is bounded.  Takes 10-25 minutes.
+# Run it with nothing else on the machine:
 #
 #   bench/bench_lab.sh [--cells N] [--panics N] [--scale F] [--keep]
 #   KLAB_LAB_BIN=DIR   use these binaries (copied) instead of building
@@ -72,6 +76,7 @@ fi
 LOAD_PID=$!
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date -u '+%Y-%m-%d %H:%M UTC')
+log "load average before: $LOAD0"
 
 cat >"$W/klabd.conf" <<CONF
 top_dir = $TOP
@@ -145,6 +150,7 @@ until api /api/rigs/scsi0 | grep -q '"state":"idle"'; do
 done
 kill "$LOAD_PID" "$CONS_PID" 2>/dev/null; LOAD_PID='' CONS_PID=''
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+log "load average after: $LOAD1"
 image=$(sqlite3 "$W/klab.db" "SELECT image FROM kernels WHERE ident = '$K'")
 KB=$(stat -c %s "$image" 2>/dev/null || echo 0)
 IB=$(stat -c %s "$W"/data/initrd/*.cpio.gz 2>/dev/null | head -1)
