@@ -179,7 +179,9 @@ compress() {
 # the cached path.
 seal() {
 	kind=$1
-	find "$STAGE" -exec touch -h -d @0 {} +
+	# not the stage itself: a concurrent prune would take an mtime of 0
+	# for a stage abandoned days ago and remove it under our feet
+	find "$STAGE" -mindepth 1 -exec touch -h -d @0 {} +
 	raw=$STAGE.cpio
 	(cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc --reproducible -R 0:0 --quiet) >"$raw"
@@ -211,11 +213,13 @@ build_base() {
 
 # prune DAYS: every rebuild of klab's programs makes a new base image, so
 # drop the base and rig images nobody has used (mtime, touched on every
-# cache hit) for DAYS days.
+# cache hit) for DAYS days, and stages and partial files left DAYS days
+# ago (ctime: a stage's files have an mtime of 0 while it is sealed).
 prune() {
 	case $1 in ''|*[!0-9]*) die "'$1' is not a number of days" ;; esac
-	find "$CACHE" -maxdepth 1 \( -name 'base-*.cpio.*' -o -name 'rig-*.cpio.*' \
-		-o -name 'stage.*' -o -name '*.tmp.*' \) -mmin +"$(($1 * 1440))" \
+	find "$CACHE" -maxdepth 1 \( \( \( -name 'base-*.cpio.*' -o -name 'rig-*.cpio.*' \) \
+		-mmin +"$(($1 * 1440))" \) -o \( \( -name 'stage.*' -o -name '*.tmp.*' \) \
+		-cmin +"$(($1 * 1440))" \) \) \
 		-exec rm -rf {} + -exec echo "mkinitramfs: pruned" {} +
 }
 
