@@ -80,6 +80,8 @@ log "load average before: $LOAD0"
 
 cat >"$W/klabd.conf" <<CONF
 top_dir = $TOP
+# the panicking jobs' words (recovery cold boots) on top of the defaults
+job_cmdline_allow = elevator= quiet loglevel= rdinit= panic=
 [rig scsi0]
 kind = qemu
 profile = scsi

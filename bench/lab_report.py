@@ -42,7 +42,7 @@ def host_events(path):
     """Boots and cells from klabd's stamped log: (cold, kexec, cells,
     boots); boots are (kind, start, check-in) with kind cold or kexec."""
     cold, kexec, cells, cur, boots = [], [], {}, None, []
-    cold_start = None
+    cold_start = starting = None
     with open(path, errors="replace") as f:
         for line in f:
             m = HOST.match(line)
@@ -51,6 +51,13 @@ def host_events(path):
             t, msg = float(m.group(1)), m.group(2)
             if re.match(r"(cold|recovering) -> booting", msg):
                 cold_start = (t, msg.startswith("cold"))
+            elif re.match(r"(cold|recovering) -> starting", msg):
+                # klabd builds the image, then starts QEMU: -> booting
+                starting = msg.startswith("cold")
+            elif msg.startswith("starting -> booting") and \
+                    starting is not None:
+                cold_start = (t, starting)
+                starting = None
             elif " -> assigned" in msg:
                 cur = {"assigned": t}
             elif msg.startswith("assigned -> booting") and cur:

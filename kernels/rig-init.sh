@@ -85,7 +85,9 @@ load_modules() {
 # builtins only: wait_disks asks for 64 disks five times a second.)
 is_cache_disk() {
 	[ -r "$1/serial" ] || return 1
-	read -r serial <"$1/serial" || return 1
+	serial=""
+	# virtio_blk's serial has no newline: read fails at EOF but sets it
+	read -r serial <"$1/serial"
 	[ "$serial" = klab-cache ]
 }
 
