@@ -357,6 +357,7 @@ def main():
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--kernel-bytes", type=int, default=0)
     ap.add_argument("--initrd-bytes", type=int, default=0)
+    ap.add_argument("--disk-mb", default="256")
     a = ap.parse_args()
     cold, kexec, cells, boots = host_events(os.path.join(a.dir,
                                                          "klabd.log"))
@@ -364,9 +365,9 @@ def main():
     steps = guest_events(os.path.join(a.dir, "data", "rigs", "scsi0"))
     cell, reps, units, dirs = cell_results(a.url, set(cells))
     out = ["Run of %s: kernel %s on a `scsi` rig (1 vCPU, 768 MiB, one "
-           "256 MiB virtio-scsi disk, TCG), tiobench suite at scale %s "
+           "%s MiB virtio-scsi disk, TCG), tiobench suite at scale %s "
            "(warm-up + 3 repetitions per cell)." % (a.start, a.kernel,
-                                                   a.scale)]
+                                                   a.disk_mb, a.scale)]
     out += load_section(os.path.join(a.dir, "load"), a.load0, a.load1)
     for part in (boots_section(cold, kexec), phases_section(boots, marks),
                  overhead_section(cells, steps, [a.kernel_bytes, a.initrd_bytes]
