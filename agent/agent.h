@@ -229,9 +229,9 @@ int kexec_exec(const struct agent_config *cfg, char *err, size_t errlen);
 /* Run job on the running kernel and upload; 0 when klabd took the outcome. */
 int job_run(const struct agent_config *cfg, const struct job *job);
 /*
- * Download job's kernel and initramfs into cfg->workdir (kept when the
- * sha256 already matches); paths appended to kernel and initrd.
- * 0, or -1 with err filled.
+ * Job's kernel and initramfs from the boot-file cache or downloaded
+ * (http_download_cached; logs the bytes downloaded); paths appended to
+ * kernel and initrd.  0, or -1 with err filled.
  */
 int job_fetch_boot(const struct agent_config *cfg, const struct job *job,
 		   struct strbuf *kernel, struct strbuf *initrd, char *err,
