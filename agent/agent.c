@@ -66,6 +66,7 @@ static void usage(FILE *f)
 	      "                  [--disks D1,D2] [--klab-run PATH] [--kexec PATH]\n"
 	      "                  [--cmdline-file FILE] [--sysroot DIR]\n"
 	      "                  [--poll-wait S] [--backoff-max S]\n"
+	      "                  [--cache-dir DIR] [--cache-max MIB]\n"
 	      "Settings not given come from klab.url=, klab.rig=, klab.token=\n"
 	      "on the kernel command line (docs/AGENT.md).\n", f);
 }
@@ -86,6 +87,23 @@ static int parse_secs(const char *opt, const char *v, int *out)
 	return 0;
 }
 
+/* --cache-max MIB: 1 MiB to 1 TiB, in bytes. */
+static int parse_mib(const char *v, unsigned long long *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 1 || n > (1L << 20)) {
+		fprintf(stderr, "klab-agent: invalid value '%s' for "
+			"--cache-max (MiB, 1 to 1048576)\n", v);
+		return -1;
+	}
+	*out = (unsigned long long)n << 20;
+	return 0;
+}
+
 static const struct option agent_opts[] = {
 	{ "url", required_argument, NULL, 'u' },
 	{ "rig", required_argument, NULL, 'r' },
@@ -101,6 +119,8 @@ static const struct option agent_opts[] = {
 	{ "sysroot", required_argument, NULL, 's' },
 	{ "poll-wait", required_argument, NULL, 'p' },
 	{ "backoff-max", required_argument, NULL, 'b' },
+	{ "cache-dir", required_argument, NULL, 'C' },
+	{ "cache-max", required_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -129,6 +149,10 @@ static int agent_options(int argc, char **argv, struct agent_config *cfg)
 			  break;
 		case 'b': if (parse_secs("backoff-max", optarg,
 					 &cfg->backoff_max))
+				return -1;
+			  break;
+		case 'C': alloc_str_set(&cfg->cache_dir, optarg); break;
+		case 'M': if (parse_mib(optarg, &cfg->cache_max))
 				return -1;
 			  break;
 		case 'h': usage(stdout); return 1;
@@ -160,7 +184,8 @@ static void agent_config_release(struct agent_config *cfg)
 	char **const fields[] = { &cfg->url, &cfg->rig, &cfg->token,
 				  &cfg->workdir, &cfg->klab_run, &cfg->kexec,
 				  &cfg->disks, &cfg->cmdline_file,
-				  &cfg->sysroot, &cfg->boot_release };
+				  &cfg->sysroot, &cfg->boot_release,
+				  &cfg->cache_dir };
 
 	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
 	memset(cfg, 0, sizeof(*cfg));

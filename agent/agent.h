@@ -7,7 +7,8 @@
  * This header is shared by the agent's files: the configuration (the only
  * mutable state the agent keeps), the pure parsers the unit tests exercise
  * (kernel command line, scheduler line, job document), and one function
- * group per file: sysinfo.c, http.c, proc.c, kexec.c, job.c.
+ * group per file: sysinfo.c, http.c, proc.c, kexec.c, job.c (cache.c
+ * has its own header, cache.h).
  */
 #ifndef KLAB_AGENT_H
 #define KLAB_AGENT_H
@@ -29,6 +30,8 @@ struct agent_config {
 	char *disks;		/* --disks: comma list replacing discovery */
 	char *cmdline_file;	/* /proc/cmdline unless --cmdline-file */
 	char *sysroot;		/* prefix for /sys and /proc ("" normally) */
+	char *cache_dir;	/* boot-file cache (cache.h), NULL: none */
+	unsigned long long cache_max;	/* its limit in bytes, 0: auto */
 	int once;		/* handle one job, then exit */
 	int no_kexec;		/* run every job on the running kernel */
 	int init;		/* supervise and reap like PID 1 */
@@ -72,6 +75,7 @@ void agent_cmdline_for_job(struct strbuf *sb, const char *base,
 /* ---- sysinfo.c: what the rig registers with ---- */
 
 #define SYSINFO_NAME_LEN 64
+#define SYSINFO_CACHE_SERIAL "klab-cache"	/* never a test disk */
 #define SYSINFO_MAX_SCHED 8
 
 struct disk_info {
@@ -100,7 +104,8 @@ struct sysinfo {
 int sysinfo_parse_scheduler(const char *line, struct disk_info *d);
 /*
  * Collect the rig's facts below root ("" for the real /proc and /sys):
- * disks from root/sys/block (devices only, not loop or ram), or from the
+ * disks from root/sys/block (devices only, not loop or ram, nor the
+ * boot-file cache disk whose serial is "klab-cache"), or from the
  * comma list override (block devices "/dev/sdb" or plain files).
  * Returns 0, or -1 with err filled; release with sysinfo_release.
  */
@@ -172,6 +177,20 @@ int http_json_retry(const struct agent_config *cfg, const char *method,
 int http_download(const struct agent_config *cfg, const char *path,
 		  const char *dest, const char *sha256, unsigned attempts,
 		  char *err, size_t errlen);
+/*
+ * A boot file (what: "kernel", "initrd") by its sha256: a verified entry
+ * of cfg->cache_dir is used as it is; else it is downloaded into the
+ * cache (a corrupt entry is replaced), which is then trimmed to its
+ * limit, never evicting the keys of keep (NULL-terminated); without a
+ * cache, or when the cache cannot take it, into cfg->workdir.  The path
+ * is appended to dest, the bytes received added to *bytes.  0, or -1
+ * with err filled.
+ */
+int http_download_cached(const struct agent_config *cfg, const char *what,
+			 const char *path, const char *sha256,
+			 const char *const *keep, unsigned attempts,
+			 struct strbuf *dest, unsigned long long *bytes,
+			 char *err, size_t errlen);
 /* A JSON reply's "error" member, or a short description of status. */
 void http_reply_error(long status, const struct json_t *reply, char *err,
 		      size_t errlen);
@@ -210,9 +229,9 @@ int kexec_exec(const struct agent_config *cfg, char *err, size_t errlen);
 /* Run job on the running kernel and upload; 0 when klabd took the outcome. */
 int job_run(const struct agent_config *cfg, const struct job *job);
 /*
- * Download job's kernel and initramfs into cfg->workdir (kept when the
- * sha256 already matches); paths appended to kernel and initrd.
- * 0, or -1 with err filled.
+ * Job's kernel and initramfs from the boot-file cache or downloaded
+ * (http_download_cached; logs the bytes downloaded); paths appended to
+ * kernel and initrd.  0, or -1 with err filled.
  */
 int job_fetch_boot(const struct agent_config *cfg, const struct job *job,
 		   struct strbuf *kernel, struct strbuf *initrd, char *err,

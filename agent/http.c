@@ -3,7 +3,8 @@
  * The agent's HTTP client: JSON requests to klabd with the rig's Bearer
  * token (lib/http_client.c + jansson), the same retried with a capped
  * exponential backoff, and downloads to a file checked against their
- * sha256.  See agent.h.
+ * sha256, through the rig's boot-file cache when it has one (cache.h):
+ * a verified entry is used without a request.  See agent.h.
  */
 #include "agent/agent.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/cache.h"
 #include "lib/http_client.h"
 #include "lib/sha256.h"
 
@@ -142,8 +144,8 @@ void http_reply_error(long status, const json_t *reply, char *err,
 
 /* One download attempt into part; 0 when status and hash are right. */
 static int http_fetch(const struct agent_config *cfg, const char *path,
-		      const char *part, const char *sha, char *err,
-		      size_t errlen)
+		      const char *part, const char *sha,
+		      unsigned long long *bytes, char *err, size_t errlen)
 {
 	struct strbuf url = STRBUF_INIT;
 	struct http_request rq;
@@ -166,6 +168,7 @@ static int http_fetch(const struct agent_config *cfg, const char *path,
 	rq.sink_arg = &hf;
 	rc = http_perform(&rq, path, NULL, &status, err, errlen);
 	sb_release(&url);
+	*bytes += hf.bytes;
 	if (fclose(hf.f) && rc == 0) {
 		snprintf(err, errlen, "cannot write '%s': %s", part,
 			 strerror(errno));
@@ -185,9 +188,12 @@ static int http_fetch(const struct agent_config *cfg, const char *path,
 	return rc;
 }
 
-int http_download(const struct agent_config *cfg, const char *path,
-		  const char *dest, const char *sha256, unsigned attempts,
-		  char *err, size_t errlen)
+/* http_download, adding the bytes received (every attempt) to *bytes. */
+static int http_download_counted(const struct agent_config *cfg,
+				 const char *path, const char *dest,
+				 const char *sha256, unsigned attempts,
+				 unsigned long long *bytes, char *err,
+				 size_t errlen)
 {
 	char got[SHA256_HEX_LEN + 1], part[1024];
 	unsigned i;
@@ -198,7 +204,8 @@ int http_download(const struct agent_config *cfg, const char *path,
 	}
 	snprintf(part, sizeof(part), "%s.part", dest);
 	for (i = 1; i <= attempts; i++) {
-		if (http_fetch(cfg, path, part, sha256, err, errlen) == 0) {
+		if (http_fetch(cfg, path, part, sha256, bytes, err,
+			       errlen) == 0) {
 			if (rename(part, dest) == 0)
 				return 0;
 			snprintf(err, errlen, "cannot rename '%s': %s", part,
@@ -211,4 +218,85 @@ int http_download(const struct agent_config *cfg, const char *path,
 			agent_backoff(cfg, i);
 	}
 	return -1;
+}
+
+int http_download(const struct agent_config *cfg, const char *path,
+		  const char *dest, const char *sha256, unsigned attempts,
+		  char *err, size_t errlen)
+{
+	unsigned long long bytes = 0;
+
+	return http_download_counted(cfg, path, dest, sha256, attempts,
+				     &bytes, err, errlen);
+}
+
+/* Keep the cache under its limit; keep's entries stay. */
+static void http_cache_trim(const struct agent_config *cfg,
+			    unsigned long long limit, const char *const *keep)
+{
+	unsigned long long left = 0;
+	char err[512];
+	int n;
+
+	n = cache_evict(cfg->cache_dir, limit, keep, &left, err, sizeof(err));
+	if (n < 0)
+		agent_log("%s", err);
+	else if (n > 0)
+		agent_log("cache '%s': evicted %d least recently used "
+			  "entries, %llu bytes left", cfg->cache_dir, n, left);
+}
+
+/* Download into the cache; on failure (a full disk) once more after
+ * evicting everything but keep. */
+static int http_cache_fill(const struct agent_config *cfg, const char *path,
+			   const char *dest, const char *sha256,
+			   const char *const *keep, unsigned attempts,
+			   unsigned long long *bytes, char *err,
+			   size_t errlen)
+{
+	if (http_download_counted(cfg, path, dest, sha256, attempts, bytes,
+				  err, errlen) == 0)
+		return 0;
+	agent_log("cache '%s': %s; evicting and trying again",
+		  cfg->cache_dir, err);
+	http_cache_trim(cfg, 0, keep);
+	return http_download_counted(cfg, path, dest, sha256, 1, bytes, err,
+				     errlen);
+}
+
+int http_download_cached(const struct agent_config *cfg, const char *what,
+			 const char *path, const char *sha256,
+			 const char *const *keep, unsigned attempts,
+			 struct strbuf *dest, unsigned long long *bytes,
+			 char *err, size_t errlen)
+{
+	size_t mark = dest->len;
+	int st;
+
+	if (!cfg->cache_dir || !cache_key_ok(sha256))
+		goto out_plain;
+	st = cache_entry_check(cfg->cache_dir, sha256, dest);
+	if (st == CACHE_HIT) {
+		agent_log("%s %.12s: verified cache entry '%s', nothing to "
+			  "download", what, sha256, dest->buf);
+		return 0;
+	}
+	if (st == CACHE_CORRUPT)
+		agent_log("%s %.12s: cache entry '%s' does not match its "
+			  "sha256: removed, downloading it again", what,
+			  sha256, dest->buf);
+	if (http_cache_fill(cfg, path, dest->buf, sha256, keep, attempts,
+			    bytes, err, errlen) == 0) {
+		http_cache_trim(cfg, cache_limit(cfg->cache_dir,
+						 cfg->cache_max), keep);
+		return 0;
+	}
+	agent_log("%s %.12s: cannot keep it in cache '%s': %s", what,
+		  sha256, cfg->cache_dir, err);
+	dest->len = mark;
+	dest->buf[mark] = '\0';
+out_plain:
+	sb_addf(dest, "%s/%s-%s", cfg->workdir, what, sha256);
+	return http_download_counted(cfg, path, dest->buf, sha256, attempts,
+				     bytes, err, errlen);
 }

@@ -87,13 +87,16 @@ static int job_mkdirs(const char *path, char *err, size_t errlen)
 
 /* ---- kexec into the job's kernel ---- */
 
-static int job_fetch(const struct agent_config *cfg, const char *what,
-		     const char *url, const char *sha, struct strbuf *dest,
+static int job_fetch(const struct agent_config *cfg, const struct job *job,
+		     const char *what, const char *url, const char *sha,
+		     struct strbuf *dest, unsigned long long *bytes,
 		     char *err, size_t errlen)
 {
-	sb_addf(dest, "%s/%s-%s", cfg->workdir, what, sha);
-	return http_download(cfg, url, dest->buf, sha, JOB_DOWNLOAD_ATTEMPTS,
-			     err, errlen);
+	const char *keep[] = { job->kernel_sha256, job->initrd_sha256, NULL };
+
+	return http_download_cached(cfg, what, url, sha, keep,
+				    JOB_DOWNLOAD_ATTEMPTS, dest, bytes, err,
+				    errlen);
 }
 
 /* The command line for the next kernel: the job's, else this boot's. */
@@ -136,16 +139,18 @@ int job_fetch_boot(const struct agent_config *cfg, const struct job *job,
 		   struct strbuf *kernel, struct strbuf *initrd, char *err,
 		   size_t errlen)
 {
+	unsigned long long bytes = 0;
+
 	if (job_mkdirs(cfg->workdir, err, errlen) ||
-	    job_fetch(cfg, "kernel", job->kernel_url, job->kernel_sha256,
-		      kernel, err, errlen))
+	    job_fetch(cfg, job, "kernel", job->kernel_url, job->kernel_sha256,
+		      kernel, &bytes, err, errlen))
 		return -1;
 	if (job->initrd_url &&
-	    job_fetch(cfg, "initrd", job->initrd_url, job->initrd_sha256,
-		      initrd, err, errlen))
+	    job_fetch(cfg, job, "initrd", job->initrd_url, job->initrd_sha256,
+		      initrd, &bytes, err, errlen))
 		return -1;
-	agent_log("job %ld: kernel and initramfs downloaded, sha256 checked",
-		  job->id);
+	agent_log("job %ld: kernel and initramfs ready, sha256 checked, "
+		  "downloaded %llu bytes", job->id, bytes);
 	return 0;
 }
 

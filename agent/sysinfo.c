@@ -165,7 +165,26 @@ int sysinfo_disk(const char *root, const char *spec, struct disk_info *d,
 	return 0;
 }
 
-/* A disk worth testing has a device (not loop, ram, zram or dm). */
+/* The rig's boot-file cache disk (serial klab-cache) is no test disk. */
+static int disk_is_cache(const char *root, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[512];
+	int rc;
+
+	sb_init(&sb);
+	snprintf(path, sizeof(path), "%s/sys/block/%s/serial", root, name);
+	rc = sb_read_file(&sb, path) == 0 &&
+	     !strncmp(sb.buf, SYSINFO_CACHE_SERIAL,
+		      strlen(SYSINFO_CACHE_SERIAL)) &&
+	     (sb.buf[strlen(SYSINFO_CACHE_SERIAL)] == '\0' ||
+	      sb.buf[strlen(SYSINFO_CACHE_SERIAL)] == '\n');
+	sb_release(&sb);
+	return rc;
+}
+
+/* A disk worth testing has a device (not loop, ram, zram, dm or the
+ * cache disk). */
 static int disk_is_real(const char *root, const char *name)
 {
 	char path[512];
@@ -175,7 +194,7 @@ static int disk_is_real(const char *root, const char *name)
 	    !strncmp(name, "ram", 3) || !strncmp(name, "zram", 4))
 		return 0;
 	snprintf(path, sizeof(path), "%s/sys/block/%s/device", root, name);
-	return stat(path, &st) == 0;
+	return stat(path, &st) == 0 && !disk_is_cache(root, name);
 }
 
 static void sysinfo_add_disk(struct sysinfo *si, const struct disk_info *d)

@@ -16,10 +16,17 @@
 #      time, as a ratio;
 #   3. the rig's noise: coefficient of variation of every tiobench metric
 #      over the cells (cell means) against the 3% a regression lab needs;
-# and the machine's load average during the run.  Loopback only; every
-# wait is bounded.  Takes 15-25 minutes on 2 loaded cores.
+# and the machine's load average during the run (printed before and
+# after; a run on a busy machine is marked "taken under load" in the
+# summary).  Also: the bytes the agent downloaded per cell (0 after the
+# first: the rig's boot-file cache) and the lab's throughput in cells per
+# hour.  Loopback only; every wait is bounded.  Takes 10-25 minutes.
+# Run it with nothing else on the machine:
 #
 #   bench/bench_lab.sh [--cells N] [--panics N] [--scale F] [--keep]
+#
+# --scale defaults to 1, the suite's own (a job without a scale); the
+# rig's disk is 256 MiB plus what the suite writes at that scale.
 #   KLAB_LAB_BIN=DIR   use these binaries (copied) instead of building
 #                      build/bench/lab
 #   KLAB_LAB_KERNEL=V  the kernel (default 6.1.192: newest-6.1 must be it)
@@ -27,7 +34,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 TOP=$(pwd)
-CELLS=10 PANICS=3 SCALE=0.1 KEEP=0
+CELLS=10 PANICS=3 SCALE=1 KEEP=0
 KERNEL=${KLAB_LAB_KERNEL:-6.1.192}
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -72,15 +79,20 @@ fi
 LOAD_PID=$!
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date -u '+%Y-%m-%d %H:%M UTC')
+log "load average before: $LOAD0"
 
+# the suite's files (tiobench: 1024 MiB at scale 1) and room besides
+DISK_MB=$(python3 -c "import math; print(max(256, math.ceil($SCALE * 1024 / 64) * 64 + 256))")
 cat >"$W/klabd.conf" <<CONF
 top_dir = $TOP
+# the panicking jobs' words (recovery cold boots) on top of the defaults
+job_cmdline_allow = elevator= quiet loglevel= rdinit= panic=
 [rig scsi0]
 kind = qemu
 profile = scsi
 base_kernel = $KERNEL
 memory_mb = 768
-disk_mb = 256
+disk_mb = $DISK_MB
 boot_timeout = 300
 job_timeout = 1800
 CONF
@@ -145,13 +157,15 @@ until api /api/rigs/scsi0 | grep -q '"state":"idle"'; do
 done
 kill "$LOAD_PID" "$CONS_PID" 2>/dev/null; LOAD_PID='' CONS_PID=''
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+log "load average after: $LOAD1"
 image=$(sqlite3 "$W/klab.db" "SELECT image FROM kernels WHERE ident = '$K'")
 KB=$(stat -c %s "$image" 2>/dev/null || echo 0)
 IB=$(stat -c %s "$W"/data/initrd/*.cpio.gz 2>/dev/null | head -1)
 mkdir -p build/bench
 python3 bench/lab_report.py --dir "$W" --url "$KLAB_URL" --kernel "$K" \
 	--kernel-bytes "$KB" --initrd-bytes "${IB:-0}" \
-	--scale "$SCALE" --start "$START" --load0 "$LOAD0" --load1 "$LOAD1" \
+	--scale "$SCALE" --disk-mb "$DISK_MB" --start "$START" \
+	--load0 "$LOAD0" --load1 "$LOAD1" \
 	>build/bench/lab.md || { KEEP=1; die "report failed"; }
 kill -TERM "$KLABD_PID"; wait "$KLABD_PID"; KLABD_PID=
 wait "$STAMP_PID"; STAMP_PID=

@@ -28,6 +28,7 @@ GUEST = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z klab-agent: "
 GUEST_STEPS = {
     "kexec into": "g_start",
     "kernel and initramfs downloaded": "g_fetched",
+    "kernel and initramfs ready": "g_fetched",
     "kexec -l": "g_load",
     "kexec -e": "g_exec",
     "running suite": "g_run",
@@ -41,7 +42,7 @@ def host_events(path):
     """Boots and cells from klabd's stamped log: (cold, kexec, cells,
     boots); boots are (kind, start, check-in) with kind cold or kexec."""
     cold, kexec, cells, cur, boots = [], [], {}, None, []
-    cold_start = None
+    cold_start = starting = None
     with open(path, errors="replace") as f:
         for line in f:
             m = HOST.match(line)
@@ -50,6 +51,13 @@ def host_events(path):
             t, msg = float(m.group(1)), m.group(2)
             if re.match(r"(cold|recovering) -> booting", msg):
                 cold_start = (t, msg.startswith("cold"))
+            elif re.match(r"(cold|recovering) -> starting", msg):
+                # klabd builds the image, then starts QEMU: -> booting
+                starting = msg.startswith("cold")
+            elif msg.startswith("starting -> booting") and \
+                    starting is not None:
+                cold_start = (t, starting)
+                starting = None
             elif " -> assigned" in msg:
                 cur = {"assigned": t}
             elif msg.startswith("assigned -> booting") and cur:
@@ -137,8 +145,12 @@ def phases_section(boots, marks):
     return out
 
 
+DOWNLOADED = re.compile(r"downloaded (\d+) bytes")
+
+
 def guest_events(rigdir):
-    """Per job, the guest time of each agent step (first occurrence)."""
+    """Per job, the guest time of each agent step (first occurrence), and
+    the bytes the agent downloaded for its boot ("bytes")."""
     steps = {}
     for path in sorted(glob.glob(os.path.join(rigdir, "console-*.log"))):
         with open(path, errors="replace") as f:
@@ -149,6 +161,9 @@ def guest_events(rigdir):
                 t = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f")
                 t = t.replace(tzinfo=timezone.utc).timestamp()
                 job = steps.setdefault(int(m.group(2)), {})
+                d = DOWNLOADED.search(m.group(3))
+                if d and "bytes" not in job:
+                    job["bytes"] = int(d.group(1))
                 for prefix, key in GUEST_STEPS.items():
                     if m.group(3).startswith(prefix) and key not in job:
                         job[key] = t
@@ -259,12 +274,26 @@ def overhead_section(cells, steps, nbytes):
     out += ["", "Overhead (cell minus klab-run) median %.1f s against "
             "klab-run %.1f s: overhead / benchmark = **%.2f**." %
             (med(over), m["suite"], med(over) / m["suite"])]
+    got = [steps[j]["bytes"] for j in sorted(cells) if "bytes" in
+           steps.get(j, {})]
+    if got:
+        out += ["", "Bytes the agent downloaded per cell (its log line "
+                "`downloaded N bytes`): first cell %d, the other %d cells "
+                "%d in all (their kernel and rig image came from the "
+                "rig's boot-file cache, sha256 checked)." %
+                (got[0], len(got) - 1, sum(got[1:]))]
     if nbytes:
-        out += ["", "The download is %.1f MB (kernel %.1f MB, rig initramfs "
-                "%.1f MB): %.1f MB/s from klabd through QEMU's user network "
-                "(guestfwd to socat) into the TCG guest." %
-                (sum(nbytes) / 1e6, nbytes[0] / 1e6, nbytes[1] / 1e6,
-                 sum(nbytes) / 1e6 / m["download"])]
+        out += ["", "The kernel is %.1f MB, the rig initramfs %.1f MB." %
+                (nbytes[0] / 1e6, nbytes[1] / 1e6)]
+    done = [c["done"] for c in cells.values()]
+    start = [c["assigned"] for c in cells.values()]
+    if len(done) > 1:
+        span = max(done) - min(start)
+        out += ["", "Throughput: %d cells in %.0f s (first assigned to "
+                "last stored, panics and recoveries included): **%.1f "
+                "cells per hour**; %.1f per hour from the median cell." %
+                (len(done), span, len(done) / span * 3600,
+                 3600 / m["total"])]
     return out
 
 
@@ -311,10 +340,15 @@ def load_section(path, load0, load1):
                 pass
     if not v:
         return []
+    # the run itself keeps about one CPU busy (QEMU's TCG thread)
+    busy = med(v) > 1.5 or float(load0.split()[0]) > 1.0
     return ["Load average of the machine (1 min, sampled every 10 s over "
             "the run): median %.1f, min %.1f, max %.1f on %d CPUs; "
-            "(1, 5, 15 min) %s at the start, %s at the end." %
-            (med(v), min(v), max(v), os.cpu_count(), load0, load1)]
+            "(1, 5, 15 min) %s at the start, %s at the end.  %s" %
+            (med(v), min(v), max(v), os.cpu_count(), load0, load1,
+             "**Taken under load**: other work shared the machine, so "
+             "the times are longer and noisier than a lone run's."
+             if busy else "The machine was otherwise idle.")]
 
 
 def main():
@@ -323,6 +357,7 @@ def main():
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--kernel-bytes", type=int, default=0)
     ap.add_argument("--initrd-bytes", type=int, default=0)
+    ap.add_argument("--disk-mb", default="256")
     a = ap.parse_args()
     cold, kexec, cells, boots = host_events(os.path.join(a.dir,
                                                          "klabd.log"))
@@ -330,9 +365,9 @@ def main():
     steps = guest_events(os.path.join(a.dir, "data", "rigs", "scsi0"))
     cell, reps, units, dirs = cell_results(a.url, set(cells))
     out = ["Run of %s: kernel %s on a `scsi` rig (1 vCPU, 768 MiB, one "
-           "256 MiB virtio-scsi disk, TCG), tiobench suite at scale %s "
+           "%s MiB virtio-scsi disk, TCG), tiobench suite at scale %s "
            "(warm-up + 3 repetitions per cell)." % (a.start, a.kernel,
-                                                   a.scale)]
+                                                   a.disk_mb, a.scale)]
     out += load_section(os.path.join(a.dir, "load"), a.load0, a.load1)
     for part in (boots_section(cold, kexec), phases_section(boots, marks),
                  overhead_section(cells, steps, [a.kernel_bytes, a.initrd_bytes]

@@ -27,6 +27,8 @@
 #   --token TOKEN  --console FILE (DIR/console-TIME.log)
 #   --cache none|writeback|... (none when the directory takes O_DIRECT)
 #   --disk-model host|hdd|ssd (host)  --accel tcg (tcg)  --no-reboot
+#   --boot-cache MIB (512; 0: none) the rig's boot-file cache disk
+#     (cache.img, ext4, kept across boots; see "Boot-file cache" below)
 #
 # Disk models (docs/RIGS.md, "Disk models"): host is the image file as it
 # is; hdd and ssd put a fixed service time per request in front of it
@@ -51,7 +53,7 @@ usage() {
 parse_options() {
 	profile=scsi dir="" name="" kernel="" initrd="" append="" size=""
 	cpus="" memory=1024 port=8080 gport="" token="" console="" cache=""
-	accel=tcg noreboot=0 model=host
+	accel=tcg noreboot=0 model=host bootcache=512
 	while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || case $1 in --no-reboot) ;; *) die "option '$1' needs a value" ;; esac
 		case $1 in
@@ -71,6 +73,7 @@ parse_options() {
 		--cache) cache=$2 ;;
 		--accel) accel=$2 ;;
 		--disk-model) model=$2 ;;
+		--boot-cache) bootcache=$2 ;;
 		--no-reboot) noreboot=1; shift; continue ;;
 		*) die "unknown option '$1'" ;;
 		esac
@@ -91,7 +94,7 @@ parse_options() {
 	if [ -z "$cpus" ]; then
 		[ "$profile" = manydisk ] && cpus=4 || cpus=1
 	fi
-	for n in "$size" "$cpus" "$memory" "$port" "$gport"; do
+	for n in "$size" "$cpus" "$memory" "$port" "$gport" "$bootcache"; do
 		case $n in ''|*[!0-9]*) die "'$n' is not a number" ;; esac
 	done
 }
@@ -215,6 +218,40 @@ qemu_args() {
 	done
 	ARGS_FILE=$dir/qemu.args
 	printf '%s\n' "$@" >"$ARGS_FILE"
+	boot_cache_args >>"$ARGS_FILE"
+}
+
+# ---- Boot-file cache ----
+# The agent keeps the kernels and initramfs it has verified on a disk of
+# the rig's own (docs/AGENT.md): a virtio-blk disk with serial klab-cache,
+# on no test controller, so the agent's disk discovery and the device
+# counters never see it.  Formatted once here (ext4, label klab-cache, no
+# lazy init so the guest never writes behind a benchmark), kept across
+# boots like the test disks.  Sparse: nothing on it is measured.
+make_boot_cache() {
+	img=$dir/cache.img
+	[ "$bootcache" != 0 ] || return 0
+	[ -f "$img" ] && return 0
+	mkfs=$(PATH=$PATH:/usr/sbin:/sbin command -v mke2fs) || {
+		echo "qemu-rig: mke2fs is not installed (e2fsprogs): no boot-file cache" >&2
+		return 0
+	}
+	truncate -s "${bootcache}M" "$img.tmp" &&
+		"$mkfs" -q -F -t ext4 -L klab-cache -m 0 \
+			-E lazy_itable_init=0,lazy_journal_init=0 "$img.tmp" ||
+		die "cannot make the boot-file cache '$img'"
+	mv "$img.tmp" "$img"
+}
+
+# boot_cache_args: QEMU's arguments for the cache disk, one a line (none
+# without a cache).
+boot_cache_args() {
+	make_boot_cache
+	[ "$bootcache" != 0 ] && [ -f "$dir/cache.img" ] || return 0
+	echo -drive
+	echo "file=$dir/cache.img,format=raw,if=none,id=bootcache,cache=writeback"
+	echo -device
+	echo "virtio-blk-pci,drive=bootcache,serial=klab-cache"
 }
 
 prepare() {

@@ -13,7 +13,12 @@
 #   klab.net=dhcp     udhcpc on the interface   klab.net=none   no network
 #   klab.net=ADDR/PREFIX,GATEWAY                any static address
 #   klab.if=eth0      the interface to configure
-#   klab.disks=N      wait (up to 30 s) until N disks are seen
+#   klab.disks=N      wait (up to 30 s) until N disks are seen (the cache
+#                     disk not counted)
+#   klab.cache=WHERE  the agent's boot-file cache (docs/AGENT.md): a device
+#                     (/dev/sdb1, formatted once with mkfs.ext4) mounted at
+#                     /cache, or a directory; default: the virtio disk whose
+#                     serial is klab-cache (QEMU rigs); none: no cache
 #   klab.init=shell   do not start the agent
 #   klab.test=PATH    debug script to run instead of the agent; the rig powers
 #                     off when it returns
@@ -41,6 +46,7 @@ mount_all() {
 
 parse_cmdline() {
 	url="" rig="" token="" net=static iface=eth0 disks="" mode="" test=""
+	cache=""
 	for w in $(cat /proc/cmdline); do
 		case $w in
 		klab.url=*) url=${w#*=} ;;
@@ -51,6 +57,7 @@ parse_cmdline() {
 		klab.disks=*) disks=${w#*=} ;;
 		klab.init=*) mode=${w#*=} ;;
 		klab.test=*) test=${w#*=} ;;
+		klab.cache=*) cache=${w#*=} ;;
 		esac
 	done
 }
@@ -74,8 +81,24 @@ load_modules() {
 	log "loaded $n modules"
 }
 
+# is_cache_disk DIR: is /sys/block/DIR the boot-file cache disk?  (Shell
+# builtins only: wait_disks asks for 64 disks five times a second.)
+is_cache_disk() {
+	[ -r "$1/serial" ] || return 1
+	serial=""
+	# virtio_blk's serial has no newline: read fails at EOF but sets it
+	read -r serial <"$1/serial"
+	[ "$serial" = klab-cache ]
+}
+
+test_disks() {
+	for d in /sys/block/sd* /sys/block/vd* /sys/block/hd*; do
+		[ -e "$d" ] && ! is_cache_disk "$d" && echo "${d#/sys/block/}"
+	done
+}
+
 count_disks() {
-	ls -d /sys/block/sd* /sys/block/vd* /sys/block/hd* 2>/dev/null | wc -l
+	test_disks | wc -l
 }
 
 # wait_disks: with klab.disks=N until N disks show up, else until the count
@@ -94,7 +117,7 @@ wait_disks() {
 		i=$((i + 1))
 		sleep 0.2
 	done
-	log "$(count_disks) disks: $(cd /sys/block && echo sd* vd* hd* | tr ' ' '\n' | grep -v '\*' | tr '\n' ' ')"
+	log "$(count_disks) disks: $(test_disks | tr '\n' ' ')"
 }
 
 net_up() {
@@ -115,6 +138,31 @@ net_up() {
 	log "network $iface: $(ip -4 -o addr show dev "$iface" | awk '{print $4}') ($net)"
 }
 
+# cache_up: mount the boot-file cache; cache_dir is the agent's --cache-dir
+# ("" when there is none).
+cache_up() {
+	cache_dir=""
+	dev=""
+	case $cache in
+	none) return ;;
+	/dev/*) dev=$cache ;;
+	/*) mkdir -p "$cache" && cache_dir=$cache ;;
+	"") for d in /sys/block/vd*; do
+		is_cache_disk "$d" && dev=/dev/${d#/sys/block/}
+	    done ;;
+	*) log "klab.cache='$cache' is neither a device nor a directory" ;;
+	esac
+	if [ -n "$dev" ]; then
+		mkdir -p /cache
+		if mount -t ext4 -o noatime "$dev" /cache; then
+			cache_dir=/cache
+		else
+			log "cannot mount cache '$dev': no boot-file cache"
+		fi
+	fi
+	[ -z "$cache_dir" ] || log "boot-file cache $cache_dir ($dev): $(df -k "$cache_dir" | awk 'NR == 2 {print $3 " of " $2 " KiB used"}')"
+}
+
 shell_forever() {
 	while true; do
 		setsid cttyhack sh -l
@@ -126,6 +174,7 @@ parse_cmdline
 log "kernel $(uname -r)"
 load_modules
 wait_disks
+cache_up
 net_up
 
 if [ "$mode" != shell ] && [ -x /bin/klab-agent ]; then
@@ -134,6 +183,7 @@ if [ "$mode" != shell ] && [ -x /bin/klab-agent ]; then
 	[ -n "$url" ] && set -- "$@" --url "$url"
 	[ -n "$rig" ] && set -- "$@" --rig "$rig"
 	[ -n "$token" ] && set -- "$@" --token "$token"
+	[ -n "$cache_dir" ] && set -- "$@" --cache-dir "$cache_dir"
 	log "starting klab-agent"
 	exec /bin/klab-agent "$@"
 	log "cannot start '/bin/klab-agent'"

@@ -55,6 +55,7 @@ mkdir -p "$WORK/part/klab-test"
 cat >"$WORK/part/klab-test/t3001.sh" <<EOF
 echo "T: uname=\$(uname -r)"
 for d in /sys/block/sd* /sys/block/vd*; do
+	[ "\$(cat \$d/serial 2>/dev/null)" = klab-cache ] && { echo "T: cache disk \${d##*/}"; continue; }
 	[ -e "\$d" ] && echo "T: disk \${d##*/} \$(cat \$d/queue/scheduler)"
 done
 echo "T: http=\$(timeout 20 wget -q -O - http://10.0.2.100:$port/t3001-$nonce)"
@@ -82,6 +83,8 @@ expect "$con" "^\[ *[0-9.]+\] Linux version $rel " "boot banner of $rel"
 expect "$con" "^T: uname=$rel" "uname -r is $rel"
 expect "$con" '^T: disk sda .*\[mq-deadline\]' "sda with mq-deadline"
 [ "$(grep -c '^T: disk ' "$con")" -eq 1 ] || fail "scsi rig does not see exactly one disk"
+expect "$con" '^T: cache disk vda' "the boot-file cache disk, apart from the test disks"
+expect "$con" '^klab-init: boot-file cache /cache \(/dev/vda\)' "the boot-file cache mounted"
 expect "$con" "^T: http=klab-t3001 $nonce" "guest fetched the page from the host"
 grep -q "^GET /t3001-$nonce " "$WORK/requests.log" || fail "the http server saw no request"
 expect "$con" '^T: gateway=blocked' "restrict=on keeps the host gateway closed"

@@ -202,13 +202,21 @@ static void test_sysinfo_fake_tree(void **state)
 	put(root, "/sys/block/loop0/size", "8\n");
 	put(root, "/sys/block/loop0/device/x", "");
 	put(root, "/sys/block/zz/size", "8\n");	/* no device: virtual */
+	/* the boot-file cache disk is never a test disk; another serial is */
+	put(root, "/sys/block/vda/size", "1048576\n");
+	put(root, "/sys/block/vda/device/x", "");
+	put(root, "/sys/block/vda/serial", "klab-cache\n");
+	put(root, "/sys/block/vdb/size", "8\n");
+	put(root, "/sys/block/vdb/device/x", "");
+	put(root, "/sys/block/vdb/serial", "klab-cache2\n");
 
 	assert_int_equal(sysinfo_collect(root, NULL, &si, err, sizeof(err)), 0);
 	assert_int_equal(si.memory_mb, 980);
 	assert_true(si.cpus >= 1);
-	assert_int_equal(si.ndisks, 2);
+	assert_int_equal(si.ndisks, 3);
 	assert_string_equal(si.disks[0].name, "sda");
 	assert_int_equal(si.disks[0].size_bytes, 262144ULL * 512);
+	assert_string_equal(si.disks[2].name, "vdb");
 	assert_string_equal(si.disks[0].sched, "none");
 	assert_string_equal(si.disks[1].name, "sdb");
 	assert_string_equal(si.disks[1].model, "QEMU HARDDISK");
