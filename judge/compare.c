@@ -418,6 +418,61 @@ static int phase_cached(const struct comparison *c, const char *name)
 	return 0;
 }
 
+/* The run of each of a cell's cell values (the first of its group). */
+static int64_t *cell_run_ids(const struct cmp_cell *cell)
+{
+	int64_t *ids = malloc((cell->nvalues + 1) * sizeof(*ids));
+	size_t i, n = 0;
+
+	if (!ids)
+		abort();
+	for (i = 0; i < cell->nvalues; i++)
+		if (!i || cell->runs[i] != cell->runs[i - 1])
+			ids[n++] = cell->runs[i];
+	return ids;
+}
+
+/*
+ * Are the cells of b and k interleaved pairs: as many on each side (at
+ * least 3), and in run order each pair's two cells come before the next
+ * pair's (A B A B ..., or B A)?  Runs are numbered as they are stored, so
+ * the pairs of a comparison run (queued A B A B on one rig) qualify; a
+ * replaced cell or an import of one side then the other does not.
+ */
+static int cells_interleaved(const struct cmp_cell *b, const struct cmp_cell *k)
+{
+	int64_t *x, *y;
+	size_t i, n = b->s.n;
+	int ok = n >= 3 && k->s.n == n;
+
+	if (!ok)
+		return 0;
+	x = cell_run_ids(b);
+	y = cell_run_ids(k);
+	for (i = 0; i < n && ok; i++)
+		ok = x[i] != y[i] && (i + 1 == n ||
+			(x[i] > y[i] ? x[i] : y[i]) <
+			(x[i + 1] < y[i + 1] ? x[i + 1] : y[i + 1]));
+	free(x);
+	free(y);
+	return ok;
+}
+
+static void judge_cell(struct comparison *c, struct cmp_metric *m,
+		       size_t k, int cached, double floor)
+{
+	const struct cmp_cell *b = &m->cells[c->baseline];
+	struct cmp_cell *cell = &m->cells[k];
+	enum metric_dir dir = k == c->baseline || cached ? DIR_NONE : m->dir;
+
+	if (dir != DIR_NONE && !c->pol.unpaired && cells_interleaved(b, cell))
+		vd_test_paired(&c->pol, &m->kind, dir, floor, b->cellv,
+			       cell->cellv, cell->s.n, &cell->vd);
+	else
+		vd_test(&c->pol, &m->kind, dir, floor, b->cellv, b->s.n,
+			cell->cellv, cell->s.n, &cell->vd);
+}
+
 static void judge_metric(struct comparison *c, struct cmp_metric *m,
 			 struct vd_result **all, size_t *na)
 {
@@ -432,9 +487,7 @@ static void judge_metric(struct comparison *c, struct cmp_metric *m,
 	for (k = 0; k < c->nk; k++) {
 		struct cmp_cell *cell = &m->cells[k];
 
-		vd_test(&c->pol, &m->kind, k == c->baseline || cached ?
-			DIR_NONE : m->dir, floor, b->cellv, b->s.n,
-			cell->cellv, cell->s.n, &cell->vd);
+		judge_cell(c, m, k, cached, floor);
 		if (k == c->baseline) {
 			cell->vd.note = "baseline";
 			cell->vd.delta_pct = cell->present ? 0 : NAN;
@@ -697,6 +750,13 @@ int cmp_opts_from_query(struct cmp_opts *o, struct query *q, char *err,
 		rc = DB_INVALID;
 	}
 	o->pol.bh = s && !strcmp(s, "bh");
+	s = query_get(q, "pairing");
+	if (!rc && s && *s && strcmp(s, "auto") && strcmp(s, "off")) {
+		snprintf(err, errlen, "invalid pairing '%.60s' (auto or off)",
+			 s);
+		rc = DB_INVALID;
+	}
+	o->pol.unpaired = s && !strcmp(s, "off");
 	s = query_get(q, "scale");
 	if (!rc && s && *s) {
 		o->scale = strtod(s, &end);
