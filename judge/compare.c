@@ -16,6 +16,7 @@
 
 #include "db/cells.h"
 #include "db/reps.h"
+#include "judge/pairs.h"
 #include "lib/rigconf.h"
 #include "lib/strbuf.h"
 
@@ -418,54 +419,14 @@ static int phase_cached(const struct comparison *c, const char *name)
 	return 0;
 }
 
-/* The run of each of a cell's cell values (the first of its group). */
-static int64_t *cell_run_ids(const struct cmp_cell *cell)
-{
-	int64_t *ids = malloc((cell->nvalues + 1) * sizeof(*ids));
-	size_t i, n = 0;
-
-	if (!ids)
-		abort();
-	for (i = 0; i < cell->nvalues; i++)
-		if (!i || cell->runs[i] != cell->runs[i - 1])
-			ids[n++] = cell->runs[i];
-	return ids;
-}
-
-/*
- * Are the cells of b and k interleaved pairs: as many on each side (at
- * least 3), and in run order each pair's two cells come before the next
- * pair's (A B A B ..., or B A)?  Runs are numbered as they are stored, so
- * the pairs of a comparison run (queued A B A B on one rig) qualify; a
- * replaced cell or an import of one side then the other does not.
- */
-static int cells_interleaved(const struct cmp_cell *b, const struct cmp_cell *k)
-{
-	int64_t *x, *y;
-	size_t i, n = b->s.n;
-	int ok = n >= 3 && k->s.n == n;
-
-	if (!ok)
-		return 0;
-	x = cell_run_ids(b);
-	y = cell_run_ids(k);
-	for (i = 0; i < n && ok; i++)
-		ok = x[i] != y[i] && (i + 1 == n ||
-			(x[i] > y[i] ? x[i] : y[i]) <
-			(x[i + 1] < y[i + 1] ? x[i + 1] : y[i + 1]));
-	free(x);
-	free(y);
-	return ok;
-}
-
 static void judge_cell(struct comparison *c, struct cmp_metric *m,
-		       size_t k, int cached, double floor)
+		       size_t k, int cached, double floor, int paired)
 {
 	const struct cmp_cell *b = &m->cells[c->baseline];
 	struct cmp_cell *cell = &m->cells[k];
 	enum metric_dir dir = k == c->baseline || cached ? DIR_NONE : m->dir;
 
-	if (dir != DIR_NONE && !c->pol.unpaired && cells_interleaved(b, cell))
+	if (dir != DIR_NONE && paired && cmp_pairs_interleaved(b, cell))
 		vd_test_paired(&c->pol, &m->kind, dir, floor, b->cellv,
 			       cell->cellv, cell->s.n, &cell->vd);
 	else
@@ -474,7 +435,7 @@ static void judge_cell(struct comparison *c, struct cmp_metric *m,
 }
 
 static void judge_metric(struct comparison *c, struct cmp_metric *m,
-			 struct vd_result **all, size_t *na)
+			 const int *paired, struct vd_result **all, size_t *na)
 {
 	const struct cmp_cell *b = &m->cells[c->baseline];
 	double floor = vd_floor_for(&c->pol, c->suite, m->name,
@@ -482,12 +443,10 @@ static void judge_metric(struct comparison *c, struct cmp_metric *m,
 	int cached = m->dir != DIR_NONE && phase_cached(c, m->name);
 	size_t k;
 
-	for (k = 0; k < c->nk; k++)
-		cells_make(m, &m->cells[k]);
 	for (k = 0; k < c->nk; k++) {
 		struct cmp_cell *cell = &m->cells[k];
 
-		judge_cell(c, m, k, cached, floor);
+		judge_cell(c, m, k, cached, floor, paired[k]);
 		if (k == c->baseline) {
 			cell->vd.note = "baseline";
 			cell->vd.delta_pct = cell->present ? 0 : NAN;
@@ -506,16 +465,24 @@ static void judge_metric(struct comparison *c, struct cmp_metric *m,
 void compare_judge(struct comparison *c)
 {
 	struct vd_result **all = calloc(c->nm * c->nk + 1, sizeof(*all));
+	int *paired = calloc(c->nk + 1, sizeof(*paired));
 	size_t i, k, na = 0;
 
-	if (!all)
+	if (!all || !paired)
 		abort();
 	if (c->nm)	/* qsort(NULL, 0) is undefined; sorted for bsearch */
 		qsort(c->m, c->nm, sizeof(*c->m), metric_cmp);
 	for (i = 0; i < c->nm; i++)
-		judge_metric(c, &c->m[i], all, &na);
+		for (k = 0; k < c->nk; k++)
+			cells_make(&c->m[i], &c->m[i].cells[k]);
+	for (k = 0; k < c->nk; k++)
+		paired[k] = !c->pol.unpaired && k != c->baseline &&
+			    cmp_pairs_page(c, k);
+	for (i = 0; i < c->nm; i++)
+		judge_metric(c, &c->m[i], paired, all, &na);
 	vd_decide(&c->pol, all, na);
 	free(all);
+	free(paired);
 	for (i = 0; i < c->nm; i++)
 		for (k = 0; k < c->nk; k++) {
 			struct cmp_cell *cell = &c->m[i].cells[k];

@@ -377,6 +377,43 @@ static int all_positive(const double *v, size_t n)
 	return 1;
 }
 
+double vd_pairs_f(const double *base, const double *cand, size_t n)
+{
+	double ms = 0, md = 0, vs = 0, vd = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ms += log(cand[i] * base[i]) / (double)n;
+		md += log(cand[i] / base[i]) / (double)n;
+	}
+	for (i = 0; i < n; i++) {
+		double a = log(cand[i] * base[i]) - ms;
+		double b = log(cand[i] / base[i]) - md;
+
+		vs += a * a;
+		vd += b * b;
+	}
+	return vd > 0 ? vs / vd : vs > 0 ? INFINITY : 1;
+}
+
+/* The step of a quantised metric for pairs: the smallest gap between
+ * distinct values of both sides pooled (within a side, a drift spreads
+ * the values far beyond the step). */
+static double pooled_quantum(const double *a, const double *b, size_t n)
+{
+	double *all = malloc(2 * n * sizeof(*all) + 1), *tmp, q;
+
+	tmp = malloc(2 * n * sizeof(*tmp) + 1);
+	if (!all || !tmp)
+		abort();
+	memcpy(all, a, n * sizeof(*a));
+	memcpy(all + n, b, n * sizeof(*b));
+	q = side_quantum(all, 2 * n, tmp, 0);
+	free(all);
+	free(tmp);
+	return q;
+}
+
 void vd_test_paired(const struct vd_policy *pol, const struct vd_kind *kind,
 		    enum metric_dir dir, double floor_pct, const double *base,
 		    const double *cand, size_t n, struct vd_result *r)
@@ -409,7 +446,7 @@ void vd_test_paired(const struct vd_policy *pol, const struct vd_kind *kind,
 		r->threshold_pct = pol->noise_k * r->noise_pct;
 	/* the quantum of a quantised metric, relative to the baseline */
 	floor_sd = kind->log_scale ? 0 :
-		   quantum(base, n, cand, n) / sqrt(12) / (bsum / (double)n);
+		   pooled_quantum(base, cand, n) / sqrt(12) / (bsum / (double)n);
 	floor_sd = sqrt(2) * fmax(pol->min_cv_pct / 100, floor_sd);
 	se = fmax(sd, floor_sd) / sqrt((double)n);
 	r->p = stats_t_p(mean / se, (double)(n - 1));

@@ -94,7 +94,7 @@ struct vd_result {
 	/* How it was tested: "welch" (Welch's t on the log ratio of the
 	 * means), "mann-whitney" (a tail: ranks for p, logs for the CI),
 	 * "paired" (interleaved A B cells: one-sample t on the pairs' log
-	 * ratios); "" when not tested.  Static. */
+	 * ratios, when the page's cells drift); "" when not tested.  Static. */
 	const char *analysis;
 	enum vd_class klass;
 	enum metric_dir dir;
@@ -146,6 +146,13 @@ void vd_test(const struct vd_policy *pol, const struct vd_kind *kind,
  * floored at sqrt 2 x the minimum CV.  Falls back to vd_test() when a
  * value is not positive or n < 3.
  */
+/*
+ * The drift n pairs show: the variance of their levels (log sums) over
+ * that of their differences (log ratios), about 1 without drift (an
+ * F(n-1, n-1) ratio), large when the level moves from pair to pair.
+ * Values must be positive.  judge/pairs.c decides from it.
+ */
+double vd_pairs_f(const double *base, const double *cand, size_t n);
 void vd_test_paired(const struct vd_policy *pol, const struct vd_kind *kind,
 		    enum metric_dir dir, double floor_pct, const double *base,
 		    const double *cand, size_t n, struct vd_result *out);
