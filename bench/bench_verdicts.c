@@ -17,8 +17,8 @@
  *       default plan (judge/adaptive.h) until every headline metric is
  *       decided or 20 cells a side, against the fixed n of the same power
  *       (--adaptive-worse: the plan also ends at the first headline worse)
- *       (--alpha-scale multiplies the default error budgets: 0.2 gives
- *       headline 0.008 and secondary 0.002, 1% a page)
+ *       (--alpha-scale multiplies the default error budgets, headline
+ *       0.008 and secondary 0.002, 1% a page: 5 gives the 5% of before)
  *       (--pairing auto|off: the cells interleaved A B A B as a
  *       comparison run queues them, tested as pairs or not; --drift PCT:
  *       a linear drift of every level from the first cell to the last)
@@ -63,7 +63,7 @@ struct spec {
 };
 
 static struct spec specs[NMETRICS];
-static double alpha_scale = 1;	/* --alpha-scale: a stricter budget */
+static double alpha_scale = 1;	/* --alpha-scale: another budget */
 static int stop_on_worse;	/* --adaptive-worse: the plan's variant */
 /* The cells' order in time: 0 every base cell then every candidate cell
  * (as bench_verdicts.sh imports them), 1 interleaved pairs A B B A A B
@@ -316,7 +316,7 @@ static void table(size_t pages)
 	table_rows(table_row, 3, pages);
 	printf("\n%zu pages per row and column (A/A and each shift), 20 "
 	       "metrics a page, error budget headline %g, secondary %g.\n",
-	       pages, 0.04 * alpha_scale, 0.01 * alpha_scale);
+	       pages, 0.008 * alpha_scale, 0.002 * alpha_scale);
 }
 
 /* ---- drift: interleaved pairs against unpaired cells --------------- */
@@ -355,8 +355,8 @@ static void drift_table(size_t pages)
 	printf("\n%zu pages per row and column; cells interleaved A B B A A B ...; "
 	       "the drift is a linear change of every metric's level from "
 	       "the first cell to the last; error budget headline %g, "
-	       "secondary %g.\n", pages, 0.04 * alpha_scale,
-	       0.01 * alpha_scale);
+	       "secondary %g.\n", pages, 0.008 * alpha_scale,
+	       0.002 * alpha_scale);
 }
 
 /* ---- adaptive repetition against fixed n --------------------------- */

@@ -22,8 +22,9 @@ void vd_policy_default(struct vd_policy *p)
 	memset(p, 0, sizeof(*p));
 	p->nfloors = vd_defaults_floors(&f);
 	memcpy(p->floors, f, p->nfloors * sizeof(*f));
-	p->alpha[VC_HEADLINE] = 0.04;
-	p->alpha[VC_SECONDARY] = 0.01;
+	/* 1% of A/A pages with any worse or better (docs/VERDICTS.md) */
+	p->alpha[VC_HEADLINE] = 0.008;
+	p->alpha[VC_SECONDARY] = 0.002;
 	p->alpha_equiv = 0.05;
 	p->floor_pct[VC_HEADLINE] = 2.0;
 	p->floor_pct[VC_SECONDARY] = 5.0;

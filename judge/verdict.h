@@ -13,8 +13,8 @@
  * cell values (a ratio of geometric means).  Then, across the page:
  *
  *  - worse / better: the p-value, corrected by Holm over every directional
- *    metric and candidate of its family (headline: alpha 0.04, secondary:
- *    alpha 0.01; 0.05 per page), is below the family's alpha AND |r| is at
+ *    metric and candidate of its family (headline: alpha 0.008, secondary:
+ *    alpha 0.002; 0.01 per page), is below the family's alpha AND |r| is at
  *    least the metric's threshold;
  *  - same: the 90% confidence interval of r lies inside +-threshold (two
  *    one-sided tests at 5%);
@@ -68,7 +68,7 @@ struct vd_floor {
 struct config;
 
 struct vd_policy {
-	double alpha[VC_NCLASSES];	/* 0.04 headline, 0.01 secondary */
+	double alpha[VC_NCLASSES];	/* 0.008 headline, 0.002 secondary */
 	double alpha_equiv;		/* 0.05: "same" from the 90% CI */
 	double floor_pct[VC_NCLASSES];	/* 2 headline, 5 secondary */
 	double noise_k;			/* 1.0 */

@@ -73,7 +73,7 @@ static void test_same_and_undecided(void **state)
 
 static void test_zero_baseline(void **state)
 {
-	const double z[] = { 0, 0, 0 }, c[] = { 1, 2, 1 };
+	const double z[] = { 0, 0, 0 }, c[] = { 10, 11, 10 };
 	struct vd_result r;
 
 	one(&rate_kind, DIR_LOWER, z, 3, c, 3, &r);
@@ -143,22 +143,26 @@ static void test_nan_missing_n1(void **state)
 
 static void test_tail_log_scale(void **state)
 {
-	const double b[] = { 10, 12, 11, 10.5, 11.5 };
-	const double c[] = { 20, 24, 22, 21, 23 };
+	const double b[] = { 10, 12, 11, 10.5, 11.5, 10.8, 11.2 };
+	const double c[] = { 20, 24, 22, 21, 23, 21.6, 22.4 };
 	const double b3[] = { 10, 12, 11 }, c3[] = { 20, 24, 22 };
 	const double bt[] = { 10, 12, 11, 10, 12 }, ct[] = { 20, 24, 22, 20, 24 };
 	struct vd_result r;
 
-	one(&tail_kind, DIR_LOWER, b, 5, c, 5, &r);
+	one(&tail_kind, DIR_LOWER, b, 7, c, 7, &r);
 	/* ratio of geometric means: exactly 2, CI on the logs */
 	assert_true(fabs(r.delta_pct - 100) < 1e-9);
 	assert_true(r.ci_lo > 80 && r.ci_hi < 125);
-	/* p from the ranks: complete separation of 5 and 5, exact 2/252 */
+	/* p from the ranks: complete separation of 7 and 7, exact 2/3432 */
 	assert_string_equal(r.analysis, "mann-whitney");
-	assert_true(fabs(r.p - 2.0 / 252) < 1e-12);
+	assert_true(fabs(r.p - 2.0 / 3432) < 1e-12);
 	assert_int_equal(r.verdict, V_WORSE);
+	/* 5 and 5 apart: 2/252, above the secondary alpha 0.002 */
+	one(&tail_kind, DIR_LOWER, b, 5, c, 5, &r);
+	assert_true(fabs(r.p - 2.0 / 252) < 1e-12);
+	assert_int_equal(r.verdict, V_UNDECIDED);
 	/* ties: the normal approximation, 0.0111594 (R: wilcox.test,
-	 * exact = FALSE as with ties), above the secondary alpha 0.01 */
+	 * exact = FALSE as with ties) */
 	one(&tail_kind, DIR_LOWER, bt, 5, ct, 5, &r);
 	assert_true(fabs(r.p - 0.011159425282914772) < 1e-9);
 	assert_int_equal(r.verdict, V_UNDECIDED);
@@ -544,8 +548,8 @@ static void test_adaptive(void **state)
 	assert_int_equal(plan.looks[4], 20);
 	vd_policy_default(&pol);
 	vd_plan_policy(&plan, &pol, &look);
-	assert_true(fabs(look.alpha[VC_HEADLINE] - 0.008) < 1e-12);
-	assert_true(fabs(look.alpha[VC_SECONDARY] - 0.002) < 1e-12);
+	assert_true(fabs(look.alpha[VC_HEADLINE] - 0.0016) < 1e-12);
+	assert_true(fabs(look.alpha[VC_SECONDARY] - 0.0004) < 1e-12);
 	/* a clear drop is decided at the first look */
 	cmp_of(&look, b, worse, 3, &c);
 	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
