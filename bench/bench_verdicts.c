@@ -27,8 +27,8 @@
  *       unpaired and paired, without and with the drift
  *   bench_verdicts --emit DIR --cv PCT --cells N --shift PCT --pages N
  *                  [--seed S] [--prefix P]
- *       writes the pages as klab-results/1 documents (DIR/PxPAGE-SIDE-CELL
- *       .json, one per cell, kernels PxPAGE-base and PxPAGE-cand, prefix
+ *       writes the pages as klab-results/1 documents (DIR/PxPAGE-TIME
+ *       .json, one per cell, named by its place in time, kernels PxPAGE-base and PxPAGE-cand, prefix
  *       "v" by default) and the verdicts compare_judge() gives them
  *       (DIR/expected.txt: "PxPAGE METRIC VERDICT" lines) for
  *       bench_verdicts.sh, which imports them into a real klabd and checks
@@ -470,8 +470,9 @@ static int emit_cell(const char *dir, size_t p, int side, size_t c,
 	FILE *f;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/%s%zu-%s-%zu.json", dir, prefix, p,
-		 side ? "cand" : "base", c);
+	/* named by the cell's place in time: a glob imports them in order */
+	snprintf(path, sizeof(path), "%s/%s%zu-%03zu.json", dir, prefix, p,
+		 cell_time(pg->n, (size_t)side, c));
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "bench_verdicts: cannot write '%s': %s\n",

@@ -5,9 +5,12 @@
 #   1. the table: bench_verdicts judges PAGES simulated pages per setting
 #      in process, through compare_judge(), the code klabd runs (CV 3, 5
 #      and 17%, 3, 5 and 10 cells a side, A/A and 5, 10, 25% drops), with
-#      the default error budget and with a 1% one (--alpha-scale 0.2);
+#      the default error budget (1% a page) and with the 5% one of before
+#      (--alpha-scale 5); then interleaved pairs with and without a drift
+#      of DRIFT% (default 20), tested unpaired and paired;
 #   2. adaptive repetition (judge/adaptive.h): ADAPT_PAGES pages per
-#      setting judged at the plan's looks, against the fixed n of the same
+#      setting, cells interleaved A B B A as the engine queues them,
+#      judged at the plan's looks, against the fixed n of the same
 #      power, for the default plan and the stop-at-first-worse variant;
 #   3. the real path: for a few settings HTTP_PAGES pages are written as
 #      klab-results/1 documents, POSTed to a real klabd's /api/import (one
@@ -25,6 +28,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 PAGES=${KLAB_BENCH_VERDICT_PAGES:-10000}
 HTTP_PAGES=${KLAB_BENCH_VERDICT_HTTP_PAGES:-100}
 ADAPT_PAGES=${KLAB_BENCH_VERDICT_ADAPT_PAGES:-2000}
+DRIFT=${KLAB_BENCH_VERDICT_DRIFT:-20}
 cd "$TOP"
 OBJ=build/bench/vobj
 bench_build $OBJ
@@ -44,29 +48,36 @@ LOAD0=$(loadavg)
 	t0=$(date +%s)
 	nice -n 10 "$B/bench_verdicts" --pages "$PAGES"
 	echo
-	echo "With a 1% page budget (--alpha-scale 0.2, not the default):"
+	echo "With the 5% page budget of before (--alpha-scale 5, not the default):"
 	echo
-	nice -n 10 "$B/bench_verdicts" --pages "$PAGES" --alpha-scale 0.2
+	nice -n 10 "$B/bench_verdicts" --pages "$PAGES" --alpha-scale 5
 	echo
 	echo "in-process time: $(( $(date +%s) - t0 )) s"
+	echo
+	echo "## Drift: interleaved pairs, unpaired and paired: $PAGES pages per setting"
+	echo
+	nice -n 10 "$B/bench_verdicts" --drift "$DRIFT" --pages "$PAGES"
 	echo
 	echo "## Adaptive repetition: $ADAPT_PAGES pages per setting"
 	echo
 	t0=$(date +%s)
-	nice -n 10 "$B/bench_verdicts" --adaptive --pages "$ADAPT_PAGES"
+	nice -n 10 "$B/bench_verdicts" --adaptive --pairing auto --pages "$ADAPT_PAGES"
 	echo
-	nice -n 10 "$B/bench_verdicts" --adaptive-worse --pages "$ADAPT_PAGES"
+	nice -n 10 "$B/bench_verdicts" --adaptive-worse --pairing auto --pages "$ADAPT_PAGES"
 	echo
 	echo "adaptive time: $(( $(date +%s) - t0 )) s"
 } | tee "$OUT"
 
 bench_klabd $OBJ
 
-# one setting through the real path: CV CELLS SHIFT PREFIX
+# one setting through the real path: CV CELLS SHIFT PREFIX SEED [FLAGS]
+# (FLAGS: --pairing auto --drift PCT: cells imported as interleaved pairs
+# on a drifting level)
 through_http() {
 	d=$TMP/$4
+	# shellcheck disable=SC2086
 	"$B/bench_verdicts" --emit "$d" --cv "$1" --cells "$2" --shift "$3" \
-		--pages "$HTTP_PAGES" --prefix "$4" --seed "$5" || die "emit $4"
+		--pages "$HTTP_PAGES" --prefix "$4" --seed "$5" ${6:-} || die "emit $4"
 	"$B/bench_http" post "$U/api/import?suite=manual" "$d"/*.json >/dev/null ||
 		die "import $4"
 	mkdir "$d/got"
@@ -115,6 +126,8 @@ PY
 	through_http 5 10 10 d10x 13
 	through_http 17 3 25 d25x 14
 	through_http 3 5 5 d5x 15
+	through_http 3 10 10 p10x 16 "--pairing auto --drift 20"
+	through_http 3 10 0 paax 17 "--pairing auto --drift 20"
 	echo
 	echo "real-path time: $(( $(date +%s) - t0 )) s; machine load after: $(loadavg)"
 } | tee -a "$OUT"
