@@ -33,9 +33,9 @@ cd "$TOP"
 OBJ=build/bench/vobj
 bench_build $OBJ
 # shellcheck disable=SC2046
-bench_cc $OBJ bench_verdicts $(pkg-config --cflags --libs jansson sqlite3) -lm
+bench_cc $OBJ bench_verdicts $(pkg-config --cflags --libs jansson sqlite3 libcrypto) -lm
 # shellcheck disable=SC2046
-bench_cc $OBJ bench_http $(pkg-config --cflags --libs libcurl)
+bench_cc $OBJ bench_http $(pkg-config --cflags --libs libcurl libcrypto)
 
 bench_tmp klab-bench-verdicts
 OUT=$B/verdicts.md
@@ -95,7 +95,7 @@ exp = {}
 for line in open(os.path.join(d, "expected.txt")):
     k, m, v = line.split()
     exp[(k, m)] = v
-agree = total = alarm = worse0 = 0
+agree = total = alarm = worse0 = paired = 0
 for f in sorted(os.listdir(os.path.join(d, "got"))):
     doc = json.load(open(os.path.join(d, "got", f)))
     k = doc["kernels"][0][:-5]
@@ -104,22 +104,23 @@ for f in sorted(os.listdir(os.path.join(d, "got"))):
         v = m["cells"][1]["verdict"]
         total += 1
         agree += exp[(k, m["name"])] == v
+        paired += m["cells"][1].get("analysis") == "paired"
         any_alarm |= v in ("worse", "better")
         if m["name"] == "tiobench.seq_read.rate" and v == "worse":
             worse0 += 1
     alarm += any_alarm
 pages = len(os.listdir(os.path.join(d, "got")))
-print("| %s%% | %s | %s%% | %d | %.1f%% | %.1f%% | %d/%d |" % (
+print("| %s%% | %s | %s%% | %d | %.1f%% | %.1f%% | %d/%d | %d |" % (
     cv, n, shift, pages, 100.0 * alarm / pages, 100.0 * worse0 / pages,
-    agree, total))
+    agree, total, paired))
 PY
 }
 {
 	echo
 	echo "## Through POST /api/import and GET /api/compare: $HTTP_PAGES pages per setting"
 	echo
-	echo "| CV | cells a side | rate drop | pages | pages with any worse/better | rate decided worse | verdicts equal to in-process |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| CV | cells a side | rate drop | pages | pages with any worse/better | rate decided worse | verdicts equal to in-process | tested as pairs |"
+	echo "|---|---|---|---|---|---|---|---|"
 	t0=$(date +%s)
 	through_http 5 5 0 aa5x 11
 	through_http 5 10 0 aa10x 12
