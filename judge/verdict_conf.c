@@ -82,6 +82,20 @@ int vd_defaults_add_floors(const char *suite, const char *list, char *err,
 	}
 }
 
+/* The line of the last "key" of section (the one config_get gives). */
+static int key_line(const struct config *c, const char *section,
+		    const char *key)
+{
+	size_t i;
+	int line = 0;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].section, section) &&
+		    !strcmp(c->v[i].key, key))
+			line = c->v[i].line;
+	return line;
+}
+
 int vd_defaults_from_config(const struct config *c, char *err,
 			    size_t errlen)
 {
@@ -92,7 +106,8 @@ int vd_defaults_from_config(const struct config *c, char *err,
 	vd_defaults_reset();
 	v = config_get(c, "", "verdict_floor");
 	if (v && vd_defaults_add_floors(NULL, v, msg, sizeof(msg))) {
-		snprintf(err, errlen, "%s: verdict_floor: %s", c->path, msg);
+		snprintf(err, errlen, "%s:%d: verdict_floor: %s", c->path,
+			 key_line(c, "", "verdict_floor"), msg);
 		return -1;
 	}
 	for (i = 0; i < c->nsec; i++) {
@@ -106,7 +121,7 @@ int vd_defaults_from_config(const struct config *c, char *err,
 		v = config_get(c, sec, "floor");
 		if (v && vd_defaults_add_floors(sec + 6, v, msg, sizeof(msg))) {
 			snprintf(err, errlen, "%s:%d: [%s] floor: %s", c->path,
-				 c->sec[i].line, sec, msg);
+				 key_line(c, sec, "floor"), sec, msg);
 			return -1;
 		}
 	}

@@ -97,5 +97,5 @@ printf '[suite manual]\nfloor = *.rate\n' >"$TMP/bad.conf"
 "$KLAB_BIN/klabd" --config "$TMP/bad.conf" --listen 127.0.0.1:0 \
 	--db "$TMP/bad.db" --data-dir "$TMP/bad-data" >"$TMP/bad.log" 2>&1 &&
 	fail "klabd started with a bad floor"
-expect_grep "bad.conf:1: \[suite manual\] floor: invalid floor '\*.rate'" "$TMP/bad.log"
+expect_grep "bad.conf:2: \[suite manual\] floor: invalid floor '\*.rate'" "$TMP/bad.log"
 ok "a bad configured floor refused with file, line and key"

@@ -472,14 +472,14 @@ static void test_config_floors(void **state)
 	assert_int_equal(config_parse(&cfg, "k.conf", bad1, strlen(bad1), err,
 				      sizeof(err)), 0);
 	assert_int_equal(vd_defaults_from_config(&cfg, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "k.conf: verdict_floor: invalid floor "
+	assert_non_null(strstr(err, "k.conf:1: verdict_floor: invalid floor "
 			       "'*.rate'"));
 	config_release(&cfg);
 	config_init(&cfg);
 	assert_int_equal(config_parse(&cfg, "k.conf", bad2, strlen(bad2), err,
 				      sizeof(err)), 0);
 	assert_int_equal(vd_defaults_from_config(&cfg, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "k.conf:1: [suite rio] floor: invalid "
+	assert_non_null(strstr(err, "k.conf:2: [suite rio] floor: invalid "
 			       "floor 'x/*.rate:7'"));
 	config_release(&cfg);
 	vd_defaults_reset();
