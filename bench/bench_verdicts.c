@@ -17,12 +17,18 @@
  *       default plan (judge/adaptive.h) until every headline metric is
  *       decided or 20 cells a side, against the fixed n of the same power
  *       (--adaptive-worse: the plan also ends at the first headline worse)
- *       (--alpha-scale multiplies the default error budgets: 0.2 gives
- *       headline 0.008 and secondary 0.002, 1% a page)
+ *       (--alpha-scale multiplies the default error budgets, headline
+ *       0.008 and secondary 0.002, 1% a page: 5 gives the 5% of before)
+ *       (--pairing auto|off: the cells interleaved A B A B as a
+ *       comparison run queues them, tested as pairs or not; --drift PCT:
+ *       a linear drift of every level from the first cell to the last)
+ *   bench_verdicts --drift PCT [--pages N]
+ *       A/A alarms and power for a 10% drop, cells interleaved, tested
+ *       unpaired and paired, without and with the drift
  *   bench_verdicts --emit DIR --cv PCT --cells N --shift PCT --pages N
  *                  [--seed S] [--prefix P]
- *       writes the pages as klab-results/1 documents (DIR/PxPAGE-SIDE-CELL
- *       .json, one per cell, kernels PxPAGE-base and PxPAGE-cand, prefix
+ *       writes the pages as klab-results/1 documents (DIR/PxPAGE-TIME
+ *       .json, one per cell, named by its place in time, kernels PxPAGE-base and PxPAGE-cand, prefix
  *       "v" by default) and the verdicts compare_judge() gives them
  *       (DIR/expected.txt: "PxPAGE METRIC VERDICT" lines) for
  *       bench_verdicts.sh, which imports them into a real klabd and checks
@@ -31,7 +37,7 @@
  * Build (from the top of the tree, after make):
  *   cc -std=c11 -D_GNU_SOURCE -O2 -I. -o build/bench_verdicts \
  *      bench/bench_verdicts.c build/libcore.a \
- *      $(pkg-config --cflags --libs jansson sqlite3) -lm
+ *      $(pkg-config --cflags --libs jansson sqlite3 libcrypto) -lm
  */
 #include <errno.h>
 #include <math.h>
@@ -57,8 +63,14 @@ struct spec {
 };
 
 static struct spec specs[NMETRICS];
-static double alpha_scale = 1;	/* --alpha-scale: a stricter budget */
+static double alpha_scale = 1;	/* --alpha-scale: another budget */
 static int stop_on_worse;	/* --adaptive-worse: the plan's variant */
+/* The cells' order in time: 0 every base cell then every candidate cell
+ * (as bench_verdicts.sh imports them), 1 interleaved pairs A B B A A B
+ * (as a comparison run queues them: pairs are tested when they drift). */
+static int interleave;
+static double drift;		/* the level's drift from first to last cell */
+static int unpaired;		/* the policy's pairing=off */
 
 static void specs_init(void)
 {
@@ -128,15 +140,29 @@ struct page {
 	double v[2][20][NMETRICS];
 };
 
+/* The place in time of cell c of side s, 0 .. 2n - 1. */
+static size_t cell_time(size_t n, size_t s, size_t c)
+{
+	if (interleave)		/* A B B A A B ...: the order alternates */
+		return 2 * c + (c % 2 ? 1 - s : s);
+	return s * n + c;
+}
+
 static void page_draw(struct page *pg, size_t n, double cv, double shift)
 {
 	size_t s, c, i;
 
 	pg->n = n;
 	for (s = 0; s < 2; s++)
-		for (c = 0; c < n; c++)
+		for (c = 0; c < n; c++) {
+			/* a linear drift of the rig across the cells */
+			double f = 1 + drift * (double)cell_time(n, s, c) /
+				   (double)(2 * n - 1);
+
 			for (i = 0; i < NMETRICS; i++)
-				pg->v[s][c][i] = draw(i, cv, shift, (int)s);
+				pg->v[s][c][i] = f * draw(i, cv, shift,
+							  (int)s);
+		}
 }
 
 static void policy(struct vd_policy *pol)
@@ -144,6 +170,7 @@ static void policy(struct vd_policy *pol)
 	vd_policy_default(pol);
 	pol->alpha[VC_HEADLINE] *= alpha_scale;
 	pol->alpha[VC_SECONDARY] *= alpha_scale;
+	pol->unpaired = unpaired;
 }
 
 /* The comparison klabd would build from the first n cells of a page. */
@@ -181,7 +208,8 @@ static void page_judge_n(const struct page *pg, size_t n,
 				abort();
 			for (k = 0; k < n; k++) {
 				cell->values[k] = pg->v[s][k][i];
-				cell->runs[k] = (int64_t)k + 1;
+				cell->runs[k] = (int64_t)cell_time(pg->n, s,
+								   k) + 1;
 			}
 			cell->nvalues = n;
 			cell->present = 1;
@@ -288,7 +316,47 @@ static void table(size_t pages)
 	table_rows(table_row, 3, pages);
 	printf("\n%zu pages per row and column (A/A and each shift), 20 "
 	       "metrics a page, error budget headline %g, secondary %g.\n",
-	       pages, 0.04 * alpha_scale, 0.01 * alpha_scale);
+	       pages, 0.008 * alpha_scale, 0.002 * alpha_scale);
+}
+
+/* ---- drift: interleaved pairs against unpaired cells --------------- */
+
+/* One row of drift_table(): n and drift from x, A/A and a 10% drop,
+ * tested unpaired and paired (the cells interleaved either way). */
+static void drift_row(double cv, size_t x, size_t pages)
+{
+	static const size_t ns[] = { 5, 10 };
+	double d = x % 2 ? drift : 0, keep = drift;
+	struct tally aa[2], t[2];
+	size_t n = ns[x / 2], k;
+
+	drift = d;
+	for (k = 0; k < 2; k++) {
+		unpaired = !k;
+		run_setting(cv, n, 0, pages, &aa[k]);
+		run_setting(cv, n, 0.10, pages, &t[k]);
+	}
+	unpaired = 0;
+	drift = keep;
+	printf("| %.0f%% | %zu | %.0f%% | %.2f%% | %.2f%% | %.1f%% | "
+	       "%.1f%% |\n", cv * 100, n, d * 100,
+	       pct(aa[0].any_alarm, pages), pct(aa[1].any_alarm, pages),
+	       pct(t[0].worse0, pages), pct(t[1].worse0, pages));
+	fflush(stdout);
+}
+
+static void drift_table(size_t pages)
+{
+	interleave = 1;
+	printf("| CV | cells a side | drift | A/A pages with any "
+	       "worse/better: unpaired | paired | 10%% drop: worse, "
+	       "unpaired | paired |\n|---|---|---|---|---|---|---|\n");
+	table_rows(drift_row, 4, pages);
+	printf("\n%zu pages per row and column; cells interleaved A B B A A B ...; "
+	       "the drift is a linear change of every metric's level from "
+	       "the first cell to the last; error budget headline %g, "
+	       "secondary %g.\n", pages, 0.008 * alpha_scale,
+	       0.002 * alpha_scale);
 }
 
 /* ---- adaptive repetition against fixed n --------------------------- */
@@ -402,8 +470,9 @@ static int emit_cell(const char *dir, size_t p, int side, size_t c,
 	FILE *f;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/%s%zu-%s-%zu.json", dir, prefix, p,
-		 side ? "cand" : "base", c);
+	/* named by the cell's place in time: a glob imports them in order */
+	snprintf(path, sizeof(path), "%s/%s%zu-%03zu.json", dir, prefix, p,
+		 cell_time(pg->n, (size_t)side, c));
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "bench_verdicts: cannot write '%s': %s\n",
@@ -459,7 +528,7 @@ static int usage(void)
 {
 	fputs("usage: bench_verdicts [--adaptive|--adaptive-worse] "
 	      "[--pages N] [--seed S] "
-	      "[--alpha-scale F]\n"
+	      "[--alpha-scale F] [--pairing auto|off] [--drift PCT]\n"
 	      "       bench_verdicts --emit DIR --cv PCT --cells N "
 	      "--shift PCT --pages N [--seed S] [--prefix P]\n", stderr);
 	return 2;
@@ -470,7 +539,7 @@ int main(int argc, char **argv)
 	const char *dir = NULL;
 	double cv = 5, shift = 0;
 	size_t pages = 1000, n = 5;
-	int i, adaptive = 0;
+	int i, adaptive = 0, drifting = 0;
 
 	rng_state = 20261201;
 	if (argc > 1 && (!strcmp(argv[1], "--adaptive") ||
@@ -497,15 +566,24 @@ int main(int argc, char **argv)
 			n = strtoul(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--shift"))
 			shift = strtod(argv[i + 1], NULL);
-		else
+		else if (!strcmp(argv[i], "--drift")) {
+			drifting = 1;
+			drift = strtod(argv[i + 1], NULL) / 100;
+		} else if (!strcmp(argv[i], "--pairing")) {
+			interleave = 1;
+			unpaired = !strcmp(argv[i + 1], "off");
+		} else {
 			return usage();
+		}
 	}
 	if (i != argc || !pages || n < 1 || n > 20)
 		return usage();
 	specs_init();
 	if (dir)
 		return emit(dir, cv / 100, n, shift / 100, pages) ? 1 : 0;
-	if (adaptive)
+	if (drifting && !adaptive)
+		drift_table(pages);
+	else if (adaptive)
 		adaptive_table(pages);
 	else
 		table(pages);

@@ -5,9 +5,12 @@
 #   1. the table: bench_verdicts judges PAGES simulated pages per setting
 #      in process, through compare_judge(), the code klabd runs (CV 3, 5
 #      and 17%, 3, 5 and 10 cells a side, A/A and 5, 10, 25% drops), with
-#      the default error budget and with a 1% one (--alpha-scale 0.2);
+#      the default error budget (1% a page) and with the 5% one of before
+#      (--alpha-scale 5); then interleaved pairs with and without a drift
+#      of DRIFT% (default 20), tested unpaired and paired;
 #   2. adaptive repetition (judge/adaptive.h): ADAPT_PAGES pages per
-#      setting judged at the plan's looks, against the fixed n of the same
+#      setting, cells interleaved A B B A as the engine queues them,
+#      judged at the plan's looks, against the fixed n of the same
 #      power, for the default plan and the stop-at-first-worse variant;
 #   3. the real path: for a few settings HTTP_PAGES pages are written as
 #      klab-results/1 documents, POSTed to a real klabd's /api/import (one
@@ -25,13 +28,14 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 PAGES=${KLAB_BENCH_VERDICT_PAGES:-10000}
 HTTP_PAGES=${KLAB_BENCH_VERDICT_HTTP_PAGES:-100}
 ADAPT_PAGES=${KLAB_BENCH_VERDICT_ADAPT_PAGES:-2000}
+DRIFT=${KLAB_BENCH_VERDICT_DRIFT:-20}
 cd "$TOP"
 OBJ=build/bench/vobj
 bench_build $OBJ
 # shellcheck disable=SC2046
-bench_cc $OBJ bench_verdicts $(pkg-config --cflags --libs jansson sqlite3) -lm
+bench_cc $OBJ bench_verdicts $(pkg-config --cflags --libs jansson sqlite3 libcrypto) -lm
 # shellcheck disable=SC2046
-bench_cc $OBJ bench_http $(pkg-config --cflags --libs libcurl)
+bench_cc $OBJ bench_http $(pkg-config --cflags --libs libcurl libcrypto)
 
 bench_tmp klab-bench-verdicts
 OUT=$B/verdicts.md
@@ -44,29 +48,36 @@ LOAD0=$(loadavg)
 	t0=$(date +%s)
 	nice -n 10 "$B/bench_verdicts" --pages "$PAGES"
 	echo
-	echo "With a 1% page budget (--alpha-scale 0.2, not the default):"
+	echo "With the 5% page budget of before (--alpha-scale 5, not the default):"
 	echo
-	nice -n 10 "$B/bench_verdicts" --pages "$PAGES" --alpha-scale 0.2
+	nice -n 10 "$B/bench_verdicts" --pages "$PAGES" --alpha-scale 5
 	echo
 	echo "in-process time: $(( $(date +%s) - t0 )) s"
+	echo
+	echo "## Drift: interleaved pairs, unpaired and paired: $PAGES pages per setting"
+	echo
+	nice -n 10 "$B/bench_verdicts" --drift "$DRIFT" --pages "$PAGES"
 	echo
 	echo "## Adaptive repetition: $ADAPT_PAGES pages per setting"
 	echo
 	t0=$(date +%s)
-	nice -n 10 "$B/bench_verdicts" --adaptive --pages "$ADAPT_PAGES"
+	nice -n 10 "$B/bench_verdicts" --adaptive --pairing auto --pages "$ADAPT_PAGES"
 	echo
-	nice -n 10 "$B/bench_verdicts" --adaptive-worse --pages "$ADAPT_PAGES"
+	nice -n 10 "$B/bench_verdicts" --adaptive-worse --pairing auto --pages "$ADAPT_PAGES"
 	echo
 	echo "adaptive time: $(( $(date +%s) - t0 )) s"
 } | tee "$OUT"
 
 bench_klabd $OBJ
 
-# one setting through the real path: CV CELLS SHIFT PREFIX
+# one setting through the real path: CV CELLS SHIFT PREFIX SEED [FLAGS]
+# (FLAGS: --pairing auto --drift PCT: cells imported as interleaved pairs
+# on a drifting level)
 through_http() {
 	d=$TMP/$4
+	# shellcheck disable=SC2086
 	"$B/bench_verdicts" --emit "$d" --cv "$1" --cells "$2" --shift "$3" \
-		--pages "$HTTP_PAGES" --prefix "$4" --seed "$5" || die "emit $4"
+		--pages "$HTTP_PAGES" --prefix "$4" --seed "$5" ${6:-} || die "emit $4"
 	"$B/bench_http" post "$U/api/import?suite=manual" "$d"/*.json >/dev/null ||
 		die "import $4"
 	mkdir "$d/got"
@@ -84,7 +95,7 @@ exp = {}
 for line in open(os.path.join(d, "expected.txt")):
     k, m, v = line.split()
     exp[(k, m)] = v
-agree = total = alarm = worse0 = 0
+agree = total = alarm = worse0 = paired = 0
 for f in sorted(os.listdir(os.path.join(d, "got"))):
     doc = json.load(open(os.path.join(d, "got", f)))
     k = doc["kernels"][0][:-5]
@@ -93,28 +104,31 @@ for f in sorted(os.listdir(os.path.join(d, "got"))):
         v = m["cells"][1]["verdict"]
         total += 1
         agree += exp[(k, m["name"])] == v
+        paired += m["cells"][1].get("analysis") == "paired"
         any_alarm |= v in ("worse", "better")
         if m["name"] == "tiobench.seq_read.rate" and v == "worse":
             worse0 += 1
     alarm += any_alarm
 pages = len(os.listdir(os.path.join(d, "got")))
-print("| %s%% | %s | %s%% | %d | %.1f%% | %.1f%% | %d/%d |" % (
+print("| %s%% | %s | %s%% | %d | %.1f%% | %.1f%% | %d/%d | %d |" % (
     cv, n, shift, pages, 100.0 * alarm / pages, 100.0 * worse0 / pages,
-    agree, total))
+    agree, total, paired))
 PY
 }
 {
 	echo
 	echo "## Through POST /api/import and GET /api/compare: $HTTP_PAGES pages per setting"
 	echo
-	echo "| CV | cells a side | rate drop | pages | pages with any worse/better | rate decided worse | verdicts equal to in-process |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| CV | cells a side | rate drop | pages | pages with any worse/better | rate decided worse | verdicts equal to in-process | tested as pairs |"
+	echo "|---|---|---|---|---|---|---|---|"
 	t0=$(date +%s)
 	through_http 5 5 0 aa5x 11
 	through_http 5 10 0 aa10x 12
 	through_http 5 10 10 d10x 13
 	through_http 17 3 25 d25x 14
 	through_http 3 5 5 d5x 15
+	through_http 3 10 10 p10x 16 "--pairing auto --drift 20"
+	through_http 3 10 0 paax 17 "--pairing auto --drift 20"
 	echo
 	echo "real-path time: $(( $(date +%s) - t0 )) s; machine load after: $(loadavg)"
 } | tee -a "$OUT"

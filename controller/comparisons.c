@@ -230,7 +230,7 @@ int cmprun_queue(struct db *db, const struct db_comparison *c, int planned,
 		  char *err, size_t errlen)
 {
 	struct db_job_new jn;
-	int need[2], s, i, rc = 0;
+	int need[2], s, i, j, rc = 0;
 	int64_t job;
 
 	memset(&jn, 0, sizeof(jn));
@@ -241,8 +241,10 @@ int cmprun_queue(struct db *db, const struct db_comparison *c, int planned,
 	jn.scale = c->scale;
 	for (s = 0; s < 2; s++)
 		need[s] = planned - (c->total[s] - c->failed[s]);
+	/* pairs A B, B A, A B ...: a drift of the rig favours neither */
 	for (i = 0; !rc && (i < need[0] || i < need[1]); i++)
-		for (s = 0; !rc && s < 2; s++) {
+		for (j = 0; !rc && j < 2; j++) {
+			s = (planned - need[0] + i) % 2 ? 1 - j : j;
 			if (i >= need[s])
 				continue;
 			jn.kernel = s ? c->candidate : c->base;

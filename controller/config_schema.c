@@ -56,6 +56,9 @@ const struct config_key klabd_config_schema[] = {
 	{ "", "submit_rigs" },
 	{ "", "submit_suites" },
 	{ "", "submit_max_cells" },
+	/* verdict floors: judge/verdict_conf.c, docs/VERDICTS.md */
+	{ "", "verdict_floor" },
+	{ "suite *", "floor" },
 	/* [base NAME]: build.c, docs/BUILDS.md */
 	{ "base *", "dir" },
 	{ "base *", "git" },

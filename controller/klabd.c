@@ -27,6 +27,7 @@
 #include "build.h"
 #include "catalog.h"
 #include "db/tokens.h"
+#include "judge/verdict.h"
 #include "klabd.h"
 #include "lib/alloc.h"
 #include "rig.h"
@@ -212,7 +213,8 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 		}
 		d->fault_downloads = (int)n;
 	}
-	if (http_config(d, err, errlen))
+	if (http_config(d, err, errlen) ||
+	    vd_defaults_from_config(&d->cfg, err, errlen))
 		return -1;
 	if ((v = config_get(&d->cfg, "", "max_upload"))) {
 		if (config_parse_size(v, &sz) || sz <= 0) {

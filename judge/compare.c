@@ -16,6 +16,7 @@
 
 #include "db/cells.h"
 #include "db/reps.h"
+#include "judge/pairs.h"
 #include "lib/rigconf.h"
 #include "lib/strbuf.h"
 
@@ -418,8 +419,23 @@ static int phase_cached(const struct comparison *c, const char *name)
 	return 0;
 }
 
+static void judge_cell(struct comparison *c, struct cmp_metric *m,
+		       size_t k, int cached, double floor, int paired)
+{
+	const struct cmp_cell *b = &m->cells[c->baseline];
+	struct cmp_cell *cell = &m->cells[k];
+	enum metric_dir dir = k == c->baseline || cached ? DIR_NONE : m->dir;
+
+	if (dir != DIR_NONE && paired && cmp_pairs_interleaved(b, cell))
+		vd_test_paired(&c->pol, &m->kind, dir, floor, b->cellv,
+			       cell->cellv, cell->s.n, &cell->vd);
+	else
+		vd_test(&c->pol, &m->kind, dir, floor, b->cellv, b->s.n,
+			cell->cellv, cell->s.n, &cell->vd);
+}
+
 static void judge_metric(struct comparison *c, struct cmp_metric *m,
-			 struct vd_result **all, size_t *na)
+			 const int *paired, struct vd_result **all, size_t *na)
 {
 	const struct cmp_cell *b = &m->cells[c->baseline];
 	double floor = vd_floor_for(&c->pol, c->suite, m->name,
@@ -427,14 +443,10 @@ static void judge_metric(struct comparison *c, struct cmp_metric *m,
 	int cached = m->dir != DIR_NONE && phase_cached(c, m->name);
 	size_t k;
 
-	for (k = 0; k < c->nk; k++)
-		cells_make(m, &m->cells[k]);
 	for (k = 0; k < c->nk; k++) {
 		struct cmp_cell *cell = &m->cells[k];
 
-		vd_test(&c->pol, &m->kind, k == c->baseline || cached ?
-			DIR_NONE : m->dir, floor, b->cellv, b->s.n,
-			cell->cellv, cell->s.n, &cell->vd);
+		judge_cell(c, m, k, cached, floor, paired[k]);
 		if (k == c->baseline) {
 			cell->vd.note = "baseline";
 			cell->vd.delta_pct = cell->present ? 0 : NAN;
@@ -453,16 +465,24 @@ static void judge_metric(struct comparison *c, struct cmp_metric *m,
 void compare_judge(struct comparison *c)
 {
 	struct vd_result **all = calloc(c->nm * c->nk + 1, sizeof(*all));
+	int *paired = calloc(c->nk + 1, sizeof(*paired));
 	size_t i, k, na = 0;
 
-	if (!all)
+	if (!all || !paired)
 		abort();
 	if (c->nm)	/* qsort(NULL, 0) is undefined; sorted for bsearch */
 		qsort(c->m, c->nm, sizeof(*c->m), metric_cmp);
 	for (i = 0; i < c->nm; i++)
-		judge_metric(c, &c->m[i], all, &na);
+		for (k = 0; k < c->nk; k++)
+			cells_make(&c->m[i], &c->m[i].cells[k]);
+	for (k = 0; k < c->nk; k++)
+		paired[k] = !c->pol.unpaired && k != c->baseline &&
+			    cmp_pairs_page(c, k);
+	for (i = 0; i < c->nm; i++)
+		judge_metric(c, &c->m[i], paired, all, &na);
 	vd_decide(&c->pol, all, na);
 	free(all);
+	free(paired);
 	for (i = 0; i < c->nm; i++)
 		for (k = 0; k < c->nk; k++) {
 			struct cmp_cell *cell = &c->m[i].cells[k];
@@ -697,6 +717,13 @@ int cmp_opts_from_query(struct cmp_opts *o, struct query *q, char *err,
 		rc = DB_INVALID;
 	}
 	o->pol.bh = s && !strcmp(s, "bh");
+	s = query_get(q, "pairing");
+	if (!rc && s && *s && strcmp(s, "auto") && strcmp(s, "off")) {
+		snprintf(err, errlen, "invalid pairing '%.60s' (auto or off)",
+			 s);
+		rc = DB_INVALID;
+	}
+	o->pol.unpaired = s && !strcmp(s, "off");
 	s = query_get(q, "scale");
 	if (!rc && s && *s) {
 		o->scale = strtod(s, &end);

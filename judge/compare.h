@@ -85,8 +85,9 @@ struct comparison {
 
 void cmp_opts_default(struct cmp_opts *o);
 /*
- * Options from a compare request: floor=[SUITE/]GLOB:PCT (repeatable),
- * correction=holm|bh, scale=, scheduler=, cmdline= (pick one job
+ * Options from a compare request: floor=[SUITE/]GLOB:PCT (repeatable,
+ * after the configuration's floors: later ones win), correction=holm|bh,
+ * pairing=auto|off (off: never test interleaved cells as pairs), scale=, scheduler=, cmdline= (pick one job
  * configuration), rigconf= (pick one rig configuration).  The strings point into q.  DB_INVALID with err set
  * when a value is malformed.
  */

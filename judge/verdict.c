@@ -12,13 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/rank.h"
 #include "lib/stats.h"
 
 void vd_policy_default(struct vd_policy *p)
 {
+	const struct vd_floor *f;
+
 	memset(p, 0, sizeof(*p));
-	p->alpha[VC_HEADLINE] = 0.04;
-	p->alpha[VC_SECONDARY] = 0.01;
+	p->nfloors = vd_defaults_floors(&f);
+	memcpy(p->floors, f, p->nfloors * sizeof(*f));
+	/* 1% of A/A pages with any worse or better (docs/VERDICTS.md) */
+	p->alpha[VC_HEADLINE] = 0.008;
+	p->alpha[VC_SECONDARY] = 0.002;
 	p->alpha_equiv = 0.05;
 	p->floor_pct[VC_HEADLINE] = 2.0;
 	p->floor_pct[VC_SECONDARY] = 5.0;
@@ -236,6 +242,7 @@ static void result_init(struct vd_result *r, const struct vd_kind *kind,
 	r->floor_pct = r->threshold_pct = floor_pct;
 	r->klass = kind->klass;
 	r->dir = dir;
+	r->analysis = "";
 }
 
 /* Why there is no verdict, or NULL when the sides can be tested. */
@@ -265,6 +272,7 @@ static void welch_fill(const struct vd_policy *pol, double L, double a,
 	df = (a + c) * (a + c) /
 	     (a * a / (double)(nb - 1) + c * c / (double)(nc - 1));
 	r->p = stats_t_p(L / se, df);
+	r->analysis = "welch";
 	q = vd_t_quantile(2 * pol->alpha_equiv, df);
 	r->ci_lo = 100 * (lin ? L - q * se : expm1(L - q * se));
 	r->ci_hi = 100 * (lin ? L + q * se : expm1(L + q * se));
@@ -273,9 +281,22 @@ static void welch_fill(const struct vd_policy *pol, double L, double a,
 		     r->ci_hi < r->threshold_pct ? V_SAME : V_UNDECIDED;
 }
 
-void vd_test(const struct vd_policy *pol, const struct vd_kind *kind,
-	     enum metric_dir dir, double floor_pct, const double *base,
-	     size_t nb, const double *cand, size_t nc, struct vd_result *r)
+/* A tail's p from the ranks; its CI and delta stay on the log scale. */
+static void tail_rank_p(const double *base, size_t nb, const double *cand,
+			size_t nc, struct vd_result *r)
+{
+	struct vd_mw mw;
+
+	if (!r->tested || vd_mann_whitney(cand, nc, base, nb, &mw))
+		return;
+	r->p = mw.p;
+	r->analysis = "mann-whitney";
+}
+
+static void vd_test_welch(const struct vd_policy *pol,
+			  const struct vd_kind *kind, enum metric_dir dir,
+			  double floor_pct, const double *base, size_t nb,
+			  const double *cand, size_t nc, struct vd_result *r)
 {
 	double min_cv = pol->min_cv_pct / 100, sb, sc, q;
 	struct side b, c;
@@ -334,6 +355,109 @@ void vd_test(const struct vd_policy *pol, const struct vd_kind *kind,
 		welch_fill(pol, c.mean / b.mean - 1, sb * sb / (double)nb, nb,
 			   sc * sc / (double)nc, nc, 1, r);
 	}
+}
+
+void vd_test(const struct vd_policy *pol, const struct vd_kind *kind,
+	     enum metric_dir dir, double floor_pct, const double *base,
+	     size_t nb, const double *cand, size_t nc, struct vd_result *r)
+{
+	vd_test_welch(pol, kind, dir, floor_pct, base, nb, cand, nc, r);
+	if (kind->log_scale)
+		tail_rank_p(base, nb, cand, nc, r);
+}
+
+/* ---- interleaved pairs -------------------------------------------- */
+
+static int all_positive(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return 0;
+	return 1;
+}
+
+double vd_pairs_f(const double *base, const double *cand, size_t n)
+{
+	double ms = 0, md = 0, vs = 0, vd = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ms += log(cand[i] * base[i]) / (double)n;
+		md += log(cand[i] / base[i]) / (double)n;
+	}
+	for (i = 0; i < n; i++) {
+		double a = log(cand[i] * base[i]) - ms;
+		double b = log(cand[i] / base[i]) - md;
+
+		vs += a * a;
+		vd += b * b;
+	}
+	return vd > 0 ? vs / vd : vs > 0 ? INFINITY : 1;
+}
+
+/* The step of a quantised metric for pairs: the smallest gap between
+ * distinct values of both sides pooled (within a side, a drift spreads
+ * the values far beyond the step). */
+static double pooled_quantum(const double *a, const double *b, size_t n)
+{
+	double *all = malloc(2 * n * sizeof(*all) + 1), *tmp, q;
+
+	tmp = malloc(2 * n * sizeof(*tmp) + 1);
+	if (!all || !tmp)
+		abort();
+	memcpy(all, a, n * sizeof(*a));
+	memcpy(all + n, b, n * sizeof(*b));
+	q = side_quantum(all, 2 * n, tmp, 0);
+	free(all);
+	free(tmp);
+	return q;
+}
+
+void vd_test_paired(const struct vd_policy *pol, const struct vd_kind *kind,
+		    enum metric_dir dir, double floor_pct, const double *base,
+		    const double *cand, size_t n, struct vd_result *r)
+{
+	double sum = 0, ss = 0, bsum = 0, mean, sd, se, q, floor_sd;
+	size_t i;
+
+	if (n < 3 || dir == DIR_NONE || !all_finite(base, n) ||
+	    !all_finite(cand, n) || !all_positive(base, n) ||
+	    !all_positive(cand, n)) {
+		vd_test(pol, kind, dir, floor_pct, base, n, cand, n, r);
+		return;
+	}
+	result_init(r, kind, dir, n, n, floor_pct);
+	for (i = 0; i < n; i++) {
+		sum += log(cand[i] / base[i]);
+		bsum += base[i];
+	}
+	mean = sum / (double)n;
+	for (i = 0; i < n; i++) {
+		double d = log(cand[i] / base[i]) - mean;
+
+		ss += d * d;
+	}
+	sd = sqrt(ss / (double)(n - 1));
+	r->delta_pct = 100 * expm1(mean);
+	r->sd_pct = 100 * sd / sqrt(2);
+	r->noise_pct = r->sd_pct;
+	if (pol->noise_k * r->noise_pct > r->threshold_pct)
+		r->threshold_pct = pol->noise_k * r->noise_pct;
+	/* the quantum of a quantised metric, relative to the baseline */
+	floor_sd = kind->log_scale ? 0 :
+		   pooled_quantum(base, cand, n) / sqrt(12) / (bsum / (double)n);
+	floor_sd = sqrt(2) * fmax(pol->min_cv_pct / 100, floor_sd);
+	se = fmax(sd, floor_sd) / sqrt((double)n);
+	r->p = stats_t_p(mean / se, (double)(n - 1));
+	q = vd_t_quantile(2 * pol->alpha_equiv, (double)(n - 1));
+	r->ci_lo = 100 * expm1(mean - q * se);
+	r->ci_hi = 100 * expm1(mean + q * se);
+	r->tested = 1;
+	r->analysis = "paired";
+	r->verdict = r->ci_lo > -r->threshold_pct &&
+		     r->ci_hi < r->threshold_pct ? V_SAME : V_UNDECIDED;
 }
 
 /* ---- the page ----------------------------------------------------- */
@@ -431,13 +555,16 @@ void vd_decide(const struct vd_policy *pol, struct vd_result *const *v,
 void vd_rule_sentence(const struct vd_policy *p, char *buf, size_t len)
 {
 	snprintf(buf, len, "A cell is one run (its repetitions averaged, "
-		 "rates by harmonic mean); worse or better means Welch's t on "
-		 "the cells (logs for tails) is significant after %s "
+		 "rates by harmonic mean); worse or better means the test on "
+		 "the cells (Welch's t on the log ratio, Mann-Whitney ranks "
+		 "for tails, a paired t on interleaved A B pairs%s) is "
+		 "significant after %s "
 		 "correction across the page (headline alpha %g, secondary "
 		 "%g) and the change is at least the threshold, max(floor "
 		 "%g%%/%g%%, %g x the baseline's cell CV); same means the "
 		 "90%% CI lies within +-threshold; otherwise undecided; one "
 		 "cell a side gives no verdict.",
+		 p->unpaired ? ", off here" : "",
 		 p->bh ? "Benjamini-Hochberg" : "Holm",
 		 p->alpha[VC_HEADLINE], p->alpha[VC_SECONDARY],
 		 p->floor_pct[VC_HEADLINE], p->floor_pct[VC_SECONDARY],

@@ -13,8 +13,8 @@
  * cell values (a ratio of geometric means).  Then, across the page:
  *
  *  - worse / better: the p-value, corrected by Holm over every directional
- *    metric and candidate of its family (headline: alpha 0.04, secondary:
- *    alpha 0.01; 0.05 per page), is below the family's alpha AND |r| is at
+ *    metric and candidate of its family (headline: alpha 0.008, secondary:
+ *    alpha 0.002; 0.01 per page), is below the family's alpha AND |r| is at
  *    least the metric's threshold;
  *  - same: the 90% confidence interval of r lies inside +-threshold (two
  *    one-sided tests at 5%);
@@ -62,15 +62,19 @@ struct vd_floor {
 	double pct;
 };
 
-#define VD_MAX_FLOORS 16
+#define VD_MAX_FLOORS 32		/* the configuration's and a request's */
+#define VD_MAX_DEFAULT_FLOORS 16	/* the configuration's */
+
+struct config;
 
 struct vd_policy {
-	double alpha[VC_NCLASSES];	/* 0.04 headline, 0.01 secondary */
+	double alpha[VC_NCLASSES];	/* 0.008 headline, 0.002 secondary */
 	double alpha_equiv;		/* 0.05: "same" from the 90% CI */
 	double floor_pct[VC_NCLASSES];	/* 2 headline, 5 secondary */
 	double noise_k;			/* 1.0 */
 	double min_cv_pct;		/* 0.5 */
 	int bh;				/* 0 Holm (default), 1 BH */
+	int unpaired;			/* never test interleaved pairs */
 	struct vd_floor floors[VD_MAX_FLOORS];	/* later ones win */
 	size_t nfloors;
 };
@@ -87,11 +91,33 @@ struct vd_result {
 	double floor_pct;	/* the floor used */
 	double sd_pct;		/* sd of the candidate's cells, % of base */
 	int tested;		/* took part in the page's correction */
+	/* How it was tested: "welch" (Welch's t on the log ratio of the
+	 * means), "mann-whitney" (a tail: ranks for p, logs for the CI),
+	 * "paired" (interleaved A B cells: one-sample t on the pairs' log
+	 * ratios, when the page's cells drift); "" when not tested.  Static. */
+	const char *analysis;
 	enum vd_class klass;
 	enum metric_dir dir;
 };
 
+/* The defaults, with the configuration's floors (vd_defaults_*). */
 void vd_policy_default(struct vd_policy *p);
+/*
+ * The configuration's floors (judge/verdict_conf.c), the first floors of
+ * every vd_policy_default(): "verdict_floor = [SUITE/]GLOB:PCT, ..." and
+ * "floor = GLOB:PCT, ..." in each [suite NAME].  Set at startup before
+ * threads read them.  0, or -1 with err naming the file, key and floor
+ * (the defaults then hold what came before it).
+ */
+int vd_defaults_from_config(const struct config *c, char *err,
+			    size_t errlen);
+/* Add a list of floors separated by commas or blanks, each for suite
+ * when it is not NULL; 0 or -1 with err set. */
+int vd_defaults_add_floors(const char *suite, const char *list, char *err,
+			   size_t errlen);
+void vd_defaults_reset(void);
+/* The floors in force as defaults: a static array, *out. */
+size_t vd_defaults_floors(const struct vd_floor **out);
 /* Add "GLOB:PCT" or "SUITE/GLOB:PCT"; -1 when malformed or full. */
 int vd_policy_add_floor(struct vd_policy *p, const char *spec);
 /* The floor for a metric of a suite (suite may be NULL). */
@@ -111,6 +137,25 @@ double vd_cell_value(const double *reps, size_t n, int harmonic);
 void vd_test(const struct vd_policy *pol, const struct vd_kind *kind,
 	     enum metric_dir dir, double floor_pct, const double *base,
 	     size_t nb, const double *cand, size_t nc, struct vd_result *out);
+/*
+ * The same for n interleaved pairs (base[i], cand[i]) taken in time order
+ * (A B A B ...): a one-sample t on d_i = log(cand[i] / base[i]) over n - 1
+ * degrees of freedom, so a drift shared by the two cells of a pair
+ * cancels.  The change is exp(mean d) - 1 (a ratio of geometric means),
+ * the noise sd(d) / sqrt 2 (a cell's noise without the drift), sd(d)
+ * floored at sqrt 2 x the minimum CV.  Falls back to vd_test() when a
+ * value is not positive or n < 3.
+ */
+/*
+ * The drift n pairs show: the variance of their levels (log sums) over
+ * that of their differences (log ratios), about 1 without drift (an
+ * F(n-1, n-1) ratio), large when the level moves from pair to pair.
+ * Values must be positive.  judge/pairs.c decides from it.
+ */
+double vd_pairs_f(const double *base, const double *cand, size_t n);
+void vd_test_paired(const struct vd_policy *pol, const struct vd_kind *kind,
+		    enum metric_dir dir, double floor_pct, const double *base,
+		    const double *cand, size_t n, struct vd_result *out);
 /* The page: correct the p-values per class, then decide worse/better. */
 void vd_decide(const struct vd_policy *pol, struct vd_result *const *v,
 	       size_t n);

@@ -218,8 +218,9 @@ static void cell_title(struct strbuf *sb, const struct comparison *c,
 		if (*p) {
 			sb_adds(sb, ", ");
 			sb_add_html(sb, p);
-			sb_addf(sb, ", corrected p=%.3g, threshold +-%.1f%%",
-				cell->vd.p_adj, cell->vd.threshold_pct);
+			sb_addf(sb, ", corrected p=%.3g, threshold +-%.1f%%, "
+				"test %s", cell->vd.p_adj,
+				cell->vd.threshold_pct, cell->vd.analysis);
 		}
 		sb_adds(sb, "; ");
 		sb_add_html(sb, v);
@@ -295,6 +296,11 @@ static void td_delta(struct strbuf *sb, const struct comparison *c,
 		cell->s.n, m->cells[c->baseline].s.n);
 	if (cell->vd.tested)
 		sb_addf(sb, " &plusmn;%.1f%%", cell->vd.threshold_pct);
+	/* the analysis, when not the plain Welch test */
+	if (cell->vd.tested && strcmp(cell->vd.analysis, "welch"))
+		sb_addf(sb, " <span class=\"an\">%s</span>",
+			!strcmp(cell->vd.analysis, "paired") ? "paired" :
+			"ranks");
 	sb_adds(sb, "</small></td>");
 }
 

@@ -103,6 +103,7 @@ static void json_verdict(json_t *o, const struct cmp_cell *cell)
 	json_object_set_new(o, "floor_pct", jnum(r->floor_pct));
 	json_object_set_new(o, "noise_pct", jnum(r->noise_pct));
 	json_object_set_new(o, "n_base", json_integer((json_int_t)r->nb));
+	json_object_set_new(o, "analysis", json_string(r->analysis));
 }
 
 static json_t *json_cell(const struct comparison *c,
@@ -177,9 +178,10 @@ static json_t *json_policy(const struct vd_policy *p)
 				      p->floors[i].metric, "pct",
 				      p->floors[i].pct));
 	vd_rule_sentence(p, rule, sizeof(rule));
-	return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
-			 "s:o}", "rule", rule, "correction",
+	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, "
+			 "s:f, s:o}", "rule", rule, "correction",
 			 p->bh ? "benjamini-hochberg" : "holm",
+			 "pairing", p->unpaired ? "off" : "auto",
 			 "alpha_headline", p->alpha[VC_HEADLINE],
 			 "alpha_secondary", p->alpha[VC_SECONDARY],
 			 "alpha_equivalence", p->alpha_equiv,

@@ -15,7 +15,11 @@
 #include <string.h>
 
 #include "judge/adaptive.h"
+#include "judge/compare.h"
+#include "judge/pairs.h"
+#include "judge/rank.h"
 #include "judge/verdict.h"
+#include "lib/config.h"
 
 static const struct vd_kind rate_kind = { VC_HEADLINE, 0, 1 };
 static const struct vd_kind tail_kind = { VC_SECONDARY, 1, 0 };
@@ -69,7 +73,7 @@ static void test_same_and_undecided(void **state)
 
 static void test_zero_baseline(void **state)
 {
-	const double z[] = { 0, 0, 0 }, c[] = { 1, 2, 1 };
+	const double z[] = { 0, 0, 0 }, c[] = { 10, 11, 10 };
 	struct vd_result r;
 
 	one(&rate_kind, DIR_LOWER, z, 3, c, 3, &r);
@@ -139,14 +143,87 @@ static void test_nan_missing_n1(void **state)
 
 static void test_tail_log_scale(void **state)
 {
-	const double b[] = { 10, 12, 11, 10, 12 }, c[] = { 20, 24, 22, 20, 24 };
+	const double b[] = { 10, 12, 11, 10.5, 11.5, 10.8, 11.2 };
+	const double c[] = { 20, 24, 22, 21, 23, 21.6, 22.4 };
+	const double b3[] = { 10, 12, 11 }, c3[] = { 20, 24, 22 };
+	const double bt[] = { 10, 12, 11, 10, 12 }, ct[] = { 20, 24, 22, 20, 24 };
 	struct vd_result r;
 
-	one(&tail_kind, DIR_LOWER, b, 5, c, 5, &r);
-	/* ratio of geometric means: exactly 2 */
+	one(&tail_kind, DIR_LOWER, b, 7, c, 7, &r);
+	/* ratio of geometric means: exactly 2, CI on the logs */
 	assert_true(fabs(r.delta_pct - 100) < 1e-9);
-	assert_true(r.p < 0.001);
+	assert_true(r.ci_lo > 80 && r.ci_hi < 125);
+	/* p from the ranks: complete separation of 7 and 7, exact 2/3432 */
+	assert_string_equal(r.analysis, "mann-whitney");
+	assert_true(fabs(r.p - 2.0 / 3432) < 1e-12);
 	assert_int_equal(r.verdict, V_WORSE);
+	/* 5 and 5 apart: 2/252, above the secondary alpha 0.002 */
+	one(&tail_kind, DIR_LOWER, b, 5, c, 5, &r);
+	assert_true(fabs(r.p - 2.0 / 252) < 1e-12);
+	assert_int_equal(r.verdict, V_UNDECIDED);
+	/* ties: the normal approximation, 0.0111594 (R: wilcox.test,
+	 * exact = FALSE as with ties) */
+	one(&tail_kind, DIR_LOWER, bt, 5, ct, 5, &r);
+	assert_true(fabs(r.p - 0.011159425282914772) < 1e-9);
+	assert_int_equal(r.verdict, V_UNDECIDED);
+	/* three cells a side: ranks can say no better than p = 0.1 */
+	one(&tail_kind, DIR_LOWER, b3, 3, c3, 3, &r);
+	assert_true(fabs(r.p - 0.1) < 1e-12);
+	assert_int_equal(r.verdict, V_UNDECIDED);
+	/* a linear metric keeps Welch */
+	one(&rate_kind, DIR_HIGHER, b, 5, c, 5, &r);
+	assert_string_equal(r.analysis, "welch");
+}
+
+/* The Mann-Whitney test against R's wilcox.test(x, y) (two-sided, the
+ * defaults: exact below 50 a side without ties, else normal with the tie
+ * correction and continuity); every value also checked by an independent
+ * enumeration of the rank subsets (itertools.combinations in Python). */
+static void test_mann_whitney(void **state)
+{
+	/* ?wilcox.test's example: W = 35, one-sided p = 0.1272 */
+	const double x[] = { 0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64,
+			     0.73, 1.46 };
+	const double y[] = { 1.15, 0.88, 0.90, 0.74, 1.21 };
+	const double a[] = { 1, 2, 2, 3 }, b[] = { 2, 3, 3, 4 };
+	const double u[] = { 1.1, 2.2, 3.3, 4.4, 5.5, 6.6, 7.7 };
+	const double v[] = { 2.5, 3.5, 4.5, 8.5, 9.5, 10.5 };
+	const double k1[] = { 100, 100, 100 }, k2[] = { 150, 150, 150 };
+	double big1[60], big2[60];
+	struct vd_mw mw;
+	size_t i;
+
+	assert_int_equal(vd_mann_whitney(x, 10, y, 5, &mw), 0);
+	assert_true(mw.exact && mw.w == 35);
+	assert_true(fabs(mw.p - 0.2544122544122544) < 1e-12);
+	assert_true(fabs(mw.p / 2 - 0.1272) < 1e-4);
+	assert_int_equal(vd_mann_whitney(u, 7, v, 6, &mw), 0);
+	assert_true(mw.exact && mw.w == 12);
+	assert_true(fabs(mw.p - 0.23426573426573427) < 1e-12);
+	/* the exact distribution: P(W <= 0) for 3 and 3 is 1/20 */
+	assert_true(fabs(vd_mw_exact_cdf(0, 3, 3) - 0.05) < 1e-15);
+	assert_true(fabs(vd_mw_exact_cdf(9, 3, 3) - 1) < 1e-15);
+	assert_true(isnan(vd_mw_exact_cdf(0, 0, 3)));
+	/* ties: W = 3, z = -1.3654, p = 0.17203 */
+	assert_int_equal(vd_mann_whitney(a, 4, b, 4, &mw), 0);
+	assert_true(!mw.exact && mw.w == 3);
+	assert_true(fabs(mw.p - 0.17203370892182296) < 1e-9);
+	/* constant sides: only ties, p = 0.046854 */
+	assert_int_equal(vd_mann_whitney(k1, 3, k2, 3, &mw), 0);
+	assert_true(fabs(mw.p - 0.046854177603873774) < 1e-9);
+	/* every value the same: no evidence */
+	assert_int_equal(vd_mann_whitney(k1, 3, k1, 3, &mw), 0);
+	assert_true(mw.p == 1);
+	/* 50 a side or more: normal; two interleaved combs, W = n^2/2 */
+	for (i = 0; i < 60; i++) {
+		big1[i] = (double)(2 * i);
+		big2[i] = (double)(2 * i + 1);
+	}
+	assert_int_equal(vd_mann_whitney(big1, 60, big2, 60, &mw), 0);
+	assert_true(!mw.exact && mw.w == 1770);
+	assert_true(fabs(mw.p - 0.8769515201868247) < 1e-9);
+	assert_int_equal(vd_mann_whitney(big1, 0, big2, 60, &mw), -1);
+	assert_true(isnan(mw.p));
 }
 
 static void test_corrections(void **state)
@@ -261,6 +338,155 @@ static void cmp_of(const struct vd_policy *pol, const double *b,
 	compare_judge(out);
 }
 
+/* Pairs that drift together: the paired t sees the 5% drop the spread
+ * of either side hides. */
+static void test_paired(void **state)
+{
+	const double b[] = { 100, 110.2, 119.8, 130.1, 140, 149.9 };
+	const double c[] = { 95.1, 104.6, 113.9, 123.5, 133.1, 142.5 };
+	const double z[] = { 0, 110, 120 };
+	struct vd_policy pol;
+	struct vd_result r, *v[1] = { &r };
+
+	vd_policy_default(&pol);
+	vd_test(&pol, &rate_kind, DIR_HIGHER, 2, b, 6, c, 6, &r);
+	vd_decide(&pol, v, 1);
+	assert_string_equal(r.analysis, "welch");
+	assert_int_equal(r.verdict, V_UNDECIDED);
+	assert_true(r.threshold_pct > 12);
+	vd_test_paired(&pol, &rate_kind, DIR_HIGHER, 2, b, c, 6, &r);
+	vd_decide(&pol, v, 1);
+	assert_string_equal(r.analysis, "paired");
+	assert_int_equal(r.verdict, V_WORSE);
+	assert_true(fabs(r.delta_pct + 5) < 0.2 && r.p < 1e-4);
+	assert_true(r.ci_lo < r.delta_pct && r.ci_hi > r.delta_pct);
+	assert_true(r.noise_pct < 0.5 && r.threshold_pct == 2);
+	assert_true(r.nb == 6 && r.nc == 6);
+	/* constant ratios: the sd floored at sqrt 2 x 0.5%, p > 0 */
+	vd_test_paired(&pol, &rate_kind, DIR_HIGHER, 2, b, b, 6, &r);
+	assert_true(r.p == 1 && r.tested && r.verdict != V_WORSE);
+	/* fewer than 3 pairs, or a value that is not positive: Welch */
+	vd_test_paired(&pol, &rate_kind, DIR_HIGHER, 2, b, c, 2, &r);
+	assert_string_equal(r.analysis, "welch");
+	vd_test_paired(&pol, &rate_kind, DIR_HIGHER, 2, b, z, 3, &r);
+	assert_string_equal(r.analysis, "welch");
+	/* no drift: the levels spread like the ratios */
+	assert_true(vd_pairs_f(b, c, 6) > 100);
+	assert_true(vd_pairs_f(b, b, 6) == INFINITY);
+}
+
+/* Set the runs of a two-kernel page: base cell i is run rb[i], the
+ * candidate's rc[i]; judged again. */
+static void cmp_runs(struct comparison *c, const int64_t *rb,
+		     const int64_t *rc)
+{
+	size_t i;
+
+	for (i = 0; i < c->m->cells[0].nvalues; i++) {
+		c->m->cells[0].runs[i] = rb[i];
+		c->m->cells[1].runs[i] = rc[i];
+	}
+	compare_judge(c);
+}
+
+/* Whether a page tests pairs: interleaved runs and a drift. */
+static void test_pairs_page(void **state)
+{
+	const double b[] = { 100, 110.2, 119.8, 130.1, 140, 149.9 };
+	const double c[] = { 95.1, 104.6, 113.9, 123.5, 133.1, 142.5 };
+	const double flat[] = { 100, 95, 104, 99, 102, 97 };
+	const double flat2[] = { 98, 103, 96, 101, 100, 104 };
+	const int64_t abba_b[] = { 1, 4, 5, 8, 9, 12 };
+	const int64_t abba_c[] = { 2, 3, 6, 7, 10, 11 };
+	const int64_t seq_b[] = { 1, 2, 3, 4, 5, 6 };
+	const int64_t seq_c[] = { 7, 8, 9, 10, 11, 12 };
+	const int64_t late_c[] = { 2, 3, 6, 7, 10, 13 };
+	struct vd_policy pol;
+	struct comparison cmp;
+	const struct vd_result *r;
+
+	vd_policy_default(&pol);
+	cmp_of(&pol, b, c, 6, &cmp);
+	r = &cmp.m->cells[1].vd;
+	cmp_runs(&cmp, abba_b, abba_c);
+	assert_true(cmp_pairs_interleaved(&cmp.m->cells[0],
+					  &cmp.m->cells[1]));
+	assert_true(cmp_pairs_page(&cmp, 1));
+	assert_string_equal(r->analysis, "paired");
+	assert_int_equal(cmp.m->cells[1].verdict, V_WORSE);
+	/* every base cell before every candidate cell: not pairs */
+	cmp_runs(&cmp, seq_b, seq_c);
+	assert_false(cmp_pairs_interleaved(&cmp.m->cells[0],
+					   &cmp.m->cells[1]));
+	assert_string_equal(r->analysis, "welch");
+	assert_int_equal(cmp.m->cells[1].verdict, V_UNDECIDED);
+	/* the last pair broken by a replaced cell (runs 12 and 13 swap
+	 * sides in time: still a pair, each before the next) */
+	cmp_runs(&cmp, abba_b, late_c);
+	assert_true(cmp_pairs_interleaved(&cmp.m->cells[0],
+					  &cmp.m->cells[1]));
+	/* pairing=off */
+	cmp.pol.unpaired = 1;
+	compare_judge(&cmp);
+	assert_string_equal(r->analysis, "welch");
+	compare_release(&cmp);
+	/* interleaved, no drift: Welch keeps its degrees of freedom */
+	cmp_of(&pol, flat, flat2, 6, &cmp);
+	cmp_runs(&cmp, abba_b, abba_c);
+	assert_false(cmp_pairs_page(&cmp, 1));
+	assert_string_equal(cmp.m->cells[1].vd.analysis, "welch");
+	compare_release(&cmp);
+}
+
+static void test_config_floors(void **state)
+{
+	static const char good[] =
+		"verdict_floor = */*.max_lat:25, *.rate:3\n"
+		"[suite rio]\nfloor = *.rate:7 *.lat_p99:30\n";
+	static const char bad1[] = "verdict_floor = *.rate\n";
+	static const char bad2[] = "[suite rio]\nfloor = x/*.rate:7\n";
+	struct config cfg;
+	struct vd_policy pol;
+	char err[300];
+
+	config_init(&cfg);
+	assert_int_equal(config_parse(&cfg, "k.conf", good, strlen(good), err,
+				      sizeof(err)), 0);
+	assert_int_equal(vd_defaults_from_config(&cfg, err, sizeof(err)), 0);
+	config_release(&cfg);
+	vd_policy_default(&pol);
+	assert_int_equal(pol.nfloors, 4);
+	assert_true(vd_floor_for(&pol, "rio", "rio.read.rate",
+				 VC_HEADLINE) == 7);
+	assert_true(vd_floor_for(&pol, "tiobench", "tiobench.x.rate",
+				 VC_HEADLINE) == 3);
+	assert_true(vd_floor_for(&pol, "tiobench", "tiobench.x.max_lat",
+				 VC_SECONDARY) == 25);
+	assert_true(vd_floor_for(&pol, "tiobench", "tiobench.x.lat_p99",
+				 VC_SECONDARY) == 5);
+	/* a request's floor comes later and wins */
+	assert_int_equal(vd_policy_add_floor(&pol, "*.rate:1"), 0);
+	assert_true(vd_floor_for(&pol, "rio", "rio.read.rate",
+				 VC_HEADLINE) == 1);
+	config_init(&cfg);
+	assert_int_equal(config_parse(&cfg, "k.conf", bad1, strlen(bad1), err,
+				      sizeof(err)), 0);
+	assert_int_equal(vd_defaults_from_config(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "k.conf:1: verdict_floor: invalid floor "
+			       "'*.rate'"));
+	config_release(&cfg);
+	config_init(&cfg);
+	assert_int_equal(config_parse(&cfg, "k.conf", bad2, strlen(bad2), err,
+				      sizeof(err)), 0);
+	assert_int_equal(vd_defaults_from_config(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "k.conf:2: [suite rio] floor: invalid "
+			       "floor 'x/*.rate:7'"));
+	config_release(&cfg);
+	vd_defaults_reset();
+	vd_policy_default(&pol);
+	assert_int_equal(pol.nfloors, 0);
+}
+
 /*
  * A clear drop of a rate whose phase was served from the page cache (its
  * "cached" mark is 1 in one run) is shown without a verdict.
@@ -322,8 +548,8 @@ static void test_adaptive(void **state)
 	assert_int_equal(plan.looks[4], 20);
 	vd_policy_default(&pol);
 	vd_plan_policy(&plan, &pol, &look);
-	assert_true(fabs(look.alpha[VC_HEADLINE] - 0.008) < 1e-12);
-	assert_true(fabs(look.alpha[VC_SECONDARY] - 0.002) < 1e-12);
+	assert_true(fabs(look.alpha[VC_HEADLINE] - 0.0016) < 1e-12);
+	assert_true(fabs(look.alpha[VC_SECONDARY] - 0.0004) < 1e-12);
 	/* a clear drop is decided at the first look */
 	cmp_of(&look, b, worse, 3, &c);
 	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
@@ -436,6 +662,10 @@ int main(void)
 		cmocka_unit_test(test_quantised),
 		cmocka_unit_test(test_nan_missing_n1),
 		cmocka_unit_test(test_tail_log_scale),
+		cmocka_unit_test(test_mann_whitney),
+		cmocka_unit_test(test_paired),
+		cmocka_unit_test(test_pairs_page),
+		cmocka_unit_test(test_config_floors),
 		cmocka_unit_test(test_corrections),
 		cmocka_unit_test(test_page_correction),
 		cmocka_unit_test(test_kinds_cells_floors),
