@@ -101,6 +101,22 @@ static void fail_kernel(struct rig *g, const char *why, struct rig_fx *fx)
 	set_state(g, RIG_RECOVERING);
 }
 
+/* The machine was taken away under the job (QEMU killed): the job goes
+ * back to the queue (infra, up to MAX_INFRA_ATTEMPTS), the rig boots cold. */
+static void fail_infra(struct rig *g, const char *why, struct rig_fx *fx)
+{
+	fprintf(stderr, "klabd: rig %s: job %lld: infrastructure failure: "
+		"%s\n", g->name, (long long)g->job, why);
+	fx->job = g->job;
+	fx->klass = "infra";
+	snprintf(fx->why, sizeof(fx->why), "%s", why);
+	snprintf(fx->console, sizeof(fx->console), "%s", g->console);
+	fx->attempts = MAX_INFRA_ATTEMPTS;
+	g->job = 0;
+	g->halt_wanted = 1;
+	set_state(g, RIG_RECOVERING);
+}
+
 /* The rig itself failed (its base kernel did not come up, its power
  * command failed): infrastructure, never the kernel of a job. */
 static void fail_health(struct rig *g, const char *why)
@@ -220,6 +236,14 @@ static void rig_judge(struct rig *g, long long now, struct rig_fx *fx)
 		why = "a second 'Linux version' banner (silent reboot)";
 	}
 	alive = g->ops->alive(g);
+	if (!why && alive == -2) {
+		why = "the machine was killed from outside (signal)";
+		if (g->job)
+			fail_infra(g, why, fx);
+		else
+			fail_health(g, why);
+		return;
+	}
 	if (!why && alive < 0)
 		why = "the machine stopped (reboot or power-off)";
 	if (!why)
