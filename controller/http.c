@@ -246,8 +246,14 @@ static void dispatch_call(struct klabd *d, const struct http_call *c,
 	else if (ctx && ctx->headers_only) {
 		if (!auth_caller(&rq, rt, r))
 			r->status = 0;	/* allowed: read the body */
-	} else if (!auth_request(&rq, rt, r))
+	} else if (!auth_request(&rq, rt, r)) {
+		db_busy_take(rq.db);
 		rt->fn(&rq, r);
+		/* another process holds the database: say so, it passes */
+		if (r->status >= 500 && db_busy_take(rq.db) && r->fd < 0)
+			web_error_json(r, 503, "the database is busy (locked "
+				       "by another process), retry later");
+	}
 	klabd_db_put(d, rq.db);
 	query_release(&rq.q);
 }
