@@ -101,9 +101,12 @@ static void fail_kernel(struct rig *g, const char *why, struct rig_fx *fx)
 	set_state(g, RIG_RECOVERING);
 }
 
-/* The machine was taken away under the job (QEMU killed): the job goes
- * back to the queue (infra, up to MAX_INFRA_ATTEMPTS), the rig boots cold. */
-static void fail_infra(struct rig *g, const char *why, struct rig_fx *fx)
+/* The job was lost to the infrastructure: the machine was taken away
+ * under it (QEMU killed: cold, the rig boots cold) or its agent started
+ * again without it (the rig is idle, its agent polls).  The job goes
+ * back to the queue (infra, up to MAX_INFRA_ATTEMPTS). */
+static void fail_infra(struct rig *g, const char *why, int cold,
+		       struct rig_fx *fx)
 {
 	fprintf(stderr, "klabd: rig %s: job %lld: infrastructure failure: "
 		"%s\n", g->name, (long long)g->job, why);
@@ -113,8 +116,8 @@ static void fail_infra(struct rig *g, const char *why, struct rig_fx *fx)
 	snprintf(fx->console, sizeof(fx->console), "%s", g->console);
 	fx->attempts = MAX_INFRA_ATTEMPTS;
 	g->job = 0;
-	g->halt_wanted = 1;
-	set_state(g, RIG_RECOVERING);
+	g->halt_wanted = cold;
+	set_state(g, cold ? RIG_RECOVERING : RIG_IDLE);
 }
 
 /* The rig itself failed (its base kernel did not come up, its power
@@ -239,7 +242,7 @@ static void rig_judge(struct rig *g, long long now, struct rig_fx *fx)
 	if (!why && alive == -2) {
 		why = "the machine was killed from outside (signal)";
 		if (g->job)
-			fail_infra(g, why, fx);
+			fail_infra(g, why, 1, fx);
 		else
 			fail_health(g, why);
 		return;
@@ -363,6 +366,13 @@ int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 		set_state(g, RIG_RUNNING);
 		fx.job = job;
 		fx.job_state = "running";
+	} else if (g->job) {
+		/* its agent started again and forgot the job in hand */
+		snprintf(msg, sizeof(msg), "the agent checked in on '%s' "
+			 "without job %lld (it restarted)", release,
+			 (long long)g->job);
+		g->health_fails = 0;
+		fail_infra(g, msg, 0, &fx);
 	} else {
 		g->health_fails = 0;
 		set_state(g, RIG_IDLE);

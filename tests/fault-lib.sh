@@ -49,7 +49,7 @@ CONF
 # job_get ID: the job's JSON in $TMP/body (whitespace removed in $TMP/job)
 job_get() {
 	http GET "/api/jobs/$1" >/dev/null
-	tr -d ' \n' <"$TMP/body" >"$TMP/job"
+	tr -d '\n' <"$TMP/body" | sed 's/": /":/g' >"$TMP/job"
 }
 
 # wait_job ID [SECS]: until the job is done or failed
@@ -87,7 +87,7 @@ db_ok() {
 
 # host_agent_start RIG TOKEN [agent args]: klab-agent on the host (remote
 # rig, --once --no-kexec, a 1 MiB file as its disk) whose klab-run is a
-# stand-in: it touches $FAKE_DIR/started.N (N counts the runs), waits for
+# stand-in (the agent talks to $AGENT_URL, default $URL): it touches $FAKE_DIR/started.N (N counts the runs), waits for
 # $FAKE_DIR/go (60 s at most), then writes one result.  Sets APID.
 host_agent_start() {
 	FAKE_DIR=$TMP/fake
@@ -113,7 +113,7 @@ SH
 	head -c 1M /dev/zero >"$TMP/d1"
 	r=$1 t=$2
 	shift 2
-	timeout 300 "$KLAB_BIN/klab-agent" --url "$URL" --rig "$r" --token "$t" \
+	timeout 300 "$KLAB_BIN/klab-agent" --url "${AGENT_URL:-$URL}" --rig "$r" --token "$t" \
 		--once --no-kexec --disks "$TMP/d1" --workdir "$TMP/agent" \
 		--klab-run "$TMP/fake-klab-run" --cmdline-file /dev/null \
 		--poll-wait 5 --backoff-max 2 "$@" >>"$TMP/agent.log" 2>&1 &

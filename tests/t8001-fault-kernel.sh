@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault-lib.sh"
 fault_slow
-FAULT_BOOT_TIMEOUT=150
+FAULT_BOOT_TIMEOUT=100
 fault_qemu_start ""
 wait_rig scsi0 idle
 
