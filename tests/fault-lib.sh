@@ -44,6 +44,12 @@ job_timeout = ${FAULT_JOB_TIMEOUT:-400}
 CONF
 	start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
 	K=$(klab kernel add debian newest-6.1 | tr -d '"') || fail "fetch 6.1"
+	for f in "$TOP"/tests/data/suites/*.suite; do
+		s=$(sed -n 's/^name = //p' "$f")
+		http POST /api/suites -H 'Content-Type: application/json' --data-binary \
+			"{\"name\":\"$s\",\"description\":\"test hook (tests/data/suites)\"}" >/dev/null
+		[ "$STATUS" = 200 ] || [ "$STATUS" = 201 ] || fail "cannot register suite '$s': $STATUS $(cat "$TMP/body")"
+	done
 }
 
 # job_get ID: the job's JSON in $TMP/body (whitespace removed in $TMP/job)
