@@ -5,6 +5,7 @@
 #   make check           sanitizer build (ASan+UBSan, -Werror) + every test
 #   make check-slow      the slow tier: real kernel builds and rig runs (CI)
 #   make check-lab       the lab tier: long real-rig runs (not in CI)
+#   make check-faults    the fault suite: every fault case (docs/FAULTS.md)
 #   make bench           benchmarks, results into docs/PERFORMANCE.md
 #   make fuzz            every libFuzzer target for FUZZ_TIME s (clang)
 #   make fuzz-smoke      each target briefly + the fuzz/crashes/ replays
@@ -119,6 +120,14 @@ check-slow: all
 check-lab: all
 	KLAB_LAB=1 KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t7*.sh
 
+# The fault suite (docs/FAULTS.md): the cheap cases (t22NN, also in
+# make check), the older single cases, and the QEMU ones (t8NNN, here only).
+check-faults:
+	$(MAKE) all WERROR=1
+	$(MAKE) O=build/san SANITIZE=1 WERROR=1 all
+	KLAB_FAULTS=1 tests/run.sh tests/t22[0-9][0-9]-fault-*.sh \
+		tests/t3101-*.sh tests/t3201-*.sh tests/t3203-*.sh tests/t8*.sh
+
 bench: all
 	bench/run.sh
 
@@ -163,6 +172,6 @@ install: all
 clean:
 	rm -rf build
 
-.PHONY: all unit check check-slow check-lab bench install clean fuzz fuzz-build \
+.PHONY: all unit check check-slow check-lab check-faults bench install clean fuzz fuzz-build \
 	fuzz-bins fuzz-smoke
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -189,6 +190,35 @@ static void content_type_norm(const char *ct, char *buf, size_t len)
 			buf[n] = (char)(buf[n] - 'A' + 'a');
 }
 
+/* Under 1 MiB free on the file system of path (a full disk). */
+static int disk_full(const char *path)
+{
+	struct statvfs v;
+
+	return path && statvfs(path, &v) == 0 &&
+	       (unsigned long long)v.f_bavail * v.f_frsize < (1ULL << 20);
+}
+
+/* A request failed (5xx): when the cause is one that passes by itself,
+ * say which, so agents retry and users know: another process holds the
+ * database (503), the disk of the database or data directory is full
+ * (507). */
+static void error_cause(struct klabd *d, struct db *db,
+			struct web_response *r)
+{
+	char msg[1200];
+
+	if (db_busy_take(db)) {
+		web_error_json(r, 503, "the database is busy (locked by "
+			       "another process), retry later");
+	} else if (disk_full(d->db_path) || disk_full(d->data_dir)) {
+		snprintf(msg, sizeof(msg), "the disk is full (database '%s', "
+			 "data directory '%s'): not done, retry "
+			 "once space is freed", d->db_path, d->data_dir);
+		web_error_json(r, 507, msg);
+	}
+}
+
 /*
  * Route, authorise and run c.  From libmicrohttpd, conn and ctx are the
  * request's (its long poll, an upload refused for its size, a check of
@@ -246,8 +276,12 @@ static void dispatch_call(struct klabd *d, const struct http_call *c,
 	else if (ctx && ctx->headers_only) {
 		if (!auth_caller(&rq, rt, r))
 			r->status = 0;	/* allowed: read the body */
-	} else if (!auth_request(&rq, rt, r))
+	} else if (!auth_request(&rq, rt, r)) {
+		db_busy_take(rq.db);
 		rt->fn(&rq, r);
+		if (r->status >= 500 && r->fd < 0)
+			error_cause(d, rq.db, r);
+	}
 	klabd_db_put(d, rq.db);
 	query_release(&rq.q);
 }

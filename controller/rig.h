@@ -55,7 +55,9 @@ struct rig_ops {
 	void (*halt)(struct rig *g);
 	/* Called under the lock, must not block: 0 while the machine is
 	 * (as far as we know) running, -1 when it stopped, 1 when it runs
-	 * but its console command ended (the worker restarts it). */
+	 * but its console command ended (the worker restarts it), -2 when
+	 * it was stopped from outside (QEMU killed by a signal: not the
+	 * kernel's doing). */
 	int (*alive)(struct rig *g);
 	/* Restart the console command (remote rigs); may be NULL. */
 	void (*console_restart)(struct rig *g);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "catalog.h"
@@ -106,9 +107,14 @@ static void qemu_halt(struct rig *g)
 	proc_stop(&g->proc, 0);
 }
 
+/* A guest that reboots or powers off ends QEMU with an exit status
+ * (-no-reboot); a signal is someone else's doing (an operator, the OOM
+ * killer): -2, infrastructure. */
 static int qemu_alive(struct rig *g)
 {
-	return g->proc.pid > 0 && !proc_poll(&g->proc) ? 0 : -1;
+	if (g->proc.pid > 0 && !proc_poll(&g->proc))
+		return 0;
+	return WIFSIGNALED(g->proc.status) ? -2 : -1;
 }
 
 const struct rig_ops rig_qemu_ops = {

@@ -101,6 +101,25 @@ static void fail_kernel(struct rig *g, const char *why, struct rig_fx *fx)
 	set_state(g, RIG_RECOVERING);
 }
 
+/* The job was lost to the infrastructure: the machine was taken away
+ * under it (QEMU killed: cold, the rig boots cold) or its agent started
+ * again without it (the rig is idle, its agent polls).  The job goes
+ * back to the queue (infra, up to MAX_INFRA_ATTEMPTS). */
+static void fail_infra(struct rig *g, const char *why, int cold,
+		       struct rig_fx *fx)
+{
+	fprintf(stderr, "klabd: rig %s: job %lld: infrastructure failure: "
+		"%s\n", g->name, (long long)g->job, why);
+	fx->job = g->job;
+	fx->klass = "infra";
+	snprintf(fx->why, sizeof(fx->why), "%s", why);
+	snprintf(fx->console, sizeof(fx->console), "%s", g->console);
+	fx->attempts = MAX_INFRA_ATTEMPTS;
+	g->job = 0;
+	g->halt_wanted = cold;
+	set_state(g, cold ? RIG_RECOVERING : RIG_IDLE);
+}
+
 /* The rig itself failed (its base kernel did not come up, its power
  * command failed): infrastructure, never the kernel of a job. */
 static void fail_health(struct rig *g, const char *why)
@@ -220,6 +239,14 @@ static void rig_judge(struct rig *g, long long now, struct rig_fx *fx)
 		why = "a second 'Linux version' banner (silent reboot)";
 	}
 	alive = g->ops->alive(g);
+	if (!why && alive == -2) {
+		why = "the machine was killed from outside (signal)";
+		if (g->job)
+			fail_infra(g, why, 1, fx);
+		else
+			fail_health(g, why);
+		return;
+	}
 	if (!why && alive < 0)
 		why = "the machine stopped (reboot or power-off)";
 	if (!why)
@@ -339,6 +366,13 @@ int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 		set_state(g, RIG_RUNNING);
 		fx.job = job;
 		fx.job_state = "running";
+	} else if (g->job) {
+		/* its agent started again and forgot the job in hand */
+		snprintf(msg, sizeof(msg), "the agent checked in on '%s' "
+			 "without job %lld (it restarted)", release,
+			 (long long)g->job);
+		g->health_fails = 0;
+		fail_infra(g, msg, 0, &fx);
 	} else {
 		g->health_fails = 0;
 		set_state(g, RIG_IDLE);

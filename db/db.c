@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * db: opening and closing the database, its pragmas (WAL, foreign keys,
- * a 5 s busy timeout, synchronous=NORMAL), the cache of prepared
+ * a 5 s busy timeout that remembers when it gave up, synchronous=NORMAL), the cache of prepared
  * statements, transactions and the row counts for the home page and the
  * benchmark.  Migrations are in migrate.c, each table family in its own
  * db_*.c file.
@@ -9,8 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "db_int.h"
+
+#define BUSY_TIMEOUT_MS 5000
+#define BUSY_STEP_MS 10
 
 static const char sql_begin[] = "BEGIN IMMEDIATE";
 static const char sql_commit[] = "COMMIT";
@@ -52,6 +56,30 @@ int db_exec_stmt(sqlite3_stmt *st)
 	return rc;
 }
 
+/* sqlite3's busy handler: wait BUSY_TIMEOUT_MS in steps, then give up
+ * and remember it, so a caller can say "busy" rather than "failed". */
+static int db_busy_wait(void *arg, int count)
+{
+	struct db *db = arg;
+	struct timespec ts = { 0, BUSY_STEP_MS * 1000 * 1000 };
+
+	if (count >= BUSY_TIMEOUT_MS / BUSY_STEP_MS) {
+		db->busy = 1;
+		return 0;
+	}
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
+int db_busy_take(struct db *db)
+{
+	int busy = db && db->busy;
+
+	if (db)
+		db->busy = 0;
+	return busy;
+}
+
 static int set_pragmas(struct db *db, char *err, size_t errlen)
 {
 	static const char *const pragmas[] = {
@@ -61,7 +89,7 @@ static int set_pragmas(struct db *db, char *err, size_t errlen)
 	};
 	size_t i;
 
-	if (sqlite3_busy_timeout(db->h, 5000) != SQLITE_OK)
+	if (sqlite3_busy_handler(db->h, db_busy_wait, db) != SQLITE_OK)
 		goto out_err;
 	for (i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
 		if (sqlite3_exec(db->h, pragmas[i], NULL, NULL, NULL) !=

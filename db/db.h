@@ -37,6 +37,10 @@ enum {
  * DB_CONFLICT 409, DB_TOOBIG 413, anything else 500). */
 int db_http_status(int rc);
 
+/* 1 when a statement gave up waiting for another connection's lock
+ * (SQLITE_BUSY after the busy timeout) since the last call; clears it. */
+int db_busy_take(struct db *db);
+
 /* Open (creating if needed) and migrate.  NULL on error, with err set. */
 struct db *db_open(const char *path, char *err, size_t errlen);
 void db_close(struct db *db);	/* accepts NULL */

@@ -64,6 +64,7 @@ struct db {
 	struct db_metric_ent *metrics;	/* the metric cache */
 	size_t nmetrics, metrics_alloc;
 	struct db_map metric_map;
+	int busy;			/* gave up waiting for a lock */
 };
 
 /* Highest schema version this build knows (migrate.c). */

@@ -328,8 +328,11 @@ sqlite3_stmt *db_prepare(struct db *db, const char *sql)
 	return st;
 }
 
-/* How long the rig manager's writes keep trying after busy_timeout. */
-#define RETRY_ATTEMPTS 5
+/* How long the rig manager's writes keep trying: each attempt waits the
+ * 5 s busy timeout, so 24 attempts outlast another process's lock of up
+ * to two minutes (a backup, an operator's sqlite3 shell). */
+#define RETRY_ATTEMPTS 24
+#define RETRY_PAUSE_MAX_NS (800 * 1000 * 1000L)
 
 int db_exec_retry(struct db *db, sqlite3_stmt *st, const char *what)
 {
@@ -349,7 +352,8 @@ int db_exec_retry(struct db *db, sqlite3_stmt *st, const char *what)
 		fprintf(stderr, "klabd: %s: database busy, retrying (%d of "
 			"%d)\n", what, attempt, RETRY_ATTEMPTS - 1);
 		nanosleep(&ts, NULL);
-		ts.tv_nsec *= 2;
+		if (ts.tv_nsec < RETRY_PAUSE_MAX_NS / 2)
+			ts.tv_nsec *= 2;
 	}
 	fprintf(stderr, "klabd: %s: WRITE LOST: %s\n", what,
 		sqlite3_errmsg(db->h));
