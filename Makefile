@@ -129,7 +129,7 @@ bench: all
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 300
 FUZZ_SMOKE_TIME ?= 10
-FUZZ_TARGETS := import query config jobspec cmdline api series
+FUZZ_TARGETS := import query config jobspec cmdline api series result suite
 FUZZ_AGENT_OBJ := $(O)/agent/cmdline.o $(O)/agent/jobspec.o
 
 fuzz-build:
@@ -138,7 +138,8 @@ fuzz-build:
 
 fuzz-bins: $(FUZZ_TARGETS:%=$(O)/bin/fuzz_%)
 
-$(O)/bin/fuzz_%: fuzz/fuzz_%.c $(FUZZ_AGENT_OBJ) $(O)/libctl.a $(O)/libcore.a
+$(O)/bin/fuzz_%: fuzz/fuzz_%.c $(FUZZ_AGENT_OBJ) $(O)/libctl.a $(O)/libwl.a \
+		$(O)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ \
 		$(filter %.c %.o %.a,$^) $(LDLIBS)
@@ -148,6 +149,13 @@ fuzz:
 
 fuzz-smoke:
 	fuzz/run.sh --smoke -t $(FUZZ_SMOKE_TIME) $(FUZZ_TARGETS)
+
+# Issue 13's bar: each target to FUZZ_LONG_RUNS executions or
+# FUZZ_LONG_TIME s, whichever comes first (hours for all of them).
+FUZZ_LONG_RUNS ?= 10000000
+FUZZ_LONG_TIME ?= 3600
+fuzz-long:
+	fuzz/run.sh -t $(FUZZ_LONG_TIME) $(FUZZ_TARGETS) -- -runs=$(FUZZ_LONG_RUNS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/klab/workloads
@@ -164,5 +172,5 @@ clean:
 	rm -rf build
 
 .PHONY: all unit check check-slow check-lab bench install clean fuzz fuzz-build \
-	fuzz-bins fuzz-smoke
+	fuzz-bins fuzz-smoke fuzz-long bench-load soak
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
