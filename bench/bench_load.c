@@ -92,6 +92,7 @@ static struct {
 	FILE *acked_f, *samples_f;
 	double start;
 	unsigned long acked_n;
+	unsigned long long file_bytes;
 } L = {
 	.agents = 1000, .browsers = 20, .submitters = 5, .seconds = 600,
 	.ramp = 60, .poll = 30, .jobs = 8, .busy = 2, .cell = 180,
@@ -130,9 +131,15 @@ static void stat_add(enum ep ep, double ms)
 	s->ms[s->n++] = ms;
 }
 
+/* Answers are kept, but the downloads: counted only. */
 static size_t keep(char *p, size_t size, size_t n, void *arg)
 {
-	sb_add(arg, p, size * n);
+	struct client *c = arg;
+
+	if (c->ep == EP_FILE)
+		L.file_bytes += size * n;
+	else
+		sb_add(&c->resp, p, size * n);
 	return size * n;
 }
 
@@ -492,7 +499,7 @@ static struct client *clients_make(size_t *n)
 			 1 + (int)c->kind, c->idx / 250, c->idx % 250 + 1);
 		curl_easy_setopt(c->h, CURLOPT_INTERFACE, iface);
 		curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, keep);
-		curl_easy_setopt(c->h, CURLOPT_WRITEDATA, &c->resp);
+		curl_easy_setopt(c->h, CURLOPT_WRITEDATA, c);
 		curl_easy_setopt(c->h, CURLOPT_PRIVATE, c);
 		curl_easy_setopt(c->h, CURLOPT_NOPROXY, "*");
 		curl_easy_setopt(c->h, CURLOPT_TIMEOUT, L.poll + 120L);
@@ -636,6 +643,7 @@ static unsigned long report(double secs)
 		       s->n ? s->ms[s->n - 1] : NAN, s->errors);
 	}
 	printf("acked uploads\t%lu\n", L.acked_n);
+	printf("downloaded\t%.1f MB/s\n", (double)L.file_bytes / secs / 1e6);
 	return errors;
 }
 
