@@ -4,8 +4,10 @@
 #   make                 build everything into build/
 #   make check           sanitizer build (ASan+UBSan, -Werror) + every test
 #   make check-slow      the slow tier: real kernel builds and rig runs (CI)
-#   make check-lab       the lab tier: long real-rig runs (not in CI)
+#   make check-lab       the lab tier: long real-rig runs, the soak (not in CI)
 #   make bench           benchmarks, results into docs/PERFORMANCE.md
+#   make bench-load      klabd at lab scale (BENCH_LOAD_FLAGS=--quick)
+#   make soak            klabd + two QEMU rigs for SOAK_MINUTES (120)
 #   make fuzz            every libFuzzer target for FUZZ_TIME s (clang)
 #   make fuzz-smoke      each target briefly + the fuzz/crashes/ replays
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -115,12 +117,22 @@ check-slow: all
 	KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t4*.sh tests/t51*.sh
 
 # The lab tier, not in CI: long real-rig runs (t7NNN), results recorded in
-# docs/ with their date and commit.
+# docs/ with their date and commit: t7001 the A/A, t7002 the soak
+# (bench/soak.sh for KLAB_SOAK_MINUTES, default 120).
 check-lab: all
 	KLAB_LAB=1 KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t7*.sh
 
 bench: all
 	bench/run.sh
+
+# klabd at lab scale (1,000 agents, 10 min; BENCH_LOAD_FLAGS=--quick or
+# --limit) and the soak on its own (two QEMU rigs, SOAK_MINUTES, default
+# 120; check-lab runs it as t7002); docs/PERFORMANCE.md
+bench-load: all
+	bench/bench_load.sh $(BENCH_LOAD_FLAGS)
+
+soak: all
+	bench/soak.sh
 
 # Fuzz targets (fuzz/fuzz_*.c, libFuzzer): a clang build of the library
 # code with coverage, ASan and UBSan into build/fuzz/ (fuzz-build, which
