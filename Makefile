@@ -4,9 +4,11 @@
 #   make                 build everything into build/
 #   make check           sanitizer build (ASan+UBSan, -Werror) + every test
 #   make check-slow      the slow tier: real kernel builds and rig runs (CI)
-#   make check-lab       the lab tier: long real-rig runs (not in CI)
+#   make check-lab       the lab tier: long real-rig runs, the soak (not in CI)
 #   make check-faults    the fault suite: every fault case (docs/FAULTS.md)
 #   make bench           benchmarks, results into docs/PERFORMANCE.md
+#   make bench-load      klabd at lab scale (BENCH_LOAD_FLAGS=--quick)
+#   make soak            klabd + two QEMU rigs for SOAK_MINUTES (120)
 #   make fuzz            every libFuzzer target for FUZZ_TIME s (clang)
 #   make fuzz-smoke      each target briefly + the fuzz/crashes/ replays
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -116,7 +118,8 @@ check-slow: all
 	KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t4*.sh tests/t51*.sh
 
 # The lab tier, not in CI: long real-rig runs (t7NNN), results recorded in
-# docs/ with their date and commit.
+# docs/ with their date and commit: t7001 the A/A, t7002 the soak
+# (bench/soak.sh for KLAB_SOAK_MINUTES, default 120).
 check-lab: all
 	KLAB_LAB=1 KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t7*.sh
 
@@ -131,6 +134,15 @@ check-faults:
 bench: all
 	bench/run.sh
 
+# klabd at lab scale (1,000 agents, 10 min; BENCH_LOAD_FLAGS=--quick or
+# --limit) and the soak on its own (two QEMU rigs, SOAK_MINUTES, default
+# 120; check-lab runs it as t7002); docs/PERFORMANCE.md
+bench-load: all
+	bench/bench_load.sh $(BENCH_LOAD_FLAGS)
+
+soak: all
+	bench/soak.sh
+
 # Fuzz targets (fuzz/fuzz_*.c, libFuzzer): a clang build of the library
 # code with coverage, ASan and UBSan into build/fuzz/ (fuzz-build, which
 # fuzz/run.sh calls), then each target for a set time.
@@ -138,7 +150,7 @@ bench: all
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 300
 FUZZ_SMOKE_TIME ?= 10
-FUZZ_TARGETS := import query config jobspec cmdline api series
+FUZZ_TARGETS := import query config jobspec cmdline api series result suite
 FUZZ_AGENT_OBJ := $(O)/agent/cmdline.o $(O)/agent/jobspec.o
 
 fuzz-build:
@@ -147,7 +159,8 @@ fuzz-build:
 
 fuzz-bins: $(FUZZ_TARGETS:%=$(O)/bin/fuzz_%)
 
-$(O)/bin/fuzz_%: fuzz/fuzz_%.c $(FUZZ_AGENT_OBJ) $(O)/libctl.a $(O)/libcore.a
+$(O)/bin/fuzz_%: fuzz/fuzz_%.c $(FUZZ_AGENT_OBJ) $(O)/libctl.a $(O)/libwl.a \
+		$(O)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ \
 		$(filter %.c %.o %.a,$^) $(LDLIBS)
@@ -157,6 +170,13 @@ fuzz:
 
 fuzz-smoke:
 	fuzz/run.sh --smoke -t $(FUZZ_SMOKE_TIME) $(FUZZ_TARGETS)
+
+# Issue 13's bar: each target to FUZZ_LONG_RUNS executions or
+# FUZZ_LONG_TIME s, whichever comes first (hours for all of them).
+FUZZ_LONG_RUNS ?= 10000000
+FUZZ_LONG_TIME ?= 3600
+fuzz-long:
+	fuzz/run.sh -t $(FUZZ_LONG_TIME) $(FUZZ_TARGETS) -- -runs=$(FUZZ_LONG_RUNS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/klab/workloads
@@ -172,6 +192,6 @@ install: all
 clean:
 	rm -rf build
 
-.PHONY: all unit check check-slow check-lab check-faults bench install clean fuzz fuzz-build \
-	fuzz-bins fuzz-smoke
+.PHONY: all unit check check-slow check-lab check-faults bench install clean \
+	fuzz fuzz-build fuzz-bins fuzz-smoke fuzz-long bench-load soak
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -16,12 +16,15 @@
 # build/bench/results-store.md, ready for docs/PERFORMANCE.md.
 #
 #   bench/run.sh             (or: make bench)
+#   bench/run.sh load        klabd at lab scale (make bench-load)
 #   KLAB_BENCH_N=100 KLAB_BENCH_LOAD_S=10 KLAB_BENCH_CLIENTS=32 bench/run.sh
 # The lab benchmark (kexec vs cold boot, per-cell overhead, rig noise on a
 # QEMU rig) takes 15-25 minutes: bench/bench_lab.sh on its own, or
 # KLAB_BENCH_LAB=1 bench/run.sh to run it after this one.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# bench/run.sh load [--quick | --limit]: klabd at lab scale instead
+[ "${1:-}" = load ] && { shift; exec "$TOP/bench/bench_load.sh" "$@"; }
 . "$TOP/bench/lib.sh"
 N=${KLAB_BENCH_N:-100}
 LOAD_S=${KLAB_BENCH_LOAD_S:-10}

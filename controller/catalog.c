@@ -276,8 +276,12 @@ int catalog_boot(struct klabd *d, struct db *db, const char *ident,
 	sb_init(&path);
 	sb_addf(&path, "%s/initrd", d->data_dir);
 	mkdir(path.buf, 0755);
-	if (sha256_file_hex(base, sa) ||
-	    (*b.modules && sha256_file_hex(b.modules, sb_))) {
+	/* the hashes name the image; known ones are reused (a 38 MB base
+	 * hashed at every job hand-out, under image_lock, held the lab
+	 * to a few jobs a second: docs/PERFORMANCE.md, "Load at lab
+	 * scale") */
+	if (catalog_file_register(d, base, sa) ||
+	    (*b.modules && catalog_file_register(d, b.modules, sb_))) {
 		snprintf(err, errlen, "cannot read the rig image parts of '%s'",
 			 ident);
 		goto out;
