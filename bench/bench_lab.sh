@@ -3,30 +3,49 @@
 # bench_lab: what a lab cell costs besides the benchmark, and how noisy the
 # rig is.  In one klabd run with one `scsi` QEMU rig (TCG) and one Debian
 # kernel (the rig's base kernel, so cold boots and kexecs boot the same
-# kernel), it queues CELLS cells of the tiobench suite on that kernel (each
-# a kexec switch: the agent's POST /kexec, sent just before kexec -e, to
-# its check-in) with PANICS jobs that panic at boot spread among them
-# (each ends in a recovery cold boot: QEMU start to agent check-in).  From
+# kernel), it queues CELLS cells of each suite of SUITES on that kernel,
+# interleaved cell by cell (cell 1 of every suite in the order given, then
+# cell 2, ...; each job a kexec switch: the agent's POST /kexec, sent just
+# before kexec -e, to its check-in) with PANICS jobs (of the first suite)
+# that panic at boot spread among them (each ends in a recovery cold
+# boot: QEMU start to agent check-in).  From
 # klabd's log and the rig's consoles (both time-stamped here by
 # lab_stamp.py as they are written), the agent's own time-stamped console
 # lines and the stored results (/api/runs) it reports:
-#   1. kexec switch against cold boot: medians and their ratio;
+#   1. kexec switch against cold boot: medians and their ratio (the first
+#      suite's cells);
 #   2. per-cell overhead (assigned -> results stored, minus klab-run's own
 #      time: download, kexec -l, boot, setup, upload) against klab-run's
-#      time, as a ratio;
-#   3. the rig's noise: coefficient of variation of every tiobench metric
-#      over the cells (cell means) against the 3% a regression lab needs;
+#      time, as a ratio (the first suite's cells);
+#   3. the rig's noise (bench/noise_table.py), per suite: coefficient of
+#      variation of every metric over the cells (cell means); the
+#      headline metrics (each tiobench phase's rate and avg_lat,
+#      iops.total, rio's readlat.rate) against the 3% goal of issue 9,
+#      the tail ones (p90 and up, max, lat_2s, lat_10s) and the rest
+#      reported on their own;
 # and the machine's load average during the run (printed before and
 # after; a run on a busy machine is marked "taken under load" in the
 # summary).  Also: the bytes the agent downloaded per cell (0 after the
 # first: the rig's boot-file cache) and the lab's throughput in cells per
-# hour.  Loopback only; every wait is bounded.  Takes 10-25 minutes.
+# hour.  Loopback only; every wait is bounded.  Takes 10-25 minutes with
+# tiobench alone at scale 0.1, about three times that with three suites.
 # Run it with nothing else on the machine:
 #
-#   bench/bench_lab.sh [--cells N] [--panics N] [--scale F] [--keep]
+#   bench/bench_lab.sh [--cells N] [--panics N] [--scale F]
+#                      [--suites S1,S2,..] [--disk-model M] [--keep]
 #
-# --scale defaults to 1, the suite's own (a job without a scale); the
-# rig's disk is 256 MiB plus what the suite writes at that scale.
+# e.g. the noise table of issue 9 (10 cells of three suites, default disk):
+#   bench/bench_lab.sh --scale 0.1 --suites tiobench,iops-alldisks,rio-under-dbench
+#
+# --cells defaults to 10 (per suite), --panics to 3.  --scale defaults to
+# 1, the suites' own (a job without a scale).  --suites: suites of
+# workloads/suites/ (default tiobench); the first one also gives the boot
+# and overhead figures.  The rig's disk is 256 MiB plus the largest
+# `disk_mb` of the suites at that scale ({N} scaled; plus 12% for the
+# file system of a suite with one); job_timeout is the largest suite
+# `timeout` at that scale plus 600 s, at least 1800.  --disk-model M
+# (hdd, ssd or host; docs/RIGS.md) sets the rig's disk_model; without it
+# klabd's default, hdd.
 #   KLAB_LAB_BIN=DIR   use these binaries (copied) instead of building
 #                      build/bench/lab
 #   KLAB_LAB_KERNEL=V  the kernel (default 6.1.192: newest-6.1 must be it)
@@ -34,21 +53,48 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 TOP=$(pwd)
-CELLS=10 PANICS=3 SCALE=1 KEEP=0
+CELLS=10 PANICS=3 SCALE=1 KEEP=0 SUITES=tiobench DISK_MODEL=
 KERNEL=${KLAB_LAB_KERNEL:-6.1.192}
+usage() {
+	echo "usage: $0 [--cells N] [--panics N] [--scale F]" \
+		"[--suites S1,S2,..] [--disk-model hdd|ssd|host] [--keep]" >&2
+	exit 2
+}
 while [ $# -gt 0 ]; do
+	case $1 in
+	--cells|--panics|--scale|--suites|--disk-model)
+		[ $# -ge 2 ] || usage ;;
+	esac
 	case $1 in
 	--cells) CELLS=$2; shift ;;
 	--panics) PANICS=$2; shift ;;
 	--scale) SCALE=$2; shift ;;
+	--suites) SUITES=$2; shift ;;
+	--disk-model) DISK_MODEL=$2; shift ;;
 	--keep) KEEP=1 ;;
-	*) echo "usage: $0 [--cells N] [--panics N] [--scale F] [--keep]" >&2; exit 2 ;;
+	*) usage ;;
 	esac
 	shift
 done
 log() { echo "bench_lab: $*" >&2; }
 . "$TOP/bench/lib.sh"
 die() { log "$*"; exit 1; }
+case $DISK_MODEL in
+''|hdd|ssd|host) ;;
+*) die "--disk-model: expected hdd, ssd or host, not '$DISK_MODEL'" ;;
+esac
+SUITE_LIST=$(echo "$SUITES" | tr ',' ' ')
+NSUITES=0 FIRST_SUITE=
+for s in $SUITE_LIST; do
+	case $s in
+	*[!a-z0-9_-]*) die "--suites: bad suite name '$s'" ;;
+	esac
+	[ -f "workloads/suites/$s.suite" ] ||
+		die "--suites: no workloads/suites/$s.suite"
+	NSUITES=$((NSUITES + 1))
+	[ -n "$FIRST_SUITE" ] || FIRST_SUITE=$s
+done
+[ "$NSUITES" -gt 0 ] || die "--suites: no suite named"
 for t in qemu-system-x86_64 python3 curl sqlite3; do
 	command -v "$t" >/dev/null 2>&1 || die "'$t' is not installed"
 done
@@ -81,8 +127,38 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date -u '+%Y-%m-%d %H:%M UTC')
 log "load average before: $LOAD0"
 
-# the suite's files (tiobench: 1024 MiB at scale 1) and room besides
-DISK_MB=$(python3 -c "import math; print(max(256, math.ceil($SCALE * 1024 / 64) * 64 + 256))")
+# The disk: the largest need of the suites (their disk_mb lines, {N}
+# scaled as klab-run does: floor(N * scale + 0.5), at least 1; plus 12%
+# for the file system of a suite with one: a 1400 MiB ext4 has 1256 MiB
+# free), rounded up to 64 MiB, and 256 MiB of room besides.  The job
+# timeout: the largest suite timeout at that scale plus 600 s of boot,
+# setup and upload, at least 1800 s.
+# shellcheck disable=SC2086 # SUITE_LIST: names checked above, split on purpose
+LIMITS=$(python3 - "$SCALE" $SUITE_LIST <<'PY'
+import math, re, sys
+scale = float(sys.argv[1])
+def expand(v):
+    v = re.sub(r"\{([0-9.]+)\}",
+               lambda m: str(max(1, math.floor(float(m.group(1)) * scale
+                                              + 0.5))), v)
+    return sum(float(t) for t in v.split("+"))
+disk, tmo = 256, 1800
+for s in sys.argv[2:]:
+    kv = {}
+    for line in open("workloads/suites/%s.suite" % s):
+        k, sep, v = line.partition("=")
+        if sep and not line.lstrip().startswith("#"):
+            kv[k.strip()] = v.strip()
+    need = expand(kv.get("disk_mb", "0"))
+    if kv.get("filesystem"):
+        need *= 1.12
+    disk = max(disk, math.ceil(need / 64) * 64 + 256)
+    tmo = max(tmo, int(expand(kv.get("timeout", "3600"))) + 600)
+print(disk, tmo)
+PY
+) || die "cannot read the suites' disk_mb and timeout"
+DISK_MB=${LIMITS% *} JOB_TIMEOUT=${LIMITS#* }
+log "suites $SUITES: disk $DISK_MB MiB, job timeout $JOB_TIMEOUT s"
 cat >"$W/klabd.conf" <<CONF
 top_dir = $TOP
 # the panicking jobs' words (recovery cold boots) on top of the defaults
@@ -94,8 +170,9 @@ base_kernel = $KERNEL
 memory_mb = 768
 disk_mb = $DISK_MB
 boot_timeout = 300
-job_timeout = 1800
+job_timeout = $JOB_TIMEOUT
 CONF
+[ -n "$DISK_MODEL" ] && echo "disk_model = $DISK_MODEL" >>"$W/klabd.conf"
 # klabd's stderr through a stamper: "EPOCH.mmm line" as each line arrives
 mkfifo "$W/klabd.fifo"
 python3 bench/lab_stamp.py lines <"$W/klabd.fifo" >"$W/klabd.log" &
@@ -108,7 +185,7 @@ bench_token "$W/bin/klabd" "$W/klab.db" operator
 KLABD_PID=$!
 bench_klabd_wait "$KLABD_PID" "$W/port" "$W/klabd.log"
 KLAB_URL=http://127.0.0.1:$(cat "$W/port")
-LIMIT=$((2400 + CELLS * 600 + PANICS * 300))
+LIMIT=$((2400 + CELLS * NSUITES * 600 + PANICS * 300))
 python3 bench/lab_stamp.py consoles "$W/data/rigs/scsi0" "$LIMIT" \
 	>"$W/consoles.log" &
 CONS_PID=$!
@@ -125,22 +202,26 @@ until api /api/rigs/scsi0 | grep -q '"state":"idle"'; do
 	sleep 5
 done
 
-# The cells, with the panics spread among them (each panic is followed by
-# a recovery cold boot), so that cold boots and kexecs see the same load.
-queue() {	# queue [klab job add options...]: one job of kernel K
-	klab job add "$K" --rig scsi0 --suite tiobench --scale "$SCALE" "$@" \
-		>/dev/null || die "cannot queue a job"
+# The cells, each suite's interleaved cell by cell, with the panics spread
+# among them (each panic is followed by a recovery cold boot), so that
+# cold boots and kexecs see the same load.
+queue() {	# queue SUITE [klab job add options...]: one job of kernel K
+	s=$1; shift
+	klab job add "$K" --rig scsi0 --suite "$s" --scale "$SCALE" "$@" \
+		>/dev/null || die "cannot queue a job of suite $s"
 }
 p=0 i=0
 while [ $i -lt "$CELLS" ]; do
 	i=$((i + 1))
-	queue
+	for s in $SUITE_LIST; do
+		queue "$s"
+	done
 	if [ $i -lt "$CELLS" ] && [ $((i * (PANICS + 1) / CELLS)) -gt $p ]; then
 		p=$((p + 1))
-		queue --cmdline "rdinit=/nonexistent panic=1"
+		queue "$FIRST_SUITE" --cmdline "rdinit=/nonexistent panic=1"
 	fi
 done
-log "queued $PANICS panics and $CELLS cells at scale $SCALE"
+log "queued $PANICS panics and $CELLS cells of each of $SUITES at scale $SCALE"
 t=0
 while :; do
 	api "/api/jobs?rig=scsi0" >"$W/jobs.json"
@@ -165,6 +246,7 @@ mkdir -p build/bench
 python3 bench/lab_report.py --dir "$W" --url "$KLAB_URL" --kernel "$K" \
 	--kernel-bytes "$KB" --initrd-bytes "${IB:-0}" \
 	--scale "$SCALE" --disk-mb "$DISK_MB" --start "$START" \
+	--suites "$SUITES" --disk-model "${DISK_MODEL:-hdd}" \
 	--load0 "$LOAD0" --load1 "$LOAD1" \
 	>build/bench/lab.md || { KEEP=1; die "report failed"; }
 kill -TERM "$KLABD_PID"; wait "$KLABD_PID"; KLABD_PID=

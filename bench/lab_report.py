@@ -7,20 +7,24 @@ Reads one bench_lab run: klabd's log with a host time stamp per line
 the guest's own UTC time stamps), the job list, and the stored results
 through klabd's /api/runs.  Prints the markdown section for
 docs/PERFORMANCE.md: kexec switch against cold boot, per-cell overhead
-against klab-run's time, coefficient of variation of every metric over
-the cells, and the load average.  Host and guest clocks are never mixed:
-intervals inside the guest come from guest stamps, the others from host
-stamps.
+against klab-run's time (both from the cells of the first suite,
+tiobench by default), the coefficient of variation of every metric over
+the cells, per suite, headline metrics against the 3% goal
+(bench/noise_table.py), and the load average.  Host and guest clocks are
+never mixed: intervals inside the guest come from guest stamps, the
+others from host stamps.
 """
 import argparse
 import glob
 import json
-import math
 import os
 import re
 import statistics
-import urllib.request
+import sys
 from datetime import datetime, timezone
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import noise_table  # noqa: E402  (bench/noise_table.py)
 
 HOST = re.compile(r"^(\d+\.\d+) klabd: rig \S+: (.*)$")
 GUEST = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z klab-agent: "
@@ -40,7 +44,8 @@ GUEST_STEPS = {
 
 def host_events(path):
     """Boots and cells from klabd's stamped log: (cold, kexec, cells,
-    boots); boots are (kind, start, check-in) with kind cold or kexec."""
+    boots); kexec are (seconds, job), boots (kind, start, check-in, job)
+    with kind cold or kexec (job 0 for a cold boot)."""
     cold, kexec, cells, cur, boots = [], [], {}, None, []
     cold_start = starting = None
     with open(path, errors="replace") as f:
@@ -67,13 +72,13 @@ def host_events(path):
                 if job == 0 and cold_start:
                     cold.append((t - cold_start[0], cold_start[1]))
                     if not cold_start[1]:
-                        boots.append(("cold", cold_start[0], t))
+                        boots.append(("cold", cold_start[0], t, 0))
                     cold_start = None
                 elif job and cur and "kexec" in cur:
                     cur["checkin"] = t
                     cur["job"] = job
-                    kexec.append(t - cur["kexec"])
-                    boots.append(("kexec", cur["kexec"], t))
+                    kexec.append((t - cur["kexec"], job))
+                    boots.append(("kexec", cur["kexec"], t, job))
             elif msg.startswith("running -> idle") and cur and "job" in cur:
                 cur["done"] = t
                 cells[cur["job"]] = cur
@@ -170,41 +175,6 @@ def guest_events(rigdir):
     return steps
 
 
-def get(url):
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(url, timeout=60) as r:
-        return json.load(r)
-
-
-def cell_results(url, jobs):
-    """Per job: the cell's values (klab-run's mean of its repetitions)
-    and each repetition's values (its raw rep-N.json); units, directions."""
-    runs = get(url + "/api/runs?rig=scsi0&suite=tiobench&limit=10000")
-    cell, reps, units, dirs = {}, {}, {}, {}
-    for run in runs["runs"]:
-        if run["job"] not in jobs or run["status"] != "done":
-            continue
-        doc = get("%s/api/runs/%d" % (url, run["id"]))
-        for r in doc["results"]:
-            cell.setdefault(run["job"], {})[r["metric"]] = r["value"]
-            units[r["metric"]] = r["unit"]
-            dirs[r["metric"]] = r["direction"]
-        for name in doc["raw"]:
-            if not re.fullmatch(r"rep-\d+\.json", name):
-                continue
-            rep = get("%s/api/runs/%d/raw/%s" % (url, run["id"], name))
-            for r in rep["results"]:
-                reps.setdefault(r["metric"], []).append(r["value"])
-    return cell, reps, units, dirs
-
-
-def cv(values):
-    if len(values) < 2:
-        return float("nan")
-    m = statistics.mean(values)
-    return statistics.stdev(values) / abs(m) * 100 if m else float("nan")
-
-
 def med(v):
     return statistics.median(v) if v else float("nan")
 
@@ -297,39 +267,6 @@ def overhead_section(cells, steps, nbytes):
     return out
 
 
-def noise_section(cell, reps, units, dirs):
-    jobs = sorted(cell)
-    n = len(jobs)
-    out = ["**Noise**: coefficient of variation (sample sd / mean) of every "
-           "tiobench metric with a direction over %d cells of the same "
-           "kernel (a cell's value is klab-run's mean of its "
-           "repetitions), and over the single repetitions of all cells "
-           "(rep-N.json); metrics that were 0 in every cell (lat_2s, "
-           "lat_10s) have no CV and are left out.  With n cells per kernel, the smallest "
-           "difference a two-sided test at 5%% finds with 80%% power is "
-           "about 2.8 x CV x sqrt(2/n)." % n, "",
-           "| metric | unit | mean | CV of cells | CV of repetitions | "
-           "detectable, %d vs %d cells |" % (n, n),
-           "| --- | --- | ---: | ---: | ---: | ---: |"]
-    cvs = []
-    for k in sorted({k for j in jobs for k in cell[j]}):
-        v = [cell[j][k] for j in jobs if k in cell[j]]
-        c = cv(v)
-        if dirs.get(k) == "none" or math.isnan(c):
-            continue
-        cvs.append((c, k))
-        out.append("| %s | %s | %.4g | %.1f%% | %.1f%% | %.1f%% |" %
-                   (k, units.get(k, ""), statistics.mean(v), c,
-                    cv(reps.get(k, [])), 2.8 * c * math.sqrt(2 / n)))
-    if cvs:
-        under = sum(1 for c, _ in cvs if c <= 3)
-        out += ["", "%d metrics: median CV of cells %.1f%%, %d of them at "
-                "or under 3%%; the largest %.1f%% (%s)." %
-                (len(cvs), med([c for c, _ in cvs]), under, max(cvs)[0],
-                 max(cvs)[1])]
-    return out
-
-
 def load_section(path, load0, load1):
     v = []
     with open(path) as f:
@@ -358,21 +295,56 @@ def main():
     ap.add_argument("--kernel-bytes", type=int, default=0)
     ap.add_argument("--initrd-bytes", type=int, default=0)
     ap.add_argument("--disk-mb", default="256")
+    ap.add_argument("--suites", default="tiobench",
+                    help="comma-separated; the first one's cells give the "
+                    "boot and overhead figures")
+    ap.add_argument("--disk-model", default="",
+                    help="the rig's disk_model as configured (klabd's "
+                    "default: hdd); the runs' recorded one wins")
     a = ap.parse_args()
+    suites = [x for x in a.suites.split(",") if x]
     cold, kexec, cells, boots = host_events(os.path.join(a.dir,
                                                          "klabd.log"))
+    # the boot and overhead figures from the first suite's cells only
+    # (the job list bench_lab.sh saved; without it, every cell)
+    try:
+        with open(os.path.join(a.dir, "jobs.json")) as f:
+            suite_of = {j["id"]: j["suite"] for j in json.load(f)["jobs"]}
+    except (OSError, ValueError, KeyError):
+        suite_of = {}
+    if suite_of:
+        first = {j for j, s in suite_of.items() if s == suites[0]}
+        kexec = [(t, j) for t, j in kexec if j in first]
+        boots = [b for b in boots if b[0] == "cold" or b[3] in first]
+        base = {j: c for j, c in cells.items() if j in first}
+    else:
+        base = cells
+    kexec = [t for t, _ in kexec]
+    boots = [b[:3] for b in boots]
     marks = console_marks(os.path.join(a.dir, "consoles.log"))
     steps = guest_events(os.path.join(a.dir, "data", "rigs", "scsi0"))
-    cell, reps, units, dirs = cell_results(a.url, set(cells))
+    data = [noise_table.suite_results(a.url, s, set(cells)) for s in suites]
+    models = noise_table.disk_models(data)
+    # the runs' recorded rig configuration (disk_model=), else the option
+    model = "disk model `%s`" % ("/".join(models) or a.disk_model or "?")
+    if not models:
+        model += " (as configured; not in the runs' rig configuration)"
+    elif a.disk_model and models != [a.disk_model]:
+        model += " (bench_lab.sh configured `%s`)" % a.disk_model
     out = ["Run of %s: kernel %s on a `scsi` rig (1 vCPU, 768 MiB, one "
-           "%s MiB virtio-scsi disk, TCG), tiobench suite at scale %s "
-           "(warm-up + 3 repetitions per cell)." % (a.start, a.kernel,
-                                                   a.disk_mb, a.scale)]
+           "%s MiB virtio-scsi disk, %s, TCG), suite%s %s at "
+           "scale %s (warm-up + 3 repetitions per cell)%s." %
+           (a.start, a.kernel, a.disk_mb, model,
+            "s" if len(suites) > 1 else "",
+            ", ".join("`%s`" % x for x in suites), a.scale,
+            ", one cell of each in turn; boots and overhead from the %s "
+            "cells" % suites[0] if len(suites) > 1 else "")]
     out += load_section(os.path.join(a.dir, "load"), a.load0, a.load1)
     for part in (boots_section(cold, kexec), phases_section(boots, marks),
-                 overhead_section(cells, steps, [a.kernel_bytes, a.initrd_bytes]
+                 overhead_section(base, steps, [a.kernel_bytes, a.initrd_bytes]
                                   if a.kernel_bytes else None),
-                 noise_section(cell, reps, units, dirs)):
+                 noise_table.noise_section(
+                     data, "/".join(models) or a.disk_model or None)):
         out += [""] + part
     print("\n".join(out))
 
