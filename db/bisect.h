@@ -41,6 +41,7 @@ struct db_bis_cand {
 	char *subject, *author;
 	char *file;		/* series: the patch file; debian: package */
 	char *kernel;		/* its catalog ident once known, "" */
+	int64_t build;		/* series: its build, 0: none yet */
 };
 
 struct db_bis_step {
@@ -75,8 +76,9 @@ int db_bisection_update(struct db *db, int64_t id, const char *state,
 			const char *report, const char *error);
 int db_bisection_candidates(struct db *db, int64_t id,
 			    struct db_bis_cand **out, size_t *n);
+/* Record candidate idx's kernel (NULL: keep) and build (0: keep). */
 int db_bisection_set_kernel(struct db *db, int64_t id, int idx,
-			    const char *kernel);
+			    const char *kernel, int64_t build);
 /* Steps oldest first. */
 int db_bisection_steps(struct db *db, int64_t id, struct db_bis_step **out,
 		       size_t *n);

@@ -29,7 +29,7 @@ static const struct db_rows bis_rows = DB_ROWS(db_bisection, bis_cols);
 #define C(field, type) DB_COL(db_bis_cand, field, type)
 static const struct db_col cand_cols[] = {
 	C(idx, INT), C(label, STR), C(subject, STR), C(author, STR),
-	C(file, STR), C(kernel, STR),
+	C(file, STR), C(kernel, STR), C(build, INT64),
 };
 #undef C
 static const struct db_rows cand_rows = DB_ROWS(db_bis_cand, cand_cols);
@@ -127,7 +127,7 @@ int db_bisection_candidates(struct db *db, int64_t id,
 {
 	void *v;
 	int rc = db_run_rows(db, &cand_rows, &v, n, "SELECT idx, label, "
-			     "subject, author, file, kernel FROM "
+			     "subject, author, file, kernel, build_id FROM "
 			     "bisection_candidates WHERE bisection_id = ? "
 			     "ORDER BY idx", "I", id);
 
@@ -136,11 +136,13 @@ int db_bisection_candidates(struct db *db, int64_t id,
 }
 
 int db_bisection_set_kernel(struct db *db, int64_t id, int idx,
-			    const char *kernel)
+			    const char *kernel, int64_t build)
 {
-	return db_run(db, "UPDATE bisection_candidates SET kernel = ? WHERE "
-		      "bisection_id = ? AND idx = ?", "sIi", kernel, id, idx) ==
-	       SQLITE_DONE ? DB_OK : DB_ERR;
+	return db_run(db, "UPDATE bisection_candidates SET kernel = "
+		      "COALESCE(?1, kernel), build_id = CASE WHEN ?2 > 0 THEN "
+		      "?2 ELSE build_id END WHERE bisection_id = ?3 AND idx = "
+		      "?4", "zIIi", kernel, build, id, idx) == SQLITE_DONE ?
+	       DB_OK : DB_ERR;
 }
 
 int db_bisection_steps(struct db *db, int64_t id, struct db_bis_step **out,

@@ -380,6 +380,7 @@ static const char *const migrations[] = {
 	"  author TEXT NOT NULL DEFAULT '',"
 	"  file TEXT NOT NULL DEFAULT '',"
 	"  kernel TEXT NOT NULL DEFAULT '',"
+	"  build_id INTEGER NOT NULL DEFAULT 0,"
 	"  PRIMARY KEY (bisection_id, idx));"
 	"CREATE TABLE bisection_steps ("
 	"  id INTEGER PRIMARY KEY,"
