@@ -89,7 +89,7 @@ static int series_split(const struct bis_input *in, struct bis_cands *cs,
 	char name[64], author[200], label[300];
 	struct db_sub_patch p[2];
 	size_t i, m, nm, np;
-	int rc = 0;
+	int rc = 0, k;
 
 	if (!subj)
 		abort();
@@ -102,7 +102,10 @@ static int series_split(const struct bis_input *in, struct bis_cands *cs,
 					      len[m] };
 
 			np = 0;
-			if (sub_series_split(&f, p, &np, subj) != 1)
+			k = sub_series_split(&f, p, &np, subj);
+			if (k > 0)
+				free(p[0].name);
+			if (k != 1)
 				continue;
 			if (cs->n >= BIS_MAX_CANDS) {
 				snprintf(err, errlen, "too many patches: at "
@@ -211,6 +214,9 @@ static int deb_parse(const char *list, struct deb_pkg *v, size_t max,
 		k = strcspn(l, "\n");
 		snprintf(one, sizeof(one), "%.*s", (int)k, l);
 		l += k + (l[k] == '\n');
+		for (pk = one; *pk; pk++)	/* key=value words: lines */
+			if (*pk == ' ')
+				*pk = '\n';
 		pk = catalog_record_get(one, "package");
 		up = catalog_record_get(one, "upstream");
 		if (*pk && *up && !strncmp(up, line, strlen(line)) &&
