@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api_util.h"
+#include "auth.h"
 #include "bisect.h"
 #include "lib/alloc.h"
 #include "web/page_bisect.h"
@@ -183,7 +184,13 @@ int api_bisections(struct req *rq, struct web_response *r)
 	return api_reply(r, 200, json_pack("{s:o}", "bisections", a));
 }
 
-/* GET /bisections, /bisections/ID */
+/* The session's CSRF token when it may start a bisection, else NULL. */
+static const char *form_csrf(const struct req *rq)
+{
+	return rq->role >= ROLE_SUBMITTER && rq->csrf[0] ? rq->csrf : NULL;
+}
+
+/* GET /bisections, /bisections/ID, /bisections/new */
 int page_bisections(struct req *rq, struct web_response *r)
 {
 	struct db_bisection *v = NULL;
@@ -202,6 +209,8 @@ int page_bisections(struct req *rq, struct web_response *r)
 		db_bisections_free(v, n);
 		return rc;
 	}
+	if (!strcmp(rq->arg, "new"))
+		return web_bisect_form(&rq->q, form_csrf(rq), 0, NULL, r);
 	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
 		return web_error_page(r, &rq->q, 404, "no such bisection");
 	rc = bis_view_load(rq->db, id, &bv, err, sizeof(err));
@@ -221,4 +230,133 @@ int page_bisections(struct req *rq, struct web_response *r)
 	rc = web_bisection(&w, &rq->q, r);
 	bis_view_release(&bv);
 	return rc;
+}
+
+/* bisection_create names the API's field 'metrics'; the forms have
+ * one 'metric'. */
+static void form_field_name(char *err)
+{
+	static const char api[] = "field 'metrics':";
+
+	if (!strncmp(err, api, sizeof(api) - 1))	/* drop the 's' */
+		memmove(err + 13, err + 14, strlen(err + 14) + 1);
+}
+
+/* The request of a worse submission's "Bisect" button: its series (the
+ * stored files) on its base, its first rig x suite, metric as posted. */
+static int bis_from_sub(const struct sub_view *v, const char *metric,
+			struct bis_input *in, struct strbuf *texts,
+			char *err, size_t errlen)
+{
+	const char *p = v->s.files;
+	char path[1400];
+	size_t n;
+
+	memset(in, 0, sizeof(*in));
+	if (strcmp(v->s.state, "finished") || strcmp(v->s.verdict, "worse") ||
+	    !v->ncells) {
+		snprintf(err, errlen, "submission %lld is not a finished "
+			 "submission found worse", (long long)v->s.id);
+		return 409;
+	}
+	in->kind = "series";
+	in->base = v->s.base;
+	in->rig = v->cells[0].rig;
+	in->suite = v->cells[0].suite;
+	if (metric && *metric)
+		in->metric[in->nmetrics++] = metric;
+	while (*p && in->nfiles < SUB_MAX_FILES) {
+		n = strcspn(p, "\n");
+		snprintf(path, sizeof(path), "%.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+		sb_init(&texts[in->nfiles]);
+		if (sb_read_file(&texts[in->nfiles], path)) {
+			snprintf(err, errlen, "cannot read the stored patch "
+				 "'%.300s'", path);
+			return 500;
+		}
+		in->file[in->nfiles].name = "series";
+		in->file[in->nfiles].text = texts[in->nfiles].buf;
+		in->file[in->nfiles].len = texts[in->nfiles].len;
+		in->nfiles++;
+	}
+	return 0;
+}
+
+/* POST /submissions/ID/bisect (the page's button, session + CSRF) */
+int page_bisect_submission(struct req *rq, struct web_response *r)
+{
+	struct strbuf *texts = calloc(SUB_MAX_FILES, sizeof(*texts));
+	struct bis_input in;
+	struct sub_view v;
+	char err[800] = "";
+	int64_t bid = 0;
+	size_t i;
+	long id;
+	int rc;
+
+	if (!texts)
+		abort();
+	memset(&in, 0, sizeof(in));
+	if (parse_long(rq->arg, 1, 0x7fffffffL, &id)) {
+		free(texts);
+		return web_error_page(r, &rq->q, 404, "no such submission");
+	}
+	rc = sub_view_load(rq->db, id, &v, err, sizeof(err));
+	if (rc)
+		rc = http_status_of(rc);
+	else
+		rc = bis_from_sub(&v, query_get(&rq->q, "metric"), &in, texts,
+				  err, sizeof(err));
+	if (!rc)
+		rc = bisection_create(rq, &in, &bid, err, sizeof(err));
+	for (i = 0; i < in.nfiles; i++)
+		sb_release(&texts[i]);
+	free(texts);
+	sub_view_release(&v);
+	if (rc) {
+		form_field_name(err);
+		return web_error_page(r, &rq->q, rc, err);
+	}
+	snprintf(r->location, sizeof(r->location), "/bisections/%lld",
+		 (long long)bid);
+	r->status = 303;
+	return 303;
+}
+
+/* POST /bisections (the form of /bisections/new, session + CSRF): on to
+ * the new bisection, or the form again with the error and the values. */
+int page_bisection_post(struct req *rq, struct web_response *r)
+{
+	const char *mc = query_get(&rq->q, "max_cells");
+	struct bis_input in;
+	char err[800] = "";
+	int64_t id = 0;
+	long n = 0;
+	int rc = 0;
+
+	memset(&in, 0, sizeof(in));
+	in.kind = "debian";
+	in.good = query_get(&rq->q, "good");
+	in.bad = query_get(&rq->q, "bad");
+	in.rig = query_get(&rq->q, "rig");
+	in.suite = query_get(&rq->q, "suite");
+	in.metric[0] = query_get(&rq->q, "metric");
+	in.nmetrics = in.metric[0] && *in.metric[0];
+	if (mc && *mc && parse_long(mc, 3, SUB_MAX_CELLS, &n)) {
+		snprintf(err, sizeof(err), "field 'max_cells': a number of "
+			 "cells a side, 3 to %d", SUB_MAX_CELLS);
+		rc = 400;
+	}
+	in.max_cells = n;
+	if (!rc)
+		rc = bisection_create(rq, &in, &id, err, sizeof(err));
+	if (rc) {
+		form_field_name(err);
+		return web_bisect_form(&rq->q, rq->csrf, rc, err, r);
+	}
+	snprintf(r->location, sizeof(r->location), "/bisections/%lld",
+		 (long long)id);
+	r->status = 303;
+	return 303;
 }

@@ -425,10 +425,13 @@ static void bis_one(struct klabd *d, struct db *db, int64_t id)
 	for (i = 0; i < v.nsteps; i++)
 		if (!*v.steps[i].mark)
 			open = &v.steps[i];
-	if (open && open->idx >= 0 && (size_t)open->idx < v.ncands)
+	if (open && open->idx >= 0 && (size_t)open->idx < v.ncands) {
 		bis_step_open(d, db, &v, open);
-	else if (!open)
+		if (*open->mark)	/* marked now: on to the next at once */
+			bisrun_kick(d);
+	} else if (!open) {
 		bis_next(d, db, &v);
+	}
 out:
 	bis_view_release(&v);
 }

@@ -78,5 +78,7 @@ void bisrun_kick(struct klabd *d);
 int api_bisection_add(struct req *rq, struct web_response *r);
 int api_bisections(struct req *rq, struct web_response *r);
 int page_bisections(struct req *rq, struct web_response *r);
+int page_bisect_submission(struct req *rq, struct web_response *r);
+int page_bisection_post(struct req *rq, struct web_response *r);
 
 #endif

@@ -24,6 +24,11 @@
 #      such, with no culprit.
 #  (4) bad input is refused with a 4xx naming the problem, nothing
 #      stored; pages /bisections and /bisections/N, klab bisections.
+#  (5) the ways in from the web: a submission of the series found worse
+#      (the scripted agent slows *-patched) shows a "Bisect" button to its
+#      signed-in submitter, which starts a series bisection of it; the
+#      form /bisections/new (linked from change points on /history)
+#      starts a Debian one.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 command -v jq >/dev/null || skip "no jq"
@@ -191,5 +196,52 @@ klab bisections >"$TMP/out" || fail "klab bisections"
 expect_grep '^id *who *kind' "$TMP/out"
 klab bisections --format json | jq -e '.bisections | length == 3' >/dev/null ||
 	fail "klab bisections --format json"
+ok "pages and klab bisections"
+
+# (5) the "Bisect" button of a worse submission, and /bisections/new
+KLAB_TOKEN=$ALICE klab submit fake "$TMP/series.mbox" --rig r3 --suite tiobench \
+	--max-cells 3 --wait >"$TMP/sub.out" 2>&1 &
+W=$!
+agent $W 'case $k in *-patched) true ;; *) false ;; esac'
+wait $W; rc=$?
+[ $rc = 4 ] || fail "the submission was not worse ($rc): $(cat "$TMP/sub.out")"
+J=$TMP/cookies
+curl -s -o /dev/null -c "$J" --data-urlencode "token=$ALICE" "$URL/login" || fail "login"
+curl -s -b "$J" "$URL/submissions/1" >"$TMP/sub.html"
+expect_grep 'action="/submissions/1/bisect"' "$TMP/sub.html"
+expect_grep 'name="metric" value="tiobench.seq_read.rate"' "$TMP/sub.html"
+CSRF=$(sed -n 's/.*id="bisect".*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$TMP/sub.html")
+[ ${#CSRF} -eq 64 ] || fail "no csrf in the Bisect form"
+post_form() {	# PATH DATA: STATUS, headers in $TMP/h
+	STATUS=$(curl -s -o "$TMP/body" -D "$TMP/h" -w '%{http_code}' -b "$J" \
+		-H 'Content-Type: application/x-www-form-urlencoded' --data-binary "$2" "$URL$1")
+}
+post_form /submissions/1/bisect "csrf=$CSRF&metric=tiobench.seq_read.rate"
+expect_status 303
+grep -qi '^location: /bisections/4' "$TMP/h" || fail "the button did not lead to bisection 4: $(cat "$TMP/h" "$TMP/body")"
+http GET /api/bisections/4 >/dev/null
+jq -e '.kind == "series" and .rig == "r3" and (.candidates | length) == 9 and
+	.candidates[5].author == "Dev 5 <dev5@example.invalid>"' "$TMP/body" >/dev/null ||
+	fail "the button's bisection: $(head -c 600 "$TMP/body")"
+curl -s -b "$J" "$URL/bisections/new?kind=debian&rig=r3&suite=tiobench&metric=tiobench.seq_read.rate&good=6.1.170&bad=6.1.177" \
+	>"$TMP/new.html"
+expect_grep 'name="good" value="6.1.170"' "$TMP/new.html"
+post_form /bisections "csrf=$CSRF&kind=debian&rig=r3&suite=tiobench&metric=tiobench.seq_read.rate&good=6.1.170&bad=6.1.177"
+expect_status 303
+grep -qi '^location: /bisections/5' "$TMP/h" || fail "the form did not start bisection 5"
+post_form /bisections "csrf=$CSRF&kind=debian&rig=r3&suite=tiobench&good=6.1.170&bad=6.1.177"
+expect_status 400; expect_grep "name the metric"
+post_form /bisections "kind=debian&rig=r3&suite=tiobench&metric=m&good=6.1.170&bad=6.1.177"
+expect_status 403
+[ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM bisections")" = 5 ] || fail "refused forms stored a bisection"
+ok "the Bisect button of a worse submission and the /bisections/new form"
+
+# a restart resumes a running bisection
 stop_klabd
-ok "bisection: series with a skip, Debian line, no regression, pages"
+start_klabd --config "$TMP/klabd.conf"
+sleep 2
+http GET /api/bisections/5 >/dev/null
+jq -e '.state == "running" and (.steps | length) >= 1' "$TMP/body" >/dev/null ||
+	fail "bisection 5 after a restart: $(jq -c '{state, phase, steps}' "$TMP/body")"
+stop_klabd
+ok "bisection: series with a skip, Debian line, no regression, pages, buttons, restart"

@@ -136,7 +136,10 @@ int web_bisections(const struct db_bisection *v, size_t n, struct query *q,
 
 	sb_reset(sb);
 	page_begin(sb, "Bisections", "bisections");
-	sb_adds(sb, "<h1>Bisections</h1>\n<table id=\"bisections\"><tr>"
+	sb_adds(sb, "<h1>Bisections</h1>\n<p><a href=\"/bisections/new\">"
+		"Bisect a Debian kernel line</a>; a patch series found worse "
+		"has a Bisect button on its submission's page.</p>\n"
+		"<table id=\"bisections\"><tr>"
 		"<th>id</th><th>started</th><th>by</th><th>kind</th><th>range"
 		"</th><th>rig</th><th>suite</th><th>metrics</th><th>state"
 		"</th><th>outcome</th></tr>\n");
@@ -168,4 +171,58 @@ int web_bisections(const struct db_bisection *v, size_t n, struct query *q,
 	page_end(sb);
 	(void)q;
 	return page_ok(r, CT_HTML);
+}
+
+static void form_field(struct strbuf *sb, const struct query *q,
+		       const char *key, const char *label, const char *hint)
+{
+	const char *v = query_get(q, key);
+
+	sb_addf(sb, "<label>%s <input name=\"%s\" value=\"", label, key);
+	sb_add_html(sb, v ? v : "");
+	sb_addf(sb, "\" placeholder=\"%s\"></label><br>\n", hint);
+}
+
+int web_bisect_form(const struct query *q, const char *csrf, int status,
+		    const char *error, struct web_response *r)
+{
+	struct strbuf *sb = &r->body;
+
+	sb_reset(sb);
+	page_begin(sb, "Bisect", "bisections");
+	sb_adds(sb, "<h1>Bisect a kernel line</h1>\n<p>Which release made it "
+		"worse?  The Debian packages between the good and the bad "
+		"release are bisected: each step fetches a release and "
+		"compares it with the good end (docs/VERDICTS.md, Bisection)."
+		"  A patch series is bisected from its submission's page."
+		"</p>\n");
+	if (!csrf) {
+		sb_adds(sb, "<p><a href=\"/login?next=/bisections/new\">Sign "
+			"in</a> as a submitter to start a bisection.</p>\n");
+		page_end(sb);
+		return page_ok(r, CT_HTML);
+	}
+	if (error) {
+		sb_adds(sb, "<p class=\"error\" id=\"error\">");
+		sb_add_html(sb, error);
+		sb_adds(sb, "</p>\n");
+	}
+	sb_adds(sb, "<form id=\"bisect\" method=\"post\" action=\""
+		"/bisections\"><input type=\"hidden\" name=\"csrf\" "
+		"value=\"");
+	sb_add_html(sb, csrf);
+	sb_adds(sb, "\"><input type=\"hidden\" name=\"kind\" value=\""
+		"debian\">\n");
+	form_field(sb, q, "good", "good release", "6.1.170");
+	form_field(sb, q, "bad", "bad release", "6.1.177");
+	form_field(sb, q, "rig", "rig", "");
+	form_field(sb, q, "suite", "suite", "");
+	form_field(sb, q, "metric", "metric", "tiobench.seq_read.rate");
+	form_field(sb, q, "max_cells", "cells a side (optional)", "8");
+	sb_adds(sb, "<button type=\"submit\">Bisect</button></form>\n");
+	page_end(sb);
+	page_ok(r, CT_HTML);
+	if (error)
+		r->status = status;
+	return r->status;
 }
