@@ -73,7 +73,9 @@ static enum kready bis_kernel(struct klabd *d, struct db *db,
 		return K_READY;
 	if (!strcmp(b->kind, "debian")) {
 		if (catalog_add_debian(d, db, c->file, &k, why, len))
-			return K_FAIL;
+			/* cut short by a shutdown: fetched again on restart */
+			return __atomic_load_n(&d->stopping, __ATOMIC_RELAXED) ?
+			       K_WAIT : K_FAIL;
 		db_bisection_set_kernel(db, b->id, c->idx, k, 0);
 		alloc_str_set(&c->kernel, k);
 		free(k);
