@@ -209,6 +209,8 @@ J=$TMP/cookies
 curl -s -o /dev/null -c "$J" --data-urlencode "token=$ALICE" "$URL/login" || fail "login"
 curl -s -b "$J" "$URL/submissions/1" >"$TMP/sub.html"
 expect_grep 'action="/submissions/1/bisect"' "$TMP/sub.html"
+curl -s "$URL/submissions/1" >"$TMP/anon.html"
+expect_nogrep 'action="/submissions/1/bisect"' "$TMP/anon.html"
 expect_grep 'name="metric" value="tiobench.seq_read.rate"' "$TMP/sub.html"
 CSRF=$(sed -n 's/.*id="bisect".*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$TMP/sub.html")
 [ ${#CSRF} -eq 64 ] || fail "no csrf in the Bisect form"
@@ -226,11 +228,17 @@ jq -e '.kind == "series" and .rig == "r3" and (.candidates | length) == 9 and
 curl -s -b "$J" "$URL/bisections/new?kind=debian&rig=r3&suite=tiobench&metric=tiobench.seq_read.rate&good=6.1.170&bad=6.1.177" \
 	>"$TMP/new.html"
 expect_grep 'name="good" value="6.1.170"' "$TMP/new.html"
+expect_grep 'name="csrf" value="[0-9a-f]\{64\}"' "$TMP/new.html"
+curl -s "$URL/bisections/new" >"$TMP/new.html"
+expect_grep 'href="/login' "$TMP/new.html"; expect_nogrep 'name="csrf"' "$TMP/new.html"
 post_form /bisections "csrf=$CSRF&kind=debian&rig=r3&suite=tiobench&metric=tiobench.seq_read.rate&good=6.1.170&bad=6.1.177"
 expect_status 303
 grep -qi '^location: /bisections/5' "$TMP/h" || fail "the form did not start bisection 5"
 post_form /bisections "csrf=$CSRF&kind=debian&rig=r3&suite=tiobench&good=6.1.170&bad=6.1.177"
-expect_status 400; expect_grep "name the metric"
+expect_status 400; expect_grep 'field &#39;metric&#39;: name the metric'
+expect_grep 'id="error"'; expect_grep 'name="good" value="6.1.170"'
+post_form /bisections "csrf=$CSRF&kind=debian&rig=r3&suite=tiobench&metric=m&good=6.1.170&bad=6.1.177&max_cells=2"
+expect_status 400; expect_grep 'field &#39;max_cells&#39;'
 post_form /bisections "kind=debian&rig=r3&suite=tiobench&metric=m&good=6.1.170&bad=6.1.177"
 expect_status 403
 [ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM bisections")" = 5 ] || fail "refused forms stored a bisection"
