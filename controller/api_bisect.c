@@ -3,9 +3,11 @@
  * Bisections over HTTP: POST /api/bisections (a JSON request: kind
  * series with base and patches, or debian with good and bad; rig, suite,
  * metrics, max_cells), GET /api/bisections[/ID], the pages
- * /bisections[/ID], and POST /submissions/ID/bisect, the "Bisect" button
+ * /bisections[/ID], the form /bisections/new of a Debian line and its
+ * POST /bisections, and POST /submissions/ID/bisect, the "Bisect" button
  * of a finished submission whose verdict is worse (its series on its
- * base, its first rig and suite, the metrics it found worse).
+ * base, its first rig and suite, the metric posted: the page fills in
+ * the first it found worse).
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -249,6 +251,7 @@ static int bis_from_sub(const struct sub_view *v, const char *metric,
 			char *err, size_t errlen)
 {
 	const char *p = v->s.files;
+	struct strbuf *t;
 	char path[1400];
 	size_t n;
 
@@ -269,16 +272,17 @@ static int bis_from_sub(const struct sub_view *v, const char *metric,
 		n = strcspn(p, "\n");
 		snprintf(path, sizeof(path), "%.*s", (int)n, p);
 		p += n + (p[n] == '\n');
-		sb_init(&texts[in->nfiles]);
-		if (sb_read_file(&texts[in->nfiles], path)) {
+		t = &texts[in->nfiles];
+		sb_init(t);
+		in->nfiles++;	/* the caller releases t in every case */
+		if (sb_read_file(t, path)) {
 			snprintf(err, errlen, "cannot read the stored patch "
 				 "'%.300s'", path);
 			return 500;
 		}
-		in->file[in->nfiles].name = "series";
-		in->file[in->nfiles].text = texts[in->nfiles].buf;
-		in->file[in->nfiles].len = texts[in->nfiles].len;
-		in->nfiles++;
+		in->file[in->nfiles - 1].name = "series";
+		in->file[in->nfiles - 1].text = t->buf;
+		in->file[in->nfiles - 1].len = t->len;
 	}
 	return 0;
 }
