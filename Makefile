@@ -49,7 +49,8 @@ CORE_SRC := $(wildcard lib/*.c) $(wildcard db/*.c) $(wildcard judge/*.c)
 # Controller pieces (controller/ but the two mains) and page rendering.
 # The klab CLI: its own files, not linked into klabd.
 CLI_SRC := controller/klab.c controller/klab_lab.c controller/klab_track.c \
-	controller/klab_alerts.c controller/klab_submit.c
+	controller/klab_alerts.c controller/klab_submit.c \
+	controller/klab_bisect.c
 CTL_MAINS := controller/klabd.c $(CLI_SRC)
 CTL_SRC := $(filter-out $(CTL_MAINS),$(wildcard controller/*.c)) \
 	$(wildcard web/*.c)

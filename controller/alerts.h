@@ -20,6 +20,7 @@ struct db;
 #define ALERT_CHANGE_POINT "change_point"
 #define ALERT_RIG_OFFLINE "rig_offline"
 #define ALERT_BUILD_FAILED "build_failed"
+#define ALERT_BISECTION_DONE "bisection_done"
 
 struct alert_event {
 	const char *kind;	/* one of ALERT_* */

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "comparisons.h"
+#include "bisect.h"
 #include "submissions.h"
 #include "klabd.h"
 #include "lib/proc.h"
@@ -333,8 +334,10 @@ static void cmprun_look(struct klabd *d, struct db *db,
 		rc = db_comparison_update(db, c->id, step == VD_STEP_DECIDED ?
 					  "decided" : "undecided", c->planned,
 					  dec.buf, (int)open, NULL);
-	if (step != VD_STEP_MORE)
+	if (step != VD_STEP_MORE) {
 		subrun_kick(d);	/* its submission may be waiting */
+		bisrun_kick(d);	/* or its bisection */
+	}
 	if (rc == DB_NOTFOUND || rc == DB_INVALID)
 		cmprun_fail(db, c, err[0] ? err : "cannot queue cells");
 	else if (rc)

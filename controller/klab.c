@@ -76,6 +76,9 @@ static void usage(FILE *f)
 	      "        each rig and suite; --wait follows it and prints the\n"
 	      "        report (exit 0 nothing worse, 4 worse, 5 undecided)\n"
 	      "  submissions | submission show|report|cancel ID\n"
+	      "  bisect --series FILE --base B | --debian GOOD BAD --rig R\n"
+	      "        --suite S --metric M [--max-cells N] [--wait]\n"
+	      "  bisections [--format json]\n"
 	      "  queue                            what each rig runs and waits for\n"
 	      "\n"
 	      "List commands print a table; --format json gives the data.\n"
@@ -654,7 +657,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EX_OK;
 	}
-	if (!klab_alerts_cmd(cmd) && parse_cmd_args(argc - i, argv + i, &a))
+	if (!klab_alerts_cmd(cmd) && !klab_bisect_cmd(cmd) &&
+	    parse_cmd_args(argc - i, argv + i, &a))
 		return EX_USAGE;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	token = token_load(opt_token);
@@ -699,6 +703,8 @@ int main(int argc, char **argv)
 		rc = cmd_track(cmd, &a);
 	else if (klab_alerts_cmd(cmd))
 		rc = cmd_alerts(cmd, argc - i, argv + i);
+	else if (klab_bisect_cmd(cmd))
+		rc = cmd_bisections(cmd, argc - i, argv + i);
 	else {
 		fprintf(stderr, "klab: unknown command '%s'\n", cmd);
 		usage(stderr);

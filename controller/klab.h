@@ -73,6 +73,9 @@ int cmd_submit(struct args *a);
 int cmd_submissions(struct args *a);
 int cmd_submission(struct args *a);
 int cmd_queue(struct args *a);
+/* klab_bisect.c: klab bisect, klab bisections (their own options) */
+int klab_bisect_cmd(const char *cmd);
+int cmd_bisections(const char *cmd, int argc, char **argv);
 void cli_table_print(json_t *rows, const char *const *cols);
 /* GET path, print doc[key] as a table of cols (format NULL or "table"),
  * or the whole document (format "json"). */

@@ -24,6 +24,7 @@
 
 #include "alerts.h"
 #include "auth.h"
+#include "bisect.h"
 #include "build.h"
 #include "catalog.h"
 #include "db/tokens.h"
@@ -375,7 +376,8 @@ static int klabd_start(struct klabd *d, const char *argv0, char *err,
 	    cmprun_start(d, err, errlen) ||
 	    track_start(d, err, errlen) ||
 	    alerts_start(d, err, errlen) ||
-	    subrun_start(d, err, errlen))
+	    subrun_start(d, err, errlen) ||
+	    bisrun_start(d, err, errlen))
 		return -1;
 	return 0;
 }
@@ -392,6 +394,7 @@ static void klabd_stop(struct klabd *d)
 	rigmgr_quiesce(d);
 	http_stop(d);
 	build_stop(d);
+	bisrun_stop(d);
 	subrun_stop(d);
 	cmprun_stop(d);
 	track_stop(d);

@@ -25,6 +25,7 @@ struct rig_waiter;
 struct cmprun;
 struct tracker;
 struct subrun;
+struct bisrun;
 
 /*
  * What the HTTP layer may use (http.c; the keys are in docs/RIGS.md).
@@ -95,6 +96,7 @@ struct klabd {
 	struct cmprun *cmprun;		/* comparisons.c: the driver */
 	struct tracker *tracker;	/* track.c: lines, change points */
 	struct subrun *subrun;		/* submissions.c: the driver */
+	struct bisrun *bisrun;		/* bisect.c: the driver */
 };
 
 struct rig;

@@ -11,6 +11,7 @@
 #include "auth.h"
 #include "klabd.h"
 #include "track.h"
+#include "bisect.h"
 #include "submissions.h"
 #include "web/web.h"
 
@@ -105,6 +106,9 @@ static const struct route routes[] = {
 	{ "GET", "/api/submissions/*", READ, api_submissions, NULL },
 	{ "POST", "/api/submissions/*/cancel", SUBMIT, api_submission_cancel, NULL },
 	{ "GET", "/api/queue", READ, api_queue, NULL },
+	{ "POST", "/api/bisections", SUBMIT, api_bisection_add, NULL },
+	{ "GET", "/api/bisections", READ, api_bisections, NULL },
+	{ "GET", "/api/bisections/*", READ, api_bisections, NULL },
 	{ "GET", "/api/audit", OPER, api_audit, NULL },
 	{ "POST", "/api/tracks", OPER, api_track_add, NULL },
 	{ "GET", "/api/tracks", READ, api_tracks, NULL },
@@ -143,6 +147,10 @@ static const struct route routes[] = {
 	{ "GET", "/submissions/*", READ, page_submissions, NULL },
 	{ "POST", "/submissions/*/cancel", SUBMIT, page_submission_cancel, FORM },
 	{ "GET", "/queue", READ, page_queue, NULL },
+	{ "GET", "/bisections", READ, page_bisections, NULL },
+	{ "POST", "/bisections", SUBMIT, page_bisection_post, FORM },
+	{ "GET", "/bisections/*", READ, page_bisections, NULL },
+	{ "POST", "/submissions/*/bisect", SUBMIT, page_bisect_submission, FORM },
 	{ "GET", "/login", OPEN, web_login_form, NULL },
 	{ "POST", "/login", OPEN, web_login_post, FORM },
 	{ "GET", "/style.css", OPEN, page_style, NULL },

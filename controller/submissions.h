@@ -57,6 +57,10 @@ struct sub_input {
 #define SUB_SUBJECT_MAX 200
 /* 1 when the len bytes at s are only blanks (or none): no upload. */
 int sub_blank(const char *s, size_t len);
+/* The messages of f (an mbox: one per "From " line; else f whole):
+ * their offsets and lengths, at most max.  The count. */
+size_t sub_series_messages(const struct sub_file *f, size_t *off,
+			   size_t *len, size_t max);
 int sub_series_split(const struct sub_file *f, struct db_sub_patch *p,
 		     size_t *n, char subj[][SUB_SUBJECT_MAX + 1]);
 /*

@@ -98,6 +98,30 @@ static void subject_clean(const char *in, const char *dflt, char *out,
 			out[i] = '?';
 }
 
+size_t sub_series_messages(const struct sub_file *f, size_t *off,
+			   size_t *len, size_t max)
+{
+	const char *l = f->text, *end = f->text + f->len, *nl;
+	size_t n = 0, k;
+
+	for (; l < end && n < max; l = nl + 1) {
+		nl = memchr(l, '\n', (size_t)(end - l));
+		if (!nl)
+			nl = end;
+		k = (size_t)(nl - l) - (nl > l && nl[-1] == '\r');
+		if (!n || is_from_line(l, k)) {
+			if (n)
+				len[n - 1] = (size_t)(l - f->text) - off[n - 1];
+			off[n++] = (size_t)(l - f->text);
+		}
+		if (nl == end)
+			break;
+	}
+	if (n)
+		len[n - 1] = f->len - off[n - 1];
+	return n;
+}
+
 int sub_series_split(const struct sub_file *f, struct db_sub_patch *p,
 		     size_t *n, char subj[][SUB_SUBJECT_MAX + 1])
 {

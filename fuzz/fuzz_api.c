@@ -27,6 +27,8 @@
  *
  * Nothing here may run a script, QEMU or a network call: POST /api/builds,
  * POST /api/submissions and POST /submit (build-kernel.sh checks patches;
+ * so do the bisection posts, POST /api/bisections, POST /bisections and
+ * POST /submissions/ID/bisect, which also list Debian's archive;
  * fuzz_series.c takes the splitting of a series), /api/catalog/available and
  * /api/catalog/debian (Debian's servers) and /api/agent/next (kernels
  * booted) are skipped; the rig is "remote" without power or console
@@ -59,6 +61,7 @@
 #include "controller/auth.h"
 #include "controller/klabd.h"
 #include "controller/rig.h"
+#include "controller/bisect.h"
 #include "controller/submissions.h"
 #include "db/tokens.h"
 
@@ -438,10 +441,14 @@ static int fuzz_skip(const char *method, const char *url,
 		return rt->fn == api_build_add || rt->fn == api_agent_next ||
 			rt->fn == api_submission_add ||
 			rt->fn == page_submit_post ||
+			rt->fn == api_bisection_add ||
+			rt->fn == page_bisection_post ||
+			rt->fn == page_bisect_submission ||
 			rt->fn == api_catalog_available ||
 			rt->fn == api_catalog_debian;
 	return ((!strcmp(url, "/api/builds") || !strcmp(url,
-		 "/api/submissions") || !strcmp(url, "/submit")) &&
+		 "/api/submissions") || !strcmp(url, "/submit") ||
+		 strstr(url, "/bisect")) &&
 		!strcmp(method, "POST")) ||
 		!strcmp(url, "/api/agent/next") ||
 		!strcmp(url, "/api/catalog/available") ||

@@ -60,6 +60,7 @@ static const struct {
 	{ "submit", "/submit", "Submit" },
 	{ "submissions", "/submissions", "Submissions" },
 	{ "queue", "/queue", "Queue" },
+	{ "bisections", "/bisections", "Bisections" },
 };
 
 void web_response_init(struct web_response *r)

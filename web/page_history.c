@@ -337,7 +337,7 @@ static void hist_cp_table(struct strbuf *sb, const struct hist *h)
 		"<th>after</th><th class=\"num\">mean before</th>"
 		"<th class=\"num\">mean after</th><th class=\"num\">size</th>"
 		"<th class=\"num\">p</th><th class=\"num\">confidence</th>"
-		"<th>first seen (UTC)</th></tr></thead>\n<tbody>\n");
+		"<th>first seen (UTC)</th><th></th></tr></thead>\n<tbody>\n");
 	for (i = 0; i < h->ncp; i++) {
 		const struct db_changepoint *c = &h->cp[i];
 
@@ -349,8 +349,21 @@ static void hist_cp_table(struct strbuf *sb, const struct hist *h)
 		sb_addf(sb, "</td><td class=\"num\">%.6g</td><td class=\"num\">"
 			"%.6g</td><td class=\"num\">%+.1f%%</td><td "
 			"class=\"num\">%.3g</td><td class=\"num\">%.1f%%</td>"
-			"<td>%s</td></tr>\n", c->mean_before, c->mean_after,
+			"<td>%s</td><td>", c->mean_before, c->mean_after,
 			c->size_pct, c->p_value, 100 * (1 - c->p_value), t);
+		/* which release? (a Debian line; the form checks the rest) */
+		sb_adds(sb, "<a href=\"/bisections/new?kind=debian&amp;rig=");
+		sb_add_urlenc(sb, c->rig);
+		sb_adds(sb, "&amp;suite=");
+		sb_add_urlenc(sb, c->suite);
+		sb_adds(sb, "&amp;metric=");
+		sb_add_urlenc(sb, c->metric);
+		sb_adds(sb, "&amp;good=");
+		sb_add_urlenc(sb, c->kernel_before);
+		sb_adds(sb, "&amp;bad=");
+		sb_add_urlenc(sb, c->kernel_after);
+		sb_adds(sb, "\">bisect</a>");
+		sb_adds(sb, "</td></tr>\n");
 	}
 	sb_adds(sb, "</tbody></table>\n");
 }

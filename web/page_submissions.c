@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "judge/compare.h"
 #include "page.h"
 #include "page_submit.h"
 #include "report.h"
@@ -213,6 +214,29 @@ static void html_verdicts(struct strbuf *sb, const struct web_sub *w)
 	}
 }
 
+/* The "Bisect" button of a worse submission: its series on its base,
+ * its first rig and suite, on the first metric found worse. */
+static void html_bisect_form(struct strbuf *sb, const struct web_sub *w)
+{
+	const char *metric = "";
+	size_t i, k;
+
+	for (i = 0; i < w->ncells && !*metric; i++)
+		for (k = 0; w->cells[i].cmp && k < w->cells[i].cmp->nm; k++)
+			if (w->cells[i].cmp->nk == 2 &&
+			    w->cells[i].cmp->m[k].cells[1].verdict == V_WORSE) {
+				metric = w->cells[i].cmp->m[k].name;
+				break;
+			}
+	sb_addf(sb, "<form id=\"bisect\" method=\"post\" action=\""
+		"/submissions/%lld/bisect\"><input type=\"hidden\" "
+		"name=\"csrf\" value=\"", (long long)w->s->id);
+	sb_add_html(sb, w->csrf);
+	sb_adds(sb, "\">which patch? metric <input name=\"metric\" value=\"");
+	sb_add_html(sb, metric);
+	sb_adds(sb, "\"> <button type=\"submit\">Bisect</button></form>\n");
+}
+
 int web_submission(const struct web_sub *w, struct query *q,
 		   struct web_response *r)
 {
@@ -243,6 +267,9 @@ int web_submission(const struct web_sub *w, struct query *q,
 		sb_adds(&r->body, "\"><button type=\"submit\">cancel</button>"
 			"</form>\n");
 	}
+	if (!strcmp(w->s->state, "finished") && !strcmp(w->s->verdict,
+							  "worse") && w->csrf)
+		html_bisect_form(&r->body, w);
 	html_stages(&r->body, w);
 	html_builds(&r->body, w);
 	html_cells(&r->body, w);

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Bisections over HTTP: POST /api/bisections (a JSON request: kind
+ * series with base and patches, or debian with good and bad; rig, suite,
+ * metrics, max_cells), GET /api/bisections[/ID], the pages
+ * /bisections[/ID], the form /bisections/new of a Debian line and its
+ * POST /bisections, and POST /submissions/ID/bisect, the "Bisect" button
+ * of a finished submission whose verdict is worse (its series on its
+ * base, its first rig and suite, the metric posted: the page fills in
+ * the first it found worse).
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_util.h"
+#include "auth.h"
+#include "bisect.h"
+#include "lib/alloc.h"
+#include "web/page_bisect.h"
+
+/* "metrics": a name or a list of names. */
+static int json_metrics(struct web_response *r, json_t *doc,
+			struct bis_input *in)
+{
+	json_t *x = json_object_get(doc, "metrics"), *e;
+	size_t i;
+
+	if (!x)
+		x = json_object_get(doc, "metric");
+	if (json_is_string(x)) {
+		in->metric[in->nmetrics++] = json_string_value(x);
+		return 0;
+	}
+	if (x && (!json_is_array(x) || json_array_size(x) > BIS_MAX_METRICS))
+		return web_error_json(r, 400, "field 'metrics': expected a "
+				      "list of at most 8 names"), -1;
+	json_array_foreach(x, i, e) {
+		if (!json_is_string(e))
+			return web_error_json(r, 400, "field 'metrics': "
+					      "expected strings"), -1;
+		in->metric[in->nmetrics++] = json_string_value(e);
+	}
+	return 0;
+}
+
+static int json_patches(struct web_response *r, json_t *doc,
+			struct bis_input *in)
+{
+	json_t *x = json_object_get(doc, "patches"), *e, *t;
+	char msg[200];
+	size_t i;
+
+	if (x && !json_is_array(x))
+		return web_error_json(r, 400, "field 'patches': expected a "
+				      "list"), -1;
+	json_array_foreach(x, i, e) {
+		t = json_is_string(e) ? e : json_object_get(e, "text");
+		if (!json_is_string(t) || in->nfiles >= SUB_MAX_FILES) {
+			snprintf(msg, sizeof(msg), "field 'patches[%zu]': "
+				 "expected {\"name\", \"text\"} (at most %d)",
+				 i, SUB_MAX_FILES);
+			return web_error_json(r, 400, msg), -1;
+		}
+		in->file[in->nfiles].name = json_string_value(
+			json_object_get(e, "name"));
+		if (!in->file[in->nfiles].name)
+			in->file[in->nfiles].name = "patch";
+		in->file[in->nfiles].text = json_string_value(t);
+		in->file[in->nfiles++].len = json_string_length(t);
+	}
+	return 0;
+}
+
+/* POST /api/bisections */
+int api_bisection_add(struct req *rq, struct web_response *r)
+{
+	struct bis_input in;
+	long long maxc = 0;
+	char err[800] = "", url[64];
+	json_t *doc;
+	int64_t id = 0;
+	int rc;
+
+	memset(&in, 0, sizeof(in));
+	doc = api_body(rq, r, 1);
+	if (!doc)
+		return r->status;
+	if (api_field_str(r, doc, "kind", 1, &in.kind) ||
+	    api_field_str(r, doc, "base", 0, &in.base) ||
+	    api_field_str(r, doc, "good", 0, &in.good) ||
+	    api_field_str(r, doc, "bad", 0, &in.bad) ||
+	    api_field_str(r, doc, "rig", 1, &in.rig) ||
+	    api_field_str(r, doc, "suite", 1, &in.suite) ||
+	    api_field_int(r, doc, "max_cells", 0, 1, SUB_MAX_CELLS, &maxc) ||
+	    json_metrics(r, doc, &in) || json_patches(r, doc, &in)) {
+		rc = r->status;
+		goto out;
+	}
+	in.max_cells = (long)maxc;
+	rc = bisection_create(rq, &in, &id, err, sizeof(err));
+	if (rc) {
+		rc = web_error_json(r, rc, err);
+		goto out;
+	}
+	snprintf(url, sizeof(url), "/bisections/%lld", (long long)id);
+	rc = api_reply(r, 201, json_pack("{s:I, s:s, s:s}", "id",
+					 (json_int_t)id, "state", "running",
+					 "url", url));
+out:
+	json_decref(doc);
+	return rc;
+}
+
+static json_t *bis_row_json(const struct db_bisection *b)
+{
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, "
+			 "s:s, s:i, s:s, s:s, s:s, s:I, s:I}", "id",
+			 (json_int_t)b->id, "kind", b->kind, "base", b->base,
+			 "good", b->good, "bad", b->bad, "rig", b->rig,
+			 "suite", b->suite, "metrics", b->metrics, "max_cells",
+			 b->max_cells, "state", b->state, "phase", b->phase,
+			 "answer", b->answer, "outcome", b->outcome, "error",
+			 b->error, "who", b->who, "created",
+			 (json_int_t)b->created, "finished",
+			 (json_int_t)b->finished);
+}
+
+static json_t *bis_view_json(const struct bis_view *v)
+{
+	json_t *o = bis_row_json(&v->b), *c = json_array(), *s = json_array();
+	size_t i;
+
+	for (i = 0; i < v->ncands; i++)
+		json_array_append_new(c, json_pack("{s:i, s:s, s:s, s:s, s:s}",
+			"index", v->cands[i].idx, "label", v->cands[i].label,
+			"subject", v->cands[i].subject, "author",
+			v->cands[i].author, "kernel", v->cands[i].kernel));
+	for (i = 0; i < v->nsteps; i++) {
+		const struct db_bis_step *t = &v->steps[i];
+
+		json_array_append_new(s, json_pack("{s:s, s:i, s:s, s:I, s:I, "
+			"s:s, s:s, s:s, s:i}", "purpose", t->purpose, "index",
+			t->idx, "kernel", t->kernel, "build",
+			(json_int_t)t->build, "comparison",
+			(json_int_t)t->comparison, "mark", t->mark, "reason",
+			t->reason, "delta", t->delta, "cells", t->cells));
+	}
+	json_object_set_new(o, "candidates", c);
+	json_object_set_new(o, "steps", s);
+	json_object_set_new(o, "range", json_pack("{s:i, s:i}", "good",
+			    (int)v->good, "bad", (int)v->bad));
+	json_object_set_new(o, "steps_left", json_integer((json_int_t)
+							  v->steps_left));
+	json_object_set_new(o, "report", json_string(v->b.report));
+	return o;
+}
+
+/* GET /api/bisections, /api/bisections/ID */
+int api_bisections(struct req *rq, struct web_response *r)
+{
+	struct db_bisection *v = NULL;
+	struct bis_view bv;
+	char err[400];
+	size_t n = 0, i;
+	json_t *a;
+	long id;
+	int rc;
+
+	if (*rq->arg) {
+		if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
+			return web_error_json(r, 400, "invalid bisection id");
+		rc = bis_view_load(rq->db, id, &bv, err, sizeof(err));
+		rc = rc ? web_error_json(r, http_status_of(rc), err) :
+		     api_reply(r, 200, bis_view_json(&bv));
+		bis_view_release(&bv);
+		return rc;
+	}
+	if (db_bisection_list(rq->db, 0, 500, &v, &n))
+		return web_error_json(r, 500, "cannot list bisections");
+	a = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, bis_row_json(&v[i]));
+	db_bisections_free(v, n);
+	return api_reply(r, 200, json_pack("{s:o}", "bisections", a));
+}
+
+/* The session's CSRF token when it may start a bisection, else NULL. */
+static const char *form_csrf(const struct req *rq)
+{
+	return rq->role >= ROLE_SUBMITTER && rq->csrf[0] ? rq->csrf : NULL;
+}
+
+/* GET /bisections, /bisections/ID, /bisections/new */
+int page_bisections(struct req *rq, struct web_response *r)
+{
+	struct db_bisection *v = NULL;
+	struct web_bisect w;
+	struct bis_view bv;
+	char err[400];
+	size_t n = 0;
+	long id;
+	int rc;
+
+	if (!*rq->arg) {
+		if (db_bisection_list(rq->db, 0, 500, &v, &n))
+			return web_error_page(r, &rq->q, 500, "cannot list "
+					      "bisections");
+		rc = web_bisections(v, n, &rq->q, r);
+		db_bisections_free(v, n);
+		return rc;
+	}
+	if (!strcmp(rq->arg, "new"))
+		return web_bisect_form(&rq->q, form_csrf(rq), 0, NULL, r);
+	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
+		return web_error_page(r, &rq->q, 404, "no such bisection");
+	rc = bis_view_load(rq->db, id, &bv, err, sizeof(err));
+	if (rc) {
+		bis_view_release(&bv);
+		return web_error_page(r, &rq->q, http_status_of(rc), err);
+	}
+	memset(&w, 0, sizeof(w));
+	w.b = &bv.b;
+	w.cands = bv.cands;
+	w.ncands = bv.ncands;
+	w.steps = bv.steps;
+	w.nsteps = bv.nsteps;
+	w.good = bv.good;
+	w.bad = bv.bad;
+	w.steps_left = bv.steps_left;
+	rc = web_bisection(&w, &rq->q, r);
+	bis_view_release(&bv);
+	return rc;
+}
+
+/* bisection_create names the API's field 'metrics'; the forms have
+ * one 'metric'. */
+static void form_field_name(char *err)
+{
+	static const char api[] = "field 'metrics':";
+
+	if (!strncmp(err, api, sizeof(api) - 1))	/* drop the 's' */
+		memmove(err + 13, err + 14, strlen(err + 14) + 1);
+}
+
+/* The request of a worse submission's "Bisect" button: its series (the
+ * stored files) on its base, its first rig x suite, metric as posted. */
+static int bis_from_sub(const struct sub_view *v, const char *metric,
+			struct bis_input *in, struct strbuf *texts,
+			char *err, size_t errlen)
+{
+	const char *p = v->s.files;
+	struct strbuf *t;
+	char path[1400];
+	size_t n;
+
+	memset(in, 0, sizeof(*in));
+	if (strcmp(v->s.state, "finished") || strcmp(v->s.verdict, "worse") ||
+	    !v->ncells) {
+		snprintf(err, errlen, "submission %lld is not a finished "
+			 "submission found worse", (long long)v->s.id);
+		return 409;
+	}
+	in->kind = "series";
+	in->base = v->s.base;
+	in->rig = v->cells[0].rig;
+	in->suite = v->cells[0].suite;
+	if (metric && *metric)
+		in->metric[in->nmetrics++] = metric;
+	while (*p && in->nfiles < SUB_MAX_FILES) {
+		n = strcspn(p, "\n");
+		snprintf(path, sizeof(path), "%.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+		t = &texts[in->nfiles];
+		sb_init(t);
+		in->nfiles++;	/* the caller releases t in every case */
+		if (sb_read_file(t, path)) {
+			snprintf(err, errlen, "cannot read the stored patch "
+				 "'%.300s'", path);
+			return 500;
+		}
+		in->file[in->nfiles - 1].name = "series";
+		in->file[in->nfiles - 1].text = t->buf;
+		in->file[in->nfiles - 1].len = t->len;
+	}
+	return 0;
+}
+
+/* POST /submissions/ID/bisect (the page's button, session + CSRF) */
+int page_bisect_submission(struct req *rq, struct web_response *r)
+{
+	struct strbuf *texts = calloc(SUB_MAX_FILES, sizeof(*texts));
+	struct bis_input in;
+	struct sub_view v;
+	char err[800] = "";
+	int64_t bid = 0;
+	size_t i;
+	long id;
+	int rc;
+
+	if (!texts)
+		abort();
+	memset(&in, 0, sizeof(in));
+	if (parse_long(rq->arg, 1, 0x7fffffffL, &id)) {
+		free(texts);
+		return web_error_page(r, &rq->q, 404, "no such submission");
+	}
+	rc = sub_view_load(rq->db, id, &v, err, sizeof(err));
+	if (rc)
+		rc = http_status_of(rc);
+	else
+		rc = bis_from_sub(&v, query_get(&rq->q, "metric"), &in, texts,
+				  err, sizeof(err));
+	if (!rc)
+		rc = bisection_create(rq, &in, &bid, err, sizeof(err));
+	for (i = 0; i < in.nfiles; i++)
+		sb_release(&texts[i]);
+	free(texts);
+	sub_view_release(&v);
+	if (rc) {
+		form_field_name(err);
+		return web_error_page(r, &rq->q, rc, err);
+	}
+	snprintf(r->location, sizeof(r->location), "/bisections/%lld",
+		 (long long)bid);
+	r->status = 303;
+	return 303;
+}
+
+/* POST /bisections (the form of /bisections/new, session + CSRF): on to
+ * the new bisection, or the form again with the error and the values. */
+int page_bisection_post(struct req *rq, struct web_response *r)
+{
+	const char *mc = query_get(&rq->q, "max_cells");
+	struct bis_input in;
+	char err[800] = "";
+	int64_t id = 0;
+	long n = 0;
+	int rc = 0;
+
+	memset(&in, 0, sizeof(in));
+	in.kind = "debian";
+	in.good = query_get(&rq->q, "good");
+	in.bad = query_get(&rq->q, "bad");
+	in.rig = query_get(&rq->q, "rig");
+	in.suite = query_get(&rq->q, "suite");
+	in.metric[0] = query_get(&rq->q, "metric");
+	in.nmetrics = in.metric[0] && *in.metric[0];
+	if (mc && *mc && parse_long(mc, 3, SUB_MAX_CELLS, &n)) {
+		snprintf(err, sizeof(err), "field 'max_cells': a number of "
+			 "cells a side, 3 to %d", SUB_MAX_CELLS);
+		rc = 400;
+	}
+	in.max_cells = n;
+	if (!rc)
+		rc = bisection_create(rq, &in, &id, err, sizeof(err));
+	if (rc) {
+		form_field_name(err);
+		return web_bisect_form(&rq->q, rq->csrf, rc, err, r);
+	}
+	snprintf(r->location, sizeof(r->location), "/bisections/%lld",
+		 (long long)id);
+	r->status = 303;
+	return 303;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bisect: find the first bad patch or kernel release by itself.  A
+ * bisection names what is bisected (a patch series on a base, each step
+ * built through the kernel builder as base + patches 1..k; or a line of
+ * Debian kernel packages, each step fetched through the catalog), one
+ * rig, one suite and the metrics that regress.  bisection_create checks
+ * the request and stores the candidates (bisect_create.c); a driver
+ * thread (bisect.c) verifies the ends (the bad end must be worse than
+ * the good end on a named metric), then runs one comparison (the engine
+ * of comparisons.h) per step of the kernel against the good end, marks
+ * it bad (worse on a named metric), good (same) or skip (undecided at
+ * the cap, a build, fetch or cell failure), asks judge/bisect.h for the
+ * next step, confirms the answer against its parent with a fresh, larger
+ * sample, writes the report and alerts (bisection_done).  Everything is
+ * in the database (db/bisect.h): a restarted klabd resumes.
+ */
+#ifndef KLAB_BISECT_H
+#define KLAB_BISECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comparisons.h"
+#include "db/bisect.h"
+#include "klabd.h"
+#include "submissions.h"
+
+#define BIS_MAX_METRICS 8
+#define BIS_MAX_CELLS_DEFAULT 8	/* cells a side of a step */
+#define BIS_CONFIRM_FACTOR 2	/* the confirmation's cap: this x */
+
+/* A request, its strings borrowed from the caller. */
+struct bis_input {
+	const char *kind;	/* series debian */
+	const char *base;	/* series */
+	struct sub_file file[SUB_MAX_FILES];
+	size_t nfiles;
+	const char *good, *bad;	/* debian: upstream versions */
+	const char *rig, *suite;
+	const char *metric[BIS_MAX_METRICS];
+	size_t nmetrics;
+	long max_cells;		/* 0: BIS_MAX_CELLS_DEFAULT */
+};
+
+/*
+ * Check in (kind, rig, suite, metrics, cap; a series split into its
+ * patches, stored and applied to base; a Debian range resolved against
+ * the archive's list) and store a bisection by rq->who.  0 with *id
+ * set, else an HTTP status (400, 404 unknown rig, 422 a patch that does
+ * not apply, 500) with err naming the problem; nothing is stored then.
+ */
+int bisection_create(struct req *rq, const struct bis_input *in,
+		     int64_t *id, char *err, size_t errlen);
+
+/* A bisection as its page and the API show it. */
+struct bis_view {
+	struct db_bisection b;
+	struct db_bis_cand *cands;
+	size_t ncands;
+	struct db_bis_step *steps;
+	size_t nsteps;
+	size_t good, bad;	/* the open range now */
+	size_t steps_left;	/* estimate */
+};
+int bis_view_load(struct db *db, int64_t id, struct bis_view *v, char *err,
+		  size_t errlen);
+void bis_view_release(struct bis_view *v);
+/* The mail-ready text report: culprit, evidence table, how sure. */
+void bis_report(const struct bis_view *v, struct strbuf *sb);
+
+/* The driver thread. */
+int bisrun_start(struct klabd *d, char *err, size_t errlen);
+void bisrun_stop(struct klabd *d);
+void bisrun_kick(struct klabd *d);
+
+/* api_bisect.c: the routes */
+int api_bisection_add(struct req *rq, struct web_response *r);
+int api_bisections(struct req *rq, struct web_response *r);
+int page_bisections(struct req *rq, struct web_response *r);
+int page_bisect_submission(struct req *rq, struct web_response *r);
+int page_bisection_post(struct req *rq, struct web_response *r);
+
+#endif

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/*
+ * klab bisect and klab bisections: start a bisection and follow it.
+ *
+ *   klab bisect --series FILE [--series FILE..] --base B --rig R
+ *               --suite S --metric M [--metric M..] [--max-cells N]
+ *               [--wait]
+ *   klab bisect --debian GOOD BAD --rig R --suite S --metric M [--wait]
+ *   klab bisections [--format table|json]
+ *
+ * --wait follows the bisection to its end, a line a step on stderr, and
+ * prints the report; the exit code is 4 when it named a culprit, 0 when
+ * the range does not regress, 5 when it cannot tell.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "klab.h"
+#include "lib/strbuf.h"
+
+int klab_bisect_cmd(const char *cmd)
+{
+	return !strcmp(cmd, "bisect") || !strcmp(cmd, "bisections");
+}
+
+static int bis_usage(void)
+{
+	fputs("klab: usage: klab bisect --series FILE --base B | --debian "
+	      "GOOD BAD, --rig R --suite S --metric M [--max-cells N] "
+	      "[--wait]\n", stderr);
+	return EX_USAGE;
+}
+
+static json_t *bis_file(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *base = strrchr(path, '/');
+	json_t *o = NULL;
+
+	sb_init(&sb);
+	if (sb_read_file(&sb, path))
+		fprintf(stderr, "klab: cannot read '%s'\n", path);
+	else
+		o = json_pack("{s:s, s:s%}", "name", base ? base + 1 : path,
+			      "text", sb.buf, sb.len);
+	sb_release(&sb);
+	return o;
+}
+
+/* The request from argv; NULL after a usage message.  *wait set. */
+static json_t *bis_request(int argc, char **argv, int *wait)
+{
+	json_t *doc = json_object(), *ps = json_array(), *ms = json_array(), *f;
+	int i, bad = 0;
+
+	for (i = 0; i < argc && !bad; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(o, "--wait")) {
+			*wait = 1;
+		} else if (!strcmp(o, "--debian") && v && i + 2 < argc) {
+			json_object_set_new(doc, "kind", json_string("debian"));
+			json_object_set_new(doc, "good", json_string(v));
+			json_object_set_new(doc, "bad", json_string(argv[i + 2]));
+			i += 2;
+		} else if (!strcmp(o, "--series") && v) {
+			json_object_set_new(doc, "kind", json_string("series"));
+			f = bis_file(v);
+			bad = !f;
+			json_array_append_new(ps, f);
+			i++;
+		} else if (!strcmp(o, "--metric") && v) {
+			json_array_append_new(ms, json_string(v));
+			i++;
+		} else if (!strcmp(o, "--max-cells") && v) {
+			json_object_set_new(doc, "max_cells",
+					    json_integer(strtol(v, NULL, 10)));
+			i++;
+		} else if ((!strcmp(o, "--base") || !strcmp(o, "--rig") ||
+			    !strcmp(o, "--suite")) && v) {
+			json_object_set_new(doc, o + 2, json_string(v));
+			i++;
+		} else {
+			fprintf(stderr, "klab: bisect: unknown option '%s'\n", o);
+			bad = 1;
+		}
+	}
+	json_object_set_new(doc, "patches", ps);
+	json_object_set_new(doc, "metrics", ms);
+	if (bad) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* Follow bisection id to its end; the report printed; exit code. */
+static int bis_wait(long id)
+{
+	char path[64], line[600], last[600] = "";
+	struct http_result res;
+	struct strbuf q = STRBUF_INIT;
+	json_t *doc = NULL;
+	const char *state = "running", *out;
+	int rc, answer = -1;
+
+	snprintf(path, sizeof(path), "/api/bisections/%ld", id);
+	while (!strcmp(state, "running")) {
+		json_decref(doc);
+		doc = NULL;
+		rc = http_do(path, NULL, NULL, 0, NULL, &res);
+		if (rc == EX_OK && res.status != 200)
+			rc = server_error(&res);
+		if (rc == EX_OK)
+			doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		sb_release(&res.body);
+		if (rc)
+			return rc;
+		if (!doc)
+			return EX_SERVER;
+		state = json_string_value(json_object_get(doc, "state"));
+		state = state ? state : "failed";
+		snprintf(line, sizeof(line), "bisection %ld: %s, %zu steps, "
+			 "about %lld left", id, json_string_value(
+			 json_object_get(doc, "phase")), json_array_size(
+			 json_object_get(doc, "steps")), (long long)
+			 json_integer_value(json_object_get(doc,
+							    "steps_left")));
+		if (strcmp(line, last))
+			fprintf(stderr, "%s\n", line);
+		snprintf(last, sizeof(last), "%s", line);
+		if (!strcmp(state, "running"))
+			sleep(1);
+	}
+	answer = (int)json_integer_value(json_object_get(doc, "answer"));
+	out = json_string_value(json_object_get(doc, "outcome"));
+	printf("%s", json_string_value(json_object_get(doc, "report")));
+	rc = answer >= 0 ? EX_WORSE : out && !strncmp(out, "cannot tell", 11) ?
+	     EX_UNDECIDED : !strcmp(state, "failed") ? EX_SERVER : EX_OK;
+	json_decref(doc);
+	sb_release(&q);
+	return rc;
+}
+
+static int cmd_bisect(int argc, char **argv)
+{
+	struct http_result res;
+	json_t *doc, *reply;
+	int wait = 0, rc;
+	char *body;
+	long id = 0;
+
+	doc = bis_request(argc, argv, &wait);
+	if (!doc)
+		return bis_usage();
+	if (!json_object_get(doc, "kind")) {
+		json_decref(doc);
+		return bis_usage();
+	}
+	body = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	rc = http_do("/api/bisections", NULL, body, strlen(body),
+		     "application/json", &res);
+	free(body);
+	if (rc == EX_OK && res.status != 201)
+		rc = server_error(&res);
+	if (rc == EX_OK) {
+		reply = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		id = (long)json_integer_value(json_object_get(reply, "id"));
+		json_decref(reply);
+		printf("bisection %ld\n", id);
+		fflush(stdout);
+	}
+	sb_release(&res.body);
+	if (rc == EX_OK && wait)
+		rc = bis_wait(id);
+	return rc;
+}
+
+int cmd_bisections(const char *cmd, int argc, char **argv)
+{
+	static const char *const cols[] = { "id", "who", "kind", "good",
+					    "bad", "metrics", "state",
+					    "phase", "outcome", NULL };
+	const char *format = NULL;
+
+	if (!strcmp(cmd, "bisect"))
+		return cmd_bisect(argc, argv);
+	if (argc == 2 && !strcmp(argv[0], "--format"))
+		format = argv[1];
+	else if (argc)
+		return bis_usage();
+	return cli_list("/api/bisections", "bisections", cols, format);
+}

@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Slow tier (KLAB_SLOW=1, `make check-slow`): bisection of a real series
+# on a real QEMU rig.  The series is 8 patches on base debian-6.1 made
+# here: 7 harmless ones (each a new one-line text file under
+# Documentation/block/) and the shipped canary
+# (kernels/patches/canary-slow.patch, a 500 us delay on every request
+# start) at position 5.  `klab bisect --series --wait` must name patch 5
+# (exit 4), with at most verify + ceil(log2 8) + confirm = 5 comparison
+# steps, and build at most what it has to (base + the steps' kernels:
+# at most 5 builds, the cache answering repeats).  Kept as cheap as the
+# lab allows: tiobench, max 3 cells a side a step (6 for the
+# confirmation).  NOTE: a bisection runs the suite at the job default
+# scale (no scale field yet; t5101 uses --scale 0.02 on compare-run).
+. "$(dirname "$0")/lib.sh"
+[ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+[ -f /usr/src/linux-source-6.1.tar.xz ] || skip "linux-source-6.1 is not installed"
+[ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
+command -v jq >/dev/null || skip "no jq"
+
+# the series: harmless patches 1-4 and 6-8, the canary at 5, as one mbox
+S=$TMP/series.mbox
+: >"$S"
+harmless() { # N: a new one-line file Documentation/block/klab-note-N.txt
+	cat >>"$S" <<P
+From 000000000000000000000000000000000000000$1 Mon Sep 17 00:00:00 2001
+From: Harmless $1 <h$1@example.invalid>
+Date: Mon, 1 Jan 2024 00:00:00 +0000
+Subject: [PATCH $1/8] docs: klab note $1
+
+---
+ Documentation/block/klab-note-$1.txt | 1 +
+ 1 file changed, 1 insertion(+)
+
+diff --git a/Documentation/block/klab-note-$1.txt b/Documentation/block/klab-note-$1.txt
+new file mode 100644
+--- /dev/null
++++ b/Documentation/block/klab-note-$1.txt
+@@ -0,0 +1 @@
++klab bisection note $1
+
+P
+}
+for i in 1 2 3 4; do harmless $i; done
+cat "$TOP/kernels/patches/canary-slow.patch" >>"$S"
+echo >>"$S"
+for i in 6 7 8; do harmless $i; done
+
+lab_scsi_start
+timeout 14400 "$KLAB_BIN/klab" bisect --series "$S" --base debian-6.1 --rig scsi0 \
+	--suite tiobench --metric tiobench.seq_read.rate --max-cells 3 --wait \
+	>"$TMP/run.txt" 2>"$TMP/run.err"
+rc=$?
+cat "$TMP/run.err" "$TMP/run.txt"
+[ $rc -eq 4 ] || { tail -60 "$TMP/klabd.log"; fail "no culprit named (exit $rc)"; }
+http GET /api/bisections/1 >/dev/null
+[ "$(jq -r .answer "$TMP/body")" = 5 ] || fail "culprit: $(jq -c '{answer,outcome}' "$TMP/body")"
+n=$(jq '.steps | length' "$TMP/body")
+[ "$n" -le 5 ] || fail "$n steps, more than verify + 3 + confirm"
+b=$(jq '[.candidates[] | select(.kernel != "")] | length' "$TMP/body")
+[ "$b" -le 5 ] || fail "$b kernels built, more than needed"
+stop_klabd
+ok "series bisection on a real rig: the canary (patch 5) named in $n steps, $b kernels built"
