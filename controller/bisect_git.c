@@ -32,8 +32,8 @@
 #define GIT_TIMEOUT_MS (300 * 1000)
 #define BASE_PREFIX "base "
 
-/* git -C dir args...: its exit status, its stdout into out (may be
- * NULL), or -1 with err set; err holds git's last stderr line when it
+/* git -C dir args...: its exit status, its stdout into out (emptied
+ * first; may be NULL), or -1 with err set; err holds git's last stderr line when it
  * fails. */
 static int git_run(const char *dir, const char *const *args,
 		   struct strbuf *out, char *err, size_t errlen)
@@ -50,6 +50,8 @@ static int git_run(const char *dir, const char *const *args,
 	argv[i + 3] = NULL;
 	sb_init(&eo);
 	sb_init(&o2);
+	if (out)
+		sb_reset(out);
 	memset(&o, 0, sizeof(o));
 	o.out = out ? out : &o2;
 	o.errout = &eo;
@@ -111,6 +113,7 @@ static int git_describe(const char *repo, const char *hash,
 	char label[400];
 	size_t k;
 
+	memset(c, 0, sizeof(*c));
 	sb_init(&out);
 	if (git_run(repo, args, &out, err, errlen)) {
 		sb_release(&out);
