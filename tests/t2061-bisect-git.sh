@@ -17,6 +17,8 @@
 #      subject) and confirmed against its first parent, commit 3; exit 4,
 #      the alert bisection_done; the page shows the commits; the private
 #      clone is gone at the end.
+#  (3) a restart of klabd in the middle of a git bisection: it goes on
+#      from git's state replayed, names commit 4 again.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 command -v jq >/dev/null || skip "no jq"
@@ -163,5 +165,36 @@ STATUS=$(curl -s -o "$TMP/body" -D "$TMP/h" -w '%{http_code}' -b "$J" \
 	"$URL/bisections")
 expect_status 400; expect_grep 'field &#39;good&#39;: no commit'
 expect_grep 'name="base" value="fakegit"'
+
+# (3) a restart in the middle: git's state is replayed from the database,
+# the same commits are asked for (no commit twice), the answer the same
+KLAB_TOKEN=$ALICE klab bisect --git fakegit "$C0" "$C6" --rig r3 --suite tiobench \
+	--metric tiobench.seq_read.rate --max-cells 3 >/dev/null 2>&1 || fail "bisection 2"
+marked() {
+	sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM bisection_steps WHERE \
+		bisection_id = 2 AND mark != ''"
+}
+sleep 600 & S=$!
+( while [ "$(marked)" -lt 2 ]; do sleep 0.3; done; kill $S ) &
+agent $S
 stop_klabd
-ok "bisection of a git range: refusals, git's steps, the answer confirmed, pages"
+[ -d "$TMP/data/bisect/2" ] || fail "no private clone of bisection 2"
+start_klabd --config "$TMP/klabd.conf"
+http POST /api/agent/register -H "$RT" -H "$JSON" \
+	-d '{"kernel_release":"6.1.0-host","job":0}' >/dev/null
+running() {
+	[ "$(sqlite3 "$TMP/klab.db" "SELECT state FROM bisections WHERE id = 2")" = running ]
+}
+sleep 600 & S=$!
+( while running; do sleep 0.5; done; kill $S ) &
+agent $S
+http GET /api/bisections/2 >/dev/null
+jq -e '.state == "finished" and .candidates[.answer].label == "'"$S4"' plug: note 4" and
+	([.steps[] | select(.purpose == "confirm")][0].mark == "bad")' "$TMP/body" >/dev/null ||
+	fail "bisection 2 after a restart: $(jq -c '{state, outcome, steps}' "$TMP/body")"
+[ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(DISTINCT file) = COUNT(*) FROM bisection_candidates \
+	WHERE bisection_id = 2 AND idx < (SELECT MAX(idx) - 1 FROM bisection_candidates \
+	WHERE bisection_id = 2)")" = 1 ] || fail "a commit asked twice after the restart"
+ok "a restart in the middle: replayed, $(jq '.steps | length' "$TMP/body") steps, the same answer"
+stop_klabd
+ok "bisection of a git range: refusals, git's steps, the answer confirmed, pages, restart"
