@@ -19,6 +19,8 @@
 #      clone is gone at the end.
 #  (3) a restart of klabd in the middle of a git bisection: it goes on
 #      from git's state replayed, names commit 4 again.
+#  (4) a range whose commit 3 does not build (4 repairs it, 5 regresses):
+#      the build failure is a skip fed to git, commit 5 is named.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 command -v jq >/dev/null || skip "no jq"
@@ -38,6 +40,19 @@ done
 C0=$($G rev-parse HEAD~6); C3=$($G rev-parse HEAD~3); C4=$($G rev-parse HEAD~2)
 C6=$($G rev-parse HEAD)
 $G tag bad-end
+# the second: commit 3 does not build, commit 4 repairs it, 5 regresses
+R2=$TMP/repo2
+G2="git -C $R2 -c user.name=Dev -c user.email=dev@example.invalid"
+cp -r "$D/build-tree" "$R2"
+$G2 init -q && $G2 add -A && $G2 commit -qm "base" || fail "cannot make repo2"
+for i in 1 2 3 4 5 6; do
+	case $i in
+	3) sed -i 's|write_expire / 1000;|write_expire / 1000 +;|' "$R2/block/elevator.c" ;;
+	4) sed -i 's|write_expire / 1000 +;|write_expire / 1000;|' "$R2/block/elevator.c" ;;
+	*) echo "/* note $i */" >>"$R2/block/plug.h" ;;
+	esac
+	$G2 add -A && $G2 commit -qm "change $i" || fail "repo2 commit $i"
+done
 
 cat >"$TMP/klabd.conf" <<CONF
 build_cache = $TMP/cache
@@ -47,6 +62,8 @@ build_must_have = CONFIG_KEXEC
 dir = $D/build-tree
 [base fakegit]
 git = $R
+[base fakegit2]
+git = $R2
 [rig r3]
 kind = remote
 token = tok-r3-secret
@@ -110,7 +127,7 @@ agent() {
 		b=${k#bis}; i=${b#*-}; b=${b%-*}
 		h=$(sqlite3 "$TMP/klab.db" "SELECT file FROM bisection_candidates \
 			WHERE bisection_id = $b AND idx = $i")
-		if git -C "$R" merge-base --is-ancestor "$C4" "$h"; then r=80; else r=100; fi
+		if git -C "$AR" merge-base --is-ancestor "$AC" "$h"; then r=80; else r=100; fi
 		printf '{"schema":"klab-results/1","results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":%s.%s,"direction":"higher"}]}\n' \
 			"$r" $((n % 3)) >"$TMP/res.json"
 		http POST "/api/agent/jobs/$id/results" -H "$RT" -H "$JSON" \
@@ -121,6 +138,7 @@ agent() {
 }
 
 # (2) the range c0..c6 (the bad end by its tag)
+AR=$R AC=$C4
 KLAB_TOKEN=$ALICE klab bisect --git fakegit "$C0" bad-end --rig r3 --suite tiobench \
 	--metric tiobench.seq_read.rate --max-cells 3 --wait >"$TMP/g.out" 2>"$TMP/g.err" &
 W=$!
@@ -196,5 +214,21 @@ jq -e '.state == "finished" and .candidates[.answer].label == "'"$S4"' plug: not
 	WHERE bisection_id = 2 AND idx < (SELECT MAX(idx) - 1 FROM bisection_candidates \
 	WHERE bisection_id = 2)")" = 1 ] || fail "a commit asked twice after the restart"
 ok "a restart in the middle: replayed, $(jq '.steps | length' "$TMP/body") steps, the same answer"
+
+# (4) a commit that does not build is skipped (git bisect skip), git
+# goes on to its neighbour and still names the first bad commit
+AR=$R2 AC=$($G2 rev-parse HEAD~1)
+KLAB_TOKEN=$ALICE klab bisect --git fakegit2 HEAD~6 HEAD --rig r3 --suite tiobench \
+	--metric tiobench.seq_read.rate --max-cells 3 --wait >"$TMP/k.out" 2>"$TMP/k.err" &
+W=$!
+agent $W
+wait $W; rc=$?
+[ $rc = 4 ] || fail "bisection 3 exited $rc: $(cat "$TMP/k.out" "$TMP/k.err")"
+expect_grep "first bad: $(printf %.12s "$AC") change 5 by Dev <dev@example.invalid>, confirmed" "$TMP/k.out"
+http GET /api/bisections/3 >/dev/null
+jq -e '[.steps[] | select(.mark == "skip")] | length >= 1 and
+	(.[0].reason | test("build [0-9]+ failed"))' "$TMP/body" >/dev/null ||
+	fail "no skipped step for the commit that does not build: $(jq -c .steps "$TMP/body")"
+ok "a commit that does not build skipped by git: $(jq -r '[.steps[] | .mark] | join(" ")' "$TMP/body")"
 stop_klabd
-ok "bisection of a git range: refusals, git's steps, the answer confirmed, pages, restart"
+ok "bisection of a git range: refusals, git's steps, the answer confirmed, pages, restart, skip"
