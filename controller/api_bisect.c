@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Bisections over HTTP: POST /api/bisections (a JSON request: kind
- * series with base and patches, or debian with good and bad; rig, suite,
+ * series with base and patches, debian with good and bad, or git with
+ * base (a configured git base's name), good and bad commits; rig, suite,
  * metrics, max_cells), GET /api/bisections[/ID], the pages
- * /bisections[/ID], the form /bisections/new of a Debian line and its
- * POST /bisections, and POST /submissions/ID/bisect, the "Bisect" button
+ * /bisections[/ID], the form /bisections/new of a Debian line or a git
+ * range and its POST /bisections, and POST /submissions/ID/bisect, the "Bisect" button
  * of a finished submission whose verdict is worse (its series on its
  * base, its first rig and suite, the metric posted: the page fills in
  * the first it found worse).
@@ -341,6 +342,11 @@ int page_bisection_post(struct req *rq, struct web_response *r)
 
 	memset(&in, 0, sizeof(in));
 	in.kind = "debian";
+	if (query_get(&rq->q, "kind") && !strcmp(query_get(&rq->q, "kind"),
+						  "git")) {
+		in.kind = "git";
+		in.base = query_get(&rq->q, "base");
+	}
 	in.good = query_get(&rq->q, "good");
 	in.bad = query_get(&rq->q, "bad");
 	in.rig = query_get(&rq->q, "rig");

@@ -4,12 +4,13 @@
  * second and whenever it is kicked, walks the running bisections.  Each
  * has at most one open step: its two kernels (the reference, the good
  * end or for the confirmation the answer's parent, and the step's own)
- * are built (series) or fetched (debian) first, then one comparison run
+ * are built (series, git) or fetched (debian) first, then one comparison run
  * judges them (comparisons.h, stop_on_worse); the step's mark comes from
  * the named metrics only: a look that decided one of them worse, or all
  * of them same, ends the comparison there (its queued cells cancelled),
  * whatever the other headline metrics do.  A step with no open step
- * next asks judge/bisect.h what to test.
+ * next asks judge/bisect.h what to test, or for kind git `git bisect`
+ * itself (bisect_git.c).
  */
 #include <math.h>
 #include <pthread.h>
@@ -23,6 +24,7 @@
 #include "build.h"
 #include "catalog.h"
 #include "judge/bisect.h"
+#include "judge/bisect_git.h"
 #include "lib/alloc.h"
 #include "lib/proc.h"
 #include "lib/strbuf.h"
@@ -83,22 +85,29 @@ static enum kready bis_kernel(struct klabd *d, struct db *db,
 	}
 	if (!c->build) {
 		struct db_bis_cand *all = NULL;
+		struct strbuf gb = STRBUF_INIT;
 		size_t n = 0;
+		int git = !strcmp(b->kind, "git");
 
 		sb_init(&pat);
-		if (db_bisection_candidates(db, b->id, &all, &n))
+		sb_init(&gb);
+		if (!git && db_bisection_candidates(db, b->id, &all, &n))
 			return K_WAIT;
 		for (i = 1; i <= (size_t)c->idx && i < n; i++)
 			sb_addf(&pat, "%s%s", i > 1 ? "\n" : "", all[i].file);
 		db_bis_cands_free(all, n);
+		/* git: the base at the candidate's commit, no patch */
+		sb_addf(&gb, "%s%s%s", b->base, git ? "@" : "",
+			git ? c->file : "");
 		snprintf(ident, sizeof(ident), "bis%lld-%d", (long long)b->id,
 			 c->idx);
-		if (!db_build_add(db, ident, b->base, pat.buf, &bid)) {
+		if (!db_build_add(db, ident, gb.buf, pat.buf, &bid)) {
 			db_bisection_set_kernel(db, b->id, c->idx, NULL, bid);
 			c->build = bid;
 			build_kick(d);
 		}
 		sb_release(&pat);
+		sb_release(&gb);
 		return K_WAIT;
 	}
 	if (db_build_get(db, c->build, &bd))
@@ -312,8 +321,8 @@ static void bis_alert(struct db *db, const struct bis_view *v,
 }
 
 /* The bisection ends with outcome (answer -1: none): report, alert. */
-static void bis_finish(struct db *db, int64_t id, const char *state,
-		       int answer, const char *outcome)
+static void bis_finish(struct klabd *d, struct db *db, int64_t id,
+		       const char *state, int answer, const char *outcome)
 {
 	struct strbuf rep = STRBUF_INIT;
 	struct bis_view v;
@@ -328,6 +337,8 @@ static void bis_finish(struct db *db, int64_t id, const char *state,
 				    NULL);
 		alloc_str_set(&v.b.state, state);
 		bis_alert(db, &v, rep.buf);
+		if (!strcmp(v.b.kind, "git"))
+			bis_git_cleanup(d, id);
 	}
 	fprintf(stderr, "klabd: bisection %lld: %s\n", (long long)id, outcome);
 	bis_view_release(&v);
@@ -360,13 +371,46 @@ static void bis_marks(const struct bis_view *v, enum bis_mark *marks)
 	}
 }
 
+/* git: the next step as git bisect says. */
+static void bis_next_git(struct klabd *d, struct db *db, struct bis_view *v)
+{
+	struct bis_git_step nx;
+	char err[600], out[800];
+	int64_t id = v->b.id;
+
+	if (bis_git_next(d, db, v, &nx, err, sizeof(err))) {
+		if (__atomic_load_n(&d->stopping, __ATOMIC_RELAXED))
+			return;	/* cut short: asked again on restart */
+		snprintf(out, sizeof(out), "git bisect failed: %.600s", err);
+		db_bisection_update(db, id, NULL, NULL, -2, NULL, NULL, out);
+		bis_finish(d, db, id, "failed", -1, out);
+		return;
+	}
+	if (nx.steps_left >= 0)
+		db_bisection_set_hint(db, id, nx.steps_left);
+	if (nx.state == BIS_GIT_TEST) {
+		db_bisection_update(db, id, NULL, "step", -2, NULL, NULL, NULL);
+		bis_add_step(d, db, id, nx.idx, "step");
+	} else if (nx.state == BIS_GIT_FOUND) {
+		db_bisection_update(db, id, NULL, "confirm", nx.idx, NULL, NULL,
+				    NULL);
+		bis_add_step(d, db, id, nx.idx, "confirm");
+	} else {
+		snprintf(out, sizeof(out), "cannot tell: git bisect has only "
+			 "skipped commits left between %s and %s",
+			 v->cands[0].label, v->cands[1].label);
+		bis_finish(d, db, id, "finished", -1, out);
+	}
+}
+
 /* No step open: the next one, or the end. */
 static void bis_next(struct klabd *d, struct db *db, struct bis_view *v)
 {
 	const struct db_bisection *b = &v->b;
 	const struct db_bis_step *last = v->nsteps ?
 					 &v->steps[v->nsteps - 1] : NULL;
-	size_t n = v->ncands - 1;
+	int git = !strcmp(b->kind, "git");
+	size_t n = git ? 1 : v->ncands - 1;
 	enum bis_mark *marks;
 	struct bis_next nx;
 	char out[600];
@@ -380,7 +424,7 @@ static void bis_next(struct klabd *d, struct db *db, struct bis_view *v)
 			 "%s %s against %s (%.300s)", b->metrics,
 			 v->cands[n].label, last->mark, v->cands[0].label,
 			 last->reason);
-		bis_finish(db, b->id, "finished", -1, out);
+		bis_finish(d, db, b->id, "finished", -1, out);
 		return;
 	}
 	if (!strcmp(last->purpose, "confirm")) {
@@ -390,7 +434,11 @@ static void bis_next(struct klabd *d, struct db *db, struct bis_view *v)
 			 "sample against its parent", c->label, *c->author ?
 			 " by " : "", c->author, !strcmp(last->mark, "bad") ?
 			 "confirmed" : "NOT confirmed");
-		bis_finish(db, b->id, "finished", last->idx, out);
+		bis_finish(d, db, b->id, "finished", last->idx, out);
+		return;
+	}
+	if (git) {
+		bis_next_git(d, db, v);
 		return;
 	}
 	marks = calloc(n + 1, sizeof(*marks));
@@ -411,7 +459,7 @@ static void bis_next(struct klabd *d, struct db *db, struct bis_view *v)
 		snprintf(out, sizeof(out), "cannot tell: only skipped steps "
 			 "between %s and %s", v->cands[nx.good].label,
 			 v->cands[nx.bad].label);
-		bis_finish(db, b->id, "finished", -1, out);
+		bis_finish(d, db, b->id, "finished", -1, out);
 	}
 }
 

@@ -4,7 +4,9 @@
  * bisection names what is bisected (a patch series on a base, each step
  * built through the kernel builder as base + patches 1..k; or a line of
  * Debian kernel packages, each step fetched through the catalog), one
- * rig, one suite and the metrics that regress.  bisection_create checks
+ * rig, one suite and the metrics that regress; or a git range good..bad
+ * of a configured git base, each step the commit `git bisect` chooses,
+ * built as NAME@COMMIT (bisect_git.c).  bisection_create checks
  * the request and stores the candidates (bisect_create.c); a driver
  * thread (bisect.c) verifies the ends (the bad end must be worse than
  * the good end on a named metric), then runs one comparison (the engine
@@ -32,11 +34,12 @@
 
 /* A request, its strings borrowed from the caller. */
 struct bis_input {
-	const char *kind;	/* series debian */
-	const char *base;	/* series */
+	const char *kind;	/* series debian git */
+	const char *base;	/* series; git: a git base's name */
 	struct sub_file file[SUB_MAX_FILES];
 	size_t nfiles;
-	const char *good, *bad;	/* debian: upstream versions */
+	const char *good, *bad;	/* debian: upstream versions; git:
+				 * commits of the base */
 	const char *rig, *suite;
 	const char *metric[BIS_MAX_METRICS];
 	size_t nmetrics;
@@ -68,6 +71,33 @@ int bis_view_load(struct db *db, int64_t id, struct bis_view *v, char *err,
 void bis_view_release(struct bis_view *v);
 /* The mail-ready text report: culprit, evidence table, how sure. */
 void bis_report(const struct bis_view *v, struct strbuf *sb);
+
+/* bisect_git.c: kind git.  The repository of a configured git base
+ * (NULL: none such). */
+const char *bis_git_repo(struct klabd *d, const char *base);
+/* Commit name (from request field field) resolved in repo of base:
+ * candidate c (heap: full hash as file, "HASH12 subject" label, subject,
+ * author), or -1 with err naming the field. */
+int bis_git_commit(const char *repo, const char *field, const char *name,
+		   const char *base, struct db_bis_cand *c, char *err,
+		   size_t errlen);
+/* good must be an ancestor of bad: -1 with err naming 'good' if not;
+ * *count the commits of good..bad. */
+int bis_git_range(const char *repo, const char *good, const char *bad,
+		  long *count, char *err, size_t errlen);
+struct bis_git_step {
+	int state;		/* enum bis_git_state */
+	int idx;		/* TEST: the candidate to test; FOUND: the
+				 * first bad, its first parent at idx - 1 */
+	int steps_left;		/* git's estimate, -1 */
+};
+/* Ask git bisect (a private clone replayed from v's marks) for the next
+ * step; new candidates are stored (v->cands may be reloaded).  0, or -1
+ * with err. */
+int bis_git_next(struct klabd *d, struct db *db, struct bis_view *v,
+		 struct bis_git_step *nx, char *err, size_t errlen);
+/* Remove the private clone of bisection id. */
+void bis_git_cleanup(struct klabd *d, int64_t id);
 
 /* The driver thread. */
 int bisrun_start(struct klabd *d, char *err, size_t errlen);

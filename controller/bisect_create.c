@@ -9,7 +9,10 @@
  * range good..bad is resolved against the archive's list
  * (debian-kernels.sh list-available): every package of the line whose
  * upstream version lies between the two, in version order; candidate 0
- * is good, the last bad.  A refusal names the problem and stores nothing.
+ * is good, the last bad.  A git range good..bad names a [base NAME] with
+ * git = PATH (never a path) and two commits, resolved there (bisect_git.c)
+ * with good an ancestor of bad; candidate 0 is good, 1 bad, and git bisect
+ * adds the commits it chooses as it goes.  A refusal names the problem and stores nothing.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 #include "bisect.h"
 #include "build.h"
 #include "catalog.h"
+#include "judge/bisect.h"
 #include "lib/alloc.h"
 #include "lib/ident.h"
 #include "rig.h"
@@ -290,6 +294,90 @@ out:
 	return rc;
 }
 
+/* The git bases of the configuration, ", "-joined into sb. */
+static void git_bases(struct req *rq, struct strbuf *sb)
+{
+	const struct config *cfg = &rq->d->cfg;
+	const char *last = "";
+	size_t i, pl = strlen("base ");
+
+	for (i = 0; i < cfg->n; i++) {
+		const char *sec = cfg->v[i].section;
+
+		if (strncmp(sec, "base ", pl) || !strcmp(sec, last) ||
+		    strcmp(cfg->v[i].key, "git"))
+			continue;
+		last = sec;
+		sb_addf(sb, "%s%s", sb->len ? ", " : "", sec + pl);
+	}
+	if (!sb->len)
+		sb_adds(sb, "none configured");
+}
+
+/* A git range: the base by its name, good and bad resolved in its
+ * repository, good an ancestor of bad; candidate 0 good, 1 bad (git
+ * bisect adds the others as it goes), git's ideal steps into *hint. */
+static int git_cands(struct req *rq, const struct bis_input *in,
+		     struct bis_cands *cs, struct strbuf *base, int *hint,
+		     char *err, size_t errlen)
+{
+	struct strbuf names = STRBUF_INIT;
+	struct db_bis_cand g, b;
+	const char *repo = NULL;
+	long count = 0;
+	int rc = 400;
+
+	sb_init(&names);
+	memset(&g, 0, sizeof(g));
+	memset(&b, 0, sizeof(b));
+	git_bases(rq, &names);
+	if (!in->base || !*in->base) {
+		snprintf(err, errlen, "field 'base': missing, name a git base "
+			 "of the configuration: %.300s", names.buf);
+		goto out;
+	}
+	if (strpbrk(in->base, "/:@") || strlen(in->base) > 64) {
+		snprintf(err, errlen, "field 'base': paths and commits are not "
+			 "accepted, name a git base of the configuration: "
+			 "%.300s", names.buf);
+		goto out;
+	}
+	repo = bis_git_repo(rq->d, in->base);
+	if (!repo) {
+		snprintf(err, errlen, "field 'base': unknown git base '%.64s', "
+			 "expected one of: %.300s", in->base, names.buf);
+		rc = 404;
+		goto out;
+	}
+	if (!in->good || !*in->good || !in->bad || !*in->bad) {
+		snprintf(err, errlen, "field '%s': missing, a commit of base "
+			 "'%.64s'", !in->good || !*in->good ? "good" : "bad",
+			 in->base);
+		goto out;
+	}
+	if (bis_git_commit(repo, "good", in->good, in->base, &g, err,
+			   errlen) ||
+	    bis_git_commit(repo, "bad", in->bad, in->base, &b, err, errlen))
+		goto out;
+	if (!strcmp(g.file, b.file)) {
+		snprintf(err, errlen, "field 'bad': the same commit as 'good' "
+			 "(%.12s)", g.file);
+		goto out;
+	}
+	if (bis_git_range(repo, g.file, b.file, &count, err, errlen))
+		goto out;
+	cand_add(cs, g.label, g.subject, g.author, g.file);
+	cand_add(cs, b.label, b.subject, b.author, b.file);
+	sb_addf(base, "%s", in->base);
+	*hint = (int)bisect_ideal_steps(count > 0 ? (size_t)count : 1);
+	rc = 0;
+out:
+	db_bis_cand_release(&g);
+	db_bis_cand_release(&b);
+	sb_release(&names);
+	return rc;
+}
+
 /* Rig, suite, metrics, cap: 0 or a status; metrics joined into ms. */
 static int bis_check(struct req *rq, const struct bis_input *in,
 		     struct strbuf *ms, char *err, size_t errlen)
@@ -335,7 +423,7 @@ int bisection_create(struct req *rq, const struct bis_input *in,
 	struct strbuf ms = STRBUF_INIT, base = STRBUF_INIT;
 	struct bis_cands *cs = calloc(1, sizeof(*cs));
 	struct db_bisection b;
-	int rc;
+	int rc, hint = -1;
 
 	if (!cs)
 		abort();
@@ -349,9 +437,11 @@ int bisection_create(struct req *rq, const struct bis_input *in,
 		rc = series_cands(rq, in, cs, &base, err, errlen);
 	} else if (in->kind && !strcmp(in->kind, "debian")) {
 		rc = debian_cands(rq, in, cs, err, errlen);
+	} else if (in->kind && !strcmp(in->kind, "git")) {
+		rc = git_cands(rq, in, cs, &base, &hint, err, errlen);
 	} else {
-		snprintf(err, errlen, "field 'kind': '%.40s' is not series or "
-			 "debian", in->kind ? in->kind : "");
+		snprintf(err, errlen, "field 'kind': '%.40s' is not series, "
+			 "debian or git", in->kind ? in->kind : "");
 		rc = 400;
 	}
 	if (!rc && cs->n < 2) {
@@ -365,6 +455,10 @@ int bisection_create(struct req *rq, const struct bis_input *in,
 	b.base = base.buf;
 	b.good = (char *)(in->good ? in->good : cs->c[0].label);
 	b.bad = (char *)(in->bad ? in->bad : cs->c[cs->n - 1].label);
+	if (!strcmp(in->kind, "git")) {	/* the commits, not their names */
+		b.good = cs->c[0].file;
+		b.bad = cs->c[1].file;
+	}
 	b.rig = (char *)in->rig;
 	b.suite = (char *)in->suite;
 	b.metrics = ms.buf;
@@ -373,6 +467,8 @@ int bisection_create(struct req *rq, const struct bis_input *in,
 	b.who = rq->who;
 	rc = db_bisection_add(rq->db, &b, cs->c, cs->n, id, err, errlen) ?
 	     500 : 0;
+	if (!rc && hint >= 0)
+		db_bisection_set_hint(rq->db, *id, hint);
 	if (!rc) {
 		auth_audit(rq, "bisection add", in->kind, "bisection %lld: "
 			   "%zu candidates", (long long)*id, cs->n - 1);

@@ -4,7 +4,7 @@
  * the row, its candidates and steps, the range still open with an
  * estimate of the steps left (judge/bisect.h), and the mail-ready text
  * report: the culprit (subject and author of a patch, version of a
- * package), the evidence table (each step: kernel, cells, delta with its
+ * package, hash and subject of a commit), the evidence table (each step: kernel, cells, delta with its
  * confidence interval on the named metrics, mark or the reason for a
  * skip) and how sure it is.
  */
@@ -14,6 +14,36 @@
 
 #include "bisect.h"
 #include "judge/bisect.h"
+
+/* git: the range is the last good and the last bad commit tested (git
+ * tests inside the range only); the steps left are git's estimate. */
+static void git_range(struct bis_view *v)
+{
+	size_t i;
+	int h = v->b.steps_hint > 0 ? v->b.steps_hint : 1;
+
+	v->good = 0;
+	v->bad = 1;
+	for (i = 0; i < v->nsteps; i++) {
+		const struct db_bis_step *s = &v->steps[i];
+
+		if (strcmp(s->purpose, "step") || s->idx < 0 ||
+		    (size_t)s->idx >= v->ncands)
+			continue;
+		if (!strcmp(s->mark, "good"))
+			v->good = (size_t)s->idx;
+		else if (!strcmp(s->mark, "bad"))
+			v->bad = (size_t)s->idx;
+	}
+	if (!strcmp(v->b.phase, "verify"))
+		v->steps_left = (size_t)h + 2;
+	else if (!strcmp(v->b.phase, "step"))
+		v->steps_left = (size_t)h + 1;
+	else if (!strcmp(v->b.phase, "confirm"))
+		v->steps_left = 1;
+	if (strcmp(v->b.state, "running"))
+		v->steps_left = 0;
+}
 
 int bis_view_load(struct db *db, int64_t id, struct bis_view *v, char *err,
 		  size_t errlen)
@@ -38,6 +68,10 @@ int bis_view_load(struct db *db, int64_t id, struct bis_view *v, char *err,
 	}
 	if (v->ncands < 2)
 		return DB_OK;
+	if (!strcmp(v->b.kind, "git")) {
+		git_range(v);
+		return DB_OK;
+	}
 	n = v->ncands - 1;
 	marks = calloc(n + 1, sizeof(*marks));
 	if (!marks)
@@ -105,9 +139,14 @@ void bis_report(const struct bis_view *v, struct strbuf *sb)
 	sb_addf(sb, "kind:      %s\n", b->kind);
 	if (*b->base)
 		sb_addf(sb, "base:      %s\n", b->base);
-	sb_addf(sb, "range:     %s (good) .. %s (bad), %zu candidates\n",
-		v->cands[0].label, v->cands[v->ncands - 1].label,
-		v->ncands - 1);
+	if (!strcmp(b->kind, "git"))
+		sb_addf(sb, "range:     %s (good) .. %s (bad), commits chosen "
+			"by git bisect\n", v->cands[0].label,
+			v->cands[1].label);
+	else
+		sb_addf(sb, "range:     %s (good) .. %s (bad), %zu "
+			"candidates\n", v->cands[0].label,
+			v->cands[v->ncands - 1].label, v->ncands - 1);
 	sb_addf(sb, "rig:       %s\nsuite:     %s\nmetrics:   %s\n", b->rig,
 		b->suite, b->metrics);
 	sb_addf(sb, "requested: %s\n", b->who);
@@ -119,8 +158,13 @@ void bis_report(const struct bis_view *v, struct strbuf *sb)
 		if (*c->author)
 			sb_addf(sb, "author:    %s\n", c->author);
 	}
-	sb_addf(sb, "how sure:  %s (%zu steps, %zu skipped; ideal %zu)\n",
-		sure, v->nsteps, skips, bisect_ideal_steps(v->ncands - 1));
+	if (!strcmp(b->kind, "git"))
+		sb_addf(sb, "how sure:  %s (%zu steps, %zu skipped)\n", sure,
+			v->nsteps, skips);
+	else
+		sb_addf(sb, "how sure:  %s (%zu steps, %zu skipped; ideal "
+			"%zu)\n", sure, v->nsteps, skips,
+			bisect_ideal_steps(v->ncands - 1));
 	sb_addf(sb, "\n%-8s %-5s %-30s %-6s %-6s %s\n", "purpose", "index",
 		"kernel", "cells", "mark", "delta / reason");
 	for (i = 0; i < v->nsteps; i++) {

@@ -6,6 +6,8 @@
  *               --suite S --metric M [--metric M..] [--max-cells N]
  *               [--wait]
  *   klab bisect --debian GOOD BAD --rig R --suite S --metric M [--wait]
+ *   klab bisect --git BASE GOOD BAD --rig R --suite S --metric M [--wait]
+ *               (BASE: a git base of klabd's configuration, by name)
  *   klab bisections [--format table|json]
  *
  * --wait follows the bisection to its end, a line a step on stderr, and
@@ -29,8 +31,8 @@ int klab_bisect_cmd(const char *cmd)
 static int bis_usage(void)
 {
 	fputs("klab: usage: klab bisect --series FILE --base B | --debian "
-	      "GOOD BAD, --rig R --suite S --metric M [--max-cells N] "
-	      "[--wait]\n", stderr);
+	      "GOOD BAD | --git BASE GOOD BAD, --rig R --suite S --metric M "
+	      "[--max-cells N] [--wait]\n", stderr);
 	return EX_USAGE;
 }
 
@@ -66,6 +68,12 @@ static json_t *bis_request(int argc, char **argv, int *wait)
 			json_object_set_new(doc, "good", json_string(v));
 			json_object_set_new(doc, "bad", json_string(argv[i + 2]));
 			i += 2;
+		} else if (!strcmp(o, "--git") && v && i + 3 < argc) {
+			json_object_set_new(doc, "kind", json_string("git"));
+			json_object_set_new(doc, "base", json_string(v));
+			json_object_set_new(doc, "good", json_string(argv[i + 2]));
+			json_object_set_new(doc, "bad", json_string(argv[i + 3]));
+			i += 3;
 		} else if (!strcmp(o, "--series") && v) {
 			json_object_set_new(doc, "kind", json_string("series"));
 			f = bis_file(v);

@@ -20,7 +20,8 @@
 struct db_bisection {
 	int64_t id;
 	char *kind;		/* series debian git */
-	char *base;		/* series: the base as queued; "" */
+	char *base;		/* series: the base as queued; git: the
+				 * base's name; "" */
 	char *good, *bad;	/* the ends as asked */
 	char *rig, *suite;
 	char *metrics;		/* ',' separated */
@@ -33,13 +34,16 @@ struct db_bisection {
 	char *error;
 	char *who;
 	int64_t created, finished;
+	int steps_hint;		/* git: git's "roughly K steps"; -1 */
 };
 
 struct db_bis_cand {
 	int idx;
-	char *label;		/* "[3/8] subject", "6.1.180" */
+	char *label;		/* "[3/8] subject", "6.1.180", "1a2b3c4d5e6f
+				 * subject" */
 	char *subject, *author;
-	char *file;		/* series: the patch file; debian: package */
+	char *file;		/* series: the patch file; debian: package;
+				 * git: the full commit */
 	char *kernel;		/* its catalog ident once known, "" */
 	int64_t build;		/* series: its build, 0: none yet */
 };
@@ -76,6 +80,12 @@ int db_bisection_update(struct db *db, int64_t id, const char *state,
 			const char *report, const char *error);
 int db_bisection_candidates(struct db *db, int64_t id,
 			    struct db_bis_cand **out, size_t *n);
+/* git: git's estimate of the steps left. */
+int db_bisection_set_hint(struct db *db, int64_t id, int steps_hint);
+/* git: one more candidate c (c->idx the next free index), its kernel
+ * and build as given. */
+int db_bisection_cand_add(struct db *db, int64_t id,
+			  const struct db_bis_cand *c);
 /* Record candidate idx's kernel (NULL: keep) and build (0: keep). */
 int db_bisection_set_kernel(struct db *db, int64_t id, int idx,
 			    const char *kernel, int64_t build);

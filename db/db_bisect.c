@@ -13,7 +13,7 @@
 #define BIS_COLS \
 	"SELECT id, kind, base, good, bad, rig, suite, metrics, max_cells, " \
 	"state, phase, answer, outcome, report, error, who, created, " \
-	"COALESCE(finished, 0) FROM bisections "
+	"COALESCE(finished, 0), steps_hint FROM bisections "
 
 #define C(field, type) DB_COL(db_bisection, field, type)
 static const struct db_col bis_cols[] = {
@@ -21,7 +21,7 @@ static const struct db_col bis_cols[] = {
 	C(rig, STR), C(suite, STR), C(metrics, STR), C(max_cells, INT),
 	C(state, STR), C(phase, STR), C(answer, INT), C(outcome, STR),
 	C(report, STR), C(error, STR), C(who, STR), C(created, INT64),
-	C(finished, INT64),
+	C(finished, INT64), C(steps_hint, INT),
 };
 #undef C
 static const struct db_rows bis_rows = DB_ROWS(db_bisection, bis_cols);
@@ -120,6 +120,22 @@ int db_bisection_update(struct db *db, int64_t id, const char *state,
 	if (rc != SQLITE_DONE)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
+}
+
+int db_bisection_set_hint(struct db *db, int64_t id, int steps_hint)
+{
+	return db_run(db, "UPDATE bisections SET steps_hint = ? WHERE id = ?",
+		      "iI", steps_hint, id) == SQLITE_DONE ? DB_OK : DB_ERR;
+}
+
+int db_bisection_cand_add(struct db *db, int64_t id,
+			  const struct db_bis_cand *c)
+{
+	return db_run(db, "INSERT INTO bisection_candidates (bisection_id, "
+		      "idx, label, subject, author, file, kernel, build_id) "
+		      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "IisssssI", id, c->idx,
+		      c->label, c->subject, c->author, c->file, c->kernel,
+		      c->build) == SQLITE_DONE ? DB_OK : DB_ERR;
 }
 
 int db_bisection_candidates(struct db *db, int64_t id,

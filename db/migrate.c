@@ -397,6 +397,10 @@ static const char *const migrations[] = {
 	"  created INTEGER NOT NULL,"
 	"  finished INTEGER);"
 	"CREATE INDEX bisection_steps_bis ON bisection_steps(bisection_id, id);",
+	/* 13 (issue 12, git bisections): git's own estimate of the steps
+	 * left ("roughly K steps"), -1 where git does not choose them. */
+	"ALTER TABLE bisections ADD COLUMN steps_hint INTEGER NOT NULL "
+	"DEFAULT -1;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

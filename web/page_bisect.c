@@ -59,7 +59,8 @@ static void bis_cands_table(struct strbuf *sb, const struct web_bisect *w)
 		"</th></tr>\n");
 	for (i = 0; i < w->ncands; i++) {
 		const struct db_bis_cand *c = &w->cands[i];
-		int open = i > w->good && i <= w->bad;
+		int open = strcmp(w->b->kind, "git") ? i > w->good &&
+			   i <= w->bad : i == w->good || i == w->bad;
 
 		sb_addf(sb, "<tr%s><td>%d</td><td>", open ?
 			" class=\"open\"" : "", c->idx);
@@ -89,9 +90,17 @@ int web_bisection(const struct web_bisect *w, struct query *q,
 	sb_adds(sb, "</h1>\n<p>");
 	sb_add_html(sb, b->kind);
 	sb_adds(sb, " ");
-	sb_add_html(sb, b->good);
-	sb_adds(sb, " (good) .. ");
-	sb_add_html(sb, b->bad);
+	if (!strcmp(b->kind, "git") && w->ncands >= 2) {
+		sb_add_html(sb, b->base);
+		sb_adds(sb, ": ");
+		sb_add_html(sb, w->cands[0].label);
+		sb_adds(sb, " (good) .. ");
+		sb_add_html(sb, w->cands[1].label);
+	} else {
+		sb_add_html(sb, b->good);
+		sb_adds(sb, " (good) .. ");
+		sb_add_html(sb, b->bad);
+	}
 	sb_adds(sb, " (bad) on rig ");
 	sb_add_html(sb, b->rig);
 	sb_adds(sb, ", suite ");
@@ -183,6 +192,16 @@ static void form_field(struct strbuf *sb, const struct query *q,
 	sb_addf(sb, "\" placeholder=\"%s\"></label><br>\n", hint);
 }
 
+/* rig, suite, metric, cap and the button, then the form ends */
+static void form_common(struct strbuf *sb, const struct query *q)
+{
+	form_field(sb, q, "rig", "rig", "");
+	form_field(sb, q, "suite", "suite", "");
+	form_field(sb, q, "metric", "metric", "tiobench.seq_read.rate");
+	form_field(sb, q, "max_cells", "cells a side (optional)", "8");
+	sb_adds(sb, "<button type=\"submit\">Bisect</button></form>\n");
+}
+
 int web_bisect_form(const struct query *q, const char *csrf, int status,
 		    const char *error, struct web_response *r)
 {
@@ -215,11 +234,21 @@ int web_bisect_form(const struct query *q, const char *csrf, int status,
 		"debian\">\n");
 	form_field(sb, q, "good", "good release", "6.1.170");
 	form_field(sb, q, "bad", "bad release", "6.1.177");
-	form_field(sb, q, "rig", "rig", "");
-	form_field(sb, q, "suite", "suite", "");
-	form_field(sb, q, "metric", "metric", "tiobench.seq_read.rate");
-	form_field(sb, q, "max_cells", "cells a side (optional)", "8");
-	sb_adds(sb, "<button type=\"submit\">Bisect</button></form>\n");
+	form_common(sb, q);
+	sb_adds(sb, "<h2>Bisect a git range</h2>\n<p>Which commit made it "
+		"worse?  git bisect chooses the commits between the good and "
+		"the bad commit of a git base of the configuration; each is "
+		"built and compared with the good end.</p>\n");
+	sb_adds(sb, "<form id=\"bisect-git\" method=\"post\" action=\""
+		"/bisections\"><input type=\"hidden\" name=\"csrf\" "
+		"value=\"");
+	sb_add_html(sb, csrf);
+	sb_adds(sb, "\"><input type=\"hidden\" name=\"kind\" value=\""
+		"git\">\n");
+	form_field(sb, q, "base", "git base", "linux");
+	form_field(sb, q, "good", "good commit", "v6.1");
+	form_field(sb, q, "bad", "bad commit", "HEAD");
+	form_common(sb, q);
 	page_end(sb);
 	page_ok(r, CT_HTML);
 	if (error)
