@@ -52,7 +52,7 @@ klab job add $K --rig scsi0 --suite tiobench --scale 0.01 >/dev/null || fail "qu
 # shellcheck disable=SC2086
 klab job add $K --rig ide0 --suite tiobench --scale 0.01 >/dev/null || fail "queue ide"
 # shellcheck disable=SC2086
-klab job add $K --rig many0 --suite iops-alldisks --scale 0.05 >/dev/null || fail "queue manydisk"
+klab job add $K --rig many0 --suite iops-alldisks --scale 0.02 >/dev/null || fail "queue manydisk"
 i=0
 while :; do
 	http GET "/api/jobs" >/dev/null
