@@ -119,10 +119,12 @@ check-slow: all
 	KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t4*.sh tests/t51*.sh
 
 # The lab tier, not in CI: long real-rig runs (t7NNN), results recorded in
-# docs/ with their date and commit: t7001 the A/A, t7002 the soak
-# (bench/soak.sh for KLAB_SOAK_MINUTES, default 120).
+# docs/ with their date and commit: t4100 with every shipped patch (and
+# 6.12 when installed), t7001 the A/A, t7002 the soak (bench/soak.sh for
+# KLAB_SOAK_MINUTES, default 120), t7003 a series bisection.
 check-lab: all
-	KLAB_LAB=1 KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t7*.sh
+	KLAB_LAB=1 KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh \
+		tests/t4100-build-real.sh tests/t7*.sh
 
 # The fault suite (docs/FAULTS.md): the cheap cases (t22NN, also in
 # make check), the older single cases, and the QEMU ones (t8NNN, here only).
