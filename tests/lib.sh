@@ -83,13 +83,15 @@ expect_nogrep() { ! grep -q -- "$1" "${2:-$TMP/body}" || fail "did not expect '$
 # lab_scsi_start [MODEL]: klabd with one QEMU scsi rig, scsi0, with disk
 # model MODEL (hdd, klabd's default; docs/RIGS.md), that cold-boots the
 # newest Debian 6.1 kernel (fetched into the catalog): the slow and lab
-# tiers' rig.  Sets BASE (that kernel's upstream version).
+# tiers' rig.  Sets BASE (that kernel's upstream version).  With LAB_TOP
+# set, klabd's top_dir is that tree (suites of the test's own).
 lab_scsi_start() {
 	LAB_MODEL=${1:-hdd}
 	BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$("$TOP/kernels/debian-kernels.sh" newest 6.1)" |
 		sed -n 's/^upstream=//p')
 	cat >"$TMP/klabd.conf" <<CONF
 max_builds = 1
+${LAB_TOP:+top_dir = $LAB_TOP}
 [rig scsi0]
 kind = qemu
 profile = scsi

@@ -3,11 +3,13 @@
 # Slow tier (KLAB_SLOW=1, `make check-slow`): a comparison run with
 # adaptive repetition on a real QEMU rig.  klabd builds base 6.1 with the
 # lab config and base + the canary-slow patch (a 500 us delay on every
-# request start), as t4101 does; then `klab compare-run lab-6.1
+# request start), as t7004 does; then `klab compare-run lab-6.1
 # lab-6.1+canary-slow --wait` queues interleaved A B cells on the scsi rig
 # until every headline metric is decided or the cap is reached, and must
 # end "worse" (exit 4) within the cap, with the canary's cells booted, and
-# worse on both a read and a write phase.  The rig has the ssd disk model
+# worse on both a read and a write phase; `klab compare --fail-on-worse`
+# on the same cells must exit 4 (t7004 checks it
+# on a plain job queue in the lab tier).  The rig has the ssd disk model
 # (100 us a request): the canary's 500 us is then most of a request's time
 # (on the hdd model's 8 ms it is 6%, within that model's noise at this
 # small scale; docs/RIGS.md, "Disk models").
@@ -44,5 +46,13 @@ done
 expect_grep 'check-in on .*-klab+canary-slow' "$TMP/klabd.log"
 expect_grep "comparison $ID: look at" "$TMP/klabd.log"
 expect_grep '(worse, headline)' "$TMP/run.txt"
+# the same cells through `klab compare --fail-on-worse` (what a script or
+# CI job runs): exit 4, the canary flagged as a headline regression
+klab compare lab-6.1 lab-6.1+canary-slow --rig scsi0 --suite tiobench \
+	--fail-on-worse >"$TMP/cmp.txt"
+rc=$?
+cat "$TMP/cmp.txt"
+[ $rc -eq 4 ] || fail "klab compare --fail-on-worse did not flag the canary (exit $rc)"
+expect_grep '(worse, headline)' "$TMP/cmp.txt"
 stop_klabd
 ok "compare-run on a real rig: the canary is decided worse within $MAX_CELLS cells a side"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Slow tier (KLAB_SLOW=1, `make check-slow`): the whole pipeline with built
-# kernels.  klabd builds base 6.1 with the lab config and base + the
+# Lab tier (KLAB_LAB=1, `make check-lab`; in CI t5101 runs the same
+# check, `klab compare --fail-on-worse` on the canary's cells, after its
+# compare-run): the whole pipeline with built kernels and a plain job
+# queue.  klabd builds base 6.1 with the lab config and base + the
 # canary-slow patch (a deliberate 500 us delay on every request start),
 # both join the catalog, the scsi rig kexecs into each (interleaved,
 # repeated cells), and the comparison must flag the canary as a regression
@@ -12,7 +14,7 @@
 # that model's noise at this scale).  The self-test that klab catches a
 # regression.
 . "$(dirname "$0")/lib.sh"
-[ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
+[ -n "${KLAB_LAB:-}" ] || skip "lab tier: set KLAB_LAB=1 (make check-lab)"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
 [ -f /usr/src/linux-source-6.1.tar.xz ] || skip "linux-source-6.1 is not installed"
 [ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
