@@ -45,7 +45,7 @@ boot_rig "$WORK/ide.log" --profile ide --dir "$WORK/ide" --disk-size 32 \
 	--kernel "$vmlinuz" --initrd "$WORK/initrd" --append "$append klab.net=dhcp"
 check_written "$WORK"/ide/disk-*.img
 tr -d '\r' <"$WORK/ide.log" | grep '^T: '
-grep -q '^ide-hd,drive=t0,bus=ide.0,unit=0$' "$WORK/ide/qemu.args" || fail "ide rig has no ide-hd disk on the PIIX bus"
+grep -q '^ide-hd,drive=[a-z]*0,bus=ide.0,unit=0$' "$WORK/ide/qemu.args" || fail "ide rig has no ide-hd disk on the PIIX bus"
 expect "$WORK/ide.log" '^T: ndisks=1$' "ide rig sees one disk"
 expect "$WORK/ide.log" '^T: disk sda [0-9]+:0:0:0 .*\[mq-deadline\].* ATA' "ide disk sda (ATA) with mq-deadline"
 expect "$WORK/ide.log" 'ata_piix' "PIIX IDE driver"

@@ -19,7 +19,7 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not inst
 [ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
 command -v jq >/dev/null || skip "no jq"
 
-SCALE=0.01
+SCALE=0.03
 # one repetition a cell (the shipped suite has 3): the effect is a factor,
 # and CI's budget counts every minute (issue 9)
 LAB_TOP=$TMP/top
