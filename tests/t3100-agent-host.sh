@@ -81,7 +81,7 @@ expect_status 201
 run_agent "$TMP/agent1.log" --token tok-host0 || { cat "$TMP/agent1.log"; fail "the agent exited $?"; }
 cat "$TMP/agent1.log"
 expect_grep 'klab-agent: registered as host0' "$TMP/agent1.log"
-expect_grep 'kernel and initramfs downloaded, sha256 checked' "$TMP/agent1.log"
+expect_grep 'kernel and initramfs ready, sha256 checked, downloaded [0-9]* bytes' "$TMP/agent1.log"
 expect_grep "disk '$TMP/d1' is a file: no scheduler" "$TMP/agent1.log"
 expect_grep 'results stored (HTTP 201)' "$TMP/agent1.log"
 grep -q '^20[0-9-]*T[0-9:.]*Z klab-agent: ' "$TMP/agent1.log" || fail "log lines carry no timestamp"
