@@ -26,15 +26,25 @@ struct http_file {
 	FILE *f;
 	struct sha256 sha;
 	unsigned long long bytes;
+	int werr;	/* a write to the file failed (a full disk) */
 };
+
+/* http_fetch and the downloads: a failure of our own disk (create, write,
+ * rename), as against klabd's or the network's (-1). */
+#define HTTP_LOCAL (-2)
 
 static size_t http_to_file(const char *data, size_t n, void *arg)
 {
 	struct http_file *hf = arg;
 
+	size_t w;
+
 	sha256_update(&hf->sha, data, n);
 	hf->bytes += n;
-	return fwrite(data, 1, n, hf->f);
+	w = fwrite(data, 1, n, hf->f);
+	if (w != n)
+		hf->werr = 1;
+	return w;
 }
 
 /* A request for cfg->url + path with the rig's token; url is its buffer. */
@@ -158,10 +168,11 @@ static int http_fetch(const struct agent_config *cfg, const char *path,
 	if (!hf.f) {
 		snprintf(err, errlen, "cannot create '%s': %s", part,
 			 strerror(errno));
-		return -1;
+		return HTTP_LOCAL;
 	}
 	sha256_init(&hf.sha);
 	hf.bytes = 0;
+	hf.werr = 0;
 	sb_init(&url);
 	http_request_for(cfg, "GET", path, 3600L, &url, &rq);
 	rq.sink = http_to_file;
@@ -169,10 +180,10 @@ static int http_fetch(const struct agent_config *cfg, const char *path,
 	rc = http_perform(&rq, path, NULL, &status, err, errlen);
 	sb_release(&url);
 	*bytes += hf.bytes;
-	if (fclose(hf.f) && rc == 0) {
+	if ((fclose(hf.f) || hf.werr) && (rc == 0 || hf.werr)) {
 		snprintf(err, errlen, "cannot write '%s': %s", part,
-			 strerror(errno));
-		rc = -1;
+			 hf.werr ? "short write (disk full?)" : strerror(errno));
+		return HTTP_LOCAL;
 	}
 	if (rc == 0 && status != 200) {
 		snprintf(err, errlen, "GET '%s': klabd answered %ld", path,
@@ -197,6 +208,7 @@ static int http_download_counted(const struct agent_config *cfg,
 {
 	char got[SHA256_HEX_LEN + 1], part[1024];
 	unsigned i;
+	int rc = -1;
 
 	if (sha256_file_hex(dest, got) == 0 && !strcmp(got, sha256)) {
 		agent_log("have '%s' already (sha256 %.12s)", dest, got);
@@ -204,20 +216,23 @@ static int http_download_counted(const struct agent_config *cfg,
 	}
 	snprintf(part, sizeof(part), "%s.part", dest);
 	for (i = 1; i <= attempts; i++) {
-		if (http_fetch(cfg, path, part, sha256, bytes, err,
-			       errlen) == 0) {
+		rc = http_fetch(cfg, path, part, sha256, bytes, err, errlen);
+		if (rc == 0) {
 			if (rename(part, dest) == 0)
 				return 0;
 			snprintf(err, errlen, "cannot rename '%s': %s", part,
 				 strerror(errno));
+			rc = HTTP_LOCAL;
 		}
 		unlink(part);
 		agent_log("download %s: %s (attempt %u of %u)", path, err, i,
 			  attempts);
+		if (rc == HTTP_LOCAL)	/* our disk, not klabd: no use waiting */
+			break;
 		if (i < attempts)
 			agent_backoff(cfg, i);
 	}
-	return -1;
+	return rc;
 }
 
 int http_download(const struct agent_config *cfg, const char *path,
@@ -254,9 +269,11 @@ static int http_cache_fill(const struct agent_config *cfg, const char *path,
 			   unsigned long long *bytes, char *err,
 			   size_t errlen)
 {
-	if (http_download_counted(cfg, path, dest, sha256, attempts, bytes,
-				  err, errlen) == 0)
-		return 0;
+	int rc = http_download_counted(cfg, path, dest, sha256, attempts,
+				       bytes, err, errlen);
+
+	if (rc != HTTP_LOCAL)	/* done, or klabd/the network failed */
+		return rc;
 	agent_log("cache '%s': %s; evicting and trying again",
 		  cfg->cache_dir, err);
 	http_cache_trim(cfg, 0, keep);
@@ -285,12 +302,15 @@ int http_download_cached(const struct agent_config *cfg, const char *what,
 		agent_log("%s %.12s: cache entry '%s' does not match its "
 			  "sha256: removed, downloading it again", what,
 			  sha256, dest->buf);
-	if (http_cache_fill(cfg, path, dest->buf, sha256, keep, attempts,
-			    bytes, err, errlen) == 0) {
+	st = http_cache_fill(cfg, path, dest->buf, sha256, keep, attempts,
+			     bytes, err, errlen);
+	if (st == 0) {
 		http_cache_trim(cfg, cache_limit(cfg->cache_dir,
 						 cfg->cache_max), keep);
 		return 0;
 	}
+	if (st != HTTP_LOCAL)	/* klabd refused: the plain path would too */
+		return -1;
 	agent_log("%s %.12s: cannot keep it in cache '%s': %s", what,
 		  sha256, cfg->cache_dir, err);
 	dest->len = mark;
