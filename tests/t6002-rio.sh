@@ -57,6 +57,19 @@ jq -r .error "$TMP/q.json" | grep -q "unterminated quote" || fail "quote error"
 no_test_files "$TMP/d"
 ok "errors"
 
+# writers only, at the end (tiobench-under-writes' background load): each
+# writer's region is --write-size long, not the unused --read-size (64 MiB
+# by default), so the writers stay clear of the disk's start, where
+# tiotest works (the regions of an existing file begin at 1 TiB)
+: >"$TMP/disk"
+"$R" --disk "$TMP/disk" --readers 0 --writers 2 --write-size 4 --at-end \
+	--warmup 0 --time 1 --out "$TMP/w.json" || fail "writers only: exit $?"
+size=$(stat -c %s "$TMP/disk")
+[ "$size" = $(((1 << 40) + (8 << 20))) ] ||
+	fail "two 4 MiB writers at the end grew the file to $size bytes (want 1 TiB + 8 MiB)"
+rm -f "$TMP/disk"
+ok "writers only: regions of --write-size at the end"
+
 # SIGTERM during the measurement: partial numbers marked incomplete,
 # the load stopped, files removed
 "$R" --disk "$TMP/d" --read-size 8 --writers 1 --write-size 16 \

@@ -473,7 +473,11 @@ int main(int argc, char **argv)
 	if (!r.rd || !r.wr || !h)
 		abort();
 	hist_init(h);
-	len = (o.rsize_mb > o.wsize_mb ? o.rsize_mb : o.wsize_mb) << 20;
+	/* one region length for both roles: the larger one in use (an
+	 * unused --read-size must not spread the writers over the disk) */
+	len = (o.readers ? o.rsize_mb : 0) > (o.writers ? o.wsize_mb : 0) ?
+	      o.rsize_mb : o.wsize_mb;
+	len <<= 20;
 	if (iofile_plan(&plan, o.disk, "rio", o.readers + o.writers, len,
 			o.plan_flags, err, sizeof(err)))
 		wl_fail("%s", err);
