@@ -89,7 +89,8 @@ $(O)/libwl.a: $(WL_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(O)/bin/klabd: $(O)/controller/klabd.o $(O)/libctl.a $(O)/libcore.a
+$(O)/bin/klabd: $(O)/controller/klabd.o $(O)/libctl.a $(O)/libwl.a \
+		$(O)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(O)/bin/klab: $(CLI_SRC:%.c=$(O)/%.o) $(O)/libctl.a $(O)/libcore.a

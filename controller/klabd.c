@@ -560,6 +560,7 @@ static int open_state(struct klabd *d, char *err, size_t errlen)
 
 	if (!db)
 		return -1;
+	api_suites_register(d, db);
 	klabd_db_put(d, db);
 	db_path_private(d->db_path);
 	d->auth = auth_create(err, errlen);

@@ -208,6 +208,9 @@ int api_rig_online(struct req *rq, struct web_response *r);
  * (job_cmdline_allow): 0, or -1 with err naming what is refused. */
 int api_suite_check(const struct klabd *d, const char *suite, char *err,
 		    size_t errlen);
+/* Register (or describe anew) every suite of workloads/suites/ in the
+ * database, as its file names and describes it; how many. */
+int api_suites_register(const struct klabd *d, struct db *db);
 int api_cmdline_check(const struct klabd *d, const char *cmdline,
 		      char *err, size_t errlen);
 /* comparisons.c: comparison runs with adaptive repetition */

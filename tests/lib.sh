@@ -84,7 +84,8 @@ expect_nogrep() { ! grep -q -- "$1" "${2:-$TMP/body}" || fail "did not expect '$
 # model MODEL (hdd, klabd's default; docs/RIGS.md), that cold-boots the
 # newest Debian 6.1 kernel (fetched into the catalog): the slow and lab
 # tiers' rig.  Sets BASE (that kernel's upstream version).  With LAB_TOP
-# set, klabd's top_dir is that tree (suites of the test's own).
+# set, klabd's top_dir is that tree (suites of the test's own); LAB_DISK_MB
+# sizes the rig's disk (128).
 lab_scsi_start() {
 	LAB_MODEL=${1:-hdd}
 	BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$("$TOP/kernels/debian-kernels.sh" newest 6.1)" |
@@ -97,7 +98,7 @@ kind = qemu
 profile = scsi
 base_kernel = $BASE
 memory_mb = 768
-disk_mb = 128
+disk_mb = ${LAB_DISK_MB:-128}
 disk_model = $LAB_MODEL
 boot_timeout = 240
 job_timeout = 600

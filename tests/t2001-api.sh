@@ -87,6 +87,14 @@ expect_status 201
 http GET /api/rigs/box1 >/dev/null; expect_status 200; expect_grep '"disks":64'
 http POST /api/rigs -H 'Content-Type: application/json' -d '{"name":' >/dev/null; expect_status 400
 http POST /api/rigs -H 'Content-Type: text/plain' -d '{"name":"x"}' >/dev/null; expect_status 415
+# every suite of workloads/suites/ is registered at start, described by
+# its own file
+for f in "$TOP"/workloads/suites/*.suite; do
+	n=$(sed -n 's/^name = //p' "$f"); desc=$(sed -n 's/^description = //p' "$f")
+	http GET /api/suites >/dev/null
+	got=$(jq -r --arg n "$n" '.suites[] | select(.name == $n) | .description' "$TMP/body")
+	[ "$got" = "$desc" ] || fail "suite $n: registered as '$got', its file says '$desc'"
+done
 
 # still serving, then a clean shutdown
 http GET /api/health >/dev/null; expect_status 200

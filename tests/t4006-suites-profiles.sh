@@ -42,6 +42,7 @@ echo "kernel: $K (rigs boot $BASE)"
 cat >"$TMP/plan" <<'EOF'
 scsi0 tiobench done
 scsi0 tiobench-under-writes done
+scsi0 tiobench-under-writes-nowbt done
 scsi0 fio done
 scsi0 iops-alldisks done
 scsi0 dbench refused
@@ -51,6 +52,7 @@ scsi1 rio-under-dbench done
 ide0 tiobench done
 ide0 fio done
 ide0 tiobench-under-writes done
+ide0 tiobench-under-writes-nowbt done
 ide0 rio-under-dbench refused
 many0 iops-alldisks done
 many0 tiobench done

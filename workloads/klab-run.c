@@ -36,6 +36,7 @@
 #include "workloads/devstat.h"
 #include "workloads/driver.h"
 #include "workloads/iofile.h"
+#include "workloads/qattr.h"
 #include "workloads/runctl.h"
 #include "workloads/suite.h"
 #include "workloads/wlcli.h"
@@ -490,12 +491,32 @@ static unsigned run_suite(const struct plan *p, const struct driver_env *env,
 	return done;
 }
 
+/*
+ * The queue attributes the run had, as results (queue.NAME, iosched/X as
+ * queue.iosched.X): the compare page shows the configuration beside the
+ * numbers it produced.
+ */
+static void add_queue_results(struct result_set *rs, const struct suite *s)
+{
+	char name[sizeof(s->queue[0].name)], *c;
+	unsigned i;
+
+	for (i = 0; i < s->nqueue; i++) {
+		snprintf(name, sizeof(name), "%s", s->queue[i].name);
+		while ((c = strchr(name, '/')))
+			*c = '.';
+		wl_result(rs, "queue", name, "", strtod(s->queue[i].value, NULL),
+			  DIR_NONE);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .scale = 1.0 };
 	struct plan p;
 	struct driver_env env;
 	struct result_set sum;
+	struct qattr_state qa;
 	unsigned *cnt = NULL, done;
 	char err[1200] = "", path[4096];
 	size_t i;
@@ -527,10 +548,14 @@ int main(int argc, char **argv)
 				   p.timeout };
 	result_set_init(&sum);
 	done = 0;
-	if (plan_check_disk(&p, err, sizeof(err)) == 0)
+	if (plan_check_disk(&p, err, sizeof(err)) == 0 &&
+	    qattr_apply(&qa, &p.s, &p.dev, err, sizeof(err)) == 0) {
 		done = run_suite(&p, &env, o.out, &sum, &cnt, err, sizeof(err));
+		qattr_restore(&qa);
+	}
 	for (i = 0; i < sum.n; i++)
 		sum.v[i].value /= cnt[i];
+	add_queue_results(&sum, &p.s);
 	result_set_setstr(&sum.kernel, p.id);
 	result_set_setstr(&sum.suite, p.s.name);
 	result_set_setstr(&sum.format, "klab-run");

@@ -46,6 +46,73 @@ static char **field(struct suite *s, const char *key)
 	return NULL;
 }
 
+static int all_of(const char *s, size_t n, const char *set)
+{
+	return n && strspn(s, set) >= n;
+}
+
+/*
+ * The queue key: "NAME=VALUE ..." with NAME a queue attribute ([a-z0-9_],
+ * or iosched/ and one for the scheduler's tunables) and VALUE a decimal
+ * integer.  The scheduler itself is the job's option, not a suite's.
+ */
+static int set_queue(struct suite *s, const char *val, char *err,
+		     size_t errlen)
+{
+	static const char lower[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
+	const char *p = val;
+
+	if (s->nqueue) {
+		snprintf(err, errlen, "key 'queue' given twice");
+		return -1;
+	}
+	while (*p) {
+		size_t n = strcspn(p, " \t"), k;
+		const char *eq = memchr(p, '=', n), *name = p;
+		struct suite_qattr *a;
+
+		if (!eq) {
+			snprintf(err, errlen, "queue: expected NAME=VALUE, "
+				 "got '%.*s'", (int)n, p);
+			return -1;
+		}
+		k = (size_t)(eq - p);
+		if (k > 8 && strncmp(p, "iosched/", 8) == 0)
+			name += 8;
+		if (k >= sizeof(a->name) || !all_of(name, k - (name - p), lower) ||
+		    (k == 9 && strncmp(p, "scheduler", 9) == 0)) {
+			snprintf(err, errlen, "queue: invalid attribute '%.*s' "
+				 "(a name in /sys/block/DEV/queue/ or "
+				 "iosched/NAME; the scheduler is the job's "
+				 "option)", (int)k, p);
+			return -1;
+		}
+		if (n - k - 1 >= sizeof(a->value) ||
+		    !all_of(eq + 1, n - k - 1, "0123456789")) {
+			snprintf(err, errlen, "queue: value of '%.*s' must be a "
+				 "decimal integer, got '%.*s'", (int)k, p,
+				 (int)(n - k - 1), eq + 1);
+			return -1;
+		}
+		if (s->nqueue == SUITE_MAX_QUEUE) {
+			snprintf(err, errlen, "queue: more than %d attributes",
+				 SUITE_MAX_QUEUE);
+			return -1;
+		}
+		a = &s->queue[s->nqueue++];
+		snprintf(a->name, sizeof(a->name), "%.*s", (int)k, p);
+		snprintf(a->value, sizeof(a->value), "%.*s", (int)(n - k - 1),
+			 eq + 1);
+		p += n;
+		p += strspn(p, " \t");
+	}
+	if (!s->nqueue) {
+		snprintf(err, errlen, "queue: no attribute given");
+		return -1;
+	}
+	return 0;
+}
+
 static int set_key(struct suite *s, const char *key, const char *val,
 		   char *err, size_t errlen)
 {
@@ -53,6 +120,8 @@ static int set_key(struct suite *s, const char *key, const char *val,
 	char *end;
 	long n;
 
+	if (strcmp(key, "queue") == 0)
+		return set_queue(s, val, err, errlen);
 	if (strcmp(key, "repetitions") == 0) {
 		errno = 0;
 		n = strtol(val, &end, 10);

@@ -4,13 +4,22 @@
  * docs/SUITES.md).  A suite is "key = value" lines: the measured workload
  * command, an optional background load, a warm-up command that runs and is
  * discarded, repetitions, a timeout, the file system the first disk must
- * carry and the space the suite needs on it.  Commands name {N} numbers that the
+ * carry and the space the suite needs on it, and the block queue attributes
+ * its disks run with (workloads/qattr.h).  Commands name {N} numbers that the
  * scale factor multiplies, and {disk}, {disks}, {ncpu}, {id} placeholders.
  */
 #ifndef KLAB_SUITE_H
 #define KLAB_SUITE_H
 
 #include <stddef.h>
+
+#define SUITE_MAX_QUEUE 8
+
+/* One "NAME=VALUE" of the queue key: /sys/block/DEV/queue/NAME. */
+struct suite_qattr {
+	char name[48];		/* [a-z0-9_]+, or iosched/[a-z0-9_]+ */
+	char value[24];		/* a decimal integer */
+};
 
 struct suite {
 	char *path;
@@ -26,6 +35,8 @@ struct suite {
 	char *disk_mb;		/* MiB the first disk must have, unexpanded;
 				 * NULL: no requirement */
 	unsigned repetitions;
+	struct suite_qattr queue[SUITE_MAX_QUEUE];
+	unsigned nqueue;
 };
 
 struct suite_vars {

@@ -3,7 +3,9 @@
  * Unit tests for workloads/suite.c and the command splitting of
  * workloads/wlcli.c: placeholders and scaling, suite file errors naming
  * the line, the shipped suites all load and say what disk they need, and
- * the end of a failed step's output as driver.c reports it.
+ * the end of a failed step's output as driver.c reports it, and the
+ * queue key: its parsing and qattr.c setting and putting back the
+ * attributes in a made-up sysfs tree.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,9 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "workloads/driver.h"
+#include "workloads/qattr.h"
 #include "workloads/suite.h"
 #include "workloads/wlcli.h"
 
@@ -143,6 +147,134 @@ static void test_disk_keys(void **state)
 	suite_release(&s);
 }
 
+static void expect_queue_error(const char *val, const char *msg)
+{
+	char text[256], err[512];
+	struct suite s;
+
+	snprintf(text, sizeof(text), "name = t\nworkload = x\nwarmup = none\n"
+		 "queue = %s\n", val);
+	assert_int_equal(load_text(text, &s, err, sizeof(err)), -1);
+	if (!strstr(err, msg))
+		fail_msg("queue = %s: '%s' lacks '%s'", val, err, msg);
+	assert_non_null(strstr(err, "line 4:"));
+	suite_release(&s);
+}
+
+static void test_queue_key(void **state)
+{
+	struct suite s;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
+				   "queue = wbt_lat_usec=0  iosched/read_expire=100"
+				   "\tnr_requests=64\n", &s, err, sizeof(err)), 0);
+	assert_int_equal(s.nqueue, 3);
+	assert_string_equal(s.queue[0].name, "wbt_lat_usec");
+	assert_string_equal(s.queue[0].value, "0");
+	assert_string_equal(s.queue[1].name, "iosched/read_expire");
+	assert_string_equal(s.queue[1].value, "100");
+	assert_string_equal(s.queue[2].name, "nr_requests");
+	suite_release(&s);
+	assert_int_equal(s.nqueue, 0);
+	expect_queue_error("wbt_lat_usec", "expected NAME=VALUE, got 'wbt_lat_usec'");
+	expect_queue_error("../../../etc/passwd=1", "invalid attribute '../../../etc/passwd'");
+	expect_queue_error("iosched/../x=1", "invalid attribute 'iosched/../x'");
+	expect_queue_error("iosched/=1", "invalid attribute 'iosched/'");
+	expect_queue_error("Nr=1", "invalid attribute 'Nr'");
+	expect_queue_error("=1", "invalid attribute ''");
+	expect_queue_error("scheduler=1", "the scheduler is the job's option");
+	expect_queue_error("nr_requests=-1", "must be a decimal integer, got '-1'");
+	expect_queue_error("nr_requests=", "must be a decimal integer, got ''");
+	expect_queue_error("nr_requests=1\x01", "decimal integer");
+	expect_queue_error("a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1",
+			   "more than 8 attributes");
+	assert_int_equal(load_text("name = t\nqueue = a=1\nqueue = b=2\n", &s,
+				   err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "line 3: key 'queue' given twice"));
+	suite_release(&s);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	buf[fread(buf, 1, len - 1, f)] = 0;
+	fclose(f);
+}
+
+/* Set on every disk, put back last first; a failure names the disk and
+ * the attribute and leaves nothing changed. */
+static void test_qattr(void **state)
+{
+	char root[] = "/tmp/klab-test-qattr-XXXXXX", p[1100], buf[64], err[512];
+	struct devstat_set dev = { 0 };
+	struct qattr_state st;
+	struct suite s;
+	unsigned i;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	for (i = 0; i < 2; i++) {
+		snprintf(dev.dir[i], sizeof(dev.dir[i]), "%s/sd%c", root, 'a' + i);
+		mkdir(dev.dir[i], 0755);
+		snprintf(p, sizeof(p), "%s/queue", dev.dir[i]);
+		mkdir(p, 0755);
+		snprintf(p, sizeof(p), "%s/queue/wbt_lat_usec", dev.dir[i]);
+		write_file(p, "75000\n");
+		snprintf(p, sizeof(p), "%s/queue/nr_requests", dev.dir[i]);
+		write_file(p, "256\n");
+	}
+	dev.n = 2;
+	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
+				   "queue = wbt_lat_usec=0 nr_requests=4\n", &s,
+				   err, sizeof(err)), 0);
+	assert_int_equal(qattr_apply(&st, &s, &dev, err, sizeof(err)), 0);
+	assert_int_equal(st.n, 4);
+	snprintf(p, sizeof(p), "%s/queue/nr_requests", dev.dir[1]);
+	read_file(p, buf, sizeof(buf));
+	assert_string_equal(buf, "4");
+	qattr_restore(&st);
+	read_file(p, buf, sizeof(buf));
+	assert_string_equal(buf, "256");
+	suite_release(&s);
+
+	/* sdb has no such attribute: sda's changes are put back */
+	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
+				   "queue = wbt_lat_usec=0 iosched/fifo_batch=4\n",
+				   &s, err, sizeof(err)), 0);
+	assert_int_equal(qattr_apply(&st, &s, &dev, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot set block queue attribute "
+			       "iosched/fifo_batch=4 of suite 't' on sda"));
+	assert_non_null(strstr(err, "No such file or directory"));
+	assert_int_equal(st.n, 0);
+	snprintf(p, sizeof(p), "%s/queue/wbt_lat_usec", dev.dir[0]);
+	read_file(p, buf, sizeof(buf));
+	assert_string_equal(buf, "75000");
+
+	/* no block device behind the disks */
+	dev.n = 0;
+	assert_int_equal(qattr_apply(&st, &s, &dev, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no block device is behind its disks"));
+	suite_release(&s);
+	for (i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "rm -rf '%s'", dev.dir[i]);
+		assert_int_equal(system(p), 0);
+	}
+	rmdir(root);
+}
+
 /* The end of a failed step's output: cut at a line, one line for the
  * message with the last words kept. */
 static void test_tail(void **state)
@@ -175,7 +307,7 @@ static void test_shipped_suites(void **state)
 {
 	static const char *const names[] = { "tiobench",
 		"tiobench-under-writes", "rio-under-dbench", "iops-alldisks",
-		"dbench", "fio", "tiobench-direct" };
+		"dbench", "fio", "tiobench-direct", "tiobench-under-writes-nowbt" };
 	const char *dirs[] = { "workloads/suites", "../workloads/suites",
 			       NULL };
 	struct suite s;
@@ -215,6 +347,8 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_disk_keys),
 		cmocka_unit_test(test_tail),
+		cmocka_unit_test(test_queue_key),
+		cmocka_unit_test(test_qattr),
 		cmocka_unit_test(test_shipped_suites),
 	};
 
