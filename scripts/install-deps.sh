@@ -5,7 +5,7 @@
 # creates the system user klab-build that kernel builds run as (inside
 # bubblewrap, see docs/BUILDS.md "The sandbox") when it is missing.
 set -eu
-PKGS="build-essential pkg-config git curl ca-certificates python3 jq
+PKGS="build-essential pkg-config git curl ca-certificates python3 jq python3-aiosmtpd
 libmicrohttpd-dev libjansson-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev
 libcmocka-dev liburing-dev
 qemu-system-x86 qemu-utils kexec-tools busybox-static fio dbench socat cpio
