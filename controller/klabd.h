@@ -22,10 +22,8 @@ struct http_park;
 struct http_poll;
 struct http_stats;
 struct rig_waiter;
-struct cmprun;
+struct driver;
 struct tracker;
-struct subrun;
-struct bisrun;
 
 /*
  * What the HTTP layer may use (http.c; the keys are in docs/RIGS.md).
@@ -93,10 +91,10 @@ struct klabd {
 	struct cat_file *files;		/* sha256 -> path, for downloads */
 	size_t nfiles;
 
-	struct cmprun *cmprun;		/* comparisons.c: the driver */
+	struct driver *cmprun;		/* comparisons.c: the driver */
 	struct tracker *tracker;	/* track.c: lines, change points */
-	struct subrun *subrun;		/* submissions.c: the driver */
-	struct bisrun *bisrun;		/* bisect.c: the driver */
+	struct driver *subrun;		/* submissions.c: the driver */
+	struct driver *bisrun;		/* bisect.c: the driver */
 };
 
 struct rig;
