@@ -18,19 +18,17 @@
 #include <time.h>
 
 #include "controller/alerts_int.h"
+#include "driver.h"
 #include "klabd.h"
 #include "lib/alloc.h"
 #include "lib/config.h"
-#include "lib/proc.h"
 
 #define DUE_BATCH 50
-#define POLL_MS 1000
+#define POLL_S 1
 
 struct alerts_run {
 	struct klabd *d;
-	pthread_t th;
-	int started;
-	int running;		/* under lock */
+	struct driver *drv;	/* under run_lock */
 	int cancel;		/* atomics: aborts a transfer at stop */
 	struct alerts_conf conf;
 	char *public_url;
@@ -38,8 +36,6 @@ struct alerts_run {
 
 /* The one delivery thread of the process, for alerts_kick(). */
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t run_cond;
-static int kicked;
 static struct alerts_run run;
 
 /* ---- emitting ----------------------------------------------------- */
@@ -223,38 +219,22 @@ int alerts_deliver_due(struct db *db, const struct alerts_conf *c,
 void alerts_kick(void)
 {
 	pthread_mutex_lock(&run_lock);
-	kicked = 1;
-	if (run.started)
-		pthread_cond_broadcast(&run_cond);
+	driver_kick(run.drv);
 	pthread_mutex_unlock(&run_lock);
 }
 
-static void *alerts_main(void *arg)
+/* One batch of due deliveries; the seconds until the next. */
+static long alerts_pass(void *arg)
 {
 	struct alerts_run *ar = arg;
-	struct timespec ts;
 	struct db *db;
 	char err[256];
-	int n = 0;
+	int n;
 
-	pthread_mutex_lock(&run_lock);
-	while (ar->running) {
-		kicked = 0;
-		pthread_mutex_unlock(&run_lock);
-		db = klabd_db_get(ar->d, err, sizeof(err));
-		n = db ? alerts_deliver_due(db, &ar->conf, DUE_BATCH) : -1;
-		klabd_db_put(ar->d, db);
-		pthread_mutex_lock(&run_lock);
-		if (n == DUE_BATCH || kicked)
-			continue;	/* more may be due now */
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += POLL_MS * 1000000L;
-		ts.tv_sec += ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
-		pthread_cond_timedwait(&run_cond, &run_lock, &ts);
-	}
-	pthread_mutex_unlock(&run_lock);
-	return NULL;
+	db = klabd_db_get(ar->d, err, sizeof(err));
+	n = db ? alerts_deliver_due(db, &ar->conf, DUE_BATCH) : -1;
+	klabd_db_put(ar->d, db);
+	return n == DUE_BATCH ? 0 : POLL_S;	/* a full batch: more due */
 }
 
 /* ---- klabd's side ------------------------------------------------- */
@@ -332,6 +312,7 @@ static int conf_read(struct klabd *d, struct alerts_conf *c, char *err,
 int alerts_start(struct klabd *d, char *err, size_t errlen)
 {
 	struct strbuf url = STRBUF_INIT;
+	struct driver *dr;
 
 	memset(&run, 0, sizeof(run));
 	if (conf_read(d, &run.conf, err, errlen))
@@ -348,35 +329,28 @@ int alerts_start(struct klabd *d, char *err, size_t errlen)
 	run.conf.public_url = run.public_url;
 	run.conf.cancel = &run.cancel;
 	run.d = d;
-	proc_cond_init(&run_cond);
-	run.running = 1;
-	if (pthread_create(&run.th, NULL, alerts_main, &run)) {
-		snprintf(err, errlen, "cannot start the alert delivery thread");
-		pthread_cond_destroy(&run_cond);
+	if (driver_start(&dr, "alert delivery thread", alerts_pass, &run, err,
+			 errlen))
 		return -1;
-	}
 	pthread_mutex_lock(&run_lock);
-	run.started = 1;
+	run.drv = dr;
 	pthread_mutex_unlock(&run_lock);
 	return 0;
 }
 
 void alerts_stop(struct klabd *d)
 {
+	struct driver *dr;
+
 	(void)d;
-	if (!run.started)
-		goto out_free;
-	__atomic_store_n(&run.cancel, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&run_lock);
-	run.running = 0;
-	pthread_cond_broadcast(&run_cond);
+	dr = run.drv;
+	run.drv = NULL;		/* kicks from now on are no-ops */
 	pthread_mutex_unlock(&run_lock);
-	pthread_join(run.th, NULL);
-	pthread_mutex_lock(&run_lock);
-	run.started = 0;
-	pthread_mutex_unlock(&run_lock);
-	pthread_cond_destroy(&run_cond);
-out_free:
+	if (dr) {
+		__atomic_store_n(&run.cancel, 1, __ATOMIC_RELAXED);
+		driver_stop(&dr);
+	}
 	free(run.public_url);
 	run.public_url = NULL;
 }

@@ -526,8 +526,8 @@ int api_run_raw(struct req *rq, struct web_response *r)
 	size_t len = 0;
 	int rc;
 
-	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
-		return web_error_json(r, 400, "invalid run id");
+	if (api_arg_id(rq, r, "run", &id))
+		return r->status;
 	rc = db_raw_get(rq->db, id, name, &data, &len);
 	if (rc) {
 		snprintf(err, sizeof(err), "run %lld has no raw output '%s'",
@@ -595,11 +595,9 @@ int api_runs(struct req *rq, struct web_response *r)
 	const char *ls = query_get(&rq->q, "limit");
 	int rc;
 
-	if (*rq->arg) {
-		if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
-			return web_error_json(r, 400, "invalid run id");
-		return run_one(rq, r, id);
-	}
+	if (*rq->arg)
+		return api_arg_id(rq, r, "run", &id) ? r->status :
+		       run_one(rq, r, id);
 	if (ls && parse_long(ls, 0, 1000000, &limit))
 		return web_error_json(r, 400, "invalid limit");
 	if (db_run_list(rq->db, query_get(&rq->q, "kernel"),

@@ -221,8 +221,8 @@ int alerts_sub_of(struct req *rq, struct web_response *r,
 	char msg[600];
 	long id;
 
-	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
-		return web_error_json(r, 400, "invalid subscription id");
+	if (api_arg_id(rq, r, "subscription", &id))
+		return r->status;
 	if (db_alert_sub_get(rq->db, id, s)) {
 		snprintf(msg, sizeof(msg), "unknown subscription %ld", id);
 		return web_error_json(r, 404, msg);

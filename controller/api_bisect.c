@@ -46,40 +46,12 @@ static int json_metrics(struct web_response *r, json_t *doc,
 	return 0;
 }
 
-static int json_patches(struct web_response *r, json_t *doc,
-			struct bis_input *in)
-{
-	json_t *x = json_object_get(doc, "patches"), *e, *t;
-	char msg[200];
-	size_t i;
-
-	if (x && !json_is_array(x))
-		return web_error_json(r, 400, "field 'patches': expected a "
-				      "list"), -1;
-	json_array_foreach(x, i, e) {
-		t = json_is_string(e) ? e : json_object_get(e, "text");
-		if (!json_is_string(t) || in->nfiles >= SUB_MAX_FILES) {
-			snprintf(msg, sizeof(msg), "field 'patches[%zu]': "
-				 "expected {\"name\", \"text\"} (at most %d)",
-				 i, SUB_MAX_FILES);
-			return web_error_json(r, 400, msg), -1;
-		}
-		in->file[in->nfiles].name = json_string_value(
-			json_object_get(e, "name"));
-		if (!in->file[in->nfiles].name)
-			in->file[in->nfiles].name = "patch";
-		in->file[in->nfiles].text = json_string_value(t);
-		in->file[in->nfiles++].len = json_string_length(t);
-	}
-	return 0;
-}
-
 /* POST /api/bisections */
 int api_bisection_add(struct req *rq, struct web_response *r)
 {
 	struct bis_input in;
 	long long maxc = 0;
-	char err[800] = "", url[64];
+	char err[800] = "";
 	json_t *doc;
 	int64_t id = 0;
 	int rc;
@@ -95,27 +67,24 @@ int api_bisection_add(struct req *rq, struct web_response *r)
 	    api_field_str(r, doc, "rig", 1, &in.rig) ||
 	    api_field_str(r, doc, "suite", 1, &in.suite) ||
 	    api_field_int(r, doc, "max_cells", 0, 1, SUB_MAX_CELLS, &maxc) ||
-	    json_metrics(r, doc, &in) || json_patches(r, doc, &in)) {
+	    json_metrics(r, doc, &in) ||
+	    sub_json_patches(r, doc, in.file, &in.nfiles, SUB_MAX_FILES)) {
 		rc = r->status;
 		goto out;
 	}
 	in.max_cells = (long)maxc;
 	rc = bisection_create(rq, &in, &id, err, sizeof(err));
-	if (rc) {
-		rc = web_error_json(r, rc, err);
-		goto out;
-	}
-	snprintf(url, sizeof(url), "/bisections/%lld", (long long)id);
-	rc = api_reply(r, 201, json_pack("{s:I, s:s, s:s}", "id",
-					 (json_int_t)id, "state", "running",
-					 "url", url));
+	rc = rc ? web_error_json(r, rc, err) :
+	     api_reply_started(r, "/bisections", id);
 out:
 	json_decref(doc);
 	return rc;
 }
 
-static json_t *bis_row_json(const struct db_bisection *b)
+static json_t *bis_row_json(const void *elem)
 {
+	const struct db_bisection *b = elem;
+
 	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, "
 			 "s:s, s:i, s:s, s:s, s:s, s:I, s:I}", "id",
 			 (json_int_t)b->id, "kind", b->kind, "base", b->base,
@@ -128,11 +97,22 @@ static json_t *bis_row_json(const struct db_bisection *b)
 			 (json_int_t)b->finished);
 }
 
-static json_t *bis_view_json(const struct bis_view *v)
+/* GET /api/bisections/ID: the bisection with its candidates and steps. */
+static int bisection_one(struct req *rq, struct web_response *r, long id)
 {
-	json_t *o = bis_row_json(&v->b), *c = json_array(), *s = json_array();
+	struct bis_view bv, *v = &bv;
+	json_t *o, *c, *s;
+	char err[400];
 	size_t i;
+	int rc = bis_view_load(rq->db, id, v, err, sizeof(err));
 
+	if (rc) {
+		bis_view_release(v);
+		return web_error_json(r, http_status_of(rc), err);
+	}
+	o = bis_row_json(&v->b);
+	c = json_array();
+	s = json_array();
 	for (i = 0; i < v->ncands; i++)
 		json_array_append_new(c, json_pack("{s:i, s:s, s:s, s:s, s:s}",
 			"index", v->cands[i].idx, "label", v->cands[i].label,
@@ -155,36 +135,26 @@ static json_t *bis_view_json(const struct bis_view *v)
 	json_object_set_new(o, "steps_left", json_integer((json_int_t)
 							  v->steps_left));
 	json_object_set_new(o, "report", json_string(v->b.report));
-	return o;
+	bis_view_release(v);
+	return api_reply(r, 200, o);
 }
 
 /* GET /api/bisections, /api/bisections/ID */
 int api_bisections(struct req *rq, struct web_response *r)
 {
 	struct db_bisection *v = NULL;
-	struct bis_view bv;
-	char err[400];
-	size_t n = 0, i;
-	json_t *a;
+	size_t n = 0;
 	long id;
 	int rc;
 
-	if (*rq->arg) {
-		if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
-			return web_error_json(r, 400, "invalid bisection id");
-		rc = bis_view_load(rq->db, id, &bv, err, sizeof(err));
-		rc = rc ? web_error_json(r, http_status_of(rc), err) :
-		     api_reply(r, 200, bis_view_json(&bv));
-		bis_view_release(&bv);
-		return rc;
-	}
+	if (*rq->arg)
+		return api_arg_id(rq, r, "bisection", &id) ? r->status :
+		       bisection_one(rq, r, id);
 	if (db_bisection_list(rq->db, 0, 500, &v, &n))
 		return web_error_json(r, 500, "cannot list bisections");
-	a = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, bis_row_json(&v[i]));
+	rc = api_reply_list(r, "bisections", v, n, sizeof(*v), bis_row_json);
 	db_bisections_free(v, n);
-	return api_reply(r, 200, json_pack("{s:o}", "bisections", a));
+	return rc;
 }
 
 /* The session's CSRF token when it may start a bisection, else NULL. */

@@ -198,8 +198,8 @@ static int build_of(struct req *rq, struct web_response *r,
 {
 	long id;
 
-	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
-		return web_error_json(r, 400, "invalid build id");
+	if (api_arg_id(rq, r, "build", &id))
+		return r->status;
 	if (db_build_get(rq->db, id, b))
 		return web_error_json(r, 404, "unknown build");
 	return 0;

@@ -182,8 +182,10 @@ out:
 	return rc;
 }
 
-static json_t *row_json(const struct db_comparison *c)
+static json_t *row_json(const void *elem)
 {
+	const struct db_comparison *c = elem;
+
 	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:s, "
 			 "s:{s:i, s:i}, s:{s:i, s:i}, s:i, s:i, s:f, s:b, "
 			 "s:i, s:s, s:I, s:I}", "id", (json_int_t)c->id, "state",
@@ -251,22 +253,18 @@ static int comparison_one(struct req *rq, struct web_response *r, long id)
 int api_comparisons(struct req *rq, struct web_response *r)
 {
 	struct db_comparison *v = NULL;
-	size_t n = 0, i;
+	size_t n = 0;
 	long id;
-	json_t *a;
+	int rc;
 
-	if (*rq->arg) {
-		if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
-			return web_error_json(r, 400, "invalid comparison id");
-		return comparison_one(rq, r, id);
-	}
+	if (*rq->arg)
+		return api_arg_id(rq, r, "comparison", &id) ? r->status :
+		       comparison_one(rq, r, id);
 	if (db_comparison_list(rq->db, 0, 500, &v, &n))
 		return web_error_json(r, 500, "cannot list comparisons");
-	a = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, row_json(&v[i]));
+	rc = api_reply_list(r, "comparisons", v, n, sizeof(*v), row_json);
 	db_comparisons_free(v, n);
-	return api_reply(r, 200, json_pack("{s:o}", "comparisons", a));
+	return rc;
 }
 
 /* GET /comparisons/ID */

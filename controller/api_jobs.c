@@ -289,8 +289,8 @@ int api_jobs(struct req *rq, struct web_response *r)
 	int rc;
 
 	if (*rq->arg) {
-		if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
-			return web_error_json(r, 400, "invalid job id");
+		if (api_arg_id(rq, r, "job", &id))
+			return r->status;
 		if (db_job_get(rq->db, id, &j))
 			return web_error_json(r, 404, "unknown job");
 		a = job_json(&j, 1);

@@ -58,9 +58,8 @@ static int json_list(struct web_response *r, json_t *doc, const char *key,
 	return 0;
 }
 
-/* "patches": [{"name", "text"} or "text", ...] and "text" (pasted). */
-static int json_files(struct web_response *r, json_t *doc,
-		      struct sub_input *in)
+int sub_json_patches(struct web_response *r, json_t *doc,
+		     struct sub_file *file, size_t *n, size_t max)
 {
 	json_t *x = json_object_get(doc, "patches"), *e, *t;
 	char msg[200];
@@ -71,19 +70,30 @@ static int json_files(struct web_response *r, json_t *doc,
 				      "list"), -1;
 	json_array_foreach(x, i, e) {
 		t = json_is_string(e) ? e : json_object_get(e, "text");
-		if (!json_is_string(t) || in->nfiles >= SUB_MAX_FILES - 1) {
+		if (!json_is_string(t) || *n >= max) {
 			snprintf(msg, sizeof(msg), "field 'patches[%zu]': "
-				 "expected {\"name\", \"text\"} (at most %d)",
-				 i, SUB_MAX_FILES - 1);
+				 "expected {\"name\", \"text\"} (at most %zu)",
+				 i, max);
 			return web_error_json(r, 400, msg), -1;
 		}
-		in->file[in->nfiles].name = json_string_value(json_object_get(
-								    e, "name"));
-		if (!in->file[in->nfiles].name)
-			in->file[in->nfiles].name = "patch";
-		in->file[in->nfiles].text = json_string_value(t);
-		in->file[in->nfiles++].len = json_string_length(t);
+		file[*n].name = json_string_value(json_object_get(e, "name"));
+		if (!file[*n].name)
+			file[*n].name = "patch";
+		file[*n].text = json_string_value(t);
+		file[(*n)++].len = json_string_length(t);
 	}
+	return 0;
+}
+
+/* "patches" (a place left for "text") and "text" (pasted). */
+static int json_files(struct web_response *r, json_t *doc,
+		      struct sub_input *in)
+{
+	json_t *t;
+
+	if (sub_json_patches(r, doc, in->file, &in->nfiles,
+			     SUB_MAX_FILES - 1))
+		return -1;
 	t = json_object_get(doc, "text");
 	if (json_is_string(t) && json_string_length(t)) {
 		in->file[in->nfiles].name = "pasted.patch";
@@ -178,7 +188,7 @@ int api_submission_add(struct req *rq, struct web_response *r)
 {
 	struct sub_input in;
 	json_t *doc = NULL;
-	char err[800] = "", url[64];
+	char err[800] = "";
 	int64_t id = 0;
 	int rc;
 
@@ -196,14 +206,8 @@ int api_submission_add(struct req *rq, struct web_response *r)
 		goto out;
 	}
 	rc = submission_create(rq, &in, &id, err, sizeof(err));
-	if (rc) {
-		rc = web_error_json(r, rc, err);
-		goto out;
-	}
-	snprintf(url, sizeof(url), "/submissions/%lld", (long long)id);
-	rc = api_reply(r, 201, json_pack("{s:I, s:s, s:s}", "id",
-					 (json_int_t)id, "state", "running",
-					 "url", url));
+	rc = rc ? web_error_json(r, rc, err) :
+	     api_reply_started(r, "/submissions", id);
 out:
 	json_decref(doc);
 	return rc;
@@ -211,8 +215,10 @@ out:
 
 /* ---- following one ------------------------------------------------- */
 
-static json_t *sub_row_json(const struct db_submission *s)
+static json_t *sub_row_json(const void *elem)
 {
+	const struct db_submission *s = elem;
+
 	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, "
 			 "s:{s:s, s:s}, s:{s:I, s:I}, s:I, s:I}", "id",
 			 (json_int_t)s->id, "base", s->base, "who", s->who,
@@ -261,11 +267,22 @@ static void progress_json(const struct sub_view *v, json_t *o)
 			    v->build[1].state : "not queued", "ahead", v->ahead));
 }
 
-static json_t *sub_view_json(const struct sub_view *v)
+/* GET /api/submissions/ID: the submission with its patches, stages and
+ * progress. */
+static int submission_one(struct req *rq, struct web_response *r, long id)
 {
-	json_t *o = sub_row_json(&v->s), *a = json_array();
+	struct sub_view sv, *v = &sv;
+	json_t *o, *a;
+	char err[700];
 	size_t i;
+	int rc = sub_view_load(rq->db, id, v, err, sizeof(err));
 
+	if (rc) {
+		sub_view_release(v);
+		return web_error_json(r, http_status_of(rc), err);
+	}
+	o = sub_row_json(&v->s);
+	a = json_array();
 	json_object_set_new(o, "note", json_string(v->s.note));
 	for (i = 0; i < v->npatches; i++)
 		json_array_append_new(a, json_pack("{s:i, s:s, s:s}", "seq",
@@ -285,36 +302,27 @@ static json_t *sub_view_json(const struct sub_view *v)
 	json_object_set_new(o, "stages", a);
 	progress_json(v, o);
 	json_object_set_new(o, "report", json_string(v->s.report));
-	return o;
+	sub_view_release(v);
+	return api_reply(r, 200, o);
 }
 
 /* GET /api/submissions[/ID] */
 int api_submissions(struct req *rq, struct web_response *r)
 {
 	struct db_submission *v = NULL;
-	struct sub_view sv;
-	char err[700];
-	size_t n = 0, i;
-	json_t *a;
+	size_t n = 0;
 	long id;
 	int rc;
 
-	if (*rq->arg) {
-		if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
-			return web_error_json(r, 400, "invalid submission id");
-		rc = sub_view_load(rq->db, id, &sv, err, sizeof(err));
-		rc = rc ? web_error_json(r, http_status_of(rc), err) :
-		     api_reply(r, 200, sub_view_json(&sv));
-		sub_view_release(&sv);
-		return rc;
-	}
+	if (*rq->arg)
+		return api_arg_id(rq, r, "submission", &id) ? r->status :
+		       submission_one(rq, r, id);
 	if (db_submission_list(rq->db, 0, 500, &v, &n))
 		return web_error_json(r, 500, "cannot list submissions");
-	a = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, sub_row_json(&v[i]));
+	rc = api_reply_list(r, "submissions", v, n, sizeof(*v),
+			    sub_row_json);
 	db_submissions_free(v, n);
-	return api_reply(r, 200, json_pack("{s:o}", "submissions", a));
+	return rc;
 }
 
 /* POST /api/submissions/ID/cancel */
@@ -324,8 +332,8 @@ int api_submission_cancel(struct req *rq, struct web_response *r)
 	long id;
 	int rc;
 
-	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
-		return web_error_json(r, 400, "invalid submission id");
+	if (api_arg_id(rq, r, "submission", &id))
+		return r->status;
 	rc = submission_cancel(rq, id, err, sizeof(err));
 	if (rc)
 		return web_error_json(r, rc, err);

@@ -39,6 +39,27 @@ int api_reply_list(struct web_response *r, const char *key, const void *v,
 	return api_reply(r, 200, json_pack("{s:o}", key, a));
 }
 
+int api_arg_id(struct req *rq, struct web_response *r, const char *what,
+	       long *id)
+{
+	char msg[64];
+
+	if (!parse_long(rq->arg, 1, 0x7fffffffL, id))
+		return 0;
+	snprintf(msg, sizeof(msg), "invalid %s id", what);
+	return web_error_json(r, 400, msg);
+}
+
+int api_reply_started(struct web_response *r, const char *dir, int64_t id)
+{
+	char url[64];
+
+	snprintf(url, sizeof(url), "%s/%lld", dir, (long long)id);
+	return api_reply(r, 201, json_pack("{s:I, s:s, s:s}", "id",
+					   (json_int_t)id, "state", "running",
+					   "url", url));
+}
+
 /* The path of the first string under v holding a NUL, into path; 1 when
  * found.  Depth-limited: request bodies are shallow. */
 static int find_nul(json_t *v, char *path, size_t len, int depth)

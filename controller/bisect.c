@@ -13,31 +13,22 @@
  * itself (bisect_git.c).
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "alerts.h"
 #include "bisect.h"
 #include "build.h"
 #include "catalog.h"
+#include "driver.h"
 #include "judge/bisect.h"
 #include "judge/bisect_git.h"
 #include "lib/alloc.h"
-#include "lib/proc.h"
 #include "lib/strbuf.h"
 #include "rig.h"
 
 #define BISRUN_PERIOD_S 1
-
-struct bisrun {
-	pthread_t th;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int running, kicked;
-};
 
 enum kready { K_READY, K_WAIT, K_FAIL };
 
@@ -486,8 +477,10 @@ out:
 	bis_view_release(&v);
 }
 
-static void bisrun_pass(struct klabd *d)
+/* One walk of the bisections; the seconds until the next. */
+static long bisrun_pass(void *arg)
 {
+	struct klabd *d = arg;
 	struct db_bisection *v = NULL;
 	struct db *db;
 	char err[256];
@@ -496,7 +489,7 @@ static void bisrun_pass(struct klabd *d)
 	db = klabd_db_get(d, err, sizeof(err));
 	if (!db) {
 		fprintf(stderr, "klabd: bisections: %s\n", err);
-		return;
+		return BISRUN_PERIOD_S;
 	}
 	if (db_bisection_list(db, 1, 0, &v, &n))
 		fprintf(stderr, "klabd: cannot list the bisections\n");
@@ -504,83 +497,23 @@ static void bisrun_pass(struct klabd *d)
 		bis_one(d, db, v[i].id);
 	db_bisections_free(v, n);
 	klabd_db_put(d, db);
+	return BISRUN_PERIOD_S;
 }
 
 /* ---- the thread ---------------------------------------------------- */
 
-static void *bisrun_main(void *arg)
-{
-	struct klabd *d = arg;
-	struct bisrun *br = d->bisrun;
-	struct timespec ts;
-
-	pthread_mutex_lock(&br->lock);
-	while (br->running) {
-		br->kicked = 0;
-		pthread_mutex_unlock(&br->lock);
-		bisrun_pass(d);
-		pthread_mutex_lock(&br->lock);
-		if (!br->running || br->kicked)
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += BISRUN_PERIOD_S;
-		pthread_cond_timedwait(&br->cond, &br->lock, &ts);
-	}
-	pthread_mutex_unlock(&br->lock);
-	return NULL;
-}
-
-static void bisrun_free(struct klabd *d)
-{
-	struct bisrun *br = d->bisrun;
-
-	pthread_cond_destroy(&br->cond);
-	pthread_mutex_destroy(&br->lock);
-	free(br);
-	d->bisrun = NULL;
-}
-
-static void bisrun_wake(struct bisrun *br, int *flag, int v)
-{
-	pthread_mutex_lock(&br->lock);
-	*flag = v;
-	pthread_cond_broadcast(&br->cond);
-	pthread_mutex_unlock(&br->lock);
-}
-
 int bisrun_start(struct klabd *d, char *err, size_t errlen)
 {
-	struct bisrun *br = calloc(1, sizeof(*br));
-
-	if (!br)
-		abort();
-	pthread_mutex_init(&br->lock, NULL);
-	proc_cond_init(&br->cond);
-	br->running = 1;
-	d->bisrun = br;
-	if (proc_thread_start(&br->th, bisrun_main, d, "bisection driver",
-			      err, errlen)) {
-		bisrun_free(d);
-		return -1;
-	}
-	return 0;
+	return driver_start(&d->bisrun, "bisection driver", bisrun_pass, d,
+			    err, errlen);
 }
 
 void bisrun_stop(struct klabd *d)
 {
-	struct bisrun *br = d->bisrun;
-
-	if (!br)
-		return;
-	bisrun_wake(br, &br->running, 0);
-	pthread_join(br->th, NULL);
-	bisrun_free(d);
+	driver_stop(&d->bisrun);
 }
 
 void bisrun_kick(struct klabd *d)
 {
-	struct bisrun *br = d->bisrun;
-
-	if (br)
-		bisrun_wake(br, &br->kicked, 1);
+	driver_kick(d->bisrun);
 }

@@ -12,7 +12,6 @@
  * a job's state but for cancelling the queued cells of a failed
  * comparison; the rig manager stays the one writer of jobs handed out.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,20 +19,13 @@
 
 #include "comparisons.h"
 #include "bisect.h"
+#include "driver.h"
 #include "submissions.h"
 #include "klabd.h"
-#include "lib/proc.h"
 #include "rig.h"
 #include "lib/strbuf.h"
 
 #define CMPRUN_PERIOD_S 1	/* between two walks when nothing kicks */
-
-struct cmprun {
-	pthread_t th;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int running, kicked;
-};
 
 void cmprun_plan(const struct db_comparison *c, struct vd_plan *plan)
 {
@@ -377,8 +369,10 @@ static void cmprun_step(struct klabd *d, struct db *db,
 		cmprun_fail(db, c, err);
 }
 
-static void cmprun_pass(struct klabd *d)
+/* One walk of the comparisons; the seconds until the next. */
+static long cmprun_pass(void *arg)
 {
+	struct klabd *d = arg;
 	struct db_comparison *v = NULL;
 	struct db *db;
 	char err[256];
@@ -387,7 +381,7 @@ static void cmprun_pass(struct klabd *d)
 	db = klabd_db_get(d, err, sizeof(err));
 	if (!db) {
 		fprintf(stderr, "klabd: comparisons: %s\n", err);
-		return;
+		return CMPRUN_PERIOD_S;
 	}
 	if (db_comparison_list(db, 1, 0, &v, &n))
 		fprintf(stderr, "klabd: cannot list the comparisons\n");
@@ -395,82 +389,21 @@ static void cmprun_pass(struct klabd *d)
 		cmprun_step(d, db, &v[i]);
 	db_comparisons_free(v, n);
 	klabd_db_put(d, db);
-}
-
-static void *cmprun_main(void *arg)
-{
-	struct klabd *d = arg;
-	struct cmprun *cr = d->cmprun;
-	struct timespec ts;
-
-	pthread_mutex_lock(&cr->lock);
-	while (cr->running) {
-		cr->kicked = 0;
-		pthread_mutex_unlock(&cr->lock);
-		cmprun_pass(d);
-		pthread_mutex_lock(&cr->lock);
-		if (!cr->running || cr->kicked)
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += CMPRUN_PERIOD_S;
-		pthread_cond_timedwait(&cr->cond, &cr->lock, &ts);
-	}
-	pthread_mutex_unlock(&cr->lock);
-	return NULL;
-}
-
-static void cmprun_free(struct klabd *d)
-{
-	struct cmprun *cr = d->cmprun;
-
-	pthread_cond_destroy(&cr->cond);
-	pthread_mutex_destroy(&cr->lock);
-	free(cr);
-	d->cmprun = NULL;
-}
-
-/* Set *flag (running or kicked) to v and wake the driver. */
-static void cmprun_wake(struct cmprun *cr, int *flag, int v)
-{
-	pthread_mutex_lock(&cr->lock);
-	*flag = v;
-	pthread_cond_broadcast(&cr->cond);
-	pthread_mutex_unlock(&cr->lock);
+	return CMPRUN_PERIOD_S;
 }
 
 int cmprun_start(struct klabd *d, char *err, size_t errlen)
 {
-	struct cmprun *cr = calloc(1, sizeof(*cr));
-
-	if (!cr)
-		abort();
-	pthread_mutex_init(&cr->lock, NULL);
-	proc_cond_init(&cr->cond);
-	cr->running = 1;
-	d->cmprun = cr;
-	if (proc_thread_start(&cr->th, cmprun_main, d, "comparison driver",
-			      err, errlen)) {
-		cmprun_free(d);
-		return -1;
-	}
-	return 0;
+	return driver_start(&d->cmprun, "comparison driver", cmprun_pass, d,
+			    err, errlen);
 }
 
 void cmprun_stop(struct klabd *d)
 {
-	struct cmprun *cr = d->cmprun;
-
-	if (!cr)
-		return;
-	cmprun_wake(cr, &cr->running, 0);
-	pthread_join(cr->th, NULL);
-	cmprun_free(d);
+	driver_stop(&d->cmprun);
 }
 
 void cmprun_kick(struct klabd *d)
 {
-	struct cmprun *cr = d->cmprun;
-
-	if (cr)
-		cmprun_wake(cr, &cr->kicked, 1);
+	driver_kick(d->cmprun);
 }

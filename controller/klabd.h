@@ -22,10 +22,8 @@ struct http_park;
 struct http_poll;
 struct http_stats;
 struct rig_waiter;
-struct cmprun;
+struct driver;
 struct tracker;
-struct subrun;
-struct bisrun;
 
 /*
  * What the HTTP layer may use (http.c; the keys are in docs/RIGS.md).
@@ -93,10 +91,10 @@ struct klabd {
 	struct cat_file *files;		/* sha256 -> path, for downloads */
 	size_t nfiles;
 
-	struct cmprun *cmprun;		/* comparisons.c: the driver */
+	struct driver *cmprun;		/* comparisons.c: the driver */
 	struct tracker *tracker;	/* track.c: lines, change points */
-	struct subrun *subrun;		/* submissions.c: the driver */
-	struct bisrun *bisrun;		/* bisect.c: the driver */
+	struct driver *subrun;		/* submissions.c: the driver */
+	struct driver *bisrun;		/* bisect.c: the driver */
 };
 
 struct rig;
@@ -245,11 +243,18 @@ int web_rig_online_post(struct req *rq, struct web_response *r);
 struct json_t;
 int api_reply(struct web_response *r, int status, struct json_t *doc);
 struct json_t *api_body(struct req *rq, struct web_response *r, int strict);
+/* The ID of the path (rq->arg, 1 .. 2^31-1) into *id: 0, or 400 with r
+ * filled ("invalid WHAT id"). */
+int api_arg_id(struct req *rq, struct web_response *r, const char *what,
+	       long *id);
 /* Answer 200 with {"key": [...]}, each of the n elements of v (size bytes
  * apart) made JSON by to_json; v stays the caller's. */
 int api_reply_list(struct web_response *r, const char *key, const void *v,
 		   size_t n, size_t size,
 		   struct json_t *(*to_json)(const void *elem));
+/* Answer 201 {"id", "state": "running", "url": "DIR/ID"} for a run just
+ * started (a submission, a bisection). */
+int api_reply_started(struct web_response *r, const char *dir, int64_t id);
 
 /* Map a DB_E* code to an HTTP status. */
 int http_status_of(int dbrc);

@@ -11,31 +11,22 @@
  * stage is a row with its times and log.  Also here: the view of one
  * submission, its text report and cancelling.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "alerts.h"
 #include "auth.h"
 #include "build.h"
 #include "catalog.h"
+#include "driver.h"
 #include "lib/alloc.h"
-#include "lib/proc.h"
 #include "lib/strbuf.h"
 #include "rig.h"
 #include "submissions.h"
 #include "web/report.h"
 
 #define SUBRUN_PERIOD_S 1
-
-struct subrun {
-	pthread_t th;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int running, kicked;
-};
 
 static int cmp_active(const char *state)
 {
@@ -530,8 +521,10 @@ static void sub_cells_step(struct db *db, const struct db_submission *s)
 	db_sub_cells_free(c, n);
 }
 
-static void subrun_pass(struct klabd *d)
+/* One walk of the submissions; the seconds until the next. */
+static long subrun_pass(void *arg)
 {
+	struct klabd *d = arg;
 	struct db_submission *v = NULL;
 	struct db *db;
 	char err[256];
@@ -540,7 +533,7 @@ static void subrun_pass(struct klabd *d)
 	db = klabd_db_get(d, err, sizeof(err));
 	if (!db) {
 		fprintf(stderr, "klabd: submissions: %s\n", err);
-		return;
+		return SUBRUN_PERIOD_S;
 	}
 	if (db_submission_list(db, 1, 0, &v, &n))
 		fprintf(stderr, "klabd: cannot list the submissions\n");
@@ -554,83 +547,23 @@ static void subrun_pass(struct klabd *d)
 	}
 	db_submissions_free(v, n);
 	klabd_db_put(d, db);
+	return SUBRUN_PERIOD_S;
 }
 
 /* ---- the thread ---------------------------------------------------- */
 
-static void *subrun_main(void *arg)
-{
-	struct klabd *d = arg;
-	struct subrun *sr = d->subrun;
-	struct timespec ts;
-
-	pthread_mutex_lock(&sr->lock);
-	while (sr->running) {
-		sr->kicked = 0;
-		pthread_mutex_unlock(&sr->lock);
-		subrun_pass(d);
-		pthread_mutex_lock(&sr->lock);
-		if (!sr->running || sr->kicked)
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += SUBRUN_PERIOD_S;
-		pthread_cond_timedwait(&sr->cond, &sr->lock, &ts);
-	}
-	pthread_mutex_unlock(&sr->lock);
-	return NULL;
-}
-
-static void subrun_free(struct klabd *d)
-{
-	struct subrun *sr = d->subrun;
-
-	pthread_cond_destroy(&sr->cond);
-	pthread_mutex_destroy(&sr->lock);
-	free(sr);
-	d->subrun = NULL;
-}
-
-static void subrun_wake(struct subrun *sr, int *flag, int v)
-{
-	pthread_mutex_lock(&sr->lock);
-	*flag = v;
-	pthread_cond_broadcast(&sr->cond);
-	pthread_mutex_unlock(&sr->lock);
-}
-
 int subrun_start(struct klabd *d, char *err, size_t errlen)
 {
-	struct subrun *sr = calloc(1, sizeof(*sr));
-
-	if (!sr)
-		abort();
-	pthread_mutex_init(&sr->lock, NULL);
-	proc_cond_init(&sr->cond);
-	sr->running = 1;
-	d->subrun = sr;
-	if (proc_thread_start(&sr->th, subrun_main, d, "submission driver",
-			      err, errlen)) {
-		subrun_free(d);
-		return -1;
-	}
-	return 0;
+	return driver_start(&d->subrun, "submission driver", subrun_pass, d,
+			    err, errlen);
 }
 
 void subrun_stop(struct klabd *d)
 {
-	struct subrun *sr = d->subrun;
-
-	if (!sr)
-		return;
-	subrun_wake(sr, &sr->running, 0);
-	pthread_join(sr->th, NULL);
-	subrun_free(d);
+	driver_stop(&d->subrun);
 }
 
 void subrun_kick(struct klabd *d)
 {
-	struct subrun *sr = d->subrun;
-
-	if (sr)
-		subrun_wake(sr, &sr->kicked, 1);
+	driver_kick(d->subrun);
 }

@@ -13,24 +13,24 @@
 
 #include "controller/catalog.h"
 #include "controller/changepoints.h"
+#include "controller/driver.h"
 #include "controller/klabd.h"
 #include "controller/rig.h"
 #include "controller/track.h"
 #include "db/jobs.h"
 #include "db/track.h"
 #include "lib/alloc.h"
-#include "lib/proc.h"
 
 struct track_dirty {
 	char *rig, *suite;
 };
 
 struct tracker {
-	pthread_t th;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int running, kicked;
+	struct klabd *d;
+	struct driver *drv;
 	long interval;			/* seconds between checks of a track */
+	long next;			/* seconds until one is due */
+	pthread_mutex_t lock;		/* dirty */
 	struct track_dirty *dirty;	/* rig x suite with new results */
 	size_t ndirty, dirty_alloc;
 };
@@ -54,9 +54,8 @@ void track_results_stored(struct klabd *d, const char *rig,
 		t->dirty[i].suite = xstrdup(suite);
 		t->ndirty++;
 	}
-	t->kicked = 1;
-	pthread_cond_broadcast(&t->cond);
 	pthread_mutex_unlock(&t->lock);
+	driver_kick(t->drv);
 }
 
 /* Recompute the change points of every rig x suite with new results. */
@@ -196,47 +195,26 @@ static long track_due(struct klabd *d, struct tracker *t, struct db *db)
 	return next;
 }
 
-static void track_pass(struct klabd *d, struct tracker *t, long *next)
+/* New results, then the tracks due; the seconds until the next pass. */
+static long track_pass(void *arg)
 {
+	struct tracker *t = arg;
 	struct db *db;
 	char err[256];
 
-	db = klabd_db_get(d, err, sizeof(err));
+	db = klabd_db_get(t->d, err, sizeof(err));
 	if (!db) {
 		fprintf(stderr, "klabd: tracker: %s\n", err);
-		return;
+	} else {
+		track_refresh(t, db);
+		t->next = track_due(t->d, t, db);
+		klabd_db_put(t->d, db);
 	}
-	track_refresh(t, db);
-	*next = track_due(d, t, db);
-	klabd_db_put(d, db);
+	return t->next > 0 ? t->next : 1;
 }
 
-static void *track_main(void *arg)
+static void track_free(struct tracker *t)
 {
-	struct klabd *d = arg;
-	struct tracker *t = d->tracker;
-	struct timespec ts;
-	long next = t->interval;
-
-	pthread_mutex_lock(&t->lock);
-	while (t->running) {
-		t->kicked = 0;
-		pthread_mutex_unlock(&t->lock);
-		track_pass(d, t, &next);
-		pthread_mutex_lock(&t->lock);
-		if (!t->running || t->kicked)
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += next > 0 ? next : 1;
-		pthread_cond_timedwait(&t->cond, &t->lock, &ts);
-	}
-	pthread_mutex_unlock(&t->lock);
-	return NULL;
-}
-
-static void track_free(struct klabd *d)
-{
-	struct tracker *t = d->tracker;
 	size_t i;
 
 	for (i = 0; i < t->ndirty; i++) {
@@ -244,10 +222,8 @@ static void track_free(struct klabd *d)
 		free(t->dirty[i].suite);
 	}
 	free(t->dirty);
-	pthread_cond_destroy(&t->cond);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
-	d->tracker = NULL;
 }
 
 int track_start(struct klabd *d, char *err, size_t errlen)
@@ -267,24 +243,14 @@ int track_start(struct klabd *d, char *err, size_t errlen)
 	if (!t)
 		abort();
 	pthread_mutex_init(&t->lock, NULL);
-	proc_cond_init(&t->cond);
-	t->running = 1;
-	t->interval = interval;
-	d->tracker = t;
-	if (proc_thread_start(&t->th, track_main, d, "tracker", err,
-			      errlen)) {
-		track_free(d);
+	t->d = d;
+	t->interval = t->next = interval;
+	if (driver_start(&t->drv, "tracker", track_pass, t, err, errlen)) {
+		track_free(t);
 		return -1;
 	}
+	d->tracker = t;
 	return 0;
-}
-
-static void track_wake(struct tracker *t, int *flag, int v)
-{
-	pthread_mutex_lock(&t->lock);
-	*flag = v;
-	pthread_cond_broadcast(&t->cond);
-	pthread_mutex_unlock(&t->lock);
 }
 
 void track_stop(struct klabd *d)
@@ -293,9 +259,9 @@ void track_stop(struct klabd *d)
 
 	if (!t)
 		return;
-	track_wake(t, &t->running, 0);
-	pthread_join(t->th, NULL);
-	track_free(d);
+	driver_stop(&t->drv);
+	d->tracker = NULL;
+	track_free(t);
 }
 
 void track_kick(struct klabd *d)
@@ -303,5 +269,5 @@ void track_kick(struct klabd *d)
 	struct tracker *t = d->tracker;
 
 	if (t)
-		track_wake(t, &t->kicked, 1);
+		driver_kick(t->drv);
 }

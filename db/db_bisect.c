@@ -46,6 +46,7 @@ static const struct db_rows step_rows = DB_ROWS(db_bis_step, step_cols);
 DB_DEFINE_RELEASE(bisection, bisections, db_bisection, bis_rows)
 DB_DEFINE_RELEASE(bis_cand, bis_cands, db_bis_cand, cand_rows)
 DB_DEFINE_RELEASE(bis_step, bis_steps, db_bis_step, step_rows)
+DB_DEFINE_RUNNING(bisection, db_bisection, bis_rows, BIS_COLS)
 
 static int bis_insert(struct db *db, const struct db_bisection *b,
 		      const struct db_bis_cand *c, size_t n, int64_t *id)
@@ -85,25 +86,6 @@ int db_bisection_add(struct db *db, const struct db_bisection *b,
 	return DB_OK;
 }
 
-int db_bisection_get(struct db *db, int64_t id, struct db_bisection *out)
-{
-	return db_run_row(db, &bis_rows, out, BIS_COLS "WHERE id = ?", "I",
-			  id);
-}
-
-int db_bisection_list(struct db *db, int active, int limit,
-		      struct db_bisection **out, size_t *n)
-{
-	void *v;
-	int rc = db_run_rows(db, &bis_rows, &v, n, BIS_COLS
-			     "WHERE ?1 = 0 OR state = 'running' ORDER BY "
-			     "CASE WHEN ?1 THEN id ELSE -id END LIMIT ?2",
-			     "ii", active, limit > 0 ? limit : -1);
-
-	*out = v;
-	return rc;
-}
-
 int db_bisection_update(struct db *db, int64_t id, const char *state,
 			const char *phase, int answer, const char *outcome,
 			const char *report, const char *error)
@@ -138,18 +120,10 @@ int db_bisection_cand_add(struct db *db, int64_t id,
 		      c->build) == SQLITE_DONE ? DB_OK : DB_ERR;
 }
 
-int db_bisection_candidates(struct db *db, int64_t id,
-			    struct db_bis_cand **out, size_t *n)
-{
-	void *v;
-	int rc = db_run_rows(db, &cand_rows, &v, n, "SELECT idx, label, "
-			     "subject, author, file, kernel, build_id FROM "
-			     "bisection_candidates WHERE bisection_id = ? "
-			     "ORDER BY idx", "I", id);
-
-	*out = v;
-	return rc;
-}
+DB_DEFINE_ROWS_OF(db_bisection_candidates, db_bis_cand, cand_rows,
+		  "SELECT idx, label, subject, author, file, kernel, build_id "
+		  "FROM bisection_candidates WHERE bisection_id = ? ORDER BY "
+		  "idx")
 
 int db_bisection_set_kernel(struct db *db, int64_t id, int idx,
 			    const char *kernel, int64_t build)
@@ -161,19 +135,10 @@ int db_bisection_set_kernel(struct db *db, int64_t id, int idx,
 	       DB_OK : DB_ERR;
 }
 
-int db_bisection_steps(struct db *db, int64_t id, struct db_bis_step **out,
-		       size_t *n)
-{
-	void *v;
-	int rc = db_run_rows(db, &step_rows, &v, n, "SELECT id, idx, purpose, "
-			     "build_id, kernel, comparison_id, mark, reason, "
-			     "delta, cells, created, COALESCE(finished, 0) "
-			     "FROM bisection_steps WHERE bisection_id = ? "
-			     "ORDER BY id", "I", id);
-
-	*out = v;
-	return rc;
-}
+DB_DEFINE_ROWS_OF(db_bisection_steps, db_bis_step, step_rows,
+		  "SELECT id, idx, purpose, build_id, kernel, comparison_id, "
+		  "mark, reason, delta, cells, created, COALESCE(finished, 0) "
+		  "FROM bisection_steps WHERE bisection_id = ? ORDER BY id")
 
 int db_bisection_step_add(struct db *db, int64_t id, int idx,
 			  const char *purpose, int64_t *step)

@@ -11,7 +11,6 @@
 
 #include "comparisons.h"
 #include "db_int.h"
-#include "lib/alloc.h"
 
 /* The counts of a comparison's jobs by side and state. */
 #define CJ_COUNT(side, cond) \
@@ -32,45 +31,20 @@
 	"x.job_id WHERE x.comparison_id = c.id AND j.state != 'queued') " \
 	"FROM comparisons c "
 
-static void cmp_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_comparison *c = elem;
-	int i;
-
-	memset(c, 0, sizeof(*c));
-	c->id = sqlite3_column_int64(st, 0);
-	c->base = db_col_str(st, 1);
-	c->candidate = db_col_str(st, 2);
-	c->rig = db_col_str(st, 3);
-	c->suite = db_col_str(st, 4);
-	c->scheduler = db_col_str(st, 5);
-	c->cmdline = db_col_str(st, 6);
-	c->scale = sqlite3_column_double(st, 7);
-	c->floors = db_col_str(st, 8);
-	c->max_cells = sqlite3_column_int(st, 9);
-	c->max_seconds = sqlite3_column_double(st, 10);
-	c->state = db_col_str(st, 11);
-	c->planned = sqlite3_column_int(st, 12);
-	c->decided = db_col_str(st, 13);
-	c->open = sqlite3_column_int(st, 14);
-	c->error = db_col_str(st, 15);
-	c->who = db_col_str(st, 16);
-	c->created = sqlite3_column_int64(st, 17);
-	c->finished = sqlite3_column_int64(st, 18);
-	for (i = 0; i < 2; i++) {
-		c->done[i] = sqlite3_column_int(st, 20 + i);
-		c->failed[i] = sqlite3_column_int(st, 22 + i);
-		c->total[i] = sqlite3_column_int(st, 24 + i);
-	}
-	c->stop_on_worse = sqlite3_column_int(st, 19);
-	c->started = sqlite3_column_int(st, 26);
-}
-
-/* Read by cmp_from_row (the per-side counts fill arrays), released by
- * db_comparison_release. */
-static const struct db_rows cmp_rows = {
-	sizeof(struct db_comparison), NULL, 0, cmp_from_row
+#define C(field, type) DB_COL(db_comparison, field, type)
+static const struct db_col cmp_cols[] = {
+	C(id, INT64), C(base, STR), C(candidate, STR), C(rig, STR),
+	C(suite, STR), C(scheduler, STR), C(cmdline, STR), C(scale, DOUBLE),
+	C(floors, STR), C(max_cells, INT), C(max_seconds, DOUBLE),
+	C(state, STR), C(planned, INT), C(decided, STR), C(open, INT),
+	C(error, STR), C(who, STR), C(created, INT64), C(finished, INT64),
+	C(stop_on_worse, INT), C(done[0], INT), C(done[1], INT),
+	C(failed[0], INT), C(failed[1], INT), C(total[0], INT),
+	C(total[1], INT), C(started, INT),
 };
+#undef C
+static const struct db_rows cmp_rows = DB_ROWS(db_comparison, cmp_cols);
+DB_DEFINE_RELEASE(comparison, comparisons, db_comparison, cmp_rows)
 
 int db_comparison_add(struct db *db, const struct db_comparison *c,
 		      int64_t *id, char *err, size_t errlen)
@@ -129,34 +103,19 @@ int db_comparison_job_add(struct db *db, int64_t id, int side,
 
 int db_comparison_get(struct db *db, int64_t id, struct db_comparison *out)
 {
-	sqlite3_stmt *st = db_prepare(db, CMP_COLS "WHERE c.id = ?");
-	int rc;
-
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int64(st, 1, id);
-	rc = db_row_get(st, &cmp_rows, out);
-	sqlite3_finalize(st);
-	return rc;
+	return db_run_row(db, &cmp_rows, out, CMP_COLS "WHERE c.id = ?", "I",
+			  id);
 }
 
 int db_comparison_list(struct db *db, int active, int limit,
 		       struct db_comparison **out, size_t *n)
 {
-	sqlite3_stmt *st = db_prepare(db, CMP_COLS "WHERE (?1 = 0 OR "
-		"c.state IN ('queued', 'running')) ORDER BY c.id DESC "
-		"LIMIT ?2");
-	void *v = NULL;
-	int rc;
+	void *v;
+	int rc = db_run_rows(db, &cmp_rows, &v, n, CMP_COLS "WHERE (?1 = 0 "
+			     "OR c.state IN ('queued', 'running')) ORDER BY "
+			     "c.id DESC LIMIT ?2", "ii", active,
+			     limit > 0 ? limit : -1);
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int(st, 1, active);
-	sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
-	rc = db_rows_collect(st, &cmp_rows, &v, n);
-	sqlite3_finalize(st);
 	*out = v;
 	return rc;
 }
@@ -255,29 +214,3 @@ int db_comparison_cancel(struct db *db, int64_t id)
 	return sqlite3_changes(db->h);
 }
 
-static void db_comparison_strs_free(struct db_comparison *c)
-{
-	char **const fields[] = { &c->base, &c->candidate, &c->rig,
-				  &c->suite, &c->scheduler, &c->cmdline,
-				  &c->floors, &c->state, &c->decided,
-				  &c->error, &c->who };
-
-	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
-}
-
-void db_comparison_release(struct db_comparison *c)
-{
-	if (!c)
-		return;
-	db_comparison_strs_free(c);
-	memset(c, 0, sizeof(*c));
-}
-
-void db_comparisons_free(struct db_comparison *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v && i < n; i++)
-		db_comparison_release(&v[i]);
-	free(v);
-}

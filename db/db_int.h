@@ -224,24 +224,62 @@ void db_rows_free(const struct db_rows *how, void *v, size_t n);
 
 /*
  * The functions each entity type exports, made once from its rows table
- * (git's define_commit_slab): db_<name>_release() and db_<plural>_free();
- * db_<name>_list() of every row of a cached statement without bindings.
+ * (git's define_commit_slab): db_<plural>_free(), db_<name>_release() with
+ * it; db_<name>_list() of every row of a cached statement without
+ * bindings; fn(db, id, out, n), the rows of sql whose ?1 is the id of
+ * their parent (a submission's patches).
  */
+#define DB_DEFINE_FREE(plural, stype, rows)				\
+	void db_##plural##_free(struct stype *v, size_t n)		\
+	{								\
+		db_rows_free(&(rows), v, n);				\
+	}
 #define DB_DEFINE_RELEASE(name, plural, stype, rows)			\
 	void db_##name##_release(struct stype *e)			\
 	{								\
 		db_row_release(&(rows), e);				\
 	}								\
-	void db_##plural##_free(struct stype *v, size_t n)		\
-	{								\
-		db_rows_free(&(rows), v, n);				\
-	}
+	DB_DEFINE_FREE(plural, stype, rows)
 #define DB_DEFINE_LIST(name, stype, rows, stmt, sql)			\
 	int db_##name##_list(struct db *db, struct stype **out, size_t *n) \
 	{								\
 		void *v;						\
 		int rc = db_rows_collect(db_stmt(db, stmt, sql), &(rows), \
 					 &v, n);			\
+		*out = v;						\
+		return rc;						\
+	}
+#define DB_DEFINE_ROWS_OF(fn, stype, rows, sql)				\
+	int fn(struct db *db, int64_t id, struct stype **out, size_t *n) \
+	{								\
+		void *v;						\
+		int rc = db_run_rows(db, &(rows), &v, n, sql, "I", id);	\
+		*out = v;						\
+		return rc;						\
+	}
+
+/*
+ * A piece of work that is 'running' in its column state until it ends
+ * (submissions, bisections), its rows from cols (a "SELECT ... FROM t "
+ * prefix): db_<name>_get() by id, and db_<name>_list(): with active the
+ * running ones oldest first, else all of them newest first; at most limit
+ * (<= 0: all).
+ */
+#define DB_DEFINE_RUNNING(name, stype, rows, cols)			\
+	int db_##name##_get(struct db *db, int64_t id, struct stype *out) \
+	{								\
+		return db_run_row(db, &(rows), out, cols "WHERE id = ?", \
+				  "I", id);				\
+	}								\
+	int db_##name##_list(struct db *db, int active, int limit,	\
+			     struct stype **out, size_t *n)		\
+	{								\
+		void *v;						\
+		int rc = db_run_rows(db, &(rows), &v, n, cols		\
+				     "WHERE ?1 = 0 OR state = 'running' " \
+				     "ORDER BY CASE WHEN ?1 THEN id ELSE " \
+				     "-id END LIMIT ?2", "ii", active,	\
+				     limit > 0 ? limit : -1);		\
 		*out = v;						\
 		return rc;						\
 	}

@@ -24,46 +24,17 @@
 	"COALESCE(build_patched, 0), kernel_base, kernel_patched, report, " \
 	"created, COALESCE(finished, 0) FROM submissions "
 
-static void sub_from_row(sqlite3_stmt *st, void *elem)
-{
-	struct db_submission *s = elem;
-	int i;
-
-	memset(s, 0, sizeof(*s));
-	s->id = sqlite3_column_int64(st, 0);
-	s->base = db_col_str(st, 1);
-	s->files = db_col_str(st, 2);
-	s->rigs = db_col_str(st, 3);
-	s->suites = db_col_str(st, 4);
-	s->note = db_col_str(st, 5);
-	s->who = db_col_str(st, 6);
-	s->max_cells = sqlite3_column_int(st, 7);
-	s->state = db_col_str(st, 8);
-	s->stage = db_col_str(st, 9);
-	s->verdict = db_col_str(st, 10);
-	s->error = db_col_str(st, 11);
-	for (i = 0; i < 2; i++) {
-		s->build[i] = sqlite3_column_int64(st, 12 + i);
-		s->kernel[i] = db_col_str(st, 14 + i);
-	}
-	s->report = db_col_str(st, 16);
-	s->created = sqlite3_column_int64(st, 17);
-	s->finished = sqlite3_column_int64(st, 18);
-}
-
-static void sub_release(void *elem)
-{
-	struct db_submission *s = elem;
-
-	free(s->base); free(s->files); free(s->rigs); free(s->suites);
-	free(s->note); free(s->who); free(s->state); free(s->stage);
-	free(s->verdict); free(s->error); free(s->kernel[0]);
-	free(s->kernel[1]); free(s->report);
-}
-
-static const struct db_rows sub_rows = {
-	sizeof(struct db_submission), NULL, 0, sub_from_row
+#define C(field, type) DB_COL(db_submission, field, type)
+static const struct db_col sub_cols[] = {
+	C(id, INT64), C(base, STR), C(files, STR), C(rigs, STR),
+	C(suites, STR), C(note, STR), C(who, STR), C(max_cells, INT),
+	C(state, STR), C(stage, STR), C(verdict, STR), C(error, STR),
+	C(build[0], INT64), C(build[1], INT64), C(kernel[0], STR),
+	C(kernel[1], STR), C(report, STR), C(created, INT64),
+	C(finished, INT64),
 };
+#undef C
+static const struct db_rows sub_rows = DB_ROWS(db_submission, sub_cols);
 
 #define C(field, type) DB_COL(db_sub_patch, field, type)
 static const struct db_col patch_cols[] = {
@@ -95,6 +66,13 @@ static const struct db_col qjob_cols[] = {
 };
 #undef C
 static const struct db_rows qjob_rows = DB_ROWS(db_queue_job, qjob_cols);
+
+DB_DEFINE_RELEASE(submission, submissions, db_submission, sub_rows)
+DB_DEFINE_RUNNING(submission, db_submission, sub_rows, SUB_COLS)
+DB_DEFINE_FREE(sub_patches, db_sub_patch, patch_rows)
+DB_DEFINE_FREE(sub_stages, db_sub_stage, stage_rows)
+DB_DEFINE_FREE(sub_cells, db_sub_cell, cell_rows)
+DB_DEFINE_FREE(queue_jobs, db_queue_job, qjob_rows)
 
 static int sub_patch_add(struct db *db, int64_t id,
 			 const struct db_sub_patch *p)
@@ -129,25 +107,6 @@ int db_submission_add(struct db *db, const struct db_submission *s,
 	    db_submission_stage_begin(db, *id, "build"))
 		return db_sqlerr(db, err, errlen);
 	return DB_OK;
-}
-
-int db_submission_get(struct db *db, int64_t id, struct db_submission *out)
-{
-	return db_run_row(db, &sub_rows, out, SUB_COLS "WHERE id = ?", "I",
-			  id);
-}
-
-int db_submission_list(struct db *db, int active, int limit,
-		       struct db_submission **out, size_t *n)
-{
-	void *v;
-	int rc = db_run_rows(db, &sub_rows, &v, n, SUB_COLS
-			     "WHERE ?1 = 0 OR state = 'running' ORDER BY "
-			     "CASE WHEN ?1 THEN id ELSE -id END LIMIT ?2",
-			     "ii", active, limit > 0 ? limit : -1);
-
-	*out = v;
-	return rc;
 }
 
 int db_submission_update(struct db *db, int64_t id, const char *state,
@@ -196,43 +155,15 @@ int db_submission_ahead(struct db *db, int64_t id)
 	return (int)n;
 }
 
-int db_submission_patches(struct db *db, int64_t id,
-			  struct db_sub_patch **out, size_t *n)
-{
-	void *v;
-	int rc = db_run_rows(db, &patch_rows, &v, n, "SELECT seq, name, "
-			     "subject FROM submission_patches WHERE "
-			     "submission_id = ? ORDER BY seq", "I", id);
-
-	*out = v;
-	return rc;
-}
-
-int db_submission_stages(struct db *db, int64_t id,
-			 struct db_sub_stage **out, size_t *n)
-{
-	void *v;
-	int rc = db_run_rows(db, &stage_rows, &v, n, "SELECT stage, state, "
-			     "log, started, COALESCE(finished, 0) FROM "
-			     "submission_stages WHERE submission_id = ? ORDER "
-			     "BY id", "I", id);
-
-	*out = v;
-	return rc;
-}
-
-int db_submission_cells(struct db *db, int64_t id,
-			struct db_sub_cell **out, size_t *n)
-{
-	void *v;
-	int rc = db_run_rows(db, &cell_rows, &v, n, "SELECT comparison_id, "
-			     "rig, suite FROM submission_cells WHERE "
-			     "submission_id = ? ORDER BY comparison_id", "I",
-			     id);
-
-	*out = v;
-	return rc;
-}
+DB_DEFINE_ROWS_OF(db_submission_patches, db_sub_patch, patch_rows,
+		  "SELECT seq, name, subject FROM submission_patches WHERE "
+		  "submission_id = ? ORDER BY seq")
+DB_DEFINE_ROWS_OF(db_submission_stages, db_sub_stage, stage_rows,
+		  "SELECT stage, state, log, started, COALESCE(finished, 0) "
+		  "FROM submission_stages WHERE submission_id = ? ORDER BY id")
+DB_DEFINE_ROWS_OF(db_submission_cells, db_sub_cell, cell_rows,
+		  "SELECT comparison_id, rig, suite FROM submission_cells "
+		  "WHERE submission_id = ? ORDER BY comparison_id")
 
 int db_submission_stage_begin(struct db *db, int64_t id, const char *stage)
 {
@@ -257,36 +188,6 @@ int db_submission_cell_add(struct db *db, int64_t id, int64_t comparison,
 		      "comparison_id, rig, suite) VALUES (?, ?, ?, ?)",
 		      "IIss", id, comparison, rig, suite) == SQLITE_DONE ?
 		      DB_OK : DB_ERR;
-}
-
-void db_submission_release(struct db_submission *s)
-{
-	if (s)
-		sub_release(s);
-}
-
-void db_submissions_free(struct db_submission *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v && i < n; i++)
-		sub_release(&v[i]);
-	free(v);
-}
-
-void db_sub_patches_free(struct db_sub_patch *v, size_t n)
-{
-	db_rows_free(&patch_rows, v, n);
-}
-
-void db_sub_stages_free(struct db_sub_stage *v, size_t n)
-{
-	db_rows_free(&stage_rows, v, n);
-}
-
-void db_sub_cells_free(struct db_sub_cell *v, size_t n)
-{
-	db_rows_free(&cell_rows, v, n);
 }
 
 /* ---- the queue view and its fair order ------------------------------ */
@@ -357,21 +258,8 @@ int db_queue_jobs(struct db *db, const char *rig, int active,
 	return rc;
 }
 
-int db_submission_jobs(struct db *db, int64_t id, struct db_queue_job **out,
-		       size_t *n)
-{
-	void *v;
-	int rc = db_run_rows(db, &qjob_rows, &v, n, QJOB_COLS(JOB_WHO("j"))
-			     "submission_cells sc JOIN comparison_jobs x ON "
-			     "x.comparison_id = sc.comparison_id JOIN jobs j "
-			     "ON j.id = x.job_id " QJOB_JOIN "WHERE "
-			     "sc.submission_id = ? ORDER BY j.id", "I", id);
-
-	*out = v;
-	return rc;
-}
-
-void db_queue_jobs_free(struct db_queue_job *v, size_t n)
-{
-	db_rows_free(&qjob_rows, v, n);
-}
+DB_DEFINE_ROWS_OF(db_submission_jobs, db_queue_job, qjob_rows,
+		  QJOB_COLS(JOB_WHO("j")) "submission_cells sc JOIN "
+		  "comparison_jobs x ON x.comparison_id = sc.comparison_id "
+		  "JOIN jobs j ON j.id = x.job_id " QJOB_JOIN "WHERE "
+		  "sc.submission_id = ? ORDER BY j.id")
