@@ -223,15 +223,13 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 		else if (!strcmp(o, "--format")) dst = &a->format;
 		else if (!strcmp(o, "--base")) dst = &a->base;
 		else if (!strcmp(o, "--limit")) dst = &a->limit;
-		else if (!strcmp(o, "--scheduler")) dst = &a->scheduler;
-		else if (!strcmp(o, "--scale")) dst = &a->scale;
 		else if (!strcmp(o, "--repeat")) dst = &a->repeat;
-		else if (!strcmp(o, "--cmdline")) dst = &a->cmdline;
 		else if (!strcmp(o, "--rigconf")) dst = &a->rigconf;
 		else if (!strcmp(o, "--ident")) dst = &a->ident;
 		else if (!strcmp(o, "--floor")) dst = &a->floor;
 		else if (!strcmp(o, "--max-cells")) dst = &a->max_cells;
 		else if (!strcmp(o, "--note")) dst = &a->note;
+		else dst = job_config_opt(a, o);
 		if (dst) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "klab: option '%s' needs a "
