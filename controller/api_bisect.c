@@ -3,12 +3,13 @@
  * Bisections over HTTP: POST /api/bisections (a JSON request: kind
  * series with base and patches, debian with good and bad, or git with
  * base (a configured git base's name), good and bad commits; rig, suite,
- * metrics, max_cells), GET /api/bisections[/ID], the pages
- * /bisections[/ID], the form /bisections/new of a Debian line or a git
- * range and its POST /bisections, and POST /submissions/ID/bisect, the "Bisect" button
- * of a finished submission whose verdict is worse (its series on its
- * base, its first rig and suite, the metric posted: the page fills in
- * the first it found worse).
+ * metrics, max_cells and the job configuration: scale, scheduler,
+ * cmdline), GET /api/bisections[/ID], the pages /bisections[/ID], the
+ * form /bisections/new of a Debian line or a git range and its POST
+ * /bisections, and POST /submissions/ID/bisect, the "Bisect" button of a
+ * finished submission whose verdict is worse (its series on its base,
+ * its first rig and suite with that cell's job configuration, the metric
+ * posted: the page fills in the first it found worse).
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -67,6 +68,8 @@ int api_bisection_add(struct req *rq, struct web_response *r)
 	    api_field_str(r, doc, "rig", 1, &in.rig) ||
 	    api_field_str(r, doc, "suite", 1, &in.suite) ||
 	    api_field_int(r, doc, "max_cells", 0, 1, SUB_MAX_CELLS, &maxc) ||
+	    api_job_config_fields(r, doc, &in.scale, &in.scheduler,
+				  &in.cmdline) ||
 	    json_metrics(r, doc, &in) ||
 	    sub_json_patches(r, doc, in.file, &in.nfiles, SUB_MAX_FILES)) {
 		rc = r->status;
@@ -85,12 +88,14 @@ static json_t *bis_row_json(const void *elem)
 {
 	const struct db_bisection *b = elem;
 
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, "
-			 "s:s, s:i, s:s, s:s, s:s, s:I, s:I}", "id",
-			 (json_int_t)b->id, "kind", b->kind, "base", b->base,
-			 "good", b->good, "bad", b->bad, "rig", b->rig,
-			 "suite", b->suite, "metrics", b->metrics, "max_cells",
-			 b->max_cells, "state", b->state, "phase", b->phase,
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, "
+			 "s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:I, s:I}",
+			 "id", (json_int_t)b->id, "kind", b->kind, "base",
+			 b->base, "good", b->good, "bad", b->bad, "rig",
+			 b->rig, "suite", b->suite, "metrics", b->metrics,
+			 "max_cells", b->max_cells, "scale", b->scale,
+			 "scheduler", b->scheduler, "cmdline", b->cmdline,
+			 "state", b->state, "phase", b->phase,
 			 "answer", b->answer, "outcome", b->outcome, "error",
 			 b->error, "who", b->who, "created",
 			 (json_int_t)b->created, "finished",
@@ -216,7 +221,8 @@ static void form_field_name(char *err)
 }
 
 /* The request of a worse submission's "Bisect" button: its series (the
- * stored files) on its base, its first rig x suite, metric as posted. */
+ * stored files) on its base, its first rig x suite with the job
+ * configuration its comparison ran with, metric as posted. */
 static int bis_from_sub(const struct sub_view *v, const char *metric,
 			struct bis_input *in, struct strbuf *texts,
 			char *err, size_t errlen)
@@ -237,6 +243,11 @@ static int bis_from_sub(const struct sub_view *v, const char *metric,
 	in->base = v->s.base;
 	in->rig = v->cells[0].rig;
 	in->suite = v->cells[0].suite;
+	if (v->judged[0]) {
+		in->scale = v->views[0].c.scale;
+		in->scheduler = v->views[0].c.scheduler;
+		in->cmdline = v->views[0].c.cmdline;
+	}
 	if (metric && *metric)
 		in->metric[in->nmetrics++] = metric;
 	while (*p && in->nfiles < SUB_MAX_FILES) {
@@ -303,7 +314,8 @@ int page_bisect_submission(struct req *rq, struct web_response *r)
  * the new bisection, or the form again with the error and the values. */
 int page_bisection_post(struct req *rq, struct web_response *r)
 {
-	const char *mc = query_get(&rq->q, "max_cells");
+	const char *mc = query_get(&rq->q, "max_cells"),
+		   *sc = query_get(&rq->q, "scale");
 	struct bis_input in;
 	char err[800] = "";
 	int64_t id = 0;
@@ -323,9 +335,16 @@ int page_bisection_post(struct req *rq, struct web_response *r)
 	in.suite = query_get(&rq->q, "suite");
 	in.metric[0] = query_get(&rq->q, "metric");
 	in.nmetrics = in.metric[0] && *in.metric[0];
+	in.scheduler = query_get(&rq->q, "scheduler");
+	in.cmdline = query_get(&rq->q, "cmdline");
 	if (mc && *mc && parse_long(mc, 3, SUB_MAX_CELLS, &n)) {
 		snprintf(err, sizeof(err), "field 'max_cells': a number of "
 			 "cells a side, 3 to %d", SUB_MAX_CELLS);
+		rc = 400;
+	}
+	if (!rc && sc && *sc && parse_double(sc, &in.scale)) {
+		snprintf(err, sizeof(err), "field 'scale': '%.40s' is not a "
+			 "number", sc);
 		rc = 400;
 	}
 	in.max_cells = n;

@@ -65,26 +65,22 @@ static int cmp_fields(struct web_response *r, json_t *doc,
 	    api_field_ident(r, doc, "candidate", IDENT_KERNEL, 1, &s[1]) ||
 	    api_field_ident(r, doc, "rig", IDENT_RIG, 1, &s[2]) ||
 	    api_field_ident(r, doc, "suite", IDENT_SUITE, 1, &s[3]) ||
-	    api_field_str(r, doc, "scheduler", 0, &s[4]) ||
-	    api_field_str(r, doc, "cmdline", 0, &s[5]) ||
-	    api_field_num(r, doc, "scale", 0, &c->scale) ||
+	    api_job_config_fields(r, doc, &c->scale, &s[4], &s[5]) ||
 	    api_field_int(r, doc, "max_cells", 0, 1, MAX_CELLS_LIMIT, &maxc) ||
 	    api_field_num(r, doc, "max_seconds", 0, &maxs) ||
 	    api_field_bool(r, doc, "stop_on_worse", 0, &c->stop_on_worse) ||
 	    floor_fields(r, doc, floors))
 		return -1;
-	if (c->scale < 0 || maxs < -1 || (maxs >= 0 && maxs < 1)) {
-		web_error_json(r, 400, c->scale < 0 ? "field 'scale': must "
-			       "not be negative" : "field 'max_seconds': at "
-			       "least 1");
+	if (maxs < -1 || (maxs >= 0 && maxs < 1)) {
+		web_error_json(r, 400, "field 'max_seconds': at least 1");
 		return -1;
 	}
 	c->base = (char *)s[0];
 	c->candidate = (char *)s[1];
 	c->rig = (char *)s[2];
 	c->suite = (char *)s[3];
-	c->scheduler = (char *)(s[4] ? s[4] : "");
-	c->cmdline = (char *)(s[5] ? s[5] : "");
+	c->scheduler = (char *)s[4];
+	c->cmdline = (char *)s[5];
 	c->max_cells = (int)maxc;
 	c->max_seconds = maxs;
 	c->floors = floors->buf;
@@ -95,6 +91,8 @@ static int cmp_fields(struct web_response *r, json_t *doc,
 static int cmp_refuse(struct req *rq, struct db_comparison *c,
 		      struct vd_plan *plan, char *err, size_t errlen)
 {
+	int rc;
+
 	if (!strcmp(c->base, c->candidate)) {
 		snprintf(err, errlen, "base and candidate are the same catalog "
 			 "entry '%s': an A/A comparison needs two entries of "
@@ -105,9 +103,12 @@ static int cmp_refuse(struct req *rq, struct db_comparison *c,
 		snprintf(err, errlen, "unknown rig '%s'", c->rig);
 		return 404;
 	}
-	if (api_suite_check(rq->d, c->suite, err, errlen) ||
-	    api_cmdline_check(rq->d, c->cmdline, err, errlen))
+	if (api_suite_check(rq->d, c->suite, err, errlen))
 		return 403;
+	rc = api_job_config_check(rq->d, c->scale, c->scheduler, c->cmdline,
+				  err, errlen);
+	if (rc)
+		return rc;
 	vd_plan_default(plan);
 	if (c->max_seconds < 0)
 		c->max_seconds = plan->max_seconds;

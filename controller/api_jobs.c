@@ -71,7 +71,7 @@ static int cmdline_word_ok(const char *allow, const char *w, size_t n)
 }
 
 /* 0 when every word of cmdline is allowed, else -1 with err naming it. */
-int api_cmdline_check(const struct klabd *d, const char *cmdline,
+static int cmdline_check(const struct klabd *d, const char *cmdline,
 			 char *err, size_t errlen)
 {
 	const char *allow = d->cmdline_allow ? d->cmdline_allow :
@@ -92,6 +92,31 @@ int api_cmdline_check(const struct klabd *d, const char *cmdline,
 			return -1;
 		}
 		p += n;
+	}
+	return 0;
+}
+
+int api_job_config_check(const struct klabd *d, double scale,
+			 const char *scheduler, const char *cmdline,
+			 char *err, size_t errlen)
+{
+	char why[600];
+
+	if (scale != 0 && !(scale >= SUITE_SCALE_MIN &&
+			    scale <= SUITE_SCALE_MAX)) {
+		snprintf(err, errlen, "field 'scale': %g is not between %g and "
+			 "%g (0 or none: the suite's own, 1)", scale,
+			 SUITE_SCALE_MIN, SUITE_SCALE_MAX);
+		return 400;
+	}
+	if (scheduler && *scheduler &&
+	    ident_checks(IDENT_SCHEDULER, scheduler, why, sizeof(why))) {
+		snprintf(err, errlen, "field 'scheduler': %s", why);
+		return 400;
+	}
+	if (cmdline_check(d, cmdline, why, sizeof(why))) {
+		snprintf(err, errlen, "field 'cmdline': %s", why);
+		return 403;
 	}
 	return 0;
 }
@@ -209,9 +234,8 @@ static int job_fields(struct web_response *r, json_t *doc,
 
 	if (api_field_ident(r, doc, "rig", IDENT_RIG, 1, &jn->rig) ||
 	    api_field_ident(r, doc, "suite", IDENT_SUITE, 1, &jn->suite) ||
-	    api_field_str(r, doc, "scheduler", 0, &jn->scheduler) ||
-	    api_field_str(r, doc, "cmdline", 0, &jn->cmdline) ||
-	    api_field_num(r, doc, "scale", 0, &jn->scale) ||
+	    api_job_config_fields(r, doc, &jn->scale, &jn->scheduler,
+				  &jn->cmdline) ||
 	    api_field_int(r, doc, "repeat", 0, 1, 1000, repeat))
 		return -1;
 	if (v && !json_is_null(v) && !json_is_array(v)) {
@@ -249,7 +273,7 @@ int api_job_add(struct req *rq, struct web_response *r)
 	json_t *doc = api_body(rq, r, 1), *ks, *ids;
 	struct db_job_new jn;
 	long long repeat;
-	char err[300] = "";
+	char err[700] = "";
 	int rc;
 
 	if (!doc)
@@ -260,11 +284,13 @@ int api_job_add(struct req *rq, struct web_response *r)
 		json_decref(doc);
 		return r->status;
 	}
-	if (api_suite_check(rq->d, jn.suite, err, sizeof(err)) ||
-	    api_cmdline_check(rq->d, jn.cmdline, err, sizeof(err))) {
+	rc = api_suite_check(rq->d, jn.suite, err, sizeof(err)) ? 403 :
+	     api_job_config_check(rq->d, jn.scale, jn.scheduler, jn.cmdline,
+				  err, sizeof(err));
+	if (rc) {
 		json_decref(ks);
 		json_decref(doc);
-		return web_error_json(r, 403, err);
+		return web_error_json(r, rc, err);
 	}
 	ids = json_array();
 	rc = jobs_insert(rq, &jn, ks, repeat ? repeat : 1, ids, err,

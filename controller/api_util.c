@@ -290,3 +290,16 @@ int api_field_bool(struct web_response *r, json_t *doc, const char *key,
 
 	return rc > 0 ? 0 : rc;
 }
+
+int api_job_config_fields(struct web_response *r, json_t *doc,
+			  double *scale, const char **scheduler,
+			  const char **cmdline)
+{
+	*scale = 0;
+	*scheduler = *cmdline = "";
+	if (api_field_num(r, doc, "scale", 0, scale) ||
+	    api_field_str(r, doc, "scheduler", 0, scheduler) ||
+	    api_field_str(r, doc, "cmdline", 0, cmdline))
+		return -1;
+	return 0;
+}

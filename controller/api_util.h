@@ -28,6 +28,16 @@ int api_field_num(struct web_response *r, json_t *doc, const char *key,
 		  int required, double *out);
 int api_field_bool(struct web_response *r, json_t *doc, const char *key,
 		   int required, int *out);
+/*
+ * The job configuration every way of queueing cells takes (a job, a
+ * comparison run, a bisection): "scale" (absent: 0, the suite's own),
+ * "scheduler" and "cmdline" (absent: "", the rig's default and nothing
+ * added), strings borrowed from doc; checked by api_job_config_check
+ * (klabd.h).  0, or -1 after a 400.
+ */
+int api_job_config_fields(struct web_response *r, json_t *doc,
+			  double *scale, const char **scheduler,
+			  const char **cmdline);
 /* A JSON string value as a name of kind (for array elements); what names
  * it in errors ("kernels[2]").  The string, or NULL after a 400. */
 const char *api_value_ident(struct web_response *r, json_t *v,

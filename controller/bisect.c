@@ -117,7 +117,8 @@ static enum kready bis_kernel(struct klabd *d, struct db *db,
 }
 
 /* A comparison of candidate against base for step s, its first look
- * queued; confirm: the larger cap. */
+ * queued, its cells with b's job configuration; confirm: the larger
+ * cap. */
 static int bis_cmp_start(struct klabd *d, struct db *db,
 			 const struct db_bisection *b, const char *base,
 			 const char *cand, int confirm, int64_t *id,
@@ -136,7 +137,10 @@ static int bis_cmp_start(struct klabd *d, struct db *db,
 	c.candidate = (char *)cand;
 	c.rig = b->rig;
 	c.suite = b->suite;
-	c.scheduler = c.cmdline = c.floors = "";
+	c.scale = b->scale;
+	c.scheduler = b->scheduler;
+	c.cmdline = b->cmdline;
+	c.floors = "";
 	c.max_cells = (int)plan.looks[plan.nlooks - 1];
 	c.max_seconds = plan.max_seconds;
 	c.stop_on_worse = 1;

@@ -44,14 +44,19 @@ struct bis_input {
 	const char *metric[BIS_MAX_METRICS];
 	size_t nmetrics;
 	long max_cells;		/* 0: BIS_MAX_CELLS_DEFAULT */
+	/* the job configuration of every step's cells: 0, NULL or "" the
+	 * suite's scale, the rig's scheduler, no kernel parameter */
+	double scale;
+	const char *scheduler, *cmdline;
 };
 
 /*
- * Check in (kind, rig, suite, metrics, cap; a series split into its
- * patches, stored and applied to base; a Debian range resolved against
- * the archive's list) and store a bisection by rq->who.  0 with *id
- * set, else an HTTP status (400, 404 unknown rig, 422 a patch that does
- * not apply, 500) with err naming the problem; nothing is stored then.
+ * Check in (kind, rig, suite, metrics, cap, job configuration; a series
+ * split into its patches, stored and applied to base; a Debian range
+ * resolved against the archive's list) and store a bisection by
+ * rq->who.  0 with *id set, else an HTTP status (400, 403 a kernel
+ * parameter not allowed, 404 unknown rig, 422 a patch that does not
+ * apply, 500) with err naming the problem; nothing is stored then.
  */
 int bisection_create(struct req *rq, const struct bis_input *in,
 		     int64_t *id, char *err, size_t errlen);

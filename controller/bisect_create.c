@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * Checking a bisection in (bisection_create, bisect.h).  The rig, suite,
- * metrics and cap are checked first.  A series is split into its patches
- * (sub_series_messages and sub_series_split, as a submission's), each
- * message stored as a file of its own so that a step can build base +
- * patches 1..k, and the whole series applied to the base with
+ * metrics, cap and job configuration (api_job_config_check, as for jobs
+ * and comparison runs) are checked first.  A series is split into its
+ * patches (sub_series_messages and sub_series_split, as a submission's),
+ * each message stored as a file of its own so that a step can build
+ * base + patches 1..k, and the whole series applied to the base with
  * build-kernel.sh --check; candidate k is base + patches 1..k.  A Debian
  * range good..bad is resolved against the archive's list
  * (debian-kernels.sh list-available): every package of the line whose
  * upstream version lies between the two, in version order; candidate 0
  * is good, the last bad.  A git range good..bad names a [base NAME] with
- * git = PATH (never a path) and two commits, resolved there (bisect_git.c)
- * with good an ancestor of bad; candidate 0 is good, 1 bad, and git bisect
- * adds the commits it chooses as it goes.  A refusal names the problem and stores nothing.
+ * git = PATH (never a path) and two commits, resolved there
+ * (bisect_git.c) with good an ancestor of bad; candidate 0 is good, 1
+ * bad, and git bisect adds the commits it chooses as it goes.  A refusal
+ * names the problem and stores nothing.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -378,7 +380,8 @@ out:
 	return rc;
 }
 
-/* Rig, suite, metrics, cap: 0 or a status; metrics joined into ms. */
+/* Rig, suite, metrics, cap, job configuration: 0 or a status; metrics
+ * joined into ms. */
 static int bis_check(struct req *rq, const struct bis_input *in,
 		     struct strbuf *ms, char *err, size_t errlen)
 {
@@ -414,7 +417,8 @@ static int bis_check(struct req *rq, const struct bis_input *in,
 			 "look) and %d", SUB_MAX_CELLS);
 		return 400;
 	}
-	return 0;
+	return api_job_config_check(rq->d, in->scale, in->scheduler,
+				    in->cmdline, err, errlen);
 }
 
 int bisection_create(struct req *rq, const struct bis_input *in,
@@ -464,6 +468,9 @@ int bisection_create(struct req *rq, const struct bis_input *in,
 	b.metrics = ms.buf;
 	b.max_cells = in->max_cells ? (int)in->max_cells :
 		      BIS_MAX_CELLS_DEFAULT;
+	b.scale = in->scale;
+	b.scheduler = (char *)(in->scheduler ? in->scheduler : "");
+	b.cmdline = (char *)(in->cmdline ? in->cmdline : "");
 	b.who = rq->who;
 	rc = db_bisection_add(rq->db, &b, cs->c, cs->n, id, err, errlen) ?
 	     500 : 0;

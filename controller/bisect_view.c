@@ -4,9 +4,10 @@
  * the row, its candidates and steps, the range still open with an
  * estimate of the steps left (judge/bisect.h), and the mail-ready text
  * report: the culprit (subject and author of a patch, version of a
- * package, hash and subject of a commit), the evidence table (each step: kernel, cells, delta with its
- * confidence interval on the named metrics, mark or the reason for a
- * skip) and how sure it is.
+ * package, hash and subject of a commit), the job configuration, the
+ * evidence table (each step: kernel, cells, delta with its confidence
+ * interval on the named metrics, mark or the reason for a skip) and how
+ * sure it is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "bisect.h"
 #include "judge/bisect.h"
+#include "web/format.h"
 
 /* git: the range is the last good and the last bad commit tested (git
  * tests inside the range only); the steps left are git's estimate. */
@@ -133,6 +135,7 @@ void bis_report(const struct bis_view *v, struct strbuf *sb)
 	const struct db_bis_cand *c;
 	size_t i, skips;
 	const char *sure = bis_sureness(v, &skips);
+	char cfg[400];
 
 	sb_addf(sb, "klab bisection %lld: %s\n", (long long)b->id,
 		*b->outcome ? b->outcome : b->state);
@@ -147,8 +150,9 @@ void bis_report(const struct bis_view *v, struct strbuf *sb)
 		sb_addf(sb, "range:     %s (good) .. %s (bad), %zu "
 			"candidates\n", v->cands[0].label,
 			v->cands[v->ncands - 1].label, v->ncands - 1);
-	sb_addf(sb, "rig:       %s\nsuite:     %s\nmetrics:   %s\n", b->rig,
-		b->suite, b->metrics);
+	fmt_job_config(cfg, sizeof(cfg), b->scale, b->scheduler, b->cmdline);
+	sb_addf(sb, "rig:       %s\nsuite:     %s\nmetrics:   %s\n"
+		"config:    %s\n", b->rig, b->suite, b->metrics, cfg);
 	sb_addf(sb, "requested: %s\n", b->who);
 	if (b->answer >= 0 && (size_t)b->answer < v->ncands) {
 		c = &v->cands[b->answer];

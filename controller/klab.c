@@ -76,8 +76,12 @@ static void usage(FILE *f)
 	      "        each rig and suite; --wait follows it and prints the\n"
 	      "        report (exit 0 nothing worse, 4 worse, 5 undecided)\n"
 	      "  submissions | submission show|report|cancel ID\n"
-	      "  bisect --series FILE --base B | --debian GOOD BAD --rig R\n"
-	      "        --suite S --metric M [--max-cells N] [--wait]\n"
+	      "  bisect --series FILE --base B | --debian GOOD BAD |\n"
+	      "        --git BASE GOOD BAD, --rig R --suite S --metric M\n"
+	      "        [--max-cells N] [--scale F] [--scheduler X]\n"
+	      "        [--cmdline TEXT] [--wait]\n"
+	      "        find the first bad patch, release or commit; every\n"
+	      "        step's cells run with --scale, --scheduler, --cmdline\n"
 	      "  bisections [--format json]\n"
 	      "  queue                            what each rig runs and waits for\n"
 	      "\n"
@@ -223,15 +227,13 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 		else if (!strcmp(o, "--format")) dst = &a->format;
 		else if (!strcmp(o, "--base")) dst = &a->base;
 		else if (!strcmp(o, "--limit")) dst = &a->limit;
-		else if (!strcmp(o, "--scheduler")) dst = &a->scheduler;
-		else if (!strcmp(o, "--scale")) dst = &a->scale;
 		else if (!strcmp(o, "--repeat")) dst = &a->repeat;
-		else if (!strcmp(o, "--cmdline")) dst = &a->cmdline;
 		else if (!strcmp(o, "--rigconf")) dst = &a->rigconf;
 		else if (!strcmp(o, "--ident")) dst = &a->ident;
 		else if (!strcmp(o, "--floor")) dst = &a->floor;
 		else if (!strcmp(o, "--max-cells")) dst = &a->max_cells;
 		else if (!strcmp(o, "--note")) dst = &a->note;
+		else dst = job_config_opt(a, o);
 		if (dst) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "klab: option '%s' needs a "

@@ -4,15 +4,18 @@
  *
  *   klab bisect --series FILE [--series FILE..] --base B --rig R
  *               --suite S --metric M [--metric M..] [--max-cells N]
- *               [--wait]
+ *               [--scale F] [--scheduler X] [--cmdline TEXT] [--wait]
  *   klab bisect --debian GOOD BAD --rig R --suite S --metric M [--wait]
  *   klab bisect --git BASE GOOD BAD --rig R --suite S --metric M [--wait]
  *               (BASE: a git base of klabd's configuration, by name)
  *   klab bisections [--format table|json]
  *
- * --wait follows the bisection to its end, a line a step on stderr, and
- * prints the report; the exit code is 4 when it named a culprit, 0 when
- * the range does not regress, 5 when it cannot tell.
+ * --scale, --scheduler and --cmdline (every kind) are the job
+ * configuration of every step's cells, as klab compare-run's
+ * (job_config_add).  --wait follows the bisection to its end, a line a
+ * step on stderr, and prints the report; the exit code is 4 when it
+ * named a culprit, 0 when the range does not regress, 5 when it cannot
+ * tell.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -32,7 +35,8 @@ static int bis_usage(void)
 {
 	fputs("klab: usage: klab bisect --series FILE --base B | --debian "
 	      "GOOD BAD | --git BASE GOOD BAD, --rig R --suite S --metric M "
-	      "[--max-cells N] [--wait]\n", stderr);
+	      "[--max-cells N] [--scale F] [--scheduler X] [--cmdline TEXT] "
+	      "[--wait]\n", stderr);
 	return EX_USAGE;
 }
 
@@ -56,12 +60,18 @@ static json_t *bis_file(const char *path)
 static json_t *bis_request(int argc, char **argv, int *wait)
 {
 	json_t *doc = json_object(), *ps = json_array(), *ms = json_array(), *f;
+	struct args cfg;
+	const char **dst;
 	int i, bad = 0;
 
+	memset(&cfg, 0, sizeof(cfg));
 	for (i = 0; i < argc && !bad; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(o, "--wait")) {
+		dst = job_config_opt(&cfg, o);
+		if (dst && v) {
+			*dst = argv[++i];
+		} else if (!strcmp(o, "--wait")) {
 			*wait = 1;
 		} else if (!strcmp(o, "--debian") && v && i + 2 < argc) {
 			json_object_set_new(doc, "kind", json_string("debian"));
@@ -98,7 +108,7 @@ static json_t *bis_request(int argc, char **argv, int *wait)
 	}
 	json_object_set_new(doc, "patches", ps);
 	json_object_set_new(doc, "metrics", ms);
-	if (bad) {
+	if (bad || job_config_add(doc, &cfg)) {
 		json_decref(doc);
 		return NULL;
 	}

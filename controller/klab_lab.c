@@ -14,17 +14,33 @@
 #include "klab.h"
 #include "lib/config.h"
 
-/* The job configuration a command names (--scheduler, --cmdline,
- * --scale) into a request's document: one configuration, one column. */
-static void job_config_add(json_t *doc, const struct args *a)
+const char **job_config_opt(struct args *a, const char *opt)
 {
+	if (!strcmp(opt, "--scale"))
+		return &a->scale;
+	if (!strcmp(opt, "--scheduler"))
+		return &a->scheduler;
+	if (!strcmp(opt, "--cmdline"))
+		return &a->cmdline;
+	return NULL;
+}
+
+int job_config_add(json_t *doc, const struct args *a)
+{
+	double scale;
+
+	if (a->scale && parse_double(a->scale, &scale)) {
+		fprintf(stderr, "klab: option '--scale' needs a number, not "
+			"'%s'\n", a->scale);
+		return -1;
+	}
 	if (a->scheduler)
 		json_object_set_new(doc, "scheduler", json_string(a->scheduler));
 	if (a->cmdline)
 		json_object_set_new(doc, "cmdline", json_string(a->cmdline));
 	if (a->scale)
-		json_object_set_new(doc, "scale", json_real(strtod(a->scale,
-								  NULL)));
+		json_object_set_new(doc, "scale", json_real(scale));
+	return 0;
 }
 
 int cmd_job(struct args *a)
@@ -52,7 +68,10 @@ int cmd_job(struct args *a)
 		json_array_append_new(ks, json_string(a->pos[i]));
 	doc = json_pack("{s:o, s:s, s:s}", "kernels", ks, "rig", a->rig,
 			"suite", a->suite);
-	job_config_add(doc, a);
+	if (job_config_add(doc, a)) {
+		json_decref(doc);
+		return EX_USAGE;
+	}
 	if (a->repeat && !parse_long(a->repeat, 1, 1000, &n))
 		json_object_set_new(doc, "repeat", json_integer(n));
 	return post_json("/api/jobs", doc, 201, "jobs");
@@ -253,7 +272,10 @@ int cmd_compare_run(struct args *a)
 		json_object_set_new(doc, "max_cells", json_integer(n));
 	if (a->stop_on_worse)
 		json_object_set_new(doc, "stop_on_worse", json_true());
-	job_config_add(doc, a);
+	if (job_config_add(doc, a)) {
+		json_decref(doc);
+		return EX_USAGE;
+	}
 	if (a->floor)
 		json_object_set_new(doc, "floor", json_pack("[s]", a->floor));
 	rc = post_created("/api/comparisons", doc, "comparison", &id);

@@ -3,7 +3,8 @@
  * bisect: bisections in the database.  A bisection (controller/bisect.c
  * drives it) names what is bisected (kind series: a base and a patch
  * series; debian: a line of packages), the rig, suite and metrics it
- * judges on and its cap; its candidates are rows 0 (the good end) .. N
+ * judges on, its cap and its job configuration (scale, scheduler,
+ * kernel parameters); its candidates are rows 0 (the good end) .. N
  * (the bad end), each with its label (patch subject and author, or
  * package version) and its kernel once built or fetched; its steps are
  * rows too (a verification of the ends, a bisection step, the final
@@ -26,6 +27,9 @@ struct db_bisection {
 	char *rig, *suite;
 	char *metrics;		/* ',' separated */
 	int max_cells;		/* cells a side of a step */
+	double scale;		/* the job configuration of every step's */
+	char *scheduler;	/* cells: scale (<= 0 stored as 1), */
+	char *cmdline;		/* scheduler and kernel parameters, "" */
 	char *state;		/* running finished failed */
 	char *phase;		/* verify step confirm done */
 	int answer;		/* first bad index, -1: none yet */

@@ -13,7 +13,8 @@
 #define BIS_COLS \
 	"SELECT id, kind, base, good, bad, rig, suite, metrics, max_cells, " \
 	"state, phase, answer, outcome, report, error, who, created, " \
-	"COALESCE(finished, 0), steps_hint FROM bisections "
+	"COALESCE(finished, 0), steps_hint, scale, scheduler, cmdline " \
+	"FROM bisections "
 
 #define C(field, type) DB_COL(db_bisection, field, type)
 static const struct db_col bis_cols[] = {
@@ -21,7 +22,8 @@ static const struct db_col bis_cols[] = {
 	C(rig, STR), C(suite, STR), C(metrics, STR), C(max_cells, INT),
 	C(state, STR), C(phase, STR), C(answer, INT), C(outcome, STR),
 	C(report, STR), C(error, STR), C(who, STR), C(created, INT64),
-	C(finished, INT64), C(steps_hint, INT),
+	C(finished, INT64), C(steps_hint, INT), C(scale, DOUBLE),
+	C(scheduler, STR), C(cmdline, STR),
 };
 #undef C
 static const struct db_rows bis_rows = DB_ROWS(db_bisection, bis_cols);
@@ -54,10 +56,11 @@ static int bis_insert(struct db *db, const struct db_bisection *b,
 	size_t i;
 
 	if (db_run(db, "INSERT INTO bisections (kind, base, good, bad, rig, "
-		   "suite, metrics, max_cells, who, created) VALUES (?, ?, ?, "
-		   "?, ?, ?, ?, ?, ?, ?)", "sssssssisT", b->kind, b->base,
-		   b->good, b->bad, b->rig, b->suite, b->metrics, b->max_cells,
-		   b->who) != SQLITE_DONE)
+		   "suite, metrics, max_cells, scale, scheduler, cmdline, who, "
+		   "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		   "sssssssidsssT", b->kind, b->base, b->good, b->bad, b->rig,
+		   b->suite, b->metrics, b->max_cells, b->scale > 0 ? b->scale :
+		   1.0, b->scheduler, b->cmdline, b->who) != SQLITE_DONE)
 		return DB_ERR;
 	*id = sqlite3_last_insert_rowid(db->h);
 	for (i = 0; i < n; i++)

@@ -401,6 +401,14 @@ static const char *const migrations[] = {
 	 * left ("roughly K steps"), -1 where git does not choose them. */
 	"ALTER TABLE bisections ADD COLUMN steps_hint INTEGER NOT NULL "
 	"DEFAULT -1;",
+	/* 14: a bisection's job configuration, given to every step's
+	 * comparison: scale, scheduler, extra kernel parameters; older
+	 * bisections ran at 1 with the rig's defaults. */
+	"ALTER TABLE bisections ADD COLUMN scale REAL NOT NULL DEFAULT 1;"
+	"ALTER TABLE bisections ADD COLUMN scheduler TEXT NOT NULL "
+	"DEFAULT '';"
+	"ALTER TABLE bisections ADD COLUMN cmdline TEXT NOT NULL "
+	"DEFAULT '';",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -89,5 +89,7 @@ char *config_record_get(const char *rec, const char *key);
 int config_parse_size(const char *s, long long *out);
 /* Parse a whole decimal integer in [min, max]. 0 or -1. */
 int parse_long(const char *s, long min, long max, long *out);
+/* Parse a whole finite decimal number ("0.05", "1e-3"). 0 or -1. */
+int parse_double(const char *s, double *out);
 
 #endif

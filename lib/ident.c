@@ -21,6 +21,7 @@ static const char *const kind_names[] = {
 	[IDENT_METRIC] = "metric",
 	[IDENT_RAW] = "raw output",
 	[IDENT_TOKEN] = "token",
+	[IDENT_SCHEDULER] = "scheduler",
 };
 
 const char *ident_kind_name(enum ident_kind kind)

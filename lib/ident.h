@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ident: the one rule for the names klab is given from outside: kernel
- * identifiers, rig, suite and metric names, raw output names.  Every path
- * in (import query and files, the JSON API, agent uploads, the database
- * layer) checks names here, so a name that is stored is a name that every
- * page, URL, file name and shell word can carry without escaping.
+ * identifiers, rig, suite, metric and I/O scheduler names, raw output
+ * names.  Every path in (import query and files, the JSON API, agent
+ * uploads, the database layer) checks names here, so a name that is
+ * stored is a name that every page, URL, file name and shell word can
+ * carry without escaping.
  *
  * The rule: 1 to IDENT_MAX bytes of [A-Za-z0-9] and "._+-:@~", starting
  * with a letter or digit, not ending with '.', no "..".  Raw output names
@@ -32,6 +33,7 @@ enum ident_kind {
 	IDENT_METRIC,
 	IDENT_RAW,		/* name of a raw output, e.g. "results.json" */
 	IDENT_TOKEN,		/* name of a user token, e.g. "alice" */
+	IDENT_SCHEDULER,	/* an I/O scheduler, e.g. "mq-deadline" */
 };
 
 /* "kernel", "rig", ...: how errors name a kind. */

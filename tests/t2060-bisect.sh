@@ -19,16 +19,21 @@
 #  (2) a Debian line 6.1.170 .. 6.1.177 of fake packages in a local
 #      archive (KLAB_DEBIAN_ARCHIVE, as t2030); the test slows 6.1.174
 #      and later (the agent reads the version from the job's kernel);
-#      the bisection names 6.1.174.
+#      the bisection names 6.1.174.  It is asked for with --scale,
+#      --scheduler and --cmdline: every job of every step carries them
+#      (GET /api/jobs), the series' jobs the defaults; the report says so.
 #  (3) a range that does not regress (6.1.170 .. 6.1.173) is reported as
 #      such, with no culprit.
-#  (4) bad input is refused with a 4xx naming the problem, nothing
-#      stored; pages /bisections and /bisections/N, klab bisections.
+#  (4) bad input is refused with a 4xx naming the problem (a job
+#      configuration too: scale, scheduler, cmdline as for comparison
+#      runs), nothing stored; pages /bisections and /bisections/N, klab
+#      bisections.
 #  (5) the ways in from the web: a submission of the series found worse
 #      (the scripted agent slows *-patched) shows a "Bisect" button to its
-#      signed-in submitter, which starts a series bisection of it; the
-#      form /bisections/new (linked from change points on /history)
-#      starts a Debian one.
+#      signed-in submitter, which starts a series bisection of it with
+#      the job configuration of the submission's cell; the form
+#      /bisections/new (linked from change points on /history) starts a
+#      Debian one, with a scale and a scheduler its page shows.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 command -v jq >/dev/null || skip "no jq"
@@ -133,6 +138,28 @@ expect_grep "cannot apply patch" "$TMP/err"
 KLAB_TOKEN=$ALICE klab bisect --debian 6.1.170 6.1.199 --rig r3 \
 	--suite tiobench --metric m 2>"$TMP/err" && fail "a version not in the archive taken"
 expect_grep "kernel '6.1.199' not in the archive" "$TMP/err"
+# a job configuration is checked as a comparison run's: the field named
+AU="Authorization: Bearer $ALICE"
+bad_config() {	# FIELD JSON-VALUE STATUS
+	jq -n --argjson v "$2" '{kind: "debian", good: "6.1.170", bad: "6.1.177",
+		rig: "r3", suite: "tiobench", metrics: "m"} + {"'"$1"'": $v}' >"$TMP/req"
+	http POST /api/bisections -H "$AU" -H "$JSON" --data-binary @"$TMP/req" >/dev/null
+	expect_status "$3"; expect_grep "field '$1'"
+}
+bad_config scale -1 400
+bad_config scale 20000 400
+bad_config scale '"0.05"' 400
+bad_config scheduler '"bfq;reboot"' 400
+bad_config scheduler '"mq deadline"' 400
+bad_config cmdline '"init=/bin/sh"' 403
+bad_config cmdline '"quiet $(id)"' 403
+KLAB_TOKEN=$ALICE klab bisect --debian 6.1.170 6.1.177 --rig r3 --suite tiobench \
+	--metric m --scheduler 'a b' 2>"$TMP/err" && fail "klab bisect --scheduler 'a b' taken"
+expect_grep "field 'scheduler': scheduler name 'a.x20b' has a character not allowed" "$TMP/err"
+KLAB_TOKEN=$ALICE klab bisect --debian 6.1.170 6.1.177 --rig r3 --suite tiobench \
+	--metric m --scale fast 2>"$TMP/err"
+[ $? = 2 ] || fail "klab bisect --scale fast: not a usage error"
+expect_grep "option '--scale' needs a number" "$TMP/err"
 [ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM bisections")" = 0 ] ||
 	fail "refused bisections were stored"
 ok "bad input refused, nothing stored"
@@ -163,16 +190,31 @@ ok "series: patch 5 named after $(jq '.steps | length' "$TMP/body") steps, the u
 
 # (2) the Debian line
 KLAB_TOKEN=$ALICE klab bisect --debian 6.1.170 6.1.177 --rig r3 --suite tiobench \
-	--metric tiobench.seq_read.rate --max-cells 3 --wait >"$TMP/d.out" 2>"$TMP/d.err" &
+	--metric tiobench.seq_read.rate --max-cells 3 --scale 0.05 --scheduler mq-deadline \
+	--cmdline 'elevator=none quiet' --wait >"$TMP/d.out" 2>"$TMP/d.err" &
 W=$!
 agent $W 'case $k in 6.1.17[4-7]) true ;; *) false ;; esac'
 wait $W; rc=$?
 [ $rc = 4 ] || fail "klab bisect --debian exited $rc: $(cat "$TMP/d.out" "$TMP/d.err")"
 expect_grep '^klab bisection 2: first bad: 6.1.174, confirmed' "$TMP/d.out"
+expect_grep '^config: *scale 0.05, scheduler mq-deadline, cmdline "elevator=none quiet"' "$TMP/d.out"
 http GET /api/bisections/2 >/dev/null
 jq -e '.answer == 4 and (.candidates | length) == 8' "$TMP/body" >/dev/null ||
 	fail "debian answer: $(cat "$TMP/body")"
-ok "debian line: 6.1.174 named after $(jq '.steps | length' "$TMP/body") steps"
+jq -e '.scale == 0.05 and .scheduler == "mq-deadline" and .cmdline == "elevator=none quiet"' \
+	"$TMP/body" >/dev/null || fail "debian configuration: $(jq -c '{scale, scheduler, cmdline}' "$TMP/body")"
+jq '[.candidates[].kernel | select(. != "")]' "$TMP/body" >"$TMP/k2.json"
+nsteps=$(jq '.steps | length' "$TMP/body")
+http GET /api/jobs >/dev/null
+jq -e --slurpfile ks "$TMP/k2.json" '[.jobs[] | select(.kernel as $k |
+	any($ks[0][]; . == $k))] as $j | ($j | length) >= 6 and all($j[];
+	.scale == 0.05 and .scheduler == "mq-deadline" and .cmdline == "elevator=none quiet")' \
+	"$TMP/body" >/dev/null || fail "the Debian steps' jobs: $(jq -c '[.jobs[] |
+	{kernel, scale, scheduler, cmdline}]' "$TMP/body" | head -c 900)"
+jq -e '[.jobs[] | select(.kernel | startswith("bis1-"))] as $j | ($j | length) >= 6 and
+	all($j[]; .scale == 1 and .scheduler == "" and .cmdline == "")' "$TMP/body" >/dev/null ||
+	fail "the series' jobs lost the defaults"
+ok "debian line: 6.1.174 named after $nsteps steps, every job at scale 0.05 under mq-deadline"
 
 # (3) a range that does not regress
 KLAB_TOKEN=$ALICE klab bisect --debian 6.1.170 6.1.173 --rig r3 --suite tiobench \
@@ -218,22 +260,41 @@ post_form() {	# PATH DATA: STATUS, headers in $TMP/h
 	STATUS=$(curl -s -o "$TMP/body" -D "$TMP/h" -w '%{http_code}' -b "$J" \
 		-H 'Content-Type: application/x-www-form-urlencoded' --data-binary "$2" "$URL$1")
 }
+# the bisection takes the job configuration of the cell found worse; a
+# submission queues its cells with the defaults, so give its comparison
+# one by hand to see it carried over
+sqlite3 "$TMP/klab.db" "UPDATE comparisons SET scale = 0.25, scheduler = 'none', \
+	cmdline = 'quiet' WHERE id = (SELECT comparison_id FROM submission_cells \
+	WHERE submission_id = 1)" || fail "sqlite3 update"
 post_form /submissions/1/bisect "csrf=$CSRF&metric=tiobench.seq_read.rate"
 expect_status 303
 grep -qi '^location: /bisections/4' "$TMP/h" || fail "the button did not lead to bisection 4: $(cat "$TMP/h" "$TMP/body")"
 http GET /api/bisections/4 >/dev/null
 jq -e '.kind == "series" and .rig == "r3" and (.candidates | length) == 9 and
-	.candidates[5].author == "Dev 5 <dev5@example.invalid>"' "$TMP/body" >/dev/null ||
+	.candidates[5].author == "Dev 5 <dev5@example.invalid>" and .scale == 0.25 and
+	.scheduler == "none" and .cmdline == "quiet"' "$TMP/body" >/dev/null ||
 	fail "the button's bisection: $(head -c 600 "$TMP/body")"
 curl -s -b "$J" "$URL/bisections/new?kind=debian&rig=r3&suite=tiobench&metric=tiobench.seq_read.rate&good=6.1.170&bad=6.1.177" \
 	>"$TMP/new.html"
 expect_grep 'name="good" value="6.1.170"' "$TMP/new.html"
 expect_grep 'name="csrf" value="[0-9a-f]\{64\}"' "$TMP/new.html"
+expect_grep 'name="scale" value=""' "$TMP/new.html"; expect_grep 'name="scheduler"' "$TMP/new.html"
+expect_grep 'name="cmdline"' "$TMP/new.html"
 curl -s "$URL/bisections/new" >"$TMP/new.html"
 expect_grep 'href="/login' "$TMP/new.html"; expect_nogrep 'name="csrf"' "$TMP/new.html"
-post_form /bisections "csrf=$CSRF&kind=debian&rig=r3&suite=tiobench&metric=tiobench.seq_read.rate&good=6.1.170&bad=6.1.177"
+post_form /bisections "csrf=$CSRF&kind=debian&rig=r3&suite=tiobench&metric=tiobench.seq_read.rate&good=6.1.170&bad=6.1.177&scale=0.05&scheduler=mq-deadline&cmdline="
 expect_status 303
 grep -qi '^location: /bisections/5' "$TMP/h" || fail "the form did not start bisection 5"
+http GET /api/bisections/5 >/dev/null
+jq -e '.scale == 0.05 and .scheduler == "mq-deadline" and .cmdline == ""' "$TMP/body" >/dev/null ||
+	fail "the form's configuration: $(jq -c '{scale, scheduler, cmdline}' "$TMP/body")"
+http GET /bisections/5 >/dev/null
+expect_grep '<p id="config">every cell: scale 0.05, scheduler mq-deadline</p>'
+post_form /bisections "csrf=$CSRF&kind=debian&rig=r3&suite=tiobench&metric=m&good=6.1.170&bad=6.1.177&scale=fast"
+expect_status 400; expect_grep 'field &#39;scale&#39;: &#39;fast&#39; is not a number'
+expect_grep 'name="scale" value="fast"'
+post_form /bisections "csrf=$CSRF&kind=debian&rig=r3&suite=tiobench&metric=m&good=6.1.170&bad=6.1.177&scheduler=a+b"
+expect_status 400; expect_grep 'field &#39;scheduler&#39;'
 post_form /bisections "csrf=$CSRF&kind=debian&rig=r3&suite=tiobench&good=6.1.170&bad=6.1.177"
 expect_status 400; expect_grep 'field &#39;metric&#39;: name the metric'
 expect_grep 'id="error"'; expect_grep 'name="good" value="6.1.170"'

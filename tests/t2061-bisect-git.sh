@@ -11,7 +11,8 @@
 #  (1) hostile and bad input is refused with a 4xx naming the field,
 #      nothing stored: an unknown base, a path for a base, a directory
 #      base, an option for a commit, a commit not in the base, good not an
-#      ancestor of bad, good = bad.
+#      ancestor of bad, good = bad; a scale, scheduler or kernel parameter
+#      that a comparison run would refuse.
 #  (2) klab bisect --git fakegit c0 c6 --wait: the ends verified, at most
 #      ceil(log2(6)) = 3 steps chosen by git, commit 4 named (hash and
 #      subject) and confirmed against its first parent, commit 3; exit 4,
@@ -20,7 +21,9 @@
 #  (3) a restart of klabd in the middle of a git bisection: it goes on
 #      from git's state replayed, names commit 4 again.
 #  (4) a range whose commit 3 does not build (4 repairs it, 5 regresses):
-#      the build failure is a skip fed to git, commit 5 is named.
+#      the build failure is a skip fed to git, commit 5 is named; asked
+#      for with --scale, --scheduler and --cmdline, every job of its steps
+#      carries them (GET /api/jobs) and the agent is handed them.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 command -v jq >/dev/null || skip "no jq"
@@ -108,6 +111,15 @@ post fakegit "$C4" "$C4"
 expect_status 400; expect_grep "field 'bad': the same commit"
 post fakegit "" "$C6"
 expect_status 400; expect_grep "field 'good': missing"
+for f in '"scale":-0.5' '"scale":1e6' '"scheduler":"$(reboot)"' '"cmdline":"rdinit=/x"'; do
+	jq -n --arg g "$C0" --arg x "$C6" '{kind: "git", base: "fakegit", good: $g,
+		bad: $x, rig: "r3", suite: "tiobench", metrics: "m"} + {'"$f"'}' >"$TMP/req"
+	http POST /api/bisections -H "$AU" -H "$JSON" --data-binary @"$TMP/req" >/dev/null
+	case $f in
+	*cmdline*) expect_status 403; expect_grep "field 'cmdline': kernel parameter 'rdinit=/x'" ;;
+	*) expect_status 400; expect_grep "field '$(echo "$f" | cut -d'"' -f2)'" ;;
+	esac
+done
 KLAB_TOKEN=$ALICE klab bisect --git /etc "$C0" "$C6" --rig r3 --suite tiobench \
 	--metric tiobench.seq_read.rate 2>"$TMP/err" && fail "a path taken by klab bisect --git"
 expect_grep "field 'base': paths" "$TMP/err"
@@ -124,6 +136,8 @@ agent() {
 		[ "$STATUS" = 200 ] || continue
 		id=$(jq -r .job.id "$TMP/next")
 		k=$(jq -r .job.kernel "$TMP/next")
+		jq -r '"\(.job.kernel) \(.job.scale) \(.job.scheduler) \(.job.cmdline)"' \
+			"$TMP/next" >>"$TMP/handed"
 		b=${k#bis}; i=${b#*-}; b=${b%-*}
 		h=$(sqlite3 "$TMP/klab.db" "SELECT file FROM bisection_candidates \
 			WHERE bisection_id = $b AND idx = $i")
@@ -218,17 +232,31 @@ ok "a restart in the middle: replayed, $(jq '.steps | length' "$TMP/body") steps
 # (4) a commit that does not build is skipped (git bisect skip), git
 # goes on to its neighbour and still names the first bad commit
 AR=$R2 AC=$($G2 rev-parse HEAD~1)
+: >"$TMP/handed"
 KLAB_TOKEN=$ALICE klab bisect --git fakegit2 HEAD~6 HEAD --rig r3 --suite tiobench \
-	--metric tiobench.seq_read.rate --max-cells 3 --wait >"$TMP/k.out" 2>"$TMP/k.err" &
+	--metric tiobench.seq_read.rate --max-cells 3 --scale 0.02 --scheduler none \
+	--cmdline quiet --wait >"$TMP/k.out" 2>"$TMP/k.err" &
 W=$!
 agent $W
 wait $W; rc=$?
 [ $rc = 4 ] || fail "bisection 3 exited $rc: $(cat "$TMP/k.out" "$TMP/k.err")"
 expect_grep "first bad: $(printf %.12s "$AC") change 5 by Dev <dev@example.invalid>, confirmed" "$TMP/k.out"
+expect_grep '^config: *scale 0.02, scheduler none, cmdline "quiet"' "$TMP/k.out"
 http GET /api/bisections/3 >/dev/null
 jq -e '[.steps[] | select(.mark == "skip")] | length >= 1 and
 	(.[0].reason | test("build [0-9]+ failed"))' "$TMP/body" >/dev/null ||
 	fail "no skipped step for the commit that does not build: $(jq -c .steps "$TMP/body")"
-ok "a commit that does not build skipped by git: $(jq -r '[.steps[] | .mark] | join(" ")' "$TMP/body")"
+marks=$(jq -r '[.steps[] | .mark] | join(" ")' "$TMP/body")
+jq -e '.scale == 0.02 and .scheduler == "none" and .cmdline == "quiet"' "$TMP/body" >/dev/null ||
+	fail "bisection 3's configuration: $(jq -c '{scale, scheduler, cmdline}' "$TMP/body")"
+http GET /api/jobs >/dev/null
+jq -e '[.jobs[] | select(.kernel | startswith("bis3-"))] as $j | ($j | length) >= 6 and
+	all($j[]; .scale == 0.02 and .scheduler == "none" and .cmdline == "quiet")' \
+	"$TMP/body" >/dev/null || fail "bisection 3's jobs: $(jq -c '[.jobs[] |
+	select(.kernel | startswith("bis3-")) | {kernel, scale, scheduler, cmdline}]' "$TMP/body")"
+grep -q '^bis3-[0-9]* 0.02 none .* quiet$' "$TMP/handed" &&
+	! grep '^bis3-' "$TMP/handed" | grep -vq ' 0.02 none .* quiet$' ||
+	fail "the agent was not handed the configuration: $(grep '^bis3-' "$TMP/handed" | head -3)"
+ok "a commit that does not build skipped by git: $marks; every job at scale 0.02 under none"
 stop_klabd
 ok "bisection of a git range: refusals, git's steps, the answer confirmed, pages, restart, skip"

@@ -3,7 +3,8 @@
  * Shared formats of the text report and the compare page: the tiobench
  * table shape (copied from tiobench.pl's output so pasted tables look like
  * the ones kernel developers have posted for twenty years), number, delta
- * and p-value formats, and the verdict counts behind the summary line.
+ * and p-value formats, the verdict counts behind the summary line, and
+ * the name of a job configuration.
  */
 #include "format.h"
 
@@ -195,6 +196,17 @@ void fmt_ascii(char *buf, size_t len, const char *s)
 		buf[i] = ch < 0x20 || ch >= 0x7f ? '?' : (char)ch;
 	}
 	buf[i] = '\0';
+}
+
+void fmt_job_config(char *buf, size_t len, double scale,
+		    const char *scheduler, const char *cmdline)
+{
+	int n = snprintf(buf, len, "scale %g, scheduler %s", scale,
+			 scheduler && *scheduler ? scheduler : "default");
+
+	if (cmdline && *cmdline && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", cmdline \"%s\"",
+			 cmdline);
 }
 
 size_t fmt_reps(const struct comparison *c, size_t k)

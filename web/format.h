@@ -5,7 +5,8 @@
  * tiobench table (phases, columns, widths, number formats, exactly as
  * tiobench.pl prints them), which metrics have a dedicated section
  * (tiobench tables, dbench lines, read-latency lines) and how numbers,
- * deltas and p-values are written.
+ * deltas and p-values are written; and how a job configuration is named
+ * (the bisection page and its report).
  */
 #ifndef KLAB_WEB_FORMAT_H
 #define KLAB_WEB_FORMAT_H
@@ -61,6 +62,11 @@ void fmt_ci(char *buf, size_t len, const struct cmp_cell *cell);
 void fmt_verdict(char *buf, size_t len, const struct cmp_cell *cell);
 /* Copy s replacing control and non-ASCII bytes with '?' (for text). */
 void fmt_ascii(char *buf, size_t len, const char *s);
+/* A job configuration as pages and reports name it: "scale 0.05,
+ * scheduler mq-deadline, cmdline \"quiet\"" (scheduler "": "default",
+ * no cmdline: left out). */
+void fmt_job_config(char *buf, size_t len, double scale,
+		    const char *scheduler, const char *cmdline);
 /* Largest cell count (runs) of kernel k over all metrics. */
 size_t fmt_reps(const struct comparison *c, size_t k);
 

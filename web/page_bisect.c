@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * /bisections and /bisections/ID: bisections as they stand (see
- * page_bisect.h).  The status page shows the request, the range still
+ * page_bisect.h).  The status page shows the request with its job
+ * configuration (scale, scheduler, kernel parameters), the range still
  * open with the steps left (an estimate: log2 of the untested candidates
  * in the range, plus the confirmation), every step (purpose, candidate,
  * kernel, cells, delta with its confidence interval, mark or the reason
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format.h"
 #include "page.h"
 #include "page_bisect.h"
 #include "page_submit.h"
@@ -80,7 +82,7 @@ int web_bisection(const struct web_bisect *w, struct query *q,
 	struct strbuf *sb = &r->body;
 	const struct db_bisection *b = w->b;
 	int running = !strcmp(b->state, "running");
-	char title[64];
+	char title[64], cfg[400];
 
 	sb_reset(sb);
 	snprintf(title, sizeof(title), "Bisection %lld", (long long)b->id);
@@ -109,6 +111,9 @@ int web_bisection(const struct web_bisect *w, struct query *q,
 	sb_add_html(sb, b->metrics);
 	sb_adds(sb, " by ");
 	sb_add_html(sb, b->who);
+	fmt_job_config(cfg, sizeof(cfg), b->scale, b->scheduler, b->cmdline);
+	sb_adds(sb, "</p>\n<p id=\"config\">every cell: ");
+	sb_add_html(sb, cfg);
 	sb_adds(sb, "</p>\n");
 	if (running && w->ncands > w->bad) {
 		sb_addf(sb, "<p id=\"range\">phase %s; remaining range: ",
@@ -192,13 +197,19 @@ static void form_field(struct strbuf *sb, const struct query *q,
 	sb_addf(sb, "\" placeholder=\"%s\"></label><br>\n", hint);
 }
 
-/* rig, suite, metric, cap and the button, then the form ends */
+/* rig, suite, metric, cap, the job configuration and the button, then
+ * the form ends */
 static void form_common(struct strbuf *sb, const struct query *q)
 {
 	form_field(sb, q, "rig", "rig", "");
 	form_field(sb, q, "suite", "suite", "");
 	form_field(sb, q, "metric", "metric", "tiobench.seq_read.rate");
 	form_field(sb, q, "max_cells", "cells a side (optional)", "8");
+	form_field(sb, q, "scale", "scale (optional)", "1");
+	form_field(sb, q, "scheduler", "I/O scheduler (optional)",
+		   "mq-deadline");
+	form_field(sb, q, "cmdline", "kernel parameters (optional)",
+		   "elevator=none");
 	sb_adds(sb, "<button type=\"submit\">Bisect</button></form>\n");
 }
 

@@ -26,9 +26,9 @@ int web_bisections(const struct db_bisection *v, size_t n, struct query *q,
 		   struct web_response *r);
 
 /* /bisections/new: the form of a Debian bisection (fields filled from
- * q: good, bad, rig, suite, metric, max_cells) posting to /bisections;
- * csrf NULL: a sign-in link instead.  error set: shown above the form,
- * the page answered with status. */
+ * q: good, bad, rig, suite, metric, max_cells, scale, scheduler,
+ * cmdline) posting to /bisections; csrf NULL: a sign-in link instead.
+ * error set: shown above the form, the page answered with status. */
 int web_bisect_form(const struct query *q, const char *csrf, int status,
 		    const char *error, struct web_response *r);
 

@@ -83,8 +83,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 'd': o->disks = optarg; break;
 		case 'o': o->out = optarg; break;
-		case 's': rc = wl_parse_double("scale", optarg, 0.0001, 10000,
-					       &o->scale); break;
+		case 's': rc = wl_parse_double("scale", optarg, SUITE_SCALE_MIN,
+					       SUITE_SCALE_MAX, &o->scale);
+			  break;
 		case 'S': o->suites_dir = optarg; break;
 		case 'r': rc = wl_parse_uint("repetitions", optarg, 1, 1000,
 					     &o->reps); break;

@@ -39,6 +39,11 @@ struct suite {
 	unsigned nqueue;
 };
 
+/* The scale factors klab-run takes (--scale): every way in that queues a
+ * job checks its scale against these (controller/api_jobs.c). */
+#define SUITE_SCALE_MIN 0.0001
+#define SUITE_SCALE_MAX 10000.0
+
 struct suite_vars {
 	double scale;
 	const char *disk;	/* first disk */

@@ -7,11 +7,11 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "lib/config.h"
 #include "lib/lathist.h"
 #include "lib/strbuf.h"
 #include "workloads/hist.h"
@@ -77,14 +77,9 @@ int wl_parse_double(const char *opt, const char *s, double min, double max,
 		    double *out)
 {
 	double v;
-	char *end;
 
-	if (!s || !*s)
-		return bad(opt, "", "not a number");
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v))
-		return bad(opt, s, "not a number");
+	if (parse_double(s, &v))
+		return bad(opt, s ? s : "", "not a number");
 	if (v < min || v > max) {
 		fprintf(stderr, "invalid value '%s' for --%s: must be between "
 			"%g and %g\n", s, opt, min, max);

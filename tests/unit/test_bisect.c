@@ -5,7 +5,10 @@
  * index 0 is the good end, the last the bad end) with the expected next
  * step or answer, skips included; and whole bisections simulated over
  * every first-bad position of ranges of 1 to 64 candidates, with and
- * without unbuildable steps, counted against the ideal log2(n).
+ * without unbuildable steps, counted against the ideal log2(n).  And a
+ * bisection's job configuration: the check it shares with jobs and
+ * comparison runs (api_job_config_check), its row in the database
+ * (migration 14's defaults) and how its page and report name it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,9 +16,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "controller/klabd.h"
+#include "db/bisect.h"
+#include "db/db_int.h"
 #include "judge/bisect.h"
+#include "web/format.h"
 
 #define MAXN 128
 
@@ -159,6 +168,130 @@ static void test_names(void **state)
 	assert_int_equal(bisect_ideal_steps(1), 0);
 }
 
+/* err of api_job_config_check(scale, sched, cmdline) starts with want,
+ * the status is status. */
+static void config_refused(const struct klabd *d, double scale,
+			   const char *sched, const char *cmdline, int status,
+			   const char *want)
+{
+	char err[700] = "";
+
+	assert_int_equal(api_job_config_check(d, scale, sched, cmdline, err,
+					      sizeof(err)), status);
+	if (strncmp(err, want, strlen(want)))
+		fail_msg("'%s' does not start with '%s'", err, want);
+}
+
+static void test_config_check(void **state)
+{
+	struct klabd d;
+	char err[700];
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(api_job_config_check(&d, 0, "", "", err,
+					      sizeof(err)), 0);
+	assert_int_equal(api_job_config_check(&d, 0.05, "mq-deadline",
+					      "elevator=none quiet", err,
+					      sizeof(err)), 0);
+	assert_int_equal(api_job_config_check(&d, 10000, "none", NULL, err,
+					      sizeof(err)), 0);
+	config_refused(&d, -1, "", "", 400, "field 'scale': -1 is not");
+	config_refused(&d, 0.00001, "", "", 400, "field 'scale'");
+	config_refused(&d, 20000, "", "", 400, "field 'scale'");
+	config_refused(&d, 1, "bfq;reboot", "", 400, "field 'scheduler': "
+		       "scheduler name 'bfq;reboot' has a character not "
+		       "allowed at byte 4");
+	config_refused(&d, 1, "mq deadline", "", 400, "field 'scheduler'");
+	config_refused(&d, 1, "../x", "", 400, "field 'scheduler'");
+	config_refused(&d, 1, "", "init=/bin/sh", 403, "field 'cmdline': "
+		       "kernel parameter 'init=/bin/sh' is not allowed");
+	config_refused(&d, 1, "", "quiet $(id)", 403, "field 'cmdline': "
+		       "kernel parameter '$(id)'");
+	d.cmdline_allow = "foo=";
+	assert_int_equal(api_job_config_check(&d, 1, "", "foo=1", err,
+					      sizeof(err)), 0);
+	config_refused(&d, 1, "", "elevator=none", 403, "field 'cmdline'");
+}
+
+/* Bisection id of db has the job configuration scale, sched, cmdline. */
+static void config_expect(struct db *db, int64_t id, double scale,
+			  const char *sched, const char *cmdline)
+{
+	struct db_bisection got;
+
+	assert_int_equal(db_bisection_get(db, id, &got), DB_OK);
+	assert_true(got.scale == scale);
+	assert_string_equal(got.scheduler, sched);
+	assert_string_equal(got.cmdline, cmdline);
+	db_bisection_release(&got);
+}
+
+static void test_config_row(void **state)
+{
+	static const char *const ext[] = { "", "-wal", "-shm" };
+	const char *tmp = getenv("TMPDIR");
+	struct db_bisection b;
+	struct db_bis_cand c[2];
+	char dir[256], path[300], err[256];
+	struct db *db;
+	int64_t id = 0;
+	int i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/klab-test-bisect.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/klab.db", dir);
+	db = db_open(path, err, sizeof(err));
+	assert_non_null(db);
+	memset(&b, 0, sizeof(b));
+	memset(c, 0, sizeof(c));
+	b.kind = "debian";
+	b.base = b.rig = b.suite = b.who = b.metrics = "x";
+	b.good = c[0].label = "6.1.170";
+	b.bad = c[1].label = "6.1.171";
+	c[1].idx = 1;
+	b.max_cells = 3;
+	b.scale = 0.05;
+	b.scheduler = "mq-deadline";
+	b.cmdline = "elevator=none quiet";
+	assert_int_equal(db_bisection_add(db, &b, c, 2, &id, err,
+					  sizeof(err)), DB_OK);
+	config_expect(db, id, 0.05, "mq-deadline", "elevator=none quiet");
+	/* none given: the suite's scale, the rig's defaults */
+	b.scale = 0;
+	b.scheduler = b.cmdline = NULL;
+	assert_int_equal(db_bisection_add(db, &b, c, 2, &id, err,
+					  sizeof(err)), DB_OK);
+	config_expect(db, id, 1.0, "", "");
+	/* a row of before migration 14: the columns' defaults */
+	assert_int_equal(sqlite3_exec(db->h, "INSERT INTO bisections (kind, "
+				      "base, good, bad, rig, suite, metrics, "
+				      "max_cells, who, created) VALUES ('git', "
+				      "'', 'a', 'b', 'r', 's', 'm', 3, 'w', 1)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	config_expect(db, sqlite3_last_insert_rowid(db->h), 1.0, "", "");
+	db_close(db);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/klab.db%s", dir, ext[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+static void test_config_name(void **state)
+{
+	char buf[200];
+
+	(void)state;
+	fmt_job_config(buf, sizeof(buf), 0.05, "mq-deadline", "");
+	assert_string_equal(buf, "scale 0.05, scheduler mq-deadline");
+	fmt_job_config(buf, sizeof(buf), 1, "", "elevator=none quiet");
+	assert_string_equal(buf, "scale 1, scheduler default, cmdline "
+			    "\"elevator=none quiet\"");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +299,9 @@ int main(void)
 		cmocka_unit_test(test_every_position),
 		cmocka_unit_test(test_skips),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_config_check),
+		cmocka_unit_test(test_config_row),
+		cmocka_unit_test(test_config_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
