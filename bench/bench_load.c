@@ -626,6 +626,15 @@ static double quantile(const double *v, size_t n, double q)
 	return n ? v[i >= n ? n - 1 : i > 0 ? i - 1 : 0] : NAN;
 }
 
+/* "\tX" with PREC decimals, or "\t-" for a figure that has none. */
+static void put_fig(double x, int prec)
+{
+	if (isnan(x))
+		fputs("\t-", stdout);
+	else
+		printf("\t%.*f", prec, x);
+}
+
 static unsigned long report(double secs)
 {
 	unsigned long errors = 0;
@@ -637,10 +646,13 @@ static unsigned long report(double secs)
 
 		qsort(s->ms, s->n, sizeof(*s->ms), cmp_double);
 		errors += s->errors;
-		printf("%s\t%zu\t%.2f\t%.1f\t%.1f\t%.1f\t%lu\n", ep_name[e],
-		       s->n, e == EP_JOBS ? NAN : (double)s->n / secs,
-		       quantile(s->ms, s->n, 0.5), quantile(s->ms, s->n, 0.99),
-		       s->n ? s->ms[s->n - 1] : NAN, s->errors);
+		printf("%s\t%zu", ep_name[e], s->n);
+		/* the operators queue their jobs once, at the start: no rate */
+		put_fig(e == EP_JOBS ? NAN : (double)s->n / secs, 2);
+		put_fig(quantile(s->ms, s->n, 0.5), 1);
+		put_fig(quantile(s->ms, s->n, 0.99), 1);
+		put_fig(s->n ? s->ms[s->n - 1] : NAN, 1);
+		printf("\t%lu\n", s->errors);
 	}
 	printf("acked uploads\t%lu\n", L.acked_n);
 	printf("downloaded\t%.1f MB/s\n", (double)L.file_bytes / secs / 1e6);

@@ -18,7 +18,17 @@ struct driver {
 	int running, kicked;		/* under lock */
 	long (*pass)(void *arg);	/* the seconds until the next pass */
 	void *arg;
+	struct driver *next;		/* on the stopped list */
 };
+
+/*
+ * Stopped drivers are joined but kept until driver_release_all(): one
+ * driver's pass may kick another (a comparison kicks the submission that
+ * waits on it), and during shutdown that kick may come after the other
+ * driver was stopped.  A kick of a stopped driver is then harmless.
+ */
+static pthread_mutex_t stopped_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct driver *stopped;
 
 static void *driver_main(void *p)
 {
@@ -86,10 +96,32 @@ void driver_stop(struct driver **dp)
 
 	if (!dr)
 		return;
-	driver_wake(dr, &dr->running, 0);
+	pthread_mutex_lock(&dr->lock);
+	if (!dr->running) {		/* stopped already */
+		pthread_mutex_unlock(&dr->lock);
+		return;
+	}
+	dr->running = 0;
+	pthread_cond_broadcast(&dr->cond);
+	pthread_mutex_unlock(&dr->lock);
 	pthread_join(dr->th, NULL);
 	*dp = NULL;
-	driver_free(dr);
+	pthread_mutex_lock(&stopped_lock);
+	dr->next = stopped;
+	stopped = dr;
+	pthread_mutex_unlock(&stopped_lock);
+}
+
+void driver_release_all(void)
+{
+	struct driver *dr;
+
+	pthread_mutex_lock(&stopped_lock);
+	while ((dr = stopped)) {
+		stopped = dr->next;
+		driver_free(dr);
+	}
+	pthread_mutex_unlock(&stopped_lock);
 }
 
 void driver_kick(struct driver *dr)

@@ -22,9 +22,12 @@ struct driver;
 int driver_start(struct driver **dp, const char *what,
 		 long (*pass)(void *arg), void *arg, char *err,
 		 size_t errlen);
-/* Stop the thread after its pass, join and free it, *dp NULL; accepts a
- * NULL *dp. */
+/* Stop the thread after its pass and join it, *dp NULL; accepts a NULL
+ * *dp.  The struct stays valid (a kick is then a no-op) until
+ * driver_release_all(). */
 void driver_stop(struct driver **dp);
+/* Free every stopped driver: once no thread that may kick one is left. */
+void driver_release_all(void);
 /* One more pass as soon as the current one ends; accepts NULL. */
 void driver_kick(struct driver *dr);
 

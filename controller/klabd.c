@@ -28,6 +28,7 @@
 #include "build.h"
 #include "catalog.h"
 #include "db/tokens.h"
+#include "driver.h"
 #include "judge/verdict.h"
 #include "klabd.h"
 #include "lib/alloc.h"
@@ -400,6 +401,7 @@ static void klabd_stop(struct klabd *d)
 	track_stop(d);
 	alerts_stop(d);
 	rigmgr_stop(d);
+	driver_release_all();	/* no thread left to kick one */
 	rigmgr_free(d);
 	build_release(d);
 	http_stop(d);

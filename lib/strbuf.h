@@ -30,7 +30,8 @@ void sb_adds(struct strbuf *sb, const char *s);
 void sb_addc(struct strbuf *sb, char c);
 void sb_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Append s with &, <, >, " and ' replaced by HTML entities. */
 void sb_add_html(struct strbuf *sb, const char *s);
 /* Append s as one CSV field (quoted when it needs to be). */

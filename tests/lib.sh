@@ -8,11 +8,26 @@ set -u
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/klab-test.XXXXXX")
 KLABD_PID=
-cleanup() {
+CLEANUPS=
+# at_cleanup 'CMDS': run CMDS at exit (newest first), before klabd is
+# killed and $TMP removed; a test adds its own undo here, never a trap.
+at_cleanup() {
+	CLEANUPS="$1
+$CLEANUPS"
+}
+kill_klabd() {
 	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID" 2>/dev/null
+	KLABD_PID=
+}
+cleanup() {
+	_c=$CLEANUPS
+	CLEANUPS=
+	eval "$_c"
+	kill_klabd
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }

@@ -53,7 +53,7 @@ clients_stop() {
 	HPID=
 }
 field() { echo "$REPORT" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-trap 'clients_stop; cleanup' EXIT INT TERM
+at_cleanup clients_stop
 HPID=
 
 conf() {

@@ -26,7 +26,7 @@ SINK=$TMP/sink
 mkdir "$SINK"
 "$PY" "$TOP/tests/t2020-alerts-sink.py" "$SINK" hook-secret >"$TMP/sink.log" 2>&1 &
 SINK_PID=$!
-trap 'kill $SINK_PID 2>/dev/null; cleanup' EXIT INT TERM
+at_cleanup 'kill $SINK_PID 2>/dev/null'
 i=0
 while [ ! -s "$SINK/ports" ]; do
 	i=$((i + 1))

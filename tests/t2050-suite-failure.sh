@@ -138,7 +138,7 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null &&
 	PATH=$PATH:/sbin:/usr/sbin command -v mke2fs >/dev/null &&
 	head -c 64M /dev/zero >"$TMP/loop.img" &&
 	LOOP=$(losetup -f --show "$TMP/loop.img" 2>/dev/null) && [ -b "$LOOP" ]; then
-	trap 'grep -q "^$LOOP " /proc/mounts && umount "$LOOP"; losetup -d "$LOOP"; cleanup' EXIT INT TERM
+	at_cleanup 'grep -q "^$LOOP " /proc/mounts && umount "$LOOP"; losetup -d "$LOOP"'
 	job=$(queue fio 0.02)
 	run_agent "$TMP/agent3.log" --disks "$LOOP" || { cat "$TMP/agent3.log"; fail "the agent exited $?"; }
 	cat "$TMP/agent3.log"

@@ -12,13 +12,8 @@
 [ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
 mkdir -p "$TMP/small"
 mount -t tmpfs -o size=256m tmpfs "$TMP/small" 2>/dev/null || skip "cannot mount a tmpfs here"
-fault_cleanup() {
-	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID" 2>/dev/null
-	KLABD_PID=
-	umount "$TMP/small" 2>/dev/null || umount -l "$TMP/small"
-	cleanup
-}
-trap fault_cleanup EXIT INT TERM
+# klabd holds files on it: stopped first
+at_cleanup 'kill_klabd; umount "$TMP/small" 2>/dev/null || umount -l "$TMP/small"'
 
 cat >"$TMP/klabd.conf" <<CONF
 [rig host0]

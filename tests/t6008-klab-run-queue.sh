@@ -14,7 +14,7 @@ KR=$KLAB_BIN/klab-run
 command -v losetup >/dev/null || skip "no losetup"
 truncate -s 160M "$TMP/disk.img"
 LO=$(losetup -f --show "$TMP/disk.img" 2>/dev/null) || skip "cannot set up a loop device"
-trap 'losetup -d "$LO"; cleanup' EXIT INT TERM
+at_cleanup 'losetup -d "$LO"'
 Q=/sys/block/${LO#/dev/}/queue
 [ -w "$Q/wbt_lat_usec" ] || skip "$LO has no writable wbt_lat_usec"
 echo 12345 >"$Q/wbt_lat_usec" 2>/dev/null || skip "cannot set $Q/wbt_lat_usec"
