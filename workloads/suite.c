@@ -196,9 +196,17 @@ int suite_load(struct suite *s, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		char *p = trim(line), *eq;
+		char *p, *eq;
+		size_t len = strlen(line);
 
 		lineno++;
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+			snprintf(msg, sizeof(msg), "line longer than %zu bytes",
+				 sizeof(line) - 2);
+			rc = -1;
+			break;
+		}
+		p = trim(line);
 		if (!*p || *p == '#')
 			continue;
 		eq = strchr(p, '=');

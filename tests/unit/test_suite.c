@@ -118,6 +118,18 @@ static void test_load(void **state)
 				   sizeof(err)), -1);
 	assert_non_null(strstr(err, "missing key 'warmup'"));
 	suite_release(&s);
+	/* a line too long for the reader is refused, not split in two */
+	{
+		char text[6000];
+
+		memset(text, 'x', sizeof(text));
+		memcpy(text, "name = t\nworkload = ", 20);
+		strcpy(text + sizeof(text) - 20, "\nwarmup = none\n");
+		assert_int_equal(load_text(text, &s, err, sizeof(err)), -1);
+		if (!strstr(err, "line 2: line longer than 4094"))
+			fail_msg("%s", err);
+		suite_release(&s);
+	}
 }
 
 static void test_disk_keys(void **state)
@@ -303,6 +315,21 @@ static void test_tail(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* Does the file at PATH hold NEEDLE? */
+static int file_has(const char *path, const char *needle)
+{
+	char buf[16384];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return strstr(buf, needle) != NULL;
+}
+
 static void test_shipped_suites(void **state)
 {
 	static const char *const names[] = { "tiobench",
@@ -331,6 +358,9 @@ static void test_shipped_suites(void **state)
 		x = suite_expand(s.workload, &vars, err, sizeof(err));
 		assert_non_null(x);
 		free(x);
+		/* and says where its reads come from (docs/SUITES.md) */
+		if (!file_has(path, "\n# Reads from: "))
+			fail_msg("%s has no '# Reads from:' line", path);
 		suite_release(&s);
 		free(path);
 	}
