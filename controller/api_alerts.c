@@ -18,6 +18,7 @@
 #include "auth.h"
 #include "db/alerts.h"
 #include "klabd.h"
+#include "lib/rand.h"
 
 #define MAX_SUBS_PER_OWNER 200
 #define MAX_TITLE 300
@@ -97,7 +98,7 @@ static int sub_target(struct req *rq, struct web_response *r, json_t *doc,
 	if (sec)
 		snprintf(secret, len, "%s", sec);
 	else if (!strcmp(s->channel, "webhook") &&
-		 auth_random_hex(secret, 32))
+		 rand_hex(secret, 32))
 		return web_error_json(r, 500, "cannot draw a secret");
 	s->secret = secret;
 	return 0;

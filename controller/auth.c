@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "auth.h"
 #include "db/tokens.h"
+#include "lib/rand.h"
 #include "lib/sha256.h"
 #include "rig.h"
 
@@ -40,45 +40,6 @@ struct auth {
 	unsigned char key[AUTH_TOKEN_BYTES];	/* the CSRF HMAC key */
 	struct session s[AUTH_SESSIONS];
 };
-
-static int random_bytes(unsigned char *buf, size_t n)
-{
-	size_t got = 0;
-	ssize_t k;
-
-	while (got < n) {
-		k = getrandom(buf + got, n - got, 0);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		got += (size_t)k;
-	}
-	return 0;
-}
-
-static void to_hex(const unsigned char *b, size_t n, char *out)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = hex[b[i] >> 4];
-		out[2 * i + 1] = hex[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-int auth_random_hex(char *out, size_t n)
-{
-	unsigned char buf[64];
-
-	if (n > sizeof(buf) || random_bytes(buf, n))
-		return -1;
-	to_hex(buf, n, out);
-	OPENSSL_cleanse(buf, sizeof(buf));
-	return 0;
-}
 
 void auth_hash_hex(const char *secret, char out[AUTH_HEX_LEN + 1])
 {
@@ -119,7 +80,7 @@ struct auth *auth_create(char *err, size_t errlen)
 
 	if (!a)
 		abort();
-	if (random_bytes(a->key, sizeof(a->key))) {
+	if (rand_bytes(a->key, sizeof(a->key))) {
 		snprintf(err, errlen, "cannot draw the csrf key: %s",
 			 strerror(errno));
 		free(a);
@@ -153,7 +114,7 @@ static int session_new(struct auth *a, const char *who, int role,
 	time_t now = now_mono();
 	size_t i, pick = 0;
 
-	if (auth_random_hex(id, AUTH_TOKEN_BYTES))
+	if (rand_hex(id, AUTH_TOKEN_BYTES))
 		return -1;
 	pthread_mutex_lock(&a->lock);
 	for (i = 0; i < AUTH_SESSIONS; i++) {
@@ -204,7 +165,7 @@ static void csrf_of(struct auth *a, const char *sid,
 		  (const unsigned char *)sid, strlen(sid), mac, &n) ||
 	    n != SHA256_DIGEST_LEN)
 		abort();
-	to_hex(mac, n, out);
+	hex_encode(mac, n, out);
 }
 
 /* The user whose token is secret into rq; 0, or -1 when unknown.  Every

@@ -33,8 +33,6 @@ enum auth_role {
 struct auth *auth_create(char *err, size_t errlen);
 void auth_destroy(struct auth *a);
 
-/* n random bytes from getrandom(2) as 2n hex digits and a NUL; 0 or -1. */
-int auth_random_hex(char *out, size_t n);
 /* The stored form of a secret: hex SHA-256. */
 void auth_hash_hex(const char *secret, char out[AUTH_HEX_LEN + 1]);
 /* Constant-time equality of two NUL-terminated hex strings. */

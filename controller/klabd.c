@@ -32,6 +32,7 @@
 #include "judge/verdict.h"
 #include "klabd.h"
 #include "lib/alloc.h"
+#include "lib/rand.h"
 #include "rig.h"
 #include "rig_conf.h"
 #include "track.h"
@@ -440,7 +441,7 @@ static int token_add(struct db *db, const char *name, const char *role)
 	char secret[AUTH_HEX_LEN + 1], hash[AUTH_HEX_LEN + 1], err[300] = "";
 	char who[128];
 
-	if (auth_random_hex(secret, AUTH_TOKEN_BYTES)) {
+	if (rand_hex(secret, AUTH_TOKEN_BYTES)) {
 		fprintf(stderr, "klabd: cannot draw a token: %s\n",
 			strerror(errno));
 		return 1;

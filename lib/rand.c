@@ -3,9 +3,11 @@
  * Random bytes from getrandom(2), for secrets.  See rand.h.
  */
 #include "rand.h"
+#include "sha256.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/random.h>
 
 int rand_bytes(void *buf, size_t len)
@@ -27,9 +29,7 @@ int rand_bytes(void *buf, size_t len)
 
 int rand_hex(char *hex, size_t nbytes)
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char raw[64];
-	size_t i;
 
 	if (nbytes > sizeof(raw)) {
 		errno = EINVAL;
@@ -37,10 +37,7 @@ int rand_hex(char *hex, size_t nbytes)
 	}
 	if (rand_bytes(raw, nbytes))
 		return -1;
-	for (i = 0; i < nbytes; i++) {
-		hex[2 * i] = digits[raw[i] >> 4];
-		hex[2 * i + 1] = digits[raw[i] & 15];
-	}
-	hex[2 * nbytes] = '\0';
+	hex_encode(raw, nbytes, hex);
+	explicit_bzero(raw, sizeof(raw));	/* a secret's bytes */
 	return 0;
 }

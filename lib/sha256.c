@@ -36,18 +36,25 @@ void sha256_final(struct sha256 *ctx, unsigned char out[SHA256_DIGEST_LEN])
 	ctx->md = NULL;
 }
 
-void sha256_final_hex(struct sha256 *ctx, char out[SHA256_HEX_LEN + 1])
+void hex_encode(const void *in, size_t n, char *out)
 {
 	static const char hex[] = "0123456789abcdef";
+	const unsigned char *b = in;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+void sha256_final_hex(struct sha256 *ctx, char out[SHA256_HEX_LEN + 1])
+{
 	unsigned char d[SHA256_DIGEST_LEN];
-	int i;
 
 	sha256_final(ctx, d);
-	for (i = 0; i < SHA256_DIGEST_LEN; i++) {
-		out[2 * i] = hex[d[i] >> 4];
-		out[2 * i + 1] = hex[d[i] & 15];
-	}
-	out[SHA256_HEX_LEN] = '\0';
+	hex_encode(d, sizeof(d), out);
 }
 
 void sha256_hex(const void *data, size_t len, char out[SHA256_HEX_LEN + 1])

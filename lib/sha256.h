@@ -24,6 +24,9 @@ void sha256_init(struct sha256 *ctx);
 void sha256_update(struct sha256 *ctx, const void *data, size_t len);
 /* Write the digest; ctx must be re-initialised before it is used again. */
 void sha256_final(struct sha256 *ctx, unsigned char out[SHA256_DIGEST_LEN]);
+/* N bytes of IN as 2 * N lowercase hex digits and a NUL into OUT: klab's
+ * one hex writer (digests, tokens, MACs). */
+void hex_encode(const void *in, size_t n, char *out);
 /* Write the digest as 64 lowercase hex digits and a NUL. */
 void sha256_final_hex(struct sha256 *ctx, char out[SHA256_HEX_LEN + 1]);
 /* One-shot hex digest of a buffer. */
