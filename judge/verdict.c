@@ -92,15 +92,12 @@ void vd_kind_of(const char *metric, const char *unit, enum metric_dir dir,
 		"nb_throughput", NULL
 	};
 	const char *field = strrchr(metric, '.');
-	size_t ul = unit ? strlen(unit) : 0;
 
 	field = field ? field + 1 : metric;
 	out->klass = field_is(field, headline) ? VC_HEADLINE : VC_SECONDARY;
 	out->log_scale = strstr(field, "p99") != NULL ||
 			 strstr(field, "max") != NULL;
-	out->harmonic = dir == DIR_HIGHER && unit &&
-			((ul >= 2 && !strcmp(unit + ul - 2, "/s")) ||
-			 !strcmp(unit, "IOPS"));
+	out->harmonic = result_is_rate(unit, dir);
 }
 
 double vd_cell_value(const double *reps, size_t n, int harmonic)

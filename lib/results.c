@@ -79,6 +79,15 @@ struct result *result_set_add(struct result_set *rs, const char *kernel,
 	return r;
 }
 
+int result_is_rate(const char *unit, enum metric_dir dir)
+{
+	size_t ul = unit ? strlen(unit) : 0;
+
+	return dir == DIR_HIGHER && unit &&
+	       ((ul >= 2 && !strcmp(unit + ul - 2, "/s")) ||
+		!strcmp(unit, "IOPS"));
+}
+
 const char *metric_dir_name(enum metric_dir d)
 {
 	switch (d) {

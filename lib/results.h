@@ -69,6 +69,10 @@ struct result *result_set_add(struct result_set *rs, const char *kernel,
 /* Replace a string field (rs->kernel, ...) with a copy of s (may be NULL). */
 void result_set_setstr(char **field, const char *s);
 
+/* A rate: direction higher and a unit per second ("MB/s") or "IOPS".
+ * Rates are averaged by their harmonic mean (as mmtests does), by
+ * klab-run over repetitions and by the judge over a cell's values. */
+int result_is_rate(const char *unit, enum metric_dir dir);
 const char *metric_dir_name(enum metric_dir d);	/* "higher", "lower", "none" */
 int metric_dir_parse(const char *s, enum metric_dir *out);	/* 0 or -1 */
 

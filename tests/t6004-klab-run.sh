@@ -34,9 +34,13 @@ run_suite() {
 run_suite tiobench --scale 0.01 --repetitions 2
 f=$TMP/out-tiobench
 for n in 1 2; do [ -s "$f/rep-$n.json" ] && [ -s "$f/raw/run-$n.json" ] || fail "repetition $n files"; done
-# results.json holds the mean of the repetitions
+# results.json holds the mean of the repetitions: harmonic for a rate
+# (as mmtests), arithmetic for the rest
 a=$(metric tiobench.rand_read.rate "$f/rep-1.json"); b=$(metric tiobench.rand_read.rate "$f/rep-2.json")
 m=$(metric tiobench.rand_read.rate "$f/results.json")
+check "(2 / (1 / $a + 1 / $b) - $m)^2 < 1e-9 * $m^2" "harmonic mean of $a and $b is not $m"
+a=$(metric tiobench.rand_read.avg_lat "$f/rep-1.json"); b=$(metric tiobench.rand_read.avg_lat "$f/rep-2.json")
+m=$(metric tiobench.rand_read.avg_lat "$f/results.json")
 check "(($a + $b) / 2 - $m)^2 < 1e-9 * $m^2" "mean of $a and $b is not $m"
 # and the sum of their latency histograms, phase by phase
 hsum() { jq "[.hist.\"tiobench.$1\".buckets[][1]] | add" "$2"; }

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -411,7 +412,8 @@ static int run_rep(const struct plan *p, const struct driver_env *env,
 	return rc;
 }
 
-/* sum += rep, counting how many repetitions gave each metric. */
+/* sum += rep, counting how many repetitions gave each metric; a rate adds
+ * its reciprocal (agg_mean makes the harmonic mean of it). */
 static void agg_add(struct result_set *sum, unsigned **cnt,
 		    const struct result_set *rep)
 {
@@ -426,12 +428,14 @@ static void agg_add(struct result_set *sum, unsigned **cnt,
 				    r->kernel ? r->kernel : ""))
 				break;
 		if (j < sum->n) {
-			sum->v[j].value += r->value;
+			sum->v[j].value += result_is_rate(r->unit, r->dir) ?
+					   1 / r->value : r->value;
 			(*cnt)[j]++;
 			continue;
 		}
-		result_set_add(sum, r->kernel, r->metric, r->unit, r->value,
-			       r->dir);
+		result_set_add(sum, r->kernel, r->metric, r->unit,
+			       result_is_rate(r->unit, r->dir) ? 1 / r->value :
+			       r->value, r->dir);
 		*cnt = realloc(*cnt, sum->n * sizeof(**cnt));
 		if (!*cnt)
 			abort();
@@ -439,6 +443,22 @@ static void agg_add(struct result_set *sum, unsigned **cnt,
 	}
 	/* latency histograms add up over the repetitions */
 	result_set_hist_take(sum, rep);
+}
+
+/* The mean of each metric over the repetitions that gave it: harmonic
+ * for rates (a stalled repetition, rate 0, makes it 0), else arithmetic. */
+static void agg_mean(struct result_set *sum, const unsigned *cnt)
+{
+	size_t i;
+
+	for (i = 0; i < sum->n; i++) {
+		struct result *r = &sum->v[i];
+
+		if (result_is_rate(r->unit, r->dir))
+			r->value = isinf(r->value) ? 0 : cnt[i] / r->value;
+		else
+			r->value /= cnt[i];
+	}
 }
 
 static void write_rep(const struct plan *p, const char *out, unsigned rep,
@@ -520,7 +540,6 @@ int main(int argc, char **argv)
 	struct qattr_state qa;
 	unsigned *cnt = NULL, done;
 	char err[1200] = "", path[4096];
-	size_t i;
 	int rc;
 
 	memset(&p, 0, sizeof(p));
@@ -554,8 +573,7 @@ int main(int argc, char **argv)
 		done = run_suite(&p, &env, o.out, &sum, &cnt, err, sizeof(err));
 		qattr_restore(&qa);
 	}
-	for (i = 0; i < sum.n; i++)
-		sum.v[i].value /= cnt[i];
+	agg_mean(&sum, cnt);
 	add_queue_results(&sum, &p.s);
 	result_set_setstr(&sum.kernel, p.id);
 	result_set_setstr(&sum.suite, p.s.name);
