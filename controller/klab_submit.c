@@ -320,7 +320,8 @@ int cmd_submission(struct args *a)
 	return rc;
 }
 
-/* klab queue: per rig the job it runs and those waiting, then builds. */
+/* klab queue: per rig the job it runs and those waiting, then builds,
+ * then the jobs that failed last. */
 int cmd_queue(struct args *a)
 {
 	static const char *const jc[] = { "rig", "id", "kernel", "suite",
@@ -328,6 +329,8 @@ int cmd_queue(struct args *a)
 					  "elapsed", NULL };
 	static const char *const bc[] = { "id", "ident", "base", "state",
 					  "elapsed", NULL };
+	static const char *const fc[] = { "id", "kernel", "rig", "suite",
+					  "failure", "error", NULL };
 	json_t *doc, *now = json_array(), *wait = json_array(), *g;
 	size_t i;
 	int rc;
@@ -349,6 +352,8 @@ int cmd_queue(struct args *a)
 		cli_table_print(wait, jc);
 		puts("\nbuilds:");
 		cli_table_print(json_object_get(doc, "builds"), bc);
+		puts("\nfailed last:");
+		cli_table_print(json_object_get(doc, "failed"), fc);
 	}
 	json_decref(now);
 	json_decref(wait);

@@ -77,6 +77,16 @@ expect_nogrep '"state":"done"'
 klab jobs --rig host0 >"$TMP/jobs.txt" || fail "klab jobs failed"
 cat "$TMP/jobs.txt"
 grep "^$job " "$TMP/jobs.txt" | grep -q 'failed.*benchmark' || fail "klab jobs does not show job $job failed"
+# the operator's queue page lists it among the failures, blamed on the
+# benchmark, with the first line of its error
+http GET /queue >/dev/null; expect_status 200
+expect_grep "<a href=\"/api/jobs/$job\">$job</a></td><td>[^<]*</td><td>host0</td><td>rio-under-dbench</td><td>benchmark</td><td>repetition 1 of 3: rio: background load &#39;dbench"
+http GET '/queue?format=json' >/dev/null
+[ "$(jq -r --argjson j "$job" '.failed[] | select(.id == $j) | .failure' "$TMP/body")" = benchmark ] ||
+	fail "klab queue's JSON does not list job $job as failed: $(cat "$TMP/body")"
+klab queue >"$TMP/queue.txt" || fail "klab queue failed"
+sed -n '/^failed last:/,$p' "$TMP/queue.txt" | grep -q "^$job .*benchmark" ||
+	fail "klab queue does not list job $job as failed: $(cat "$TMP/queue.txt")"
 run=$(run_of_job "$job")
 [ -n "$run" ] || fail "no run stored for job $job"
 http GET "/api/runs/$run" >/dev/null

@@ -6,7 +6,9 @@
  * lines as the rig manager has them) and what waits for it, in the order
  * the rig will take it (round-robin by submitter, db/submissions.h),
  * with each job's submitter and submission; then the builds queued or in
- * progress.  ?format=json gives the same as data (klab queue).
+ * progress, and the jobs that failed last, with their class (kernel,
+ * benchmark, infra) and error.  ?format=json gives the same as data
+ * (klab queue).
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +19,8 @@
 #include "page_submit.h"
 
 #define QUEUE_REFRESH_S 5
+#define QUEUE_FAILED_N 20	/* the failures shown */
+#define QUEUE_ERROR_CHARS 200	/* of each one's error */
 
 struct queue_data {
 	struct db_rig *rigs;
@@ -25,6 +29,8 @@ struct queue_data {
 	size_t nnow, nwait;
 	struct db_build *builds;
 	size_t nbuilds;
+	struct db_job *failed;	/* newest first */
+	size_t nfailed;
 };
 
 static int build_active(const struct db_build *b)
@@ -43,10 +49,21 @@ static json_t *qjob_json(const struct db_queue_job *j, int64_t now)
 			 j->started ? now - j->started : 0));
 }
 
+static json_t *failed_json(const struct db_job *j)
+{
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:I}", "id",
+			 (json_int_t)j->id, "kernel", page_jstr(j->kernel),
+			 "rig", page_jstr(j->rig), "suite", page_jstr(j->suite),
+			 "failure", page_jstr(j->failure), "error",
+			 page_jstr(j->error), "finished",
+			 (json_int_t)j->finished);
+}
+
 static json_t *queue_json(const struct queue_data *qd,
 			  const struct web_console *con, size_t ncon)
 {
 	json_t *rigs = json_array(), *builds = json_array(), *o, *a[2];
+	json_t *failed = json_array();
 	int64_t now = (int64_t)time(NULL);
 	size_t i, k;
 
@@ -81,7 +98,10 @@ static json_t *queue_json(const struct queue_data *qd,
 				page_jstr(qd->builds[i].base), "state",
 				page_jstr(qd->builds[i].state), "elapsed",
 				(json_int_t)(now - qd->builds[i].created)));
-	return json_pack("{s:o, s:o}", "rigs", rigs, "builds", builds);
+	for (i = 0; i < qd->nfailed; i++)
+		json_array_append_new(failed, failed_json(&qd->failed[i]));
+	return json_pack("{s:o, s:o, s:o}", "rigs", rigs, "builds", builds,
+			 "failed", failed);
 }
 
 static void job_cells(struct strbuf *sb, const struct db_queue_job *j)
@@ -148,6 +168,53 @@ static void html_rig(struct strbuf *sb, const struct queue_data *qd,
 	sb_adds(sb, "</table>\n");
 }
 
+/* The first line of a job's error, at most QUEUE_ERROR_CHARS bytes and
+ * never cut inside a UTF-8 character; the job's page has the rest. */
+static void error_line(struct strbuf *sb, const char *e)
+{
+	char buf[QUEUE_ERROR_CHARS + 4];
+	size_t n = strcspn(e, "\n");
+
+	if (n > QUEUE_ERROR_CHARS) {
+		n = QUEUE_ERROR_CHARS;
+		while (n && ((unsigned char)e[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(buf, e, n);
+	strcpy(buf + n, e[n] ? "..." : "");
+	sb_add_html(sb, buf);
+}
+
+static void html_failed(struct strbuf *sb, const struct queue_data *qd)
+{
+	char when[40];
+	size_t i;
+
+	sb_addf(sb, "<h2>Failed last</h2>\n<table id=\"failed\"><tr><th>job"
+		"</th><th>kernel</th><th>rig</th><th>suite</th><th>blamed on"
+		"</th><th>error</th><th>ended</th></tr>\n");
+	for (i = 0; i < qd->nfailed; i++) {
+		const struct db_job *j = &qd->failed[i];
+
+		page_time(when, sizeof(when), j->finished);
+		sb_addf(sb, "<tr><td><a href=\"/api/jobs/%lld\">%lld</a></td>"
+			"<td>", (long long)j->id, (long long)j->id);
+		sb_add_html(sb, j->kernel);
+		sb_adds(sb, "</td><td>");
+		sb_add_html(sb, j->rig);
+		sb_adds(sb, "</td><td>");
+		sb_add_html(sb, j->suite);
+		sb_adds(sb, "</td><td>");
+		sb_add_html(sb, j->failure);
+		sb_adds(sb, "</td><td>");
+		error_line(sb, j->error);
+		sb_addf(sb, "</td><td>%s</td></tr>\n", when);
+	}
+	if (!qd->nfailed)
+		sb_adds(sb, "<tr><td colspan=\"7\">no failed job</td></tr>\n");
+	sb_adds(sb, "</table>\n");
+}
+
 static void html_queue(struct strbuf *sb, const struct queue_data *qd,
 		       const struct web_console *con, size_t ncon)
 {
@@ -189,6 +256,7 @@ static void html_queue(struct strbuf *sb, const struct queue_data *qd,
 	if (!n)
 		sb_adds(sb, "<tr><td colspan=\"5\">no build</td></tr>\n");
 	sb_adds(sb, "</table>\n");
+	html_failed(sb, qd);
 	page_end(sb);
 }
 
@@ -209,6 +277,9 @@ int web_queue(struct db *db, const struct web_console *con, size_t ncon,
 		rc = db_queue_jobs(db, NULL, 0, &qd.wait, &qd.nwait);
 	if (!rc)
 		rc = db_build_list(db, 200, &qd.builds, &qd.nbuilds);
+	if (!rc)
+		rc = db_job_list(db, NULL, "failed", QUEUE_FAILED_N, &qd.failed,
+				 &qd.nfailed);
 	sb_reset(&r->body);
 	if (rc)
 		rc = page_db_error(r, q, rc, "cannot read the queue");
@@ -222,5 +293,6 @@ int web_queue(struct db *db, const struct web_console *con, size_t ncon,
 	db_queue_jobs_free(qd.now, qd.nnow);
 	db_queue_jobs_free(qd.wait, qd.nwait);
 	db_builds_free(qd.builds, qd.nbuilds);
+	db_jobs_free(qd.failed, qd.nfailed);
 	return rc;
 }
