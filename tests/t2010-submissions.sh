@@ -13,7 +13,9 @@
 # command prints a table and --format json; a submission run to its end
 # by a scripted agent on a third rig (klab submit --wait: exit 4 and the
 # report on a worse patch, both alerts); a patch that does not build
-# fails the submission at its build stage; a restart resumes.
+# fails the submission at its build stage; an A/A submission (a comment
+# only, the same numbers) comes out same with no worse alert; a restart
+# resumes.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 D=$TOP/tests/data
@@ -257,6 +259,35 @@ http GET /api/submissions/5 >/dev/null
 expect_grep '"state":"failed"'; expect_grep '"stage":"build","state":"failed"'
 expect_grep 'build [0-9]* (patched) failed'
 expect_grep 'klabd: alert build_failed: submission 5 by alice: failed' "$TMP/klabd.log"
+
+# (9b) A/A: a patch that changes a comment only, the same numbers on
+# both sides (as an unchanged kernel gives them): the verdict is not
+# worse, klab submit --wait exits 0, and no worse alert is raised
+KLAB_TOKEN=$(cat "$TMP/alice") klab submit fake "$D/patches/fake-aa-comment.patch" \
+	--rig r3 --note "A/A" --wait >"$TMP/aa.out" 2>"$TMP/aa.err" &
+WAITPID=$!
+n=0
+while [ $n -lt 6 ]; do
+	http GET "/api/agent/next?wait=20" -H "$RT" >"$TMP/next"
+	[ "$STATUS" = 200 ] || fail "no A/A job for r3 (HTTP $STATUS: $(cat "$TMP/next"))"
+	id=$(jq -r .job.id "$TMP/next")
+	# cell k of each kernel gets the k-th of the same three values
+	r=$(echo "100.0 100.4 99.7" | cut -d' ' -f$((n / 2 + 1)))
+	printf '{"schema":"klab-results/1","results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":%s,"direction":"higher"}]}\n' \
+		"$r" >"$TMP/res.json"
+	http POST "/api/agent/jobs/$id/results" -H "$RT" -H "$JSON" \
+		--data-binary @"$TMP/res.json" >/dev/null
+	[ "$STATUS" = 201 ] || fail "results of A/A job $id: HTTP $STATUS: $(cat "$TMP/body")"
+	n=$((n + 1))
+done
+wait $WAITPID
+rc=$?
+[ $rc = 0 ] || fail "klab submit --wait of the A/A patch exited $rc, not 0: $(cat "$TMP/aa.out" "$TMP/aa.err")"
+expect_grep '^klab submission 6: same' "$TMP/aa.out"
+expect_grep 'same after 3 cells: 0 worse, 0 better, 1 same' "$TMP/aa.out"
+expect_grep 'sub6-patched vs sub6-base: rate 0.0% (same' "$TMP/aa.out"
+expect_grep 'klabd: alert submission_finished: submission 6 by alice: same' "$TMP/klabd.log"
+expect_nogrep 'alert worse_found: submission 6' "$TMP/klabd.log"
 
 # (10) a restart resumes: submission 2 is still running, its cells queued
 stop_klabd
