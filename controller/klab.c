@@ -545,6 +545,62 @@ int post_created(const char *path, json_t *doc, const char *what,
 	return rc;
 }
 
+int get_json(const char *path, json_t **doc)
+{
+	struct http_result res;
+	int rc = http_do(path, NULL, NULL, 0, NULL, &res);
+
+	*doc = NULL;
+	if (rc == EX_OK && res.status != 200)
+		rc = server_error(&res);
+	if (rc == EX_OK) {
+		*doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+		if (!*doc) {
+			fprintf(stderr, "klab: klabd sent no JSON for %s\n",
+				path);
+			rc = EX_SERVER;
+		}
+	}
+	sb_release(&res.body);
+	return rc;
+}
+
+int cli_follow(const char *path, int (*progress)(json_t *doc, char *line,
+						 size_t len), json_t **doc)
+{
+	char line[600], last[600] = "";
+	int tty = isatty(2), done = 0, rc;
+
+	*doc = NULL;
+	while (!done) {
+		json_decref(*doc);
+		rc = get_json(path, doc);
+		if (rc)
+			return rc;
+		done = progress(*doc, line, sizeof(line));
+		if (strcmp(line, last))
+			fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line);
+		snprintf(last, sizeof(last), "%s", line);
+		if (!done)
+			sleep(1);
+	}
+	if (tty)
+		fputc('\n', stderr);
+	return EX_OK;
+}
+
+int get_print_text(const char *path)
+{
+	struct strbuf q = STRBUF_INIT;
+	int rc;
+
+	sb_init(&q);
+	qadd(&q, "format", "text");
+	rc = get_print(path, &q);
+	sb_release(&q);
+	return rc;
+}
+
 int get_print(const char *path, const struct strbuf *q)
 {
 	struct http_result res;

@@ -53,6 +53,17 @@ int post_created(const char *path, json_t *doc, const char *what,
 		 long *id);
 /* GET path?q and print the body. */
 int get_print(const char *path, const struct strbuf *q);
+/* GET path?format=text and print it. */
+int get_print_text(const char *path);
+/* GET path; the parsed body of a 200 into *doc (NULL otherwise): EX_OK,
+ * or the exit code with the error printed. */
+int get_json(const char *path, json_t **doc);
+/* Follow the JSON at path to its end: fetch it once a second, and print
+ * progress()'s line on stderr when it changes, until progress() says the
+ * thing ended (non-zero).  *doc holds the last fetch (the caller frees
+ * it); EX_OK or the exit code of a failed fetch. */
+int cli_follow(const char *path, int (*progress)(json_t *doc, char *line,
+						 size_t len), json_t **doc);
 
 /* klab_lab.c.  The job configuration options (--scale, --scheduler,
  * --cmdline) of every command that queues cells (job add, compare-run,

@@ -112,21 +112,6 @@ static void filter_text(json_t *s, char *out, size_t len)
 		snprintf(out, len, "any");
 }
 
-/* GET path into *doc: EX_OK, or the error (printed). */
-static int get_json(const char *path, json_t **doc)
-{
-	struct http_result res;
-	int rc = http_do(path, NULL, NULL, 0, NULL, &res);
-
-	*doc = NULL;
-	if (rc == EX_OK && res.status != 200)
-		rc = server_error(&res);
-	else if (rc == EX_OK)
-		*doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
-	sb_release(&res.body);
-	return rc;
-}
-
 static int cmd_subscriptions(const struct sub_opts *o)
 {
 	const char *ev;

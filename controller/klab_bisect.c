@@ -115,51 +115,39 @@ static json_t *bis_request(int argc, char **argv, int *wait)
 	return doc;
 }
 
+/* A bisection's progress line; non-zero once it ended. */
+static int bis_progress(json_t *doc, char *line, size_t len)
+{
+	const char *st = json_string_value(json_object_get(doc, "state"));
+
+	snprintf(line, len, "bisection %lld: %s, %zu steps, about %lld left",
+		 (long long)json_integer_value(json_object_get(doc, "id")),
+		 json_string_value(json_object_get(doc, "phase")),
+		 json_array_size(json_object_get(doc, "steps")), (long long)
+		 json_integer_value(json_object_get(doc, "steps_left")));
+	return !st || strcmp(st, "running");
+}
+
 /* Follow bisection id to its end; the report printed; exit code. */
 static int bis_wait(long id)
 {
-	char path[64], line[600], last[600] = "";
-	struct http_result res;
-	struct strbuf q = STRBUF_INIT;
-	json_t *doc = NULL;
-	const char *state = "running", *out;
-	int rc, answer = -1;
+	char path[64];
+	const char *state, *out;
+	json_t *doc;
+	int rc, answer;
 
 	snprintf(path, sizeof(path), "/api/bisections/%ld", id);
-	while (!strcmp(state, "running")) {
-		json_decref(doc);
-		doc = NULL;
-		rc = http_do(path, NULL, NULL, 0, NULL, &res);
-		if (rc == EX_OK && res.status != 200)
-			rc = server_error(&res);
-		if (rc == EX_OK)
-			doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		sb_release(&res.body);
-		if (rc)
-			return rc;
-		if (!doc)
-			return EX_SERVER;
-		state = json_string_value(json_object_get(doc, "state"));
-		state = state ? state : "failed";
-		snprintf(line, sizeof(line), "bisection %ld: %s, %zu steps, "
-			 "about %lld left", id, json_string_value(
-			 json_object_get(doc, "phase")), json_array_size(
-			 json_object_get(doc, "steps")), (long long)
-			 json_integer_value(json_object_get(doc,
-							    "steps_left")));
-		if (strcmp(line, last))
-			fprintf(stderr, "%s\n", line);
-		snprintf(last, sizeof(last), "%s", line);
-		if (!strcmp(state, "running"))
-			sleep(1);
-	}
+	rc = cli_follow(path, bis_progress, &doc);
+	if (rc)
+		return rc;
+	state = json_string_value(json_object_get(doc, "state"));
 	answer = (int)json_integer_value(json_object_get(doc, "answer"));
 	out = json_string_value(json_object_get(doc, "outcome"));
 	printf("%s", json_string_value(json_object_get(doc, "report")));
 	rc = answer >= 0 ? EX_WORSE : out && !strncmp(out, "cannot tell", 11) ?
-	     EX_UNDECIDED : !strcmp(state, "failed") ? EX_SERVER : EX_OK;
+	     EX_UNDECIDED : !state || !strcmp(state, "failed") ? EX_SERVER :
+	     EX_OK;
 	json_decref(doc);
-	sb_release(&q);
 	return rc;
 }
 

@@ -209,39 +209,17 @@ static int run_progress(json_t *doc, char *line, size_t len)
  * text report; the exit code of its outcome. */
 static int compare_run_wait(long id)
 {
-	char path[64], line[300], last[300] = "";
-	int tty = isatty(2), done = 0, rc;
-	struct strbuf q = STRBUF_INIT;
-	struct http_result res;
+	char path[64];
 	const char *st, *vd;
-	json_t *doc = NULL;
+	json_t *doc;
+	int rc;
 
 	snprintf(path, sizeof(path), "/api/comparisons/%ld", id);
-	while (!done) {
-		json_decref(doc);
-		doc = NULL;
-		rc = http_do(path, NULL, NULL, 0, NULL, &res);
-		if (rc == EX_OK && res.status != 200)
-			rc = server_error(&res);
-		if (rc == EX_OK)
-			doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		sb_release(&res.body);
-		if (rc)
-			return rc;
-		done = run_progress(doc, line, sizeof(line));
-		if (strcmp(line, last))
-			fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line);
-		snprintf(last, sizeof(last), "%s", line);
-		if (!done)
-			sleep(1);
-	}
-	if (tty)
-		fputc('\n', stderr);
+	rc = cli_follow(path, run_progress, &doc);
+	if (rc)
+		return rc;
 	snprintf(path, sizeof(path), "/comparisons/%ld", id);
-	sb_init(&q);
-	qadd(&q, "format", "text");
-	rc = get_print(path, &q);
-	sb_release(&q);
+	rc = get_print_text(path);
 	st = json_string_value(json_object_get(doc, "state"));
 	vd = json_string_value(json_object_get(doc, "verdict"));
 	if (!rc)

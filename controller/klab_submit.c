@@ -65,27 +65,6 @@ void cli_table_print(json_t *rows, const char *const *cols)
 		}
 }
 
-/* GET path; the parsed body of a 200 into *doc, else the exit code. */
-static int get_json(const char *path, json_t **doc)
-{
-	struct http_result res;
-	int rc = http_do(path, NULL, NULL, 0, NULL, &res);
-
-	*doc = NULL;
-	if (rc == EX_OK && res.status != 200)
-		rc = server_error(&res);
-	if (rc == EX_OK) {
-		*doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
-		if (!*doc) {
-			fprintf(stderr, "klab: klabd sent no JSON for %s\n",
-				path);
-			rc = EX_SERVER;
-		}
-	}
-	sb_release(&res.body);
-	return rc;
-}
-
 /* A ',' list of names as a JSON list. */
 static json_t *names_json(const char *s)
 {
@@ -175,31 +154,16 @@ static int sub_exit(json_t *doc)
 /* Follow submission id to its end, then print its report. */
 static int submit_wait(long id)
 {
-	char path[64], line[400], last[400] = "";
-	int tty = isatty(2), done = 0, rc;
-	struct strbuf q = STRBUF_INIT;
-	json_t *doc = NULL;
+	char path[64];
+	json_t *doc;
+	int rc;
 
 	snprintf(path, sizeof(path), "/api/submissions/%ld", id);
-	while (!done) {
-		json_decref(doc);
-		rc = get_json(path, &doc);
-		if (rc)
-			return rc;
-		done = sub_progress(doc, line, sizeof(line));
-		if (strcmp(line, last))
-			fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line);
-		snprintf(last, sizeof(last), "%s", line);
-		if (!done)
-			sleep(1);
-	}
-	if (tty)
-		fputc('\n', stderr);
+	rc = cli_follow(path, sub_progress, &doc);
+	if (rc)
+		return rc;
 	snprintf(path, sizeof(path), "/submissions/%ld", id);
-	sb_init(&q);
-	qadd(&q, "format", "text");
-	rc = get_print(path, &q);
-	sb_release(&q);
+	rc = get_print_text(path);
 	if (!rc)
 		rc = sub_exit(doc);
 	json_decref(doc);
