@@ -11,8 +11,8 @@
 # steps, and build at most what it has to (base + the steps' kernels:
 # at most 5 builds, the cache answering repeats).  Kept as cheap as the
 # lab allows: tiobench, max 3 cells a side a step (6 for the
-# confirmation).  NOTE: a bisection runs the suite at the job default
-# scale (no scale field yet; t5101 uses --scale 0.02 on compare-run).
+# confirmation), at scale 0.02 as t5101 (every step's cells run at the
+# bisection's scale).
 . "$(dirname "$0")/lib.sh"
 [ -n "${KLAB_LAB:-}" ] || skip "lab tier: set KLAB_LAB=1 (make check-lab) for long real-rig runs"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
@@ -51,7 +51,8 @@ for i in 6 7 8; do harmless $i; done
 # the ssd model, as t5101: the canary's 500 us is most of a request there
 lab_scsi_start ssd
 timeout 14400 "$KLAB_BIN/klab" bisect --series "$S" --base debian-6.1 --rig scsi0 \
-	--suite tiobench --metric tiobench.seq_read.rate --max-cells 3 --wait \
+	--suite tiobench --metric tiobench.seq_read.rate --max-cells 3 \
+	--scale 0.02 --wait \
 	>"$TMP/run.txt" 2>"$TMP/run.err"
 rc=$?
 cat "$TMP/run.err" "$TMP/run.txt"
