@@ -24,6 +24,24 @@ check "$(metric readlat.write_rate "$TMP/r.json") > 0" "writers wrote nothing"
 no_test_files "$TMP/d"
 ok "readers under writers"
 
+# the cache check on the readers' own reads (/proc/self/io): two readers
+# alone going round 8 MiB regions for 1.5 s read them from the page cache
+# after the first pass, and say so; on a file system without a block
+# device (tmpfs) there is no check
+"$R" --disk "$TMP/d" --readers 2 --random --read-size 8 --warmup 0 \
+	--time 1.5 --out "$TMP/c.json" || fail "rio, cached: exit $?"
+case $(findmnt -n -o SOURCE --target "$TMP") in
+/dev/*)
+	[ -r /proc/self/io ] || skip "no /proc/self/io (CONFIG_TASK_IO_ACCOUNTING)"
+	check "$(metric readlat.cached "$TMP/c.json") == 1" "re-read regions not marked cached"
+	check "$(metric readlat.dev_read_share "$TMP/c.json") < 0.9" "device share of re-read regions"
+	ok "re-reads served by the page cache are marked cached" ;;
+*)
+	jq -e '[.results[].metric] | index("readlat.cached") == null' "$TMP/c.json" >/dev/null ||
+		fail "a cache mark without a block device"
+	ok "no cache check without a block device" ;;
+esac
+
 "$R" --disk "$TMP/d" --read-size 8 --writers 1 --write-size 16 --warmup 0 \
 	--time 1 --text >"$TMP/t.txt" || fail "--text"
 grep -Eq '^reads: [0-9.]+ MB, [0-9.]+ MB/s$' "$TMP/t.txt" || fail "reads line: $(cat "$TMP/t.txt")"

@@ -226,3 +226,18 @@ int devstat_report_cache(struct result_set *rs, const char *prefix,
 	wl_result(rs, prefix, "cached", "", cached, DIR_NONE);
 	return cached;
 }
+
+int devstat_proc_read_bytes(const char *path, uint64_t *out)
+{
+	char line[128];
+	int rc = -1;
+	FILE *f = fopen(path ? path : "/proc/self/io", "r");
+
+	if (!f)
+		return -1;
+	while (rc && fgets(line, sizeof(line), f))
+		if (sscanf(line, "read_bytes: %" SCNu64, out) == 1)
+			rc = 0;
+	fclose(f);
+	return rc;
+}

@@ -78,4 +78,14 @@ void devstat_report(struct result_set *rs, const char *prefix,
 int devstat_report_cache(struct result_set *rs, const char *prefix,
 			 const struct devstat *d, uint64_t asked);
 
+/*
+ * The bytes this process (all its threads, and children it has reaped)
+ * made the kernel fetch from storage: "read_bytes" of path, which is
+ * /proc/self/io (NULL) or a test's file.  For a phase whose disk also
+ * serves other processes (rio's reader beside dbench), this is its own
+ * share where the disk's counters are everyone's.  Returns 0, or -1 when
+ * there is none (a kernel without CONFIG_TASK_IO_ACCOUNTING).
+ */
+int devstat_proc_read_bytes(const char *path, uint64_t *out);
+
 #endif

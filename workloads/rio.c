@@ -29,6 +29,7 @@
 
 #include "lib/rand.h"
 #include "workloads/child.h"
+#include "workloads/devstat.h"
 #include "workloads/driver.h"
 #include "workloads/hist.h"
 #include "workloads/iofile.h"
@@ -258,6 +259,9 @@ struct run {
 	struct worker *rd, *wr;
 	struct child load;
 	uint64_t t0, t1, w0, w1;	/* readers' and writers' time */
+	int dev;		/* the disk is a block device's */
+	int io_ok;		/* io0 and io1 were read */
+	uint64_t io0, io1;	/* this process's read_bytes at t0, t1 */
 };
 
 static void run_all(struct run *r, const struct opts *o)
@@ -271,6 +275,7 @@ static void run_all(struct run *r, const struct opts *o)
 	if (start_workers(r->wr, o->writers, writer_run) == 0 &&
 	    start_load(&r->load, o) == 0 &&
 	    wait_loaded(o->warmup, 0, &r->load, o, deadline) == 0) {
+		r->io_ok = r->dev && !devstat_proc_read_bytes(NULL, &r->io0);
 		r->t0 = wl_now_ns();
 		if (start_workers(r->rd, o->readers, reader_run) == 0 &&
 		    wait_loaded(o->time, o->time == 0, &r->load, o, deadline) == 0)
@@ -278,6 +283,8 @@ static void run_all(struct run *r, const struct opts *o)
 		readers_stop = 1;
 		join_workers(r->rd, o->readers);
 		r->t1 = wl_now_ns();
+		r->io_ok = r->io_ok &&
+			   !devstat_proc_read_bytes(NULL, &r->io1);
 	}
 	writers_stop = 1;
 	join_workers(r->wr, o->writers);
@@ -289,11 +296,14 @@ static void report(struct result_set *rs, const struct run *r,
 		   const struct opts *o, struct hist *h)
 {
 	double secs = (double)(r->t1 - r->t0) / 1e9, mb = 0, wmb = 0;
+	struct devstat d = { 0 };
+	uint64_t asked = 0;
 	unsigned i;
 
 	for (i = 0; i < o->readers; i++) {
 		hist_merge(h, &r->rd[i].h);
 		mb += (double)r->rd[i].bytes / (1024.0 * 1024.0);
+		asked += r->rd[i].bytes;
 	}
 	for (i = 0; i < o->writers; i++)
 		wmb += (double)r->wr[i].bytes / (1024.0 * 1024.0);
@@ -318,6 +328,12 @@ static void report(struct result_set *rs, const struct run *r,
 	wl_result_pcts(rs, "readlat", h, 1e6, "ms", 1);
 	wl_result(rs, "readlat", "ops", "", (double)h->count, DIR_NONE);
 	wl_result(rs, "readlat", "elapsed", "s", secs, DIR_NONE);
+	/* the cache check on the readers' own reads: the disk's counters
+	 * would count the load's too (O_DIRECT reads reach it anyway) */
+	if (r->io_ok && !o->direct) {
+		d.rd_sectors = (r->io1 - r->io0) / 512;
+		devstat_report_cache(rs, "readlat", &d, asked);
+	}
 }
 
 static int emit_text(const struct opts *o,
@@ -456,6 +472,7 @@ int main(int argc, char **argv)
 			  .bs = 4096, .wbs = 1 << 20, .warmup = 2, .time = 10,
 			  .cm = WL_COMMON_INIT };
 	struct run r;
+	struct devstat_set dev;
 	struct ioplan plan = { NULL, 0 };
 	struct result_set rs;
 	struct hist *h;
@@ -473,6 +490,7 @@ int main(int argc, char **argv)
 	if (!r.rd || !r.wr || !h)
 		abort();
 	hist_init(h);
+	r.dev = devstat_set_init(&dev, o.disk) > 0;
 	/* one region length for both roles: the larger one in use (an
 	 * unused --read-size must not spread the writers over the disk) */
 	len = (o.readers ? o.rsize_mb : 0) > (o.writers ? o.wsize_mb : 0) ?

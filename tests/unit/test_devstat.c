@@ -188,6 +188,34 @@ static void test_cache_check(void **state)
 	result_set_release(&rs);
 }
 
+/* read_bytes of /proc/PID/io (a test's file), and of this process */
+static void test_proc_read_bytes(void **state)
+{
+	char path[] = "/tmp/klab-test-io-XXXXXX";
+	int fd = mkstemp(path);
+	uint64_t v = 0;
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("rchar: 5000\nwchar: 10\nsyscr: 3\nsyscw: 1\n"
+	      "read_bytes: 1048576\nwrite_bytes: 0\n"
+	      "cancelled_write_bytes: 0\n", f);
+	fclose(f);
+	assert_int_equal(devstat_proc_read_bytes(path, &v), 0);
+	assert_true(v == 1048576);
+	f = fopen(path, "w");
+	fputs("rchar: 5000\n", f);
+	fclose(f);
+	assert_int_equal(devstat_proc_read_bytes(path, &v), -1);
+	unlink(path);
+	assert_int_equal(devstat_proc_read_bytes("/nonexistent/io", &v), -1);
+	/* the real one, where the kernel has it */
+	if (access("/proc/self/io", R_OK) == 0)
+		assert_int_equal(devstat_proc_read_bytes(NULL, &v), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_delta_report),
 		cmocka_unit_test(test_disk_find),
 		cmocka_unit_test(test_cache_check),
+		cmocka_unit_test(test_proc_read_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
