@@ -80,9 +80,10 @@ sandbox_init() {
 # root's read-only inodes; its own directories let it add files), a full
 # copy otherwise (the caller owns the pristine files).
 tree_copy() {
+	PRISTINE_KB=$(du -sk "$PRISTINE" | cut -f 1)
+	[ -n "$PRISTINE_KB" ] || return 1
 	if [ "$SBX_MODE" = user ]; then
-		PRISTINE_KB=$(du -sk "$PRISTINE" | cut -f 1) &&
-			cp -a "$PRISTINE" "$TREE"
+		cp -a "$PRISTINE" "$TREE"
 	else
 		cp -al "$PRISTINE" "$TREE"
 	fi
@@ -149,14 +150,14 @@ sandbox_prepare() {
 		die "cannot make the build sandbox: ${why:-bwrap failed} (see docs/BUILDS.md, or --no-sandbox for debugging only)"
 }
 
-# Disk used by the build: its tree without the pristine files it shares
-# (du counts a hard-linked inode once, under the first argument).
+# Disk used by the build: its tree less the pristine tree's size, taken
+# once (a copy, or hard links that du counts in the tree).  A poll walks
+# the tree alone: walking the pristine tree too, as "du PRISTINE TREE"
+# would, cost about 0.6 s of CPU every poll on linux-source-6.1.  Files
+# the patch or the build replaced make it count a little less than the
+# build added.
 disk_used_kb() {
-	if [ "$SBX_MODE" = user ]; then
-		echo $(($(du -sk "$TREE" | cut -f 1) - PRISTINE_KB))
-	else
-		du -sk "$PRISTINE" "$TREE" 2>/dev/null | tail -n 1 | cut -f 1
-	fi
+	echo $(($(du -sk "$TREE" 2>/dev/null | cut -f 1) - PRISTINE_KB))
 }
 
 # sbx CMD...: run CMD in the tree, in the sandbox, under the limits; its
