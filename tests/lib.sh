@@ -95,12 +95,37 @@ expect_status() { [ "$STATUS" = "$1" ] || fail "expected HTTP $1, got $STATUS: $
 expect_grep() { grep -q -- "$1" "${2:-$TMP/body}" || fail "expected '$1' in ${2:-body}: $(head -c 600 "${2:-$TMP/body}")"; }
 expect_nogrep() { ! grep -q -- "$1" "${2:-$TMP/body}" || fail "did not expect '$1' in ${2:-body}"; }
 
+# sink_start SECRET: the alerts' far ends (tests/t2020-alerts-sink.py: an
+# SMTP sink and a webhook receiver that checks signatures under SECRET)
+# on 127.0.0.1, writing into $SINK; sets PY (a python3 with aiosmtpd),
+# SMTP_PORT and HOOK (the receiver's base URL).  Skips without aiosmtpd.
+sink_start() {
+	PY=
+	for p in python3 /usr/bin/python3; do
+		"$p" -c 'import aiosmtpd' 2>/dev/null && { PY=$p; break; }
+	done
+	[ -n "$PY" ] || skip "python3 aiosmtpd is not installed (apt-get install python3-aiosmtpd)"
+	SINK=$TMP/sink
+	mkdir -p "$SINK"
+	"$PY" "$TOP/tests/t2020-alerts-sink.py" "$SINK" "$1" >"$TMP/sink.log" 2>&1 &
+	SINK_PID=$!
+	at_cleanup 'kill $SINK_PID 2>/dev/null'
+	i=0
+	while [ ! -s "$SINK/ports" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && { cat "$TMP/sink.log"; fail "the sink did not start"; }
+		sleep 0.1
+	done
+	SMTP_PORT=$(awk '$1 == "smtp" { print $2 }' "$SINK/ports")
+	HOOK=http://127.0.0.1:$(awk '$1 == "http" { print $2 }' "$SINK/ports")
+}
+
 # lab_scsi_start [MODEL]: klabd with one QEMU scsi rig, scsi0, with disk
 # model MODEL (hdd, klabd's default; docs/RIGS.md), that cold-boots the
 # newest Debian 6.1 kernel (fetched into the catalog): the slow and lab
 # tiers' rig.  Sets BASE (that kernel's upstream version).  With LAB_TOP
 # set, klabd's top_dir is that tree (suites of the test's own); LAB_DISK_MB
-# sizes the rig's disk (128).
+# sizes the rig's disk (128); LAB_CONF holds more global keys.
 lab_scsi_start() {
 	LAB_MODEL=${1:-hdd}
 	BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$("$TOP/kernels/debian-kernels.sh" newest 6.1)" |
@@ -108,6 +133,7 @@ lab_scsi_start() {
 	cat >"$TMP/klabd.conf" <<CONF
 max_builds = 1
 ${LAB_TOP:+top_dir = $LAB_TOP}
+${LAB_CONF:-}
 [rig scsi0]
 kind = qemu
 profile = scsi

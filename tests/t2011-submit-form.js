@@ -5,6 +5,8 @@
 // (DOM.setFileInputFiles, as a user picking them), press submit, and
 // print where the browser landed and the page's text as JSON.
 // usage: node --experimental-websocket t2011-submit-form.js PORT_FILE URL TOKEN BASE FILE...
+// KLAB_FORM_FIELDS="name=value ..." in the environment types those values
+// into the form's fields of those names too.
 'use strict';
 const fs = require('fs');
 
@@ -66,6 +68,12 @@ async function main() {
 		document.querySelector('form').submit(); 1`));
 	const form = await evaluate('location.pathname');
 	await evaluate(`document.getElementById('base').value = ${JSON.stringify(base)}; 1`);
+	for (const kv of (process.env.KLAB_FORM_FIELDS || '').split(' ').filter(Boolean)) {
+		const [k, v] = [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)];
+		const ok = await evaluate(`(() => { const e = document.querySelector('form [name=${JSON.stringify(k)}]');
+			if (!e) return false; e.value = ${JSON.stringify(v)}; return true; })()`);
+		if (!ok) throw new Error(`the form has no field '${k}'`);
+	}
 	const doc = await c.send('DOM.getDocument');
 	const input = await c.send('DOM.querySelector', { nodeId: doc.root.nodeId, selector: '#files' });
 	await c.send('DOM.setFileInputFiles', { nodeId: input.nodeId, files });
