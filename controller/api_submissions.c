@@ -5,8 +5,9 @@
  * query), the /submit form (signed in, with its CSRF field) and klab
  * submit (the JSON API).  Each fills one struct sub_input for
  * submission_create, which checks everything (base, rigs, suites, the
- * series split into patches and applied with build-kernel.sh --check)
- * before anything is stored (submissions_check.c).  Also: GET
+ * job configuration of the cells: scale, scheduler, cmdline, the series
+ * split into patches and applied with build-kernel.sh --check) before
+ * anything is stored (submissions_check.c).  Also: GET
  * /api/submissions[/ID], cancel, the pages /submissions[/ID], and the
  * queue (/queue, /api/queue) with each rig's console tail.
  */
@@ -111,6 +112,8 @@ static int in_from_json(struct web_response *r, json_t *doc,
 	if (api_field_str(r, doc, "base", 1, &in->base) ||
 	    api_field_str(r, doc, "note", 0, &in->note) ||
 	    api_field_int(r, doc, "max_cells", 0, 1, SUB_MAX_CELLS, &maxc) ||
+	    api_job_config_fields(r, doc, &in->scale, &in->scheduler,
+				  &in->cmdline) ||
 	    json_list(r, doc, "rigs", "rig", in->rig, &in->nrigs) ||
 	    json_list(r, doc, "suites", "suite", in->suite, &in->nsuites) ||
 	    json_files(r, doc, in))
@@ -151,6 +154,8 @@ static int in_from_query(struct req *rq, struct sub_input *in, int raw,
 
 	in->base = query_get(&rq->q, "base");
 	in->note = query_get(&rq->q, "note");
+	in->scheduler = query_get(&rq->q, "scheduler");
+	in->cmdline = query_get(&rq->q, "cmdline");
 	v = query_get(&rq->q, "max_cells");
 	if (v && *v && parse_long(v, 1, SUB_MAX_CELLS, &n)) {
 		snprintf(err, errlen, "field 'max_cells': between 1 and %d",
@@ -158,6 +163,12 @@ static int in_from_query(struct req *rq, struct sub_input *in, int raw,
 		rc = -1;
 	}
 	in->max_cells = n;
+	v = query_get(&rq->q, "scale");
+	if (!rc && v && *v && parse_double(v, &in->scale)) {
+		snprintf(err, errlen, "field 'scale': '%.40s' is not a number",
+			 v);
+		rc = -1;
+	}
 	if (!rc && (query_list(&rq->q, "rig", in->rig, &in->nrigs, err,
 			       errlen) ||
 		    query_list(&rq->q, "suite", in->suite, &in->nsuites, err,
@@ -220,11 +231,13 @@ static json_t *sub_row_json(const void *elem)
 	const struct db_submission *s = elem;
 
 	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, "
-			 "s:{s:s, s:s}, s:{s:I, s:I}, s:I, s:I}", "id",
-			 (json_int_t)s->id, "base", s->base, "who", s->who,
-			 "state", s->state, "stage", s->stage, "verdict",
-			 s->verdict, "error", s->error, "rigs", s->rigs,
-			 "suites", s->suites, "max_cells", s->max_cells,
+			 "s:f, s:s, s:s, s:{s:s, s:s}, s:{s:I, s:I}, s:I, "
+			 "s:I}", "id", (json_int_t)s->id, "base", s->base,
+			 "who", s->who, "state", s->state, "stage", s->stage,
+			 "verdict", s->verdict, "error", s->error, "rigs",
+			 s->rigs, "suites", s->suites, "max_cells",
+			 s->max_cells, "scale", s->scale, "scheduler",
+			 s->scheduler, "cmdline", s->cmdline,
 			 "kernels", "base", s->kernel[0], "patched",
 			 s->kernel[1], "builds", "base", (json_int_t)s->build[0],
 			 "patched", (json_int_t)s->build[1], "created",

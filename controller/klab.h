@@ -67,9 +67,10 @@ int cli_follow(const char *path, int (*progress)(json_t *doc, char *line,
 
 /* klab_lab.c.  The job configuration options (--scale, --scheduler,
  * --cmdline) of every command that queues cells (job add, compare-run,
- * bisect): the field of a that opt fills, NULL for another option; and
- * those given into a request's document (one configuration, one
- * column): 0, or -1 after a message for a scale that is not a number. */
+ * submit, bisect): the field of a that opt fills, NULL for another
+ * option; and those given into a request's document (one configuration,
+ * one column): 0, or -1 after a message for a scale that is not a
+ * number. */
 const char **job_config_opt(struct args *a, const char *opt);
 int job_config_add(json_t *doc, const struct args *a);
 int cmd_job(struct args *a);

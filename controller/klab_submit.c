@@ -171,7 +171,9 @@ static int submit_wait(long id)
 }
 
 /* klab submit BASE PATCH... [--rig R,..] [--suite S,..] [--note T]
- * [--max-cells N] [--wait] */
+ * [--max-cells N] [--scale F] [--scheduler X] [--cmdline TEXT] [--wait]:
+ * --scale, --scheduler and --cmdline are the job configuration of every
+ * cell, as klab compare-run's (job_config_add). */
 int cmd_submit(struct args *a)
 {
 	json_t *doc, *ps;
@@ -181,14 +183,18 @@ int cmd_submit(struct args *a)
 	if (a->npos < 2 || (a->max_cells && parse_long(a->max_cells, 1, 1000,
 						       &n))) {
 		fputs("klab: usage: klab submit BASE PATCH... [--rig R] "
-		      "[--suite S] [--note TEXT] [--max-cells N] [--wait]\n",
-		      stderr);
+		      "[--suite S] [--note TEXT] [--max-cells N] [--scale F] "
+		      "[--scheduler X] [--cmdline TEXT] [--wait]\n", stderr);
 		return EX_USAGE;
 	}
 	ps = patch_files(a);
 	if (!ps)
 		return EX_USAGE;
 	doc = json_pack("{s:s, s:o}", "base", a->pos[0], "patches", ps);
+	if (job_config_add(doc, a)) {
+		json_decref(doc);
+		return EX_USAGE;
+	}
 	if (a->rig)
 		json_object_set_new(doc, "rigs", names_json(a->rig));
 	if (a->suite)

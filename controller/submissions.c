@@ -5,10 +5,11 @@
  * still running in the database and moves each one stage on when it
  * can.  build: the base and the patched tree are queued on the kernel
  * builder (its cache answers a base built before at once) and waited
- * for; cells: one comparison run per rig x suite is started through
- * comparisons.h, the comparison driver does the rest; verdict, report
- * and alert follow in one step once every comparison has ended.  Each
- * stage is a row with its times and log.  Also here: the view of one
+ * for; cells: one comparison run per rig x suite, with the submission's
+ * job configuration, is started through comparisons.h, the comparison
+ * driver does the rest; verdict, report and alert follow in one step
+ * once every comparison has ended.  Each stage is a row with its times
+ * and log.  Also here: the view of one
  * submission, its text report and cancelling.
  */
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "lib/strbuf.h"
 #include "rig.h"
 #include "submissions.h"
+#include "web/format.h"
 #include "web/report.h"
 
 #define SUBRUN_PERIOD_S 1
@@ -99,6 +101,7 @@ void sub_view_release(struct sub_view *v)
 void sub_report(const struct sub_view *v, struct strbuf *sb)
 {
 	const struct db_submission *s = &v->s;
+	char cfg[400];
 	size_t i;
 
 	sb_addf(sb, "klab submission %lld: %s\n", (long long)s->id,
@@ -110,6 +113,12 @@ void sub_report(const struct sub_view *v, struct strbuf *sb)
 			v->npatches, v->patches[i].subject,
 			v->patches[i].name);
 	sb_addf(sb, "rigs:      %s\nsuites:    %s\n", s->rigs, s->suites);
+	/* the default configuration goes unsaid, as it always went */
+	if (!fmt_job_config_is_default(s->scale, s->scheduler, s->cmdline)) {
+		fmt_job_config(cfg, sizeof(cfg), s->scale, s->scheduler,
+			       s->cmdline);
+		sb_addf(sb, "config:    %s\n", cfg);
+	}
 	if (*s->note)
 		sb_addf(sb, "note:      %s\n", s->note);
 	if (*s->error)
@@ -316,8 +325,8 @@ static void sub_fail(struct db *db, int64_t id, const char *stage,
 	sub_view_release(&v);
 }
 
-/* One comparison run of s on rig x suite, its first look queued, inside
- * the caller's transaction. */
+/* One comparison run of s on rig x suite, its first look queued, its
+ * cells with s's job configuration, inside the caller's transaction. */
 static int sub_cell_add(struct db *db, const struct db_submission *s,
 			const char *rig, const char *suite, char *err,
 			size_t errlen)
@@ -337,7 +346,10 @@ static int sub_cell_add(struct db *db, const struct db_submission *s,
 	c.candidate = s->kernel[1];
 	c.rig = (char *)rig;
 	c.suite = (char *)suite;
-	c.scheduler = c.cmdline = c.floors = "";
+	c.scale = s->scale;
+	c.scheduler = s->scheduler;
+	c.cmdline = s->cmdline;
+	c.floors = "";
 	c.max_cells = (int)plan.looks[plan.nlooks - 1];
 	c.max_seconds = plan.max_seconds;
 	c.planned = (int)plan.looks[0];

@@ -7,8 +7,10 @@
  * stored), then a driver thread (submissions.c) moves it through its
  * stages: build (the base and the patched tree, through the kernel
  * builder and its cache), cells (one comparison run per rig x suite,
- * comparisons.h), verdict, report and alert.  Everything it knows is in
- * the database (db/submissions.h), so a restarted klabd resumes it.
+ * comparisons.h, each cell with the submission's job configuration:
+ * scale, scheduler, kernel parameters), verdict, report and alert.
+ * Everything it knows is in the database (db/submissions.h), so a
+ * restarted klabd resumes it.
  * The three ways in (the /submit form, POST /api/submissions and klab
  * submit) fill one struct sub_input and call submission_create.
  */
@@ -43,6 +45,10 @@ struct sub_input {
 	size_t nrigs, nsuites;	/* 0: the configuration's defaults */
 	const char *note;	/* NULL: none */
 	long max_cells;		/* 0: the configuration's default */
+	/* the job configuration of every cell: 0, NULL or "" the suite's
+	 * scale, the rig's scheduler, no kernel parameter */
+	double scale;
+	const char *scheduler, *cmdline;
 };
 
 /*
@@ -70,11 +76,12 @@ struct json_t;
 int sub_json_patches(struct web_response *r, struct json_t *doc,
 		     struct sub_file *file, size_t *n, size_t max);
 /*
- * Check in (base, rigs, suites, patches split and applied with
- * build-kernel.sh --check) and store a submission by rq->who; the driver
- * takes it from there.  0 with *id set, else an HTTP status (400 bad
- * input, 404 unknown rig, 403 suite not allowed, 422 a patch that does
- * not apply, 500) with err naming the problem; nothing is stored then.
+ * Check in (base, rigs, suites, job configuration, patches split and
+ * applied with build-kernel.sh --check) and store a submission by
+ * rq->who; the driver takes it from there.  0 with *id set, else an HTTP
+ * status (400 bad input, 404 unknown rig, 403 a kernel parameter not
+ * allowed, 422 a patch that does not apply, 500) with err naming the
+ * problem; nothing is stored then.
  */
 int submission_create(struct req *rq, const struct sub_input *in,
 		      int64_t *id, char *err, size_t errlen);
@@ -104,8 +111,9 @@ struct sub_view {
 int sub_view_load(struct db *db, int64_t id, struct sub_view *v, char *err,
 		  size_t errlen);
 void sub_view_release(struct sub_view *v);
-/* The mail-ready text report of v (base, patches, rigs, suites, outcome,
- * each cell's comparison report with its LKP-style decided changes). */
+/* The mail-ready text report of v (base, patches, rigs, suites, the job
+ * configuration unless the default, outcome, each cell's comparison
+ * report with its LKP-style decided changes). */
 void sub_report(const struct sub_view *v, struct strbuf *sb);
 
 /* The driver thread: start (resumes running submissions), stop, and kick

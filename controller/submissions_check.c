@@ -3,7 +3,9 @@
  * Checking a submission in (submission_create, submissions.h): the base
  * resolved as the kernel builder names it, the rigs and suites named or
  * taken from the configuration (submit_rigs, submit_suites,
- * submit_max_cells), the series split into patches as build-kernel.sh
+ * submit_max_cells), the job configuration of their cells checked as a
+ * job's (api_job_config_check: 400 naming 'scale' or 'scheduler', 403
+ * naming 'cmdline'), the series split into patches as build-kernel.sh
  * splits it (messages of an mbox, those without a diff such as a cover
  * letter dropped; each keeps its subject without "[PATCH n/m]"), then
  * stored and applied to the base with build-kernel.sh --check.  Any
@@ -397,6 +399,8 @@ int submission_create(struct req *rq, const struct sub_input *in,
 	} else if (!(rc = cells_cap(rq, in->max_cells, &s.max_cells, err,
 				    errlen)) &&
 		   !(rc = cells_check(rq, in, &rigs, &suites, err, errlen)) &&
+		   !(rc = api_job_config_check(rq->d, in->scale, in->scheduler,
+					       in->cmdline, err, errlen)) &&
 		   !(rc = series_check(in, p, &np, subj, files, err, errlen)))
 		rc = series_apply(rq, in->base, files, &paths, &queued, err,
 				  errlen);
@@ -406,6 +410,9 @@ int submission_create(struct req *rq, const struct sub_input *in,
 		s.rigs = rigs.buf;
 		s.suites = suites.buf;
 		s.note = (char *)(in->note ? in->note : "");
+		s.scale = in->scale;
+		s.scheduler = (char *)(in->scheduler ? in->scheduler : "");
+		s.cmdline = (char *)(in->cmdline ? in->cmdline : "");
 		s.who = rq->who;
 		rc = sub_store(rq, &s, p, np, id, err, errlen) ? 500 : 0;
 	}

@@ -22,7 +22,8 @@
 	"SELECT id, base, files, rigs, suites, note, who, max_cells, state, " \
 	"stage, verdict, error, COALESCE(build_base, 0), " \
 	"COALESCE(build_patched, 0), kernel_base, kernel_patched, report, " \
-	"created, COALESCE(finished, 0) FROM submissions "
+	"created, COALESCE(finished, 0), scale, scheduler, cmdline " \
+	"FROM submissions "
 
 #define C(field, type) DB_COL(db_submission, field, type)
 static const struct db_col sub_cols[] = {
@@ -31,7 +32,8 @@ static const struct db_col sub_cols[] = {
 	C(state, STR), C(stage, STR), C(verdict, STR), C(error, STR),
 	C(build[0], INT64), C(build[1], INT64), C(kernel[0], STR),
 	C(kernel[1], STR), C(report, STR), C(created, INT64),
-	C(finished, INT64),
+	C(finished, INT64), C(scale, DOUBLE), C(scheduler, STR),
+	C(cmdline, STR),
 };
 #undef C
 static const struct db_rows sub_rows = DB_ROWS(db_submission, sub_cols);
@@ -92,9 +94,11 @@ int db_submission_add(struct db *db, const struct db_submission *s,
 	int rc;
 
 	rc = db_run(db, "INSERT INTO submissions (base, files, rigs, suites, "
-		    "note, who, max_cells, created) VALUES (?, ?, ?, ?, ?, ?, "
-		    "?, ?)", "ssssssiT", s->base, s->files, s->rigs, s->suites,
-		    s->note, s->who, s->max_cells);
+		    "note, who, max_cells, scale, scheduler, cmdline, created) "
+		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ssssssidssT",
+		    s->base, s->files, s->rigs, s->suites, s->note, s->who,
+		    s->max_cells, s->scale > 0 ? s->scale : 1.0, s->scheduler,
+		    s->cmdline);
 	if (rc != SQLITE_DONE)
 		return db_sqlerr(db, err, errlen);
 	*id = sqlite3_last_insert_rowid(db->h);

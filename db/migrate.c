@@ -409,6 +409,14 @@ static const char *const migrations[] = {
 	"DEFAULT '';"
 	"ALTER TABLE bisections ADD COLUMN cmdline TEXT NOT NULL "
 	"DEFAULT '';",
+	/* 15: a submission's job configuration, given to every cell of its
+	 * comparisons, as a bisection's (14); older submissions ran at 1
+	 * with the rig's defaults. */
+	"ALTER TABLE submissions ADD COLUMN scale REAL NOT NULL DEFAULT 1;"
+	"ALTER TABLE submissions ADD COLUMN scheduler TEXT NOT NULL "
+	"DEFAULT '';"
+	"ALTER TABLE submissions ADD COLUMN cmdline TEXT NOT NULL "
+	"DEFAULT '';",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

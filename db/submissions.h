@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * submissions: patch submissions in the database.  A submission is one
- * user request (a base, a patch series, rigs and suites, its submitter
- * and a note) that controller/submissions.c drives through its stages:
- * check, build, cells, verdict, report, alert.  Its patches (one row per
+ * user request (a base, a patch series, rigs and suites, the job
+ * configuration of their cells, its submitter and a note) that
+ * controller/submissions.c drives through its stages: check, build,
+ * cells, verdict, report, alert.  Its patches (one row per
  * patch of the series, with its subject), its stages (each with its
  * times and log) and its cells (one comparison run per rig x suite) are
  * rows of their own, so a restarted klabd picks every submission up
@@ -24,6 +25,9 @@ struct db_submission {
 	char *rigs, *suites;	/* ',' separated */
 	char *note, *who;
 	int max_cells;		/* cells a side, per comparison */
+	double scale;		/* the job configuration of every cell: */
+	char *scheduler;	/* scale (<= 0 stored as 1), scheduler and */
+	char *cmdline;		/* kernel parameters, "" */
 	char *state;		/* running finished failed cancelled */
 	char *stage;		/* check build cells verdict report alert */
 	char *verdict;		/* worse better same undecided, "" */
@@ -54,9 +58,10 @@ struct db_sub_cell {
 
 /*
  * A new submission s (state running, stage build; id, verdict, builds,
- * kernels, report and times ignored) with its n patches and its check
- * stage already done with check_log, in the caller's transaction.  *id
- * its id.  DB_OK, or a DB_E* code with err set.
+ * kernels, report and times ignored; scale <= 0 stored as 1, scheduler
+ * and cmdline NULL as "") with its n patches and its check stage
+ * already done with check_log, in the caller's transaction.  *id its
+ * id.  DB_OK, or a DB_E* code with err set.
  */
 int db_submission_add(struct db *db, const struct db_submission *s,
 		      const struct db_sub_patch *p, size_t n,

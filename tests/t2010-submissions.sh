@@ -7,6 +7,10 @@
 # cells; bad input (no token, empty or non-patch upload, unknown base,
 # rig or suite, oversize upload, a patch that does not apply: named by
 # patch, file and hunk) is refused with a 4xx and nothing is queued;
+# a job configuration (scale, scheduler, cmdline: from the API, klab
+# submit and the /submit form) reaches every cell's job, a bad one is
+# refused naming its field with nothing stored, and the page and report
+# name it unless it is the default;
 # only the submitter or an operator may cancel, a revoked token not at
 # all; /submissions, /submissions/N, /queue and their CLI load; the
 # queue hands a rig's jobs out round-robin by submitter; every list
@@ -69,17 +73,31 @@ wait_stage() {
 }
 good=$(jq -Rs '{base: "fake", patches: [{name: "good-elv.patch", text: .}], note: "elv tweak"}' "$D/patches/good-elv.patch")
 
-# (1) through the API: 201, checked, built, one comparison on r1 x tiobench
-post "$ALICE" "$good"
+# jobs_config N: "scale scheduler cmdline" of every job of submission
+# N, one line each distinct configuration
+jobs_config() {
+	sqlite3 -separator ' ' "$TMP/klab.db" "SELECT DISTINCT j.scale, j.scheduler, \
+		j.cmdline FROM jobs j JOIN comparison_jobs x ON x.job_id = j.id JOIN \
+		submission_cells c ON c.comparison_id = x.comparison_id WHERE \
+		c.submission_id = $1"
+}
+
+# (1) through the API: 201, checked, built, one comparison on r1 x
+# tiobench, every cell with the job configuration asked for
+post "$ALICE" "$(printf "%s" "$good" | jq -c '.scale = 0.02 | .scheduler = "none" | .cmdline = "quiet"')"
 expect_status 201; expect_grep '"url":"/submissions/1"'
 wait_stage 1 cells
 http GET /api/submissions/1 >/dev/null; expect_status 200
 expect_grep '"who":"alice"'; expect_grep '"subject":"elevator: '
 expect_grep '"stage":"check","state":"done"'
 expect_grep '"cells_planned":6'
+jq -e '.scale == 0.02 and .scheduler == "none" and .cmdline == "quiet"' "$TMP/body" >/dev/null ||
+	fail "submission 1's configuration: $(jq -c '{scale, scheduler, cmdline}' "$TMP/body")"
 [ "$(njobs)" = 6 ] || fail "3 cells a side expected on r1, got $(njobs) jobs"
 [ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(DISTINCT rig_id) FROM jobs")" = 1 ] ||
 	fail "cells outside r1"
+[ "$(jobs_config 1)" = "0.02 none quiet" ] ||
+	fail "submission 1's jobs do not have its configuration: $(jobs_config 1)"
 
 # (2) klab submit: an mbox series on both rigs; subjects kept, in order
 out=$(KLAB_TOKEN=$(cat "$TMP/bob") klab submit fake "$D/patches/series.mbox" --rig r1,r2,r1 --suite tiobench) ||
@@ -90,6 +108,9 @@ expect_grep '"name":"series.mbox\[1/2\]","subject":"plug: hold 8 requests"'
 expect_grep '"name":"series.mbox\[2/2\]","subject":"plug: hold 4 requests"'
 wait_stage 2 cells
 [ "$(njobs)" = 18 ] || fail "6 + 2 x 6 jobs expected, got $(njobs)"
+# none asked for: the suite's scale, the rig's scheduler, no parameter
+[ "$(jobs_config 2)" = "1.0  " ] ||
+	fail "submission 2's jobs are not at the defaults: '$(jobs_config 2)'"
 
 # (3) bad input: a 4xx naming the problem, nothing stored or queued
 before="$(nsubs) $(nbuilds) $(njobs)"
@@ -107,6 +128,25 @@ post "$ALICE" "$(printf "%s" "$good" | jq -c '.rigs = ["r9"]')"
 expect_status 404; expect_grep "unknown rig 'r9'"
 post "$ALICE" "$(printf "%s" "$good" | jq -c '.suites = ["nosuite"]')"
 expect_status 400; expect_grep "nosuite"
+# the job configuration: the check of jobs and comparison runs
+bad_config() {	# FIELD JSON-VALUE STATUS MESSAGE
+	post "$ALICE" "$(printf "%s" "$good" | jq -c --argjson v "$2" ".$1 = \$v")"
+	expect_status "$3"; expect_grep "$4"
+}
+bad_config scale 20000 400 "field 'scale': 20000 is not between 0.0001 and 10000"
+bad_config scale -1 400 "field 'scale': -1 is not between"
+bad_config scale '"0.05"' 400 "field 'scale': expected a number"
+bad_config scheduler '"bfq;reboot"' 400 "field 'scheduler': scheduler name 'bfq;reboot'"
+bad_config cmdline '"init=/bin/sh"' 403 "field 'cmdline': kernel parameter 'init=/bin/sh' is not allowed"
+http POST "/api/submissions?base=fake&scale=fast" -H "$ALICE" \
+	-H 'Content-Type: application/mbox' --data-binary @"$D/patches/series.mbox" >/dev/null
+expect_status 400; expect_grep "field 'scale': 'fast' is not a number"
+KLAB_TOKEN=$(cat "$TMP/alice") klab submit fake "$D/patches/good-elv.patch" --scale fast 2>"$TMP/out"
+[ $? = 2 ] || fail "klab submit --scale fast: not a usage error"
+expect_grep "option '--scale' needs a number" "$TMP/out"
+KLAB_TOKEN=$(cat "$TMP/alice") klab submit fake "$D/patches/good-elv.patch" --scale 0 \
+	--cmdline 'quiet init=/bin/sh' >"$TMP/out" 2>&1 && fail "klab submit took --cmdline init="
+expect_grep "field 'cmdline': kernel parameter 'init=/bin/sh' is not allowed" "$TMP/out"
 head -c 300000 /dev/zero | tr '\0' 'x' >"$TMP/big"
 http POST /api/submissions -H "$ALICE" -H 'Content-Type: text/plain' \
 	--data-binary @"$TMP/big" >/dev/null
@@ -164,8 +204,9 @@ expect_grep '<table id="submissions">'; expect_grep 'href="/submissions/2"'
 http GET /submissions/2 >/dev/null; expect_status 200
 expect_grep 'http-equiv="refresh"'; expect_grep 'plug: hold 4 requests'
 expect_grep 'href="/api/builds/[0-9]*/log"'; expect_grep 'href="/api/jobs/[0-9]*"'
-expect_grep 'queue position'
+expect_grep 'queue position'; expect_nogrep 'id="config"'
 http GET /submissions/1 >/dev/null; expect_grep 'cancelled by alice'
+expect_grep '<p id="config">every cell: scale 0.02, scheduler none, cmdline &quot;quiet&quot;</p>'
 http GET /submissions/99 >/dev/null; expect_status 404
 klab submissions >"$TMP/out" || fail "klab submissions"
 expect_grep '^id *who *base *state' "$TMP/out"; expect_grep 'cancelled' "$TMP/out"
@@ -209,13 +250,18 @@ http POST /api/agent/register -H "$RT" -H "$JSON" \
 	-d '{"kernel_release":"6.1.0-host","job":0}' >/dev/null
 expect_status 200
 KLAB_TOKEN=$(cat "$TMP/alice") klab submit fake "$D/patches/good-elv.patch" \
-	--rig r3 --note "to the end" --wait >"$TMP/wait.out" 2>"$TMP/wait.err" &
+	--rig r3 --note "to the end" --scale 0.02 --scheduler mq-deadline --wait \
+	>"$TMP/wait.out" 2>"$TMP/wait.err" &
 WAITPID=$!
 n=0
 while [ $n -lt 6 ]; do
 	http GET "/api/agent/next?wait=20" -H "$RT" >"$TMP/next"
 	[ "$STATUS" = 200 ] || fail "no job for r3 (HTTP $STATUS: $(cat "$TMP/next"))"
 	id=$(jq -r .job.id "$TMP/next")
+	# every cell is handed out with the submission's configuration
+	jq -e '.job.scale == 0.02 and .job.scheduler == "mq-deadline"' \
+		"$TMP/next" >/dev/null ||
+		fail "job $id not at scale 0.02 under mq-deadline: $(jq -c .job "$TMP/next")"
 	case $(jq -r .job.kernel "$TMP/next") in *-patched) r=80 ;; *) r=100 ;; esac
 	printf '{"schema":"klab-results/1","results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":%s.%s,"direction":"higher"}]}\n' \
 		"$r" "$n" >"$TMP/res.json"
@@ -231,6 +277,7 @@ expect_grep '^klab submission 4: worse' "$TMP/wait.out"
 expect_grep '^base: *fake' "$TMP/wait.out"
 expect_grep '\[1/1\] elevator: smaller batches' "$TMP/wait.out"
 expect_grep '^rigs: *r3' "$TMP/wait.out"; expect_grep '^suites: *tiobench' "$TMP/wait.out"
+expect_grep '^config: *scale 0.02, scheduler mq-deadline$' "$TMP/wait.out"
 expect_grep '%change' "$TMP/wait.out"
 expect_grep 'tiobench.seq_read.rate (worse' "$TMP/wait.out"
 expect_grep 'stage cells' "$TMP/wait.err"
@@ -271,6 +318,8 @@ while [ $n -lt 6 ]; do
 	http GET "/api/agent/next?wait=20" -H "$RT" >"$TMP/next"
 	[ "$STATUS" = 200 ] || fail "no A/A job for r3 (HTTP $STATUS: $(cat "$TMP/next"))"
 	id=$(jq -r .job.id "$TMP/next")
+	jq -e '.job.scale == 1 and .job.scheduler == ""' "$TMP/next" >/dev/null ||
+		fail "A/A job $id not at the defaults: $(jq -c .job "$TMP/next")"
 	# cell k of each kernel gets the k-th of the same three values
 	r=$(echo "100.0 100.4 99.7" | cut -d' ' -f$((n / 2 + 1)))
 	printf '{"schema":"klab-results/1","results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":%s,"direction":"higher"}]}\n' \
@@ -285,6 +334,7 @@ rc=$?
 [ $rc = 0 ] || fail "klab submit --wait of the A/A patch exited $rc, not 0: $(cat "$TMP/aa.out" "$TMP/aa.err")"
 expect_grep '^klab submission 6: same' "$TMP/aa.out"
 expect_grep 'same after 3 cells: 0 worse, 0 better, 1 same' "$TMP/aa.out"
+expect_nogrep '^config:' "$TMP/aa.out"
 expect_grep 'sub6-patched vs sub6-base: rate 0.0% (same' "$TMP/aa.out"
 expect_grep 'klabd: alert submission_finished: submission 6 by alice: same' "$TMP/klabd.log"
 expect_nogrep 'alert worse_found: submission 6' "$TMP/klabd.log"
@@ -295,5 +345,40 @@ start_klabd --config "$TMP/klabd.conf"
 sleep 1.5
 http GET /api/submissions/2 >/dev/null
 expect_grep '"state":"running"'; expect_grep '"stage":"cells"'
+
+# (11) the /submit form: the job configuration's fields, a bad scale
+# refused naming it (the form again, what was typed kept), a good one
+# given to every cell
+J=$TMP/cookies
+curl -s -o /dev/null -c "$J" --data-urlencode "token=$(cat "$TMP/alice")" "$URL/login" ||
+	fail "login"
+curl -s -b "$J" "$URL/submit" >"$TMP/form.html"
+expect_grep 'name="scale"' "$TMP/form.html"; expect_grep 'name="scheduler"' "$TMP/form.html"
+expect_grep 'name="cmdline"' "$TMP/form.html"
+CSRF=$(sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$TMP/form.html" | head -1)
+[ ${#CSRF} -eq 64 ] || fail "no csrf in the /submit form"
+post_form() {	# CURL-ARGS: STATUS, headers in $TMP/h
+	STATUS=$(curl -s -o "$TMP/body" -D "$TMP/h" -w '%{http_code}' -b "$J" \
+		--data-urlencode "csrf=$CSRF" --data-urlencode base=fake \
+		--data-urlencode "text@$D/patches/good-elv.patch" "$@" "$URL/submit")
+}
+before="$(nsubs) $(nbuilds)"
+post_form --data-urlencode scale=fast
+expect_status 400; expect_grep 'field &#39;scale&#39;: &#39;fast&#39; is not a number'
+expect_grep 'name="scale" id="scale" size="8" placeholder="1" value="fast"'
+post_form --data-urlencode scale=20000
+expect_status 400; expect_grep 'field &#39;scale&#39;: 20000 is not between'
+post_form --data-urlencode 'cmdline=init=/bin/sh'
+expect_status 403; expect_grep 'field &#39;cmdline&#39;'
+[ "$(nsubs) $(nbuilds)" = "$before" ] || fail "a refused form stored something"
+post_form --data-urlencode scale=0.05 --data-urlencode scheduler=mq-deadline \
+	--data-urlencode cmdline=
+expect_status 303
+grep -qi '^location: /submissions/7' "$TMP/h" || fail "the form did not lead to submission 7: $(cat "$TMP/h")"
+wait_stage 7 cells
+[ "$(jobs_config 7)" = "0.05 mq-deadline " ] ||
+	fail "the form's submission's jobs: '$(jobs_config 7)'"
+http GET /submissions/7 >/dev/null
+expect_grep '<p id="config">every cell: scale 0.05, scheduler mq-deadline</p>'
 stop_klabd
-ok "submissions: API, CLI, apply check, bad input, cancel, queue, fair share, pages"
+ok "submissions: API, CLI, form, job configuration, apply check, bad input, cancel, queue, fair share, pages"

@@ -209,6 +209,13 @@ void fmt_job_config(char *buf, size_t len, double scale,
 			 cmdline);
 }
 
+int fmt_job_config_is_default(double scale, const char *scheduler,
+			      const char *cmdline)
+{
+	return (scale == 1 || scale <= 0) && !(scheduler && *scheduler) &&
+	       !(cmdline && *cmdline);
+}
+
 size_t fmt_reps(const struct comparison *c, size_t k)
 {
 	size_t i, n = 0;

@@ -6,7 +6,7 @@
  * tiobench.pl prints them), which metrics have a dedicated section
  * (tiobench tables, dbench lines, read-latency lines) and how numbers,
  * deltas and p-values are written; and how a job configuration is named
- * (the bisection page and its report).
+ * (the bisection and submission pages and their reports).
  */
 #ifndef KLAB_WEB_FORMAT_H
 #define KLAB_WEB_FORMAT_H
@@ -67,6 +67,11 @@ void fmt_ascii(char *buf, size_t len, const char *s);
  * no cmdline: left out). */
 void fmt_job_config(char *buf, size_t len, double scale,
 		    const char *scheduler, const char *cmdline);
+/* 1 when a stored job configuration is the default one (scale 1, or 0
+ * before it was stored; the rig's scheduler; no kernel parameter), which
+ * the submission page and report leave unsaid. */
+int fmt_job_config_is_default(double scale, const char *scheduler,
+			      const char *cmdline);
 /* Largest cell count (runs) of kernel k over all metrics. */
 size_t fmt_reps(const struct comparison *c, size_t k);
 

@@ -2,10 +2,11 @@
 /*
  * /submissions and /submissions/ID: patch submissions as they stand.
  * The status page names the submitter, base, patches (subjects), rigs
- * and suites, lists each stage with its times and log, links the build
- * logs and every cell's job (its console and output), and shows the
- * queue position while the submission waits; it reloads itself every few
- * seconds while it runs.  At the end it shows the verdict table of each
+ * and suites, the job configuration of the cells when it is not the
+ * default (scale, scheduler, kernel parameters), lists each stage with
+ * its times and log, links the build logs and every cell's job (its
+ * console and output), and shows the queue position while the
+ * submission waits; it reloads itself every few seconds while it runs.  At the end it shows the verdict table of each
  * rig x suite (the compare page's tables) and the mail-ready text report
  * (?format=text gives the report alone).  The caller (the HTTP layer)
  * loads and judges everything: this file only renders it.
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format.h"
 #include "judge/compare.h"
 #include "page.h"
 #include "page_submit.h"
@@ -44,6 +46,20 @@ static const char *verdict_class(const char *v)
 {
 	return !strcmp(v, "worse") ? "worse" : !strcmp(v, "better") ?
 	       "better" : "same";
+}
+
+/* The job configuration of every cell, unless the default (the page
+ * looks as it did before submissions had one). */
+static void html_config(struct strbuf *sb, const struct db_submission *s)
+{
+	char cfg[400];
+
+	if (fmt_job_config_is_default(s->scale, s->scheduler, s->cmdline))
+		return;
+	fmt_job_config(cfg, sizeof(cfg), s->scale, s->scheduler, s->cmdline);
+	sb_adds(sb, "<p id=\"config\">every cell: ");
+	sb_add_html(sb, cfg);
+	sb_adds(sb, "</p>\n");
 }
 
 static void html_head(struct strbuf *sb, const struct web_sub *w)
@@ -93,6 +109,7 @@ static void html_head(struct strbuf *sb, const struct web_sub *w)
 	sb_adds(sb, " &middot; suites: ");
 	sb_add_html(sb, s->suites);
 	sb_addf(sb, " &middot; at most %d cells a side.</p>\n", s->max_cells);
+	html_config(sb, s);
 }
 
 static void html_stages(struct strbuf *sb, const struct web_sub *w)

@@ -2,8 +2,10 @@
 /*
  * /submit: the form of a patch submission.  A signed-in submitter names
  * the base, uploads patch files (git format-patch files or an mbox) or
- * pastes a series, and may name rigs, suites and a note; the form posts
- * as application/x-www-form-urlencoded with the session's CSRF token.
+ * pastes a series, and may name rigs, suites, the job configuration of
+ * every cell (scale, I/O scheduler, kernel parameters) and a note; the
+ * form posts as application/x-www-form-urlencoded with the session's
+ * CSRF token.
  * The chosen files are read by the browser (FileReader) into
  * file_name / file_text fields at submit time, so one encoding carries
  * both ways in.  A refused post shows the form again with the reason
@@ -51,6 +53,25 @@ static void field_value(struct strbuf *sb, const struct web_submit_form *f,
 	sb_adds(sb, "\"");
 }
 
+/* The job configuration every cell runs with, each optional: a small
+ * scale makes a quick first look on a slow rig. */
+static void config_fields(struct strbuf *sb, const struct web_submit_form *f)
+{
+	sb_adds(sb, "<p><label>scale <input name=\"scale\" id=\"scale\" "
+		"size=\"8\" placeholder=\"1\"");
+	field_value(sb, f, "scale", NULL);
+	sb_adds(sb, "></label> <label>I/O scheduler <input name=\"scheduler\" "
+		"id=\"scheduler\" size=\"12\" placeholder=\"mq-deadline\"");
+	field_value(sb, f, "scheduler", NULL);
+	sb_adds(sb, "></label> <label>kernel parameters <input "
+		"name=\"cmdline\" id=\"cmdline\" size=\"30\" "
+		"placeholder=\"elevator=none\"");
+	field_value(sb, f, "cmdline", NULL);
+	sb_adds(sb, "></label> <span class=\"note\">optional, for every "
+		"cell; empty: the suite's scale, the rig's scheduler</span>"
+		"</p>\n");
+}
+
 static void form_fields(struct strbuf *sb, const struct web_submit_form *f)
 {
 	const char *text = f->q ? query_get(f->q, "text") : NULL;
@@ -78,8 +99,10 @@ static void form_fields(struct strbuf *sb, const struct web_submit_form *f)
 	sb_adds(sb, " placeholder=\"");
 	sb_add_html(sb, f->suites ? f->suites : "");
 	sb_adds(sb, "\"></label> <span class=\"note\">comma-separated; empty:"
-		" the lab's defaults shown</span></p>\n<p><label>note <input "
-		"name=\"note\" id=\"note\" size=\"60\"");
+		" the lab's defaults shown</span></p>\n");
+	config_fields(sb, f);
+	sb_adds(sb, "<p><label>note <input name=\"note\" id=\"note\" "
+		"size=\"60\"");
 	field_value(sb, f, "note", NULL);
 	sb_adds(sb, "></label></p>\n");
 }
