@@ -123,6 +123,34 @@ grep -q "disk '$TMP/disk' too small for suite 'bg' (bg): needs 100000000 MiB, ha
 [ ! -e "$TMP/big/raw/run-1.out" ] || fail "the refused suite ran anyway"
 ok "klab-run reports a dead background load's stderr and refuses what cannot run"
 
+# --- a rate of 0 in one repetition: the cell's rate is their harmonic
+# mean, 0 (a stalled repetition), not dropped (dbench -t 1 says
+# "Throughput 0 MB/sec" on a slow rig) ---
+mkdir -p "$TMP/zbin"
+cat >"$TMP/zbin/dbench" <<'SH'
+#!/bin/sh
+n=$(cat "$ZCOUNT" 2>/dev/null || echo 0); echo $((n + 1)) >"$ZCOUNT"
+[ "$n" = 0 ] && v=0 || v=10	# the first: nothing to add it to
+printf ' Operation      Count    AvgLat    MaxLat\n ----\n NTCreateX        5    1.0   2.0\n\n'
+printf 'Throughput %s MB/sec  5 clients  5 procs  max_latency=2.000 ms\n' "$v"
+SH
+chmod +x "$TMP/zbin/dbench"
+cat >"$TMP/z.suite" <<'EOF'
+name = z
+warmup = none
+workload = dbench -t 1 5
+filesystem = ext4
+disk_mb = 1
+repetitions = 3
+EOF
+ZCOUNT=$TMP/zcount PATH=$TMP/zbin:$PATH "$RUN" "$TMP/z.suite" --disks "$TMP/disk" \
+	--out "$TMP/z" >"$TMP/z.log" 2>&1 || fail "klab-run with a zero rate: $(tail -3 "$TMP/z.log")"
+[ "$(jq '[.results[] | select(.metric == "dbench.throughput")][0].value' "$TMP/z/results.json")" = 0 ] ||
+	fail "a zero rate among the repetitions: $(jq -c '.results[] | select(.metric == "dbench.throughput")' "$TMP/z/results.json")"
+[ "$(jq '[.results[] | select(.metric == "dbench.op.NTCreateX.avg_lat")][0].value' "$TMP/z/results.json")" = 1 ] ||
+	fail "the latency beside it"
+ok "a repetition's rate of 0 makes the cell's harmonic mean 0, never drops the metric"
+
 # --- every repetition is a sample of its run ---
 job=$(queue tiobench 0.005)
 run_agent "$TMP/agent2.log" || { cat "$TMP/agent2.log"; fail "the agent exited $?"; }

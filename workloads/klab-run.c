@@ -19,7 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
-#include <math.h>
+#include <float.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +412,16 @@ static int run_rep(const struct plan *p, const struct driver_env *env,
 	return rc;
 }
 
+/* What a repetition adds to a metric's sum: a rate its reciprocal (a rate
+ * of 0 adds DBL_MAX, finite, so result_set_add keeps it: agg_mean then
+ * makes the mean 0), anything else its value. */
+static double agg_term(const struct result *r)
+{
+	if (!result_is_rate(r->unit, r->dir))
+		return r->value;
+	return r->value > 0 ? 1 / r->value : DBL_MAX;
+}
+
 /* sum += rep, counting how many repetitions gave each metric; a rate adds
  * its reciprocal (agg_mean makes the harmonic mean of it). */
 static void agg_add(struct result_set *sum, unsigned **cnt,
@@ -428,14 +438,12 @@ static void agg_add(struct result_set *sum, unsigned **cnt,
 				    r->kernel ? r->kernel : ""))
 				break;
 		if (j < sum->n) {
-			sum->v[j].value += result_is_rate(r->unit, r->dir) ?
-					   1 / r->value : r->value;
+			sum->v[j].value += agg_term(r);
 			(*cnt)[j]++;
 			continue;
 		}
 		result_set_add(sum, r->kernel, r->metric, r->unit,
-			       result_is_rate(r->unit, r->dir) ? 1 / r->value :
-			       r->value, r->dir);
+			       agg_term(r), r->dir);
 		*cnt = realloc(*cnt, sum->n * sizeof(**cnt));
 		if (!*cnt)
 			abort();
@@ -455,7 +463,8 @@ static void agg_mean(struct result_set *sum, const unsigned *cnt)
 		struct result *r = &sum->v[i];
 
 		if (result_is_rate(r->unit, r->dir))
-			r->value = isinf(r->value) ? 0 : cnt[i] / r->value;
+			r->value = r->value >= DBL_MAX ? 0 :
+				   cnt[i] / r->value;
 		else
 			r->value /= cnt[i];
 	}
