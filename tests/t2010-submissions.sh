@@ -246,6 +246,14 @@ kill $SRVPID; wait $SRVPID 2>/dev/null
 # verdict worse (exit 4), the report names base, patch, rig and suite
 # with the LKP-style change, and both alerts are raised
 RT='Authorization: Bearer tok-r3-secret'
+# upload_rate JOB VALUE: r3's results of JOB, a seq_read rate of VALUE
+upload_rate() {
+	printf '{"schema":"klab-results/1","results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":%s,"direction":"higher"}]}\n' \
+		"$2" >"$TMP/res.json"
+	http POST "/api/agent/jobs/$1/results" -H "$RT" -H "$JSON" \
+		--data-binary @"$TMP/res.json" >/dev/null
+	[ "$STATUS" = 201 ] || fail "results of job $1: HTTP $STATUS: $(cat "$TMP/body")"
+}
 http POST /api/agent/register -H "$RT" -H "$JSON" \
 	-d '{"kernel_release":"6.1.0-host","job":0}' >/dev/null
 expect_status 200
@@ -263,11 +271,7 @@ while [ $n -lt 6 ]; do
 		"$TMP/next" >/dev/null ||
 		fail "job $id not at scale 0.02 under mq-deadline: $(jq -c .job "$TMP/next")"
 	case $(jq -r .job.kernel "$TMP/next") in *-patched) r=80 ;; *) r=100 ;; esac
-	printf '{"schema":"klab-results/1","results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":%s.%s,"direction":"higher"}]}\n' \
-		"$r" "$n" >"$TMP/res.json"
-	http POST "/api/agent/jobs/$id/results" -H "$RT" -H "$JSON" \
-		--data-binary @"$TMP/res.json" >/dev/null
-	[ "$STATUS" = 201 ] || fail "results of job $id: HTTP $STATUS: $(cat "$TMP/body")"
+	upload_rate "$id" "$r.$n"
 	n=$((n + 1))
 done
 wait $WAITPID
@@ -322,11 +326,7 @@ while [ $n -lt 6 ]; do
 		fail "A/A job $id not at the defaults: $(jq -c .job "$TMP/next")"
 	# cell k of each kernel gets the k-th of the same three values
 	r=$(echo "100.0 100.4 99.7" | cut -d' ' -f$((n / 2 + 1)))
-	printf '{"schema":"klab-results/1","results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":%s,"direction":"higher"}]}\n' \
-		"$r" >"$TMP/res.json"
-	http POST "/api/agent/jobs/$id/results" -H "$RT" -H "$JSON" \
-		--data-binary @"$TMP/res.json" >/dev/null
-	[ "$STATUS" = 201 ] || fail "results of A/A job $id: HTTP $STATUS: $(cat "$TMP/body")"
+	upload_rate "$id" "$r"
 	n=$((n + 1))
 done
 wait $WAITPID
