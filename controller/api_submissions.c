@@ -141,6 +141,22 @@ static int query_list(struct query *q, const char *key, const char **v,
 	return 0;
 }
 
+/* A browser sends every form value with its line breaks as CRLF (the
+ * HTML form encoding), so a patch read by FileReader or pasted arrives
+ * with a CR on each line: take them off, as git am does, so the series
+ * is the submitter's file byte for byte (and keys the same build as
+ * the same file through the API).  s is the query's own copy. */
+static size_t form_patch_text(char *s)
+{
+	char *w = s, *r = s;
+
+	for (; *r; r++)
+		if (!(r[0] == '\r' && r[1] == '\n'))
+			*w++ = *r;
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
 /* A form (file_name / file_text pairs, text pasted) or a raw upload (the
  * body, named by ?name=) with its fields in q. */
 static int in_from_query(struct req *rq, struct sub_input *in, int raw,
@@ -178,7 +194,7 @@ static int in_from_query(struct req *rq, struct sub_input *in, int raw,
 	     i++) {
 		in->file[in->nfiles].name = *nm[i] ? nm[i] : "patch";
 		in->file[in->nfiles].text = tx[i];
-		in->file[in->nfiles++].len = strlen(tx[i]);
+		in->file[in->nfiles++].len = form_patch_text((char *)tx[i]);
 	}
 	v = raw ? rq->body : query_get(&rq->q, "text");
 	if (v && !sub_blank(v, raw ? rq->body_len : strlen(v))) {
@@ -187,7 +203,8 @@ static int in_from_query(struct req *rq, struct sub_input *in, int raw,
 		if (!in->file[in->nfiles].name)
 			in->file[in->nfiles].name = "series.mbox";
 		in->file[in->nfiles].text = v;
-		in->file[in->nfiles++].len = raw ? rq->body_len : strlen(v);
+		in->file[in->nfiles++].len = raw ? rq->body_len :
+					     form_patch_text((char *)v);
 	}
 	free(nm);
 	free(tx);

@@ -6,7 +6,8 @@
 # form; the user types the base and picks a git format-patch file; the
 # browser reads it into the form, posts it with the CSRF token and lands
 # on the status page of the new submission, which names the patch by its
-# subject.  A patch that does not apply brings the form back naming the
+# subject, and stores the file byte for byte (no CR the form encoding
+# added).  A patch that does not apply brings the form back naming the
 # patch, the file and the hunk, and nothing is queued.
 . "$(dirname "$0")/lib.sh"
 CHROME=$(command -v chromium || command -v chromium-browser || true)
@@ -61,6 +62,11 @@ expect_grep 'By alice' "$TMP/text"
 expect_grep 'elevator: smaller batches' "$TMP/text"
 http GET /api/submissions/1 >/dev/null
 expect_grep '"who":"alice"'; expect_grep '"name":"good-elv.patch"'
+# The browser posts the file with CRLF line breaks; klabd stores the
+# submitter's bytes (so the build keys as the same file sent by the API).
+sha=$(sha256sum "$D/patches/good-elv.patch" | cut -c 1-12)
+cmp "$D/patches/good-elv.patch" "$TMP/data/patches/$sha/good-elv.patch" ||
+	fail "the stored patch is not the uploaded file: $(ls -R "$TMP/data/patches")"
 
 browse "$D/patches/bad-hunk.patch"
 [ "$(jq -r .landed "$TMP/result")" = /submit ] ||

@@ -11,7 +11,7 @@
 # steps, and build at most what it has to (base + the steps' kernels:
 # at most 5 builds, the cache answering repeats).  Kept as cheap as the
 # lab allows: tiobench, max 3 cells a side a step (6 for the
-# confirmation), at scale 0.02 as t5101 (every step's cells run at the
+# confirmation), at scale 0.02 as t4104 (every step's cells run at the
 # bisection's scale).
 . "$(dirname "$0")/lib.sh"
 [ -n "${KLAB_LAB:-}" ] || skip "lab tier: set KLAB_LAB=1 (make check-lab) for long real-rig runs"
@@ -48,7 +48,7 @@ cat "$TOP/kernels/patches/canary-slow.patch" >>"$S"
 echo >>"$S"
 for i in 6 7 8; do harmless $i; done
 
-# the ssd model, as t5101: the canary's 500 us is most of a request there
+# the ssd model, as t4104: the canary's 500 us is most of a request there
 lab_scsi_start ssd
 timeout 14400 "$KLAB_BIN/klab" bisect --series "$S" --base debian-6.1 --rig scsi0 \
 	--suite tiobench --metric tiobench.seq_read.rate --max-cells 3 \

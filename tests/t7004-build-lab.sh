@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Lab tier (KLAB_LAB=1, `make check-lab`; in CI t5101 runs the same
+# Lab tier (KLAB_LAB=1, `make check-lab`; in CI t4104 runs the same
 # check, `klab compare --fail-on-worse` on the canary's cells, after its
-# compare-run): the whole pipeline with built kernels and a plain job
+# submission): the whole pipeline with built kernels and a plain job
 # queue.  klabd builds base 6.1 with the lab config and base + the
 # canary-slow patch (a deliberate 500 us delay on every request start),
 # both join the catalog, the scsi rig kexecs into each (interleaved,
