@@ -7,8 +7,9 @@
  *   bench_load URL [option=value...]
  *
  * agents=N (rigs a0..aN-1, token tok-aI-SECRET): each registers, then
- * long-polls GET /api/agent/next?wait=POLL; a job is downloaded (kernel
- * and initramfs), checked in (the register call a kexec'd kernel makes,
+ * long-polls GET /api/agent/next?wait=POLL; a job's kernel and initramfs
+ * are downloaded unless the agent holds them (as klab-agent's boot-file
+ * cache does: by the job's sha256, the last CACHED files), checked in (the register call a kexec'd kernel makes,
  * with the job's id), run for a cell's length (uniform in 0.5-1.5 x CELL
  * seconds; the first one cut at random, since a lab's rigs are never in
  * step) and uploaded (a 40-metric klab-results/1 document with 3
@@ -73,6 +74,9 @@ struct client {
 	enum step step;
 	long long job;
 	char kurl[128], iurl[128];
+	char ksha[65], isha[65];
+	char cache[8][65];	/* boot files held, by sha256: a ring */
+	int ncache;
 	int page, first_cell;
 	struct strbuf resp, req;
 };
@@ -93,6 +97,7 @@ static struct {
 	double start;
 	unsigned long acked_n;
 	unsigned long long file_bytes;
+	unsigned long cache_hits, downloads;
 } L = {
 	.agents = 1000, .browsers = 20, .submitters = 5, .seconds = 600,
 	.ramp = 60, .poll = 30, .jobs = 8, .busy = 2, .cell = 180,
@@ -242,6 +247,43 @@ static void agent_go(CURLM *m, struct client *c)
 	sb_release(&sb);
 }
 
+/* Whether the agent holds the boot file of sha256 sha. */
+static int agent_holds(const struct client *c, const char *sha)
+{
+	int i;
+
+	for (i = 0; *sha && i < c->ncache && i < 8; i++)
+		if (!strcmp(c->cache[i], sha))
+			return 1;
+	return 0;
+}
+
+static void agent_keep(struct client *c, const char *sha)
+{
+	if (*sha && !agent_holds(c, sha))
+		snprintf(c->cache[c->ncache++ % 8], 65, "%s", sha);
+}
+
+/* The step after a job was taken or a file downloaded: the next file the
+ * agent does not hold (a hit is counted once, when the job is taken),
+ * else the check-in. */
+static enum step agent_next_file(struct client *c, enum step from)
+{
+	if (from < S_KERNEL) {
+		if (agent_holds(c, c->ksha))
+			L.cache_hits++;
+		else
+			return S_KERNEL;
+	}
+	if (from < S_INITRD && c->iurl[0]) {
+		if (agent_holds(c, c->isha))
+			L.cache_hits++;
+		else
+			return S_INITRD;
+	}
+	return S_CHECKIN;
+}
+
 /* The job of a 200 poll answer; 0 when it has none. */
 static int agent_take_job(struct client *c)
 {
@@ -249,10 +291,14 @@ static int agent_take_job(struct client *c)
 	json_t *j = json_object_get(doc, "job");
 	const char *k = json_string_value(json_object_get(j, "kernel_url"));
 	const char *i = json_string_value(json_object_get(j, "initrd_url"));
+	const char *ks = json_string_value(json_object_get(j, "kernel_sha256"));
+	const char *is = json_string_value(json_object_get(j, "initrd_sha256"));
 
 	c->job = json_integer_value(json_object_get(j, "id"));
 	snprintf(c->kurl, sizeof(c->kurl), "%s", k ? k : "");
 	snprintf(c->iurl, sizeof(c->iurl), "%s", i ? i : "");
+	snprintf(c->ksha, sizeof(c->ksha), "%s", ks ? ks : "");
+	snprintf(c->isha, sizeof(c->isha), "%s", is ? is : "");
 	json_decref(doc);
 	return c->job > 0 && c->kurl[0];
 }
@@ -273,14 +319,18 @@ static int agent_done(struct client *c, long code, double t)
 		}
 		if (code != 200 || !agent_take_job(c))
 			return -1;
-		c->step = S_KERNEL;
+		c->step = agent_next_file(c, S_POLL);
 		return 0;
 	case S_KERNEL:
-		c->step = c->iurl[0] ? S_INITRD : S_CHECKIN;
-		return code == 200 ? 0 : -1;
 	case S_INITRD:
-		c->step = S_CHECKIN;
-		return code == 200 ? 0 : -1;
+		if (code != 200) {
+			c->step = S_CHECKIN;
+			return -1;
+		}
+		L.downloads++;
+		agent_keep(c, c->step == S_KERNEL ? c->ksha : c->isha);
+		c->step = agent_next_file(c, c->step);
+		return 0;
 	case S_CHECKIN:
 		len = L.cell * (0.5 + urand());
 		if (c->first_cell)
@@ -656,6 +706,8 @@ static unsigned long report(double secs)
 	}
 	printf("acked uploads\t%lu\n", L.acked_n);
 	printf("downloaded\t%.1f MB/s\n", (double)L.file_bytes / secs / 1e6);
+	printf("boot files\t%lu downloaded, %lu held (agent cache)\n",
+	       L.downloads, L.cache_hits);
 	return errors;
 }
 
