@@ -135,7 +135,8 @@ parse_args() {
 		command -v ccache >/dev/null && USE_CCACHE=yes || USE_CCACHE=no
 	fi
 	mkdir -p "$CACHE/tmp" "$CACHE/inputs" "$CACHE/locks" "$CACHE/trees" \
-		"$CACHE/failed" || die "cannot create cache directory '$CACHE'"
+		"$CACHE/failed" "$CACHE/warm" ||
+		die "cannot create cache directory '$CACHE'"
 	CACHE=$(cd "$CACHE" && pwd)
 }
 
@@ -318,7 +319,49 @@ prepare_tree() {
 		exit 0
 	fi
 	sandbox_prepare
+	# what the build writes from here on is newer (warm_save)
+	: >"$TREE/.klab-stamp" || die "cannot write in '$TREE'"
 	config_merge
+}
+
+# A patched build starts from its base's built tree: the products of the
+# unpatched build of the same base, config and compiler (CACHE/warm/<key>
+# .tar, written by warm_save), unpacked over the patched tree, so make
+# rebuilds only what the patches and the release name change (a minute
+# where a full build through ccache takes about five).  The archive comes
+# from an unpatched build only (the base's own code ran, no submitter's),
+# it is unpacked inside the sandbox (the tree may hold the patch's
+# symlinks by now), and never over a file a patch writes.
+warm_key() {
+	printf 'klab-warm v2\nbase %s\nconfig %s\ntoolchain %s\ncc %s\n' \
+		"$BASE_ID" "$CONFIG_HASH" "$TOOLCHAIN" "$CC_CMD" | sha256_of
+}
+
+warm_start() {
+	[ "${#PIECES[@]}" -gt 0 ] || return 0
+	w=$CACHE/warm/$(warm_key).tar
+	[ -f "$w" ] || return 0
+	for k in "${!PIECES[@]}"; do patch_targets "${PIECES[$k]}"; done |
+		sed 's|^|./|' >"$WORK/warm-exclude"
+	if sbx tar -xf /dev/fd/5 --exclude-from=/dev/fd/6 5<"$w" \
+		6<"$WORK/warm-exclude" >>"$WORK/build.log" 2>&1; then
+		note "warm start: the base's built tree ($(basename "$w"))"
+		WARM=yes
+	else
+		note "warning: cannot unpack '$w'; building in full"
+	fi
+}
+
+# After an unpatched build: keep what it made, for warm_start.  Best
+# effort: a failure costs the next patched build time, not correctness.
+warm_save() {
+	[ "${#PIECES[@]}" -eq 0 ] || return 0
+	w=$CACHE/warm/$(warm_key).tar
+	[ -f "$w" ] && return 0
+	sbx sh -c 'find . -newer .klab-stamp ! -type d ! -name .klab-stamp \
+		-print0 | tar --null -T - -cf -' >"$w.$$.tmp" 2>>"$WORK/build.log" &&
+		mv -f "$w.$$.tmp" "$w" ||
+		{ rm -f "$w.$$.tmp"; note "warning: cannot keep the built tree in '$w'"; }
 }
 
 # make bzImage under the time limit; the products go to $WORK/out.
@@ -397,6 +440,7 @@ publish() {
 		echo "kernelrelease=$RELEASE"
 		echo "version=$RELEASE"
 		echo "build_seconds=$BUILD_SECONDS"
+		echo "warm_start=${WARM:-no}"
 		echo "bzimage_bytes=$(stat -c %s "$WORK/out/bzImage")"
 		echo "sha256=$(sha256_of <"$WORK/out/bzImage")"
 		echo "built_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -461,7 +505,9 @@ main() {
 		printf '%s\n' "$KEY" >"$CACHE/inputs/$INPUT_KEY"
 		answer "$KEY" hit
 	fi
+	warm_start
 	build_kernel
+	warm_save
 	publish
 	answer "$KEY" built
 }

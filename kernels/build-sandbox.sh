@@ -92,6 +92,11 @@ tree_copy() {
 # bwrap's arguments for this build's tree: the /etc it sees is a passwd and
 # a group file (fds 3, 4), the dynamic linker's cache and alternatives;
 # writable are the tree, the ccache directory and a bounded /tmp only.
+# Every build sees its tree at SBX_TREE, one path for all: the absolute
+# paths a build records (tools/objtool's, in its .cmd files) then match
+# from one build to the next, as a warm start needs, and ccache's base
+# directory is that path.
+SBX_TREE=/klab/tree
 sandbox_args() {
 	SBX_ARGS=(--unshare-all --die-with-parent --new-session --clearenv
 		--setenv PATH /usr/local/bin:/usr/bin:/bin --setenv HOME /tmp
@@ -110,17 +115,17 @@ sandbox_args() {
 	SBX_ARGS+=(--ro-bind-data 3 /etc/passwd --ro-bind-data 4 /etc/group
 		--proc /proc --dev /dev --remount-ro /dev
 		--size "$(size_bytes "$TMP_SIZE")" --tmpfs /tmp
-		--ro-bind "$FRAGMENT" "$FRAGMENT" --bind "$TREE" "$TREE")
+		--ro-bind "$FRAGMENT" "$FRAGMENT" --bind "$TREE" "$SBX_TREE")
 	if [ "$USE_CCACHE" = yes ]; then
 		SBX_ARGS+=(--bind "$CCACHE_DIR" "$CCACHE_DIR"
 			--setenv CCACHE_DIR "$CCACHE_DIR"
-			--setenv CCACHE_BASEDIR "$CCACHE_BASEDIR")
+			--setenv CCACHE_BASEDIR "$SBX_TREE")
 		[ -n "${CCACHE_PREFIX:-}" ] &&
 			SBX_ARGS+=(--setenv CCACHE_PREFIX "$CCACHE_PREFIX")
 	fi
 	# bwrap's root is a tmpfs holding the mount points' parents: read-only
 	# (and unbounded) once they exist
-	SBX_ARGS+=(--remount-ro / --chdir "$TREE")
+	SBX_ARGS+=(--remount-ro / --chdir "$SBX_TREE")
 	SBX_PASSWD="root:x:0:0:root:/root:/usr/sbin/nologin
 $(id -un "$SBX_UID" 2>/dev/null || echo "$SANDBOX_USER"):x:$SBX_UID:$SBX_GID:klab build sandbox:/tmp:/usr/sbin/nologin
 nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin"

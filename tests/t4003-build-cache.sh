@@ -8,8 +8,9 @@
 # config are answered from the cache without building; two identical
 # requests at once build once; failures (compile error, time limit,
 # must-have option) exit 3/4/5, publish nothing and are retried; a build
-# over its disk limit is stopped by the sandbox's watchdog.  The real
-# kernel path is covered by t4100.
+# over its disk limit is stopped by the sandbox's watchdog; a patched
+# build starts warm from the unpatched build's tree and compiles only
+# what the patch changed.  The real kernel path is covered by t4100.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 D=$TOP/tests/data
@@ -136,6 +137,28 @@ grep -qxF "error=must-have option 'CONFIG_NOT_IN_THIS_TREE' missing from the mer
 	"$TMP/m" || bad "must-have: message $(cat "$TMP/m")"
 [ "$(ls "$C" | wc -l)" = "$n" ] || bad "a failure published something"
 [ -z "$(ls "$C/tmp")" ] || bad "build directories left in cache/tmp"
+
+# A patched build starts from the unpatched build's tree (warm start):
+# the patched file is compiled again, the others are not.
+req >"$TMP/w0" 2>&1 || bad "base build failed: $(cat "$TMP/w0")"
+[ "$(ls "$C"/warm/*.tar 2>/dev/null | wc -l)" = 1 ] ||
+	bad "the base build kept no built tree: $(ls "$C/warm")"
+req --patch "$D/patches/fake-aa-comment.patch" >"$TMP/w1" 2>&1 ||
+	bad "warm build failed: $(cat "$TMP/w1")"
+[ "$(field warm_start "$TMP/w1")" = yes ] || bad "no warm start: $(cat "$TMP/w1")"
+grep -q -- '-o block/elevator.o' "$(field log "$TMP/w1")" ||
+	bad "the patched file was not compiled again"
+grep -q "klab's tests" "$(field vmlinuz "$TMP/w1")" ||
+	bad "the patch is not in the warm-built image"
+mkdir -p "$TMP/nw/a/block" "$TMP/nw/b/block"
+echo note >"$TMP/nw/b/block/note.txt"
+(cd "$TMP/nw" && diff -uN a/block/note.txt b/block/note.txt >"$TMP/note.patch")
+req --patch "$TMP/note.patch" >"$TMP/w2" 2>&1 || bad "warm build 2 failed: $(cat "$TMP/w2")"
+[ "$(field warm_start "$TMP/w2")" = yes ] || bad "no warm start: $(cat "$TMP/w2")"
+grep -q -- '-o block/elevator.o' "$(field log "$TMP/w2")" &&
+	bad "an unchanged file was compiled again on a warm start"
+grep -q "fake kernel tree of the build tests" "$(field vmlinuz "$TMP/w2")" ||
+	bad "the warm-built image lacks the base's code"
 for t in "$C"/trees/*; do
 	diff -r "$D/build-tree" "$t" >/dev/null || bad "pristine tree $t modified"
 done

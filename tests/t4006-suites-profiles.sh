@@ -8,8 +8,10 @@
 # MiB), where the agent formats and mounts the disk for the dbench suites.
 # Checks for each job: "done" with a run of status "done", or "failed" as
 # a benchmark failure "disk ... too small for suite ...: needs N MiB, has
-# M MiB" that ran nothing.
+# M MiB" that ran nothing.  Slow tier (KLAB_SLOW=1, `make check-slow`):
+# about 6 minutes, and `make check` after it in CI would run it twice.
 . "$(dirname "$0")/lib.sh"
+[ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) to run every suite on every profile"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
 command -v jq >/dev/null || skip "no jq"
 [ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Slow tier (KLAB_SLOW=1): every built kernel on every rig profile.  klabd
-# builds base 6.1 with the lab config and base + the shipped patches the
-# slow tier builds (elv-lowlat, canary-slow: cache hits after t4100), and one
+# builds base 6.1 with the lab config and base + the shipped patch the
+# slow tier builds (canary-slow: cache hits after t4100), and one
 # klabd drives three QEMU rigs at once: scsi and ide run the tiobench suite,
 # manydisk (64 disks, 4 vCPUs) runs iops-alldisks, each kernel reached by
 # kexec from the rig's Debian base.  Every cell must end "done" with the
@@ -42,7 +42,7 @@ start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
 klab kernel add debian newest-6.1 >/dev/null || fail "fetch the rigs' base kernel"
 K="lab-6.1"
 klab build debian-6.1 --ident lab-6.1 --wait >/dev/null 2>&1 || fail "base build"
-for p in elv-lowlat canary-slow; do
+for p in canary-slow; do
 	klab build debian-6.1 "$TOP/kernels/patches/$p.patch" --ident "lab-6.1+$p" \
 		--wait >"$TMP/b" 2>&1 || fail "build $p: $(cat "$TMP/b")"
 	K="$K lab-6.1+$p"
@@ -62,7 +62,7 @@ while :; do
 done
 klab jobs
 grep -q '"state":"failed"' "$TMP/body" && fail "a cell failed"
-for p in elv-lowlat canary-slow; do
+for p in canary-slow; do
 	n=$(grep -c "check-in on 6.1.192-klab+$p " "$TMP/klabd.log")
 	[ "$n" -eq 3 ] || fail "$p checked in $n times, expected once per rig"
 done
