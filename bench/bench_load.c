@@ -9,7 +9,8 @@
  * agents=N (rigs a0..aN-1, token tok-aI-SECRET): each registers, then
  * long-polls GET /api/agent/next?wait=POLL; a job's kernel and initramfs
  * are downloaded unless the agent holds them (as klab-agent's boot-file
- * cache does: by the job's sha256, the last CACHED files), checked in (the register call a kexec'd kernel makes,
+ * cache does: by the job's sha256, the last AGENT_FILES files), checked
+ * in (the register call a kexec'd kernel makes,
  * with the job's id), run for a cell's length (uniform in 0.5-1.5 x CELL
  * seconds; the first one cut at random, since a lab's rigs are never in
  * step) and uploaded (a 40-metric klab-results/1 document with 3
@@ -40,6 +41,7 @@
 #include "lib/strbuf.h"
 
 enum kind { AGENT, BROWSER, SUBMITTER, OPERATOR };
+enum { AGENT_FILES = 8 };	/* boot files an agent holds */
 enum ep {
 	EP_REGISTER, EP_POLL_JOB, EP_POLL_EMPTY, EP_FILE, EP_CHECKIN,
 	EP_RESULTS, EP_COMPARE, EP_HISTORY, EP_SUBPAGE, EP_SUBMIT, EP_JOBS,
@@ -75,7 +77,7 @@ struct client {
 	long long job;
 	char kurl[128], iurl[128];
 	char ksha[65], isha[65];
-	char cache[8][65];	/* boot files held, by sha256: a ring */
+	char cache[AGENT_FILES][65];	/* boot files held, by sha256: a ring */
 	int ncache;
 	int page, first_cell;
 	struct strbuf resp, req;
@@ -252,7 +254,7 @@ static int agent_holds(const struct client *c, const char *sha)
 {
 	int i;
 
-	for (i = 0; *sha && i < c->ncache && i < 8; i++)
+	for (i = 0; *sha && i < c->ncache && i < AGENT_FILES; i++)
 		if (!strcmp(c->cache[i], sha))
 			return 1;
 	return 0;
@@ -261,7 +263,7 @@ static int agent_holds(const struct client *c, const char *sha)
 static void agent_keep(struct client *c, const char *sha)
 {
 	if (*sha && !agent_holds(c, sha))
-		snprintf(c->cache[c->ncache++ % 8], 65, "%s", sha);
+		snprintf(c->cache[c->ncache++ % AGENT_FILES], 65, "%s", sha);
 }
 
 /* The step after a job was taken or a file downloaded: the next file the
