@@ -32,7 +32,8 @@
 # Run it with nothing else on the machine:
 #
 #   bench/bench_lab.sh [--cells N] [--panics N] [--scale F]
-#                      [--suites S1,S2,..] [--disk-model M] [--keep]
+#                      [--suites S1,S2,..] [--disk-model M] [--pin V/O]
+#                      [--keep]
 #
 # e.g. the noise table of issue 9 (10 cells of three suites, default disk):
 #   bench/bench_lab.sh --scale 0.1 --suites tiobench,iops-alldisks,rio-under-dbench
@@ -45,7 +46,10 @@
 # file system of a suite with one); job_timeout is the largest suite
 # `timeout` at that scale plus 600 s, at least 1800.  --disk-model M
 # (hdd, ssd or host; docs/RIGS.md) sets the rig's disk_model; without it
-# klabd's default, hdd.
+# klabd's default, hdd.  --pin VCPUS/OTHERS (e.g. 1/0; docs/RIGS.md,
+# "Pinning") pins the rig's vCPU thread to VCPUS and QEMU's other
+# threads, klabd and this script's helpers to OTHERS; the rig's recorded
+# configuration then carries pin=, and the summary says so.
 #   KLAB_LAB_BIN=DIR   use these binaries (copied) instead of building
 #                      build/bench/lab
 #   KLAB_LAB_KERNEL=V  the kernel (default 6.1.192: newest-6.1 must be it)
@@ -53,16 +57,17 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 TOP=$(pwd)
-CELLS=10 PANICS=3 SCALE=1 KEEP=0 SUITES=tiobench DISK_MODEL=
+CELLS=10 PANICS=3 SCALE=1 KEEP=0 SUITES=tiobench DISK_MODEL= PIN=
 KERNEL=${KLAB_LAB_KERNEL:-6.1.192}
 usage() {
 	echo "usage: $0 [--cells N] [--panics N] [--scale F]" \
-		"[--suites S1,S2,..] [--disk-model hdd|ssd|host] [--keep]" >&2
+		"[--suites S1,S2,..] [--disk-model hdd|ssd|host] [--pin V/O]" \
+		"[--keep]" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--cells|--panics|--scale|--suites|--disk-model)
+	--cells|--panics|--scale|--suites|--disk-model|--pin)
 		[ $# -ge 2 ] || usage ;;
 	esac
 	case $1 in
@@ -71,6 +76,7 @@ while [ $# -gt 0 ]; do
 	--scale) SCALE=$2; shift ;;
 	--suites) SUITES=$2; shift ;;
 	--disk-model) DISK_MODEL=$2; shift ;;
+	--pin) PIN=$2; shift ;;
 	--keep) KEEP=1 ;;
 	*) usage ;;
 	esac
@@ -82,6 +88,14 @@ die() { log "$*"; exit 1; }
 case $DISK_MODEL in
 ''|hdd|ssd|host) ;;
 *) die "--disk-model: expected hdd, ssd or host, not '$DISK_MODEL'" ;;
+esac
+case $PIN in
+'') ;;
+*/*) taskset -c "${PIN#*/}" true 2>/dev/null ||
+	die "--pin: cannot run on CPUs '${PIN#*/}'"
+     # klabd and every helper of this script on OTHERS from here on
+     taskset -p -c "${PIN#*/}" $$ >/dev/null ;;
+*) die "--pin: expected VCPUS/OTHERS, e.g. 1/0, not '$PIN'" ;;
 esac
 SUITE_LIST=$(echo "$SUITES" | tr ',' ' ')
 NSUITES=0 FIRST_SUITE=
@@ -173,6 +187,7 @@ boot_timeout = 300
 job_timeout = $JOB_TIMEOUT
 CONF
 [ -n "$DISK_MODEL" ] && echo "disk_model = $DISK_MODEL" >>"$W/klabd.conf"
+[ -n "$PIN" ] && echo "pin = $PIN" >>"$W/klabd.conf"
 # klabd's stderr through a stamper: "EPOCH.mmm line" as each line arrives
 mkfifo "$W/klabd.fifo"
 python3 bench/lab_stamp.py lines <"$W/klabd.fifo" >"$W/klabd.log" &
@@ -246,7 +261,7 @@ mkdir -p build/bench
 python3 bench/lab_report.py --dir "$W" --url "$KLAB_URL" --kernel "$K" \
 	--kernel-bytes "$KB" --initrd-bytes "${IB:-0}" \
 	--scale "$SCALE" --disk-mb "$DISK_MB" --start "$START" \
-	--suites "$SUITES" --disk-model "${DISK_MODEL:-hdd}" \
+	--suites "$SUITES" --disk-model "${DISK_MODEL:-hdd}" --pin "$PIN" \
 	--load0 "$LOAD0" --load1 "$LOAD1" \
 	>build/bench/lab.md || { KEEP=1; die "report failed"; }
 kill -TERM "$KLABD_PID"; wait "$KLABD_PID"; KLABD_PID=

@@ -301,6 +301,8 @@ def main():
     ap.add_argument("--disk-model", default="",
                     help="the rig's disk_model as configured (klabd's "
                     "default: hdd); the runs' recorded one wins")
+    ap.add_argument("--pin", default="",
+                    help="VCPUS/OTHERS as configured (empty: unpinned)")
     a = ap.parse_args()
     suites = [x for x in a.suites.split(",") if x]
     cold, kexec, cells, boots = host_events(os.path.join(a.dir,
@@ -331,6 +333,14 @@ def main():
         model += " (as configured; not in the runs' rig configuration)"
     elif a.disk_model and models != [a.disk_model]:
         model += " (bench_lab.sh configured `%s`)" % a.disk_model
+    pins = sorted({p for d in data for t in d["rigconfs"]
+                   for p in [noise_table.rigconf_value(t, "pin")] if p})
+    if pins:
+        model += ", pinned: vCPU/other CPUs `%s`" % "` and `".join(pins)
+    elif a.pin:
+        model += ", pinned `%s` (not in the runs' rig configuration)" % a.pin
+    else:
+        model += ", not pinned"
     out = ["Run of %s: kernel %s on a `scsi` rig (1 vCPU, 768 MiB, one "
            "%s MiB virtio-scsi disk, %s, TCG), suite%s %s at "
            "scale %s (warm-up + 3 repetitions per cell)%s." %

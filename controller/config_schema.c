@@ -69,6 +69,7 @@ const struct config_key klabd_config_schema[] = {
 	{ "rig *", "memory_mb" },
 	{ "rig *", "disk_mb" },
 	{ "rig *", "disk_model" },
+	{ "rig *", "pin" },
 	{ "rig *", "boot_timeout" },
 	{ "rig *", "job_timeout" },
 	{ "rig *", "token" },

@@ -84,6 +84,7 @@ struct rig {
 	char token_hash[65];	/* hex SHA-256: what is stored, compared */
 	char *base_kernel;	/* catalog ident booted cold */
 	char *disk_model;	/* QEMU: hdd, ssd or host (qemu-rig.sh) */
+	char *pin;		/* QEMU: "VCPUS/OTHERS" host CPU lists or "" */
 	char *dir;		/* data_dir/rigs/NAME */
 	char console[512];	/* console log of the current boot */
 	int cpus, memory_mb, disk_mb, disks;

@@ -10,6 +10,7 @@
  */
 #include "rig_conf.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,9 @@ char *rig_conf_text(const struct klabd *d, const struct rig *g,
 		add_int(&lines, "disks", g->disks);
 		rigconf_add(&lines, "qemu", qemu_version);
 		rigconf_add(&lines, "disk_model", g->disk_model);
+		/* only when set: an unpinned rig keeps its configuration */
+		if (*g->pin)
+			rigconf_add(&lines, "pin", g->pin);
 		drive_opts(g, &lines);
 	}
 	canon = rigconf_canonical(lines.buf);
@@ -217,6 +221,41 @@ static const char *cfg_str(struct klabd *d, const char *sec, const char *key,
 	const char *v = config_get(&d->cfg, sec, key);
 
 	return v ? v : def;
+}
+
+/* A CPU list as taskset -c takes it: N or N-M, joined by commas. */
+static int cpulist_valid(const char *s, const char *end)
+{
+	int range = 0;
+
+	if (s == end)
+		return 0;
+	while (s < end) {
+		if (!isdigit((unsigned char)*s))
+			return 0;
+		while (s < end && isdigit((unsigned char)*s))
+			s++;
+		if (s == end)
+			break;
+		if (*s == '-' && !range)
+			range = 1;
+		else if (*s == ',')
+			range = 0;
+		else
+			return 0;
+		if (++s == end)
+			return 0;
+	}
+	return 1;
+}
+
+/* A rig's pin value: VCPUS/OTHERS (docs/RIGS.md, "Pinning"). */
+static int pin_valid(const char *v)
+{
+	const char *slash = strchr(v, '/');
+
+	return slash && cpulist_valid(v, slash) &&
+	       cpulist_valid(slash + 1, slash + strlen(slash));
 }
 
 struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
@@ -263,6 +302,7 @@ struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
 	g->power_cmd = strdup(cfg_str(d, sec, "power_cycle", ""));
 	g->console_cmd = strdup(cfg_str(d, sec, "console", ""));
 	g->disk_model = strdup(cfg_str(d, sec, "disk_model", "hdd"));
+	g->pin = strdup(cfg_str(d, sec, "pin", ""));
 	g->ops = !strcmp(g->kind, "remote") ? &rig_remote_ops : &rig_qemu_ops;
 	if (strcmp(g->kind, "qemu") && strcmp(g->kind, "remote"))
 		snprintf(err, errlen, "%s: [%s] kind: expected 'qemu' or "
@@ -277,6 +317,10 @@ struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
 		snprintf(err, errlen, "%s: [%s] disk_model: expected 'hdd', "
 			 "'ssd' or 'host', got '%s'", d->cfg.path, sec,
 			 g->disk_model);
+	else if (*g->pin && !pin_valid(g->pin))
+		snprintf(err, errlen, "%s: [%s] pin: expected VCPUS/OTHERS, two "
+			 "host CPU lists such as '1/0' or '2-3/0-1', got '%s'",
+			 d->cfg.path, sec, g->pin);
 	g->state = strcmp(cfg_str(d, sec, "autostart", "yes"), "no") ?
 		RIG_COLD : RIG_OFFLINE;
 	return g;
@@ -287,7 +331,7 @@ static void rig_strs_free(struct rig *g)
 	char **const fields[] = { &g->name, &g->kind, &g->profile, &g->token,
 				  &g->base_kernel, &g->dir, &g->power_cmd,
 				  &g->console_cmd, &g->job_release,
-				  &g->disk_model };
+				  &g->disk_model, &g->pin };
 
 	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
 }

@@ -15,6 +15,7 @@
 
 #include "catalog.h"
 #include "klabd.h"
+#include "lib/alloc.h"
 #include "rig.h"
 
 /* A QEMU left running by a klabd that died: stop it before a cold boot,
@@ -89,9 +90,15 @@ static int qemu_cold_boot(struct rig *g, char *err, size_t errlen)
 			g->token, "--console", g->console, "--cpus", cpus,
 			"--memory", mem, "--disk-size", size,
 			"--disk-model", g->disk_model, "--no-reboot",
-			NULL,
+			NULL, NULL, NULL,
 		};
 		struct proc_opts o = { .out_path = out, .out_append = 1 };
+		size_t n = ALLOC_ARRAY_SIZE(argv) - 3;
+
+		if (*g->pin) {
+			argv[n] = "--pin";
+			argv[n + 1] = g->pin;
+		}
 
 		rc = proc_start(&g->proc, argv, &o, err, errlen);
 	}

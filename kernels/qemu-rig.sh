@@ -29,6 +29,9 @@
 #   --disk-model host|hdd|ssd (host)  --accel tcg (tcg)  --no-reboot
 #   --boot-cache MIB (512; 0: none) the rig's boot-file cache disk
 #     (cache.img, ext4, kept across boots; see "Boot-file cache" below)
+#   --pin VCPUS/OTHERS  host CPU lists (taskset's form: 1, 0-1, 2,3):
+#     QEMU's vCPU threads run on VCPUS, its other threads (main loop,
+#     I/O workers, the guestfwd's socat) on OTHERS (see "Pinning" below)
 #
 # Disk models (docs/RIGS.md, "Disk models"): host is the image file as it
 # is; hdd and ssd put a fixed service time per request in front of it
@@ -53,7 +56,7 @@ usage() {
 parse_options() {
 	profile=scsi dir="" name="" kernel="" initrd="" append="" size=""
 	cpus="" memory=1024 port=8080 gport="" token="" console="" cache=""
-	accel=tcg noreboot=0 model=host bootcache=512
+	accel=tcg noreboot=0 model=host bootcache=512 pin=""
 	while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || case $1 in --no-reboot) ;; *) die "option '$1' needs a value" ;; esac
 		case $1 in
@@ -74,6 +77,7 @@ parse_options() {
 		--accel) accel=$2 ;;
 		--disk-model) model=$2 ;;
 		--boot-cache) bootcache=$2 ;;
+		--pin) pin=$2 ;;
 		--no-reboot) noreboot=1; shift; continue ;;
 		*) die "unknown option '$1'" ;;
 		esac
@@ -97,6 +101,14 @@ parse_options() {
 	for n in "$size" "$cpus" "$memory" "$port" "$gport" "$bootcache"; do
 		case $n in ''|*[!0-9]*) die "'$n' is not a number" ;; esac
 	done
+	case $pin in
+	'') ;;
+	*/*/*|/*|*/) die "--pin '$pin': expected VCPUS/OTHERS, e.g. 1/0" ;;
+	*/*) case ${pin%/*}${pin#*/} in
+		*[!0-9,-]*) die "--pin '$pin': a CPU list is digits, ',' and '-'" ;;
+		esac ;;
+	*) die "--pin '$pin': expected VCPUS/OTHERS, e.g. 1/0" ;;
+	esac
 }
 
 # disk_names: the image file names of the profile, one a line, with their
@@ -191,7 +203,7 @@ qemu_args() {
 	cmd="console=ttyS0,115200 klab.url=$url klab.rig=$name klab.disks=$ndisks"
 	[ -z "$token" ] || cmd="$cmd klab.token=$token"
 	[ -z "$append" ] || cmd="$cmd $append"
-	set -- qemu-system-x86_64 -name "klab-$name" -machine pc -accel "$accel" \
+	set -- qemu-system-x86_64 -name "klab-$name,debug-threads=on" -machine pc -accel "$accel" \
 		-smp "$cpus" -m "$memory" -nodefaults -no-user-config \
 		-display none -pidfile "$dir/qemu.pid" \
 		-qmp "unix:$dir/qmp.sock,server=on,wait=off" \
@@ -219,6 +231,44 @@ qemu_args() {
 	ARGS_FILE=$dir/qemu.args
 	printf '%s\n' "$@" >"$ARGS_FILE"
 	boot_cache_args >>"$ARGS_FILE"
+	if [ -n "$pin" ]; then
+		echo "$pin" >"$dir/qemu.pin"
+	else
+		rm -f "$dir/qemu.pin"
+	fi
+}
+
+# ---- Pinning ----
+# With --pin VCPUS/OTHERS QEMU starts under `taskset -c OTHERS`, so every
+# thread it makes inherits OTHERS, and a watcher (detached, not QEMU's
+# child) moves each vCPU thread (named "CPU N/TCG" or "CPU N/KVM" by
+# debug-threads=on) to VCPUS as soon as it exists: the emulated CPU never
+# waits behind QEMU's own I/O and event work, nor that behind it.  The
+# watcher gives up after 30 s and leaves a line in DIR/qemu.pin.log
+# either way (the rig runs unpinned vCPUs rather than not at all).
+# pin_watch PID VCPUS NVCPUS LOG
+pin_watch() {
+	pid=$1 cpuset=$2 want=$3 log=$4 i=0 done=""
+	while [ $i -lt 300 ] && kill -0 "$pid" 2>/dev/null; do
+		for t in /proc/"$pid"/task/*; do
+			tid=${t##*/}
+			case " $done " in *" $tid "*) continue ;; esac
+			case $(cat "$t/comm" 2>/dev/null) in
+			"CPU "*)
+				taskset -p -c "$cpuset" "$tid" >/dev/null 2>&1 &&
+					done="$done $tid" ;;
+			esac
+		done
+		# shellcheck disable=SC2086 # count the words
+		set -- $done
+		if [ $# -ge "$want" ]; then
+			echo "pinned vCPU threads$done to CPUs $cpuset" >"$log"
+			return 0
+		fi
+		i=$((i + 1))
+		sleep 0.1
+	done
+	echo "pinned only vCPU threads:${done:- none} to CPUs $cpuset of $want" >"$log"
 }
 
 # ---- Boot-file cache ----
@@ -272,6 +322,16 @@ run_args() {
 	while IFS= read -r a; do
 		set -- "$@" "$a"
 	done <"$ARGS_FILE"
+	pinf=${ARGS_FILE%/*}/qemu.pin
+	if [ -f "$pinf" ]; then
+		command -v taskset >/dev/null || die "--pin: taskset is not installed (util-linux)"
+		p=$(cat "$pinf")
+		n=$(sed -n '/^-smp$/{n;p;}' "$ARGS_FILE")
+		# the exec below keeps this PID: the watcher watches QEMU
+		me=$$
+		(pin_watch "$me" "${p%/*}" "${n:-1}" "$pinf.log" </dev/null >/dev/null 2>&1 &)
+		exec taskset -c "${p#*/}" "$@"
+	fi
 	exec "$@"
 }
 

@@ -83,6 +83,8 @@ boot_rig() {
 	pid=$(printf '%s\n' "$out" | sed -n 's/^pid=//p')
 	PIDS="$PIDS $pid"
 	while kill -0 "$pid" 2>/dev/null; do
+		# BOOT_RIG_HOOK: a function called with QEMU's pid while it runs
+		[ -z "${BOOT_RIG_HOOK:-}" ] || "$BOOT_RIG_HOOK" "$pid"
 		if [ $(($(date +%s) - start)) -ge "$RIG_TIMEOUT" ]; then
 			kill "$pid"
 			echo "--- console (last 40 lines)"

@@ -35,6 +35,12 @@ bad '[rig a]
 kind = remote              # a trailing comment is part of the value
 ' "expected 'qemu' or 'remote', got 'remote              # a trailing"
 ok "unknown keys and sections refused with file and line"
+for v in 1 /0 1/ 1/0/2 'a/0' '1-/0' '1,/0' '0--1/0' '1 /0'; do
+	bad "[rig a]
+pin = $v
+" "bad.conf: \\[rig a\\] pin: expected VCPUS/OTHERS"
+done
+ok "bad pin values refused: $(printf 'pin = %s; ' 1 /0 1/ 1/0/2 a/0)..."
 
 cat >"$TMP/klabd.conf" <<'CONF'
 # a comment

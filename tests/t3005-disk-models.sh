@@ -10,6 +10,8 @@
 # image as it is (its random read time is printed beside the models');
 # ssd: a queue of 32 and reads of at least its 100 us.  Only floors and
 # caps are asserted: a loaded host slows the guest, never the model.
+# The scsi/hdd rig runs pinned (--pin VCPUS/OTHERS): while it runs, its
+# vCPU thread has the VCPUS affinity and every other thread OTHERS.
 . "$(dirname "$0")/rig-lib.sh"
 rig_setup t3005
 
@@ -44,15 +46,42 @@ value() {
 	tr -d '\r' <"$1" | sed -n "s/^T: $2=//p" | tail -n 1
 }
 
-boot_model() {	# PROFILE MODEL
-	boot_rig "$WORK/$1-$2.log" --profile "$1" --disk-model "$2" \
-		--dir "$WORK/$1-$2" --disk-size 64 --kernel "$vmlinuz" \
-		--initrd "$WORK/initrd" --append "$append"
+boot_model() {	# PROFILE MODEL [OPTIONS]
+	p=$1 mdl=$2
+	shift 2
+	boot_rig "$WORK/$p-$mdl.log" --profile "$p" --disk-model "$mdl" \
+		--dir "$WORK/$p-$mdl" --disk-size 64 --kernel "$vmlinuz" \
+		--initrd "$WORK/initrd" --append "$append" "$@"
+	set -- "$p" "$mdl"
 	tr -d '\r' <"$WORK/$1-$2.log" | grep '^T: '
 	expect "$WORK/$1-$2.log" '^T: data intact$' "$1/$2: data read back intact"
 }
 
-boot_model scsi hdd
+# pinning: the vCPU on the last CPU, the rest on the first (one CPU: both)
+last=$(($(nproc) - 1))
+PIN_V=$last PIN_O=0
+# pin_snap PID: each thread's name and allowed CPUs, while QEMU runs
+pin_snap() {
+	for t in /proc/"$1"/task/*; do
+		c=$(cat "$t/comm" 2>/dev/null) || continue
+		a=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$t/status" 2>/dev/null)
+		echo "$c|$a"
+	done >"$WORK/pin.snap.new" 2>/dev/null
+	# keep the last snapshot that still saw the vCPU thread
+	! grep -q '^CPU ' "$WORK/pin.snap.new" || mv "$WORK/pin.snap.new" "$WORK/pin.snap"
+}
+BOOT_RIG_HOOK=pin_snap
+boot_model scsi hdd --pin "$PIN_V/$PIN_O"
+BOOT_RIG_HOOK=
+[ -s "$WORK/pin.snap" ] || fail "pinning: never saw QEMU's vCPU thread"
+cat "$WORK/pin.snap"
+grep -q "^CPU 0/TCG|$PIN_V\$" "$WORK/pin.snap" ||
+	fail "pinning: the vCPU thread is not on CPU $PIN_V"
+others=$(grep -v '^CPU ' "$WORK/pin.snap" | grep -cv "|$PIN_O\$")
+[ "$others" = 0 ] || fail "pinning: $others other threads are not on CPU $PIN_O"
+grep -q "^pinned vCPU threads [0-9]* to CPUs $PIN_V\$" "$WORK/scsi-hdd/qemu.pin.log" ||
+	fail "pinning: qemu.pin.log says $(cat "$WORK/scsi-hdd/qemu.pin.log")"
+echo "ok: scsi/hdd pinned: vCPU on CPU $PIN_V, $(grep -cv '^CPU ' "$WORK/pin.snap") other threads on CPU $PIN_O"
 expect "$WORK/scsi-hdd.log" '^T: qd=1$' "scsi/hdd: one request in flight"
 lat=$(value "$WORK/scsi-hdd.log" rand_lat)
 # floors and caps only: a loaded host makes the guest slower, never the
