@@ -190,7 +190,7 @@ char *rig_conf_text(const struct klabd *d, const struct rig *g,
 		rigconf_add(&lines, "qemu", qemu_version);
 		rigconf_add(&lines, "disk_model", g->disk_model);
 		/* only when set: an unpinned rig keeps its configuration */
-		if (*g->pin)
+		if (g->pin && *g->pin)
 			rigconf_add(&lines, "pin", g->pin);
 		drive_opts(g, &lines);
 	}

@@ -158,7 +158,13 @@ static void test_qemu_rig(void **state)
 			       "disks=1\nkind=qemu\nmemory_mb=768\n"
 			       "profile=ide\n"));
 	assert_null(strstr(c, "drive="));
+	assert_null(strstr(c, "pin="));
 	free(c);
+	g.pin = "1/0";
+	c = rig_conf_text(NULL, &g, NULL);
+	assert_non_null(strstr(c, "\npin=1/0\n"));
+	free(c);
+	g.pin = "";
 	snprintf(path, sizeof(path), "%s/qemu.args", dir);
 	f = fopen(path, "w");
 	assert_non_null(f);
