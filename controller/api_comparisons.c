@@ -188,14 +188,15 @@ static json_t *row_json(const void *elem)
 	const struct db_comparison *c = elem;
 
 	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:s, "
-			 "s:{s:i, s:i}, s:{s:i, s:i}, s:i, s:i, s:f, s:b, "
-			 "s:i, s:s, s:I, s:I}", "id", (json_int_t)c->id, "state",
+			 "s:{s:i, s:i}, s:{s:i, s:i}, s:i, s:i, s:i, s:f, "
+			 "s:b, s:i, s:s, s:I, s:I}", "id", (json_int_t)c->id, "state",
 			 c->state, "base", c->base, "candidate", c->candidate,
 			 "rig", c->rig, "suite", c->suite, "scheduler",
 			 c->scheduler, "scale", c->scale, "cmdline",
 			 c->cmdline, "cells", "base", c->done[0], "candidate",
 			 c->done[1], "failed", "base", c->failed[0],
-			 "candidate", c->failed[1], "planned", c->planned,
+			 "candidate", c->failed[1], "borrowed", c->borrowed,
+			 "planned", c->planned,
 			 "max_cells", c->max_cells, "max_seconds",
 			 c->max_seconds, "stop_on_worse", c->stop_on_worse,
 			 "open", c->open, "error", c->error,

@@ -32,8 +32,10 @@ struct db_comparison {
 	char *error;		/* why it failed, or "" */
 	char *who;		/* who asked for it */
 	int64_t created, finished;
-	/* its jobs, per side (0 base, 1 candidate) */
+	/* its jobs, per side (0 base, 1 candidate); done[0] and total[0]
+	 * count the borrowed cells too */
 	int done[2], failed[2], total[2], started;
+	int borrowed;		/* base cells borrowed (db_bisection_borrow) */
 };
 
 /* A new comparison (id, counts, finished ignored); *id its id. */
@@ -48,7 +50,8 @@ int db_comparison_get(struct db *db, int64_t id, struct db_comparison *out);
 /* Newest first; active: only queued and running ones; limit <= 0: all. */
 int db_comparison_list(struct db *db, int active, int limit,
 		       struct db_comparison **out, size_t *n);
-/* The comparison's jobs that are done, ascending (*n may be 0). */
+/* The comparison's jobs that are done, its borrowed ones included,
+ * ascending (*n may be 0). */
 int db_comparison_done_jobs(struct db *db, int64_t id, int64_t **jobs,
 			    size_t *n);
 /* The latest error of a failed job of the comparison, heap, "" if none. */

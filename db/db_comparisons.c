@@ -16,20 +16,24 @@
 #define CJ_COUNT(side, cond) \
 	"(SELECT COUNT(*) FROM comparison_jobs x JOIN jobs j ON j.id = " \
 	"x.job_id WHERE x.comparison_id = c.id AND x.side = " side cond ")"
+/* Its borrowed cells (done, side 0). */
+#define CJ_BORROWED \
+	"(SELECT COUNT(*) FROM comparison_borrowed y WHERE " \
+	"y.comparison_id = c.id)"
 
 #define CMP_COLS \
 	"SELECT c.id, c.base, c.candidate, c.rig, c.suite, c.scheduler, " \
 	"c.cmdline, c.scale, c.floors, c.max_cells, c.max_seconds, c.state, " \
 	"c.planned, c.decided, c.open, c.error, c.who, c.created, " \
 	"COALESCE(c.finished, 0), c.stop_on_worse, " \
-	CJ_COUNT("0", " AND j.state = 'done'") ", " \
+	CJ_COUNT("0", " AND j.state = 'done'") " + " CJ_BORROWED ", " \
 	CJ_COUNT("1", " AND j.state = 'done'") ", " \
 	CJ_COUNT("0", " AND j.state = 'failed'") ", " \
 	CJ_COUNT("1", " AND j.state = 'failed'") ", " \
-	CJ_COUNT("0", "") ", " CJ_COUNT("1", "") ", " \
+	CJ_COUNT("0", "") " + " CJ_BORROWED ", " CJ_COUNT("1", "") ", " \
 	"(SELECT COUNT(*) FROM comparison_jobs x JOIN jobs j ON j.id = " \
-	"x.job_id WHERE x.comparison_id = c.id AND j.state != 'queued') " \
-	"FROM comparisons c "
+	"x.job_id WHERE x.comparison_id = c.id AND j.state != 'queued'), " \
+	CJ_BORROWED " FROM comparisons c "
 
 #define C(field, type) DB_COL(db_comparison, field, type)
 static const struct db_col cmp_cols[] = {
@@ -40,7 +44,7 @@ static const struct db_col cmp_cols[] = {
 	C(error, STR), C(who, STR), C(created, INT64), C(finished, INT64),
 	C(stop_on_worse, INT), C(done[0], INT), C(done[1], INT),
 	C(failed[0], INT), C(failed[1], INT), C(total[0], INT),
-	C(total[1], INT), C(started, INT),
+	C(total[1], INT), C(started, INT), C(borrowed, INT),
 };
 #undef C
 static const struct db_rows cmp_rows = DB_ROWS(db_comparison, cmp_cols);
@@ -125,7 +129,9 @@ int db_comparison_done_jobs(struct db *db, int64_t id, int64_t **jobs,
 {
 	sqlite3_stmt *st = db_prepare(db, "SELECT x.job_id FROM "
 		"comparison_jobs x JOIN jobs j ON j.id = x.job_id WHERE "
-		"x.comparison_id = ? AND j.state = 'done' ORDER BY x.job_id");
+		"x.comparison_id = ?1 AND j.state = 'done' UNION SELECT "
+		"job_id FROM comparison_borrowed WHERE comparison_id = ?1 "
+		"ORDER BY 1");
 	size_t alloc = 0;
 	int rc;
 

@@ -417,6 +417,13 @@ static const char *const migrations[] = {
 	"DEFAULT '';"
 	"ALTER TABLE submissions ADD COLUMN cmdline TEXT NOT NULL "
 	"DEFAULT '';",
+	/* 16 (issue 12): a comparison's base cells borrowed from earlier
+	 * comparisons (a bisection step reuses the good end's cells of the
+	 * steps before it); they count as done cells of side 0. */
+	"CREATE TABLE comparison_borrowed ("
+	"  comparison_id INTEGER NOT NULL REFERENCES comparisons(id),"
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+	"  PRIMARY KEY (comparison_id, job_id));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -15,7 +15,8 @@
 #      answer is confirmed against patch 4 with a larger cap; the report
 #      names patch 5's subject and author, exit 4, the alert
 #      bisection_done is raised; 5 step rows in all (ideal 3 + verify +
-#      confirm, one skip).
+#      confirm, one skip); steps 4 and 5 borrow the good end's cells of
+#      the steps before them and run only their own kernel's.
 #  (2) a Debian line 6.1.170 .. 6.1.177 of fake packages in a local
 #      archive (KLAB_DEBIAN_ARCHIVE, as t2030); the test slows 6.1.174
 #      and later (the agent reads the version from the job's kernel);
@@ -186,6 +187,26 @@ jq -e '.steps[2].reason | test("build [0-9]+ failed")' "$TMP/body" >/dev/null ||
 jq -e '.steps[0].delta | test("tiobench.seq_read.rate -(19|20)\\.[0-9]%")' "$TMP/body" >/dev/null ||
 	fail "no delta in the evidence: $(jq .steps[0] "$TMP/body")"
 expect_grep 'klabd: alert bisection_done: bisection 1 by alice: first bad' "$TMP/klabd.log"
+# the good end's cells reused, not rerun: each step borrows the good
+# cells of the steps before it (3: the cap) and runs only the candidate's;
+# the confirmation runs both afresh
+lend=$(sqlite3 "$TMP/klab.db" "SELECT group_concat(x, ' ') FROM (SELECT
+	s.purpose || ':' || s.idx || ':' || (SELECT COUNT(*) FROM
+	comparison_borrowed y WHERE y.comparison_id = s.comparison_id) || ':' ||
+	(SELECT COUNT(*) FROM comparison_jobs x WHERE x.comparison_id =
+	s.comparison_id AND x.side = 0) AS x FROM bisection_steps s WHERE
+	s.bisection_id = 1 AND s.comparison_id > 0 ORDER BY s.id)")
+case $lend in
+"verify:8:0:3 step:4:3:0 step:5:3:0 confirm:5:0:"[1-9]*) ;;
+*) fail "borrowed:own base cells per step: $lend" ;;
+esac
+jq -e '.steps[1].cells == 3 and .steps[3].cells == 3' "$TMP/body" >/dev/null ||
+	fail "a step's cells count its own: $(jq -c '[.steps[].cells]' "$TMP/body")"
+http GET "/api/comparisons/$(sqlite3 "$TMP/klab.db" "SELECT comparison_id FROM
+	bisection_steps WHERE bisection_id = 1 AND idx = 5 AND purpose = 'step'")" >/dev/null
+jq -e '.borrowed == 3 and .cells.base == 3' "$TMP/body" >/dev/null ||
+	fail "comparison JSON: $(jq -c '{borrowed, cells}' "$TMP/body")"
+http GET /api/bisections/1 >/dev/null
 ok "series: patch 5 named after $(jq '.steps | length' "$TMP/body") steps, the unbuildable step skipped"
 
 # (2) the Debian line

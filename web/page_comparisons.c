@@ -30,6 +30,9 @@ static void text_head(struct strbuf *sb, const struct db_comparison *c,
 	sb_addf(sb, "cells done: %d (%s) + %d (%s) of %d a side planned, "
 		"cap %d\n", c->done[0], c->base, c->done[1], c->candidate,
 		c->planned, c->max_cells);
+	if (c->borrowed)
+		sb_addf(sb, "base cells borrowed from earlier comparisons: "
+			"%d of the %d\n", c->borrowed, c->done[0]);
 	sb_addf(sb, "outcome: %s\n\n", summary);
 }
 
@@ -78,6 +81,9 @@ static void html_head(struct strbuf *sb, const struct db_comparison *c,
 		"%d a side planned (cap %d a side); failed cells: %d.",
 		c->done[0], c->done[1], c->planned, c->max_cells,
 		c->failed[0] + c->failed[1]);
+	if (c->borrowed)
+		sb_addf(sb, " %d of the base's cells were borrowed from the "
+			"earlier steps of a bisection.", c->borrowed);
 	if (is_active(c))
 		sb_addf(sb, " This page reloads every %d s.", REFRESH_S);
 	sb_addf(sb, " <a href=\"/api/comparisons/%lld\">json</a> &middot; "

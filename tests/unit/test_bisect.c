@@ -8,7 +8,11 @@
  * without unbuildable steps, counted against the ideal log2(n).  And a
  * bisection's job configuration: the check it shares with jobs and
  * comparison runs (api_job_config_check), its row in the database
- * (migration 14's defaults) and how its page and report name it.
+ * (migration 14's defaults) and how its page and report name it.  And
+ * the good end's cells lent to a later step (db_bisection_borrow): only
+ * done base-side cells of that kernel from the bisection's own steps,
+ * the newest first, up to the cap, counted as the step's done base
+ * cells and listed with its own.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +26,7 @@
 
 #include "controller/klabd.h"
 #include "db/bisect.h"
+#include "db/comparisons.h"
 #include "db/db_int.h"
 #include "judge/bisect.h"
 #include "web/format.h"
@@ -280,6 +285,110 @@ static void test_config_row(void **state)
 	rmdir(dir);
 }
 
+/* Comparison of bisection bis (0: none) between kernels 1 and 2 with
+ * done base cells at job ids from, from + 1, ... (n of them), one failed
+ * base cell and one done candidate cell, through step idx. */
+static int64_t borrow_fixture(struct db *db, int64_t bis, int64_t from,
+			      int n, int idx)
+{
+	struct db_comparison c;
+	char err[256], sql[600];
+	int64_t id = 0;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.base = "good";
+	c.candidate = "bad";
+	c.rig = c.suite = c.who = "x";
+	c.max_cells = 8;
+	c.planned = 3;
+	assert_int_equal(db_comparison_add(db, &c, &id, err, sizeof(err)),
+			 DB_OK);
+	for (i = 0; i <= n + 1; i++) {
+		/* n done base cells, a failed one, a done candidate cell */
+		snprintf(sql, sizeof(sql), "INSERT INTO jobs (id, kernel_id, "
+			 "rig_id, suite_id, state, created) SELECT %lld, %d, "
+			 "r.id, s.id, '%s', 1 FROM rigs r, suites s WHERE r.name "
+			 "= 'x' AND s.name = 'x'; INSERT INTO comparison_jobs VALUES "
+			 "(%lld, %lld, %d);", (long long)(from + i),
+			 i <= n ? 1 : 2, i == n ? "failed" : "done",
+			 (long long)id, (long long)(from + i), i > n);
+		assert_int_equal(sqlite3_exec(db->h, sql, NULL, NULL, NULL),
+				 SQLITE_OK);
+	}
+	if (bis) {
+		snprintf(sql, sizeof(sql), "INSERT INTO bisection_steps "
+			 "(bisection_id, idx, purpose, comparison_id, created) "
+			 "VALUES (%lld, %d, 'step', %lld, 1)", (long long)bis,
+			 idx, (long long)id);
+		assert_int_equal(sqlite3_exec(db->h, sql, NULL, NULL, NULL),
+				 SQLITE_OK);
+	}
+	return id;
+}
+
+static void test_borrow(void **state)
+{
+	static const char *const ext[] = { "", "-wal", "-shm" };
+	const char *tmp = getenv("TMPDIR");
+	struct db_comparison c;
+	char dir[256], path[300], err[256];
+	int64_t *jobs = NULL, step, cid;
+	size_t nj = 0;
+	struct db *db;
+	int i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/klab-test-borrow.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/klab.db", dir);
+	db = db_open(path, err, sizeof(err));
+	assert_non_null(db);
+	assert_int_equal(sqlite3_exec(db->h, "INSERT INTO kernels (id, ident, "
+				      "created) VALUES (1, 'good', 1), (2, "
+				      "'bad', 1); INSERT INTO rigs (name, "
+				      "created) VALUES ('x', 1); INSERT INTO "
+				      "suites (name) VALUES ('x');"
+				      "INSERT INTO bisections (id, kind, rig, "
+				      "suite, metrics, max_cells, created) "
+				      "VALUES (1, 'debian', 'x', 'x', 'm', 8, "
+				      "1), (2, 'debian', 'x', 'x', 'm', 8, 1)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	/* the verification: 4 good cells (ids 100-103); another bisection's
+	 * step and a comparison of no bisection: 5 good cells each */
+	borrow_fixture(db, 1, 100, 4, 5);
+	borrow_fixture(db, 2, 200, 5, 5);
+	borrow_fixture(db, 0, 300, 5, 0);
+	/* the next step: 3 good cells of its own (ids 400-402) */
+	step = borrow_fixture(db, 1, 400, 3, 2);
+	/* a step after it borrows the newest 6 of 4 + 3, none of the others */
+	cid = borrow_fixture(db, 1, 500, 0, 3);
+	assert_int_equal(db_bisection_borrow(db, 1, cid, "good", 6), 6);
+	assert_int_equal(db_comparison_get(db, cid, &c), DB_OK);
+	assert_int_equal(c.borrowed, 6);
+	assert_int_equal(c.done[0], 6);		/* borrowed, none of its own */
+	assert_int_equal(c.total[0], 7);	/* and its failed one */
+	assert_int_equal(c.failed[0], 1);
+	assert_int_equal(c.done[1], 1);
+	db_comparison_release(&c);
+	assert_int_equal(db_comparison_done_jobs(db, cid, &jobs, &nj), DB_OK);
+	/* 101-103, 400-402 borrowed (100 is the oldest), 501 its own */
+	assert_int_equal(nj, 7);
+	assert_int_equal(jobs[0], 101);
+	assert_int_equal(jobs[3], 400);
+	assert_int_equal(jobs[6], 501);
+	free(jobs);
+	/* a kernel the steps never ran on the base side: nothing */
+	assert_int_equal(db_bisection_borrow(db, 1, step, "bad", 6), 0);
+	db_close(db);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/klab.db%s", dir, ext[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 static void test_config_name(void **state)
 {
 	char buf[200];
@@ -302,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_config_check),
 		cmocka_unit_test(test_config_row),
 		cmocka_unit_test(test_config_name),
+		cmocka_unit_test(test_borrow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
