@@ -85,6 +85,9 @@ BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$K" | sed -n 's/^upstream=//p')
 cat >"$W/klabd.conf" <<CONF
 top_dir = $TOP
 max_builds = 1
+# the panicking jobs (every fifth) need rdinit= and panic= (issue 8 allows
+# only a short list of kernel parameters by default)
+job_cmdline_allow = elevator= quiet rdinit= panic=
 [rig scsi0]
 kind = qemu
 profile = scsi

@@ -358,7 +358,7 @@ cmd_start() {
 cmd_stop() {
 	[ -f "$dir/qemu.pid" ] || return 0
 	pid=$(cat "$dir/qemu.pid")
-	case $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) in
+	case $(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") in
 	*qemu-system-x86_64*"$dir/qemu.pid"*) ;;
 	*) rm -f "$dir/qemu.pid"; return 0 ;;
 	esac
