@@ -141,36 +141,9 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date -u '+%Y-%m-%d %H:%M UTC')
 log "load average before: $LOAD0"
 
-# The disk: the largest need of the suites (their disk_mb lines, {N}
-# scaled as klab-run does: floor(N * scale + 0.5), at least 1; plus 12%
-# for the file system of a suite with one: a 1400 MiB ext4 has 1256 MiB
-# free), rounded up to 64 MiB, and 256 MiB of room besides.  The job
-# timeout: the largest suite timeout at that scale plus 600 s of boot,
-# setup and upload, at least 1800 s.
 # shellcheck disable=SC2086 # SUITE_LIST: names checked above, split on purpose
-LIMITS=$(python3 - "$SCALE" $SUITE_LIST <<'PY'
-import math, re, sys
-scale = float(sys.argv[1])
-def expand(v):
-    v = re.sub(r"\{([0-9.]+)\}",
-               lambda m: str(max(1, math.floor(float(m.group(1)) * scale
-                                              + 0.5))), v)
-    return sum(float(t) for t in v.split("+"))
-disk, tmo = 256, 1800
-for s in sys.argv[2:]:
-    kv = {}
-    for line in open("workloads/suites/%s.suite" % s):
-        k, sep, v = line.partition("=")
-        if sep and not line.lstrip().startswith("#"):
-            kv[k.strip()] = v.strip()
-    need = expand(kv.get("disk_mb", "0"))
-    if kv.get("filesystem"):
-        need *= 1.12
-    disk = max(disk, math.ceil(need / 64) * 64 + 256)
-    tmo = max(tmo, int(expand(kv.get("timeout", "3600"))) + 600)
-print(disk, tmo)
-PY
-) || die "cannot read the suites' disk_mb and timeout"
+LIMITS=$(suite_limits "$SCALE" $SUITE_LIST) ||
+	die "cannot read the suites' disk_mb and timeout"
 DISK_MB=${LIMITS% *} JOB_TIMEOUT=${LIMITS#* }
 log "suites $SUITES: disk $DISK_MB MiB, job timeout $JOB_TIMEOUT s"
 cat >"$W/klabd.conf" <<CONF

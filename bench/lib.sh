@@ -2,8 +2,9 @@
 # shellcheck shell=sh
 # bench/lib.sh: what the benchmark scripts (bench/run.sh, bench/bench_lab.sh,
 # bench/bench_verdicts.sh) share: their build of klabd and the bench
-# programs, a token for their klabd, the wait for that klabd to listen and
-# the machine's load.  Sourced once the script has set TOP; a script that
+# programs, a token for their klabd, the wait for that klabd to listen,
+# the disk and job timeout a rig needs for its suites and the machine's
+# load.  Sourced once the script has set TOP; a script that
 # wants another die() defines it after sourcing this.
 
 # B: where the bench programs and their reports go.
@@ -30,6 +31,38 @@ bench_cc() {
 		-Wvla -Wno-unused-parameter -Wmissing-prototypes -Wshadow \
 		-Wformat=2 -I. -o "$B/$_name" "bench/$_name.c" \
 		"$_obj/libcore.a" "$@"
+}
+
+# suite_limits SCALE SUITE...: "DISK_MB JOB_TIMEOUT" for a rig that runs
+# those suites at SCALE.  The disk: the largest need of the suites (their
+# disk_mb lines, {N} scaled as klab-run does: floor(N * scale + 0.5), at
+# least 1; plus 12% for the file system of a suite with one: a 1400 MiB
+# ext4 has 1256 MiB free), rounded up to 64 MiB, and 256 MiB of room
+# besides.  The job timeout: the largest suite timeout at that scale plus
+# 600 s of boot, setup and upload, at least 1800 s.
+suite_limits() {
+	python3 - "$TOP" "$@" <<'PY'
+import math, re, sys
+top, scale = sys.argv[1], float(sys.argv[2])
+def expand(v):
+    v = re.sub(r"\{([0-9.]+)\}",
+               lambda m: str(max(1, math.floor(float(m.group(1)) * scale
+                                              + 0.5))), v)
+    return sum(float(t) for t in v.split("+"))
+disk, tmo = 256, 1800
+for s in sys.argv[3:]:
+    kv = {}
+    for line in open("%s/workloads/suites/%s.suite" % (top, s)):
+        k, sep, v = line.partition("=")
+        if sep and not line.lstrip().startswith("#"):
+            kv[k.strip()] = v.strip()
+    need = expand(kv.get("disk_mb", "0"))
+    if kv.get("filesystem"):
+        need *= 1.12
+    disk = max(disk, math.ceil(need / 64) * 64 + 256)
+    tmo = max(tmo, int(expand(kv.get("timeout", "3600"))) + 600)
+print(disk, tmo)
+PY
 }
 
 # loadavg: the 1, 5 and 15 minute load averages.

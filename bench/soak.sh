@@ -35,6 +35,7 @@ cd "$(dirname "$0")/.." || exit 1
 TOP=$(pwd)
 MINUTES=${SOAK_MINUTES:-120}
 SCALE=${SOAK_SCALE:-0.05}
+SUITES="tiobench iops-alldisks rio-under-dbench"
 [ $# = 0 ] || { sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 case $MINUTES in
 '' | *[!0-9]*) echo "soak: SOAK_MINUTES must be a number of minutes" >&2; exit 2 ;;
@@ -82,6 +83,12 @@ mkdir -p "$B"
 K=$("$TOP/kernels/debian-kernels.sh" newest 6.1) || die "no Debian 6.1 kernel"
 BASE=$("$TOP/kernels/debian-kernels.sh" fetch "$K" | sed -n 's/^upstream=//p')
 [ -n "$BASE" ] || die "cannot fetch '$K'"
+# the disk the suites need at SCALE (rio-under-dbench's file is several
+# times the rig's memory: about 1.6 GiB at 0.05)
+# shellcheck disable=SC2086 # SUITES: three names, split on purpose
+LIMITS=$(suite_limits "$SCALE" $SUITES) ||
+	die "cannot read the suites' disk_mb and timeout"
+DISK_MB=${LIMITS% *} JOB_TIMEOUT=${LIMITS#* }
 cat >"$W/klabd.conf" <<CONF
 top_dir = $TOP
 max_builds = 1
@@ -93,17 +100,17 @@ kind = qemu
 profile = scsi
 base_kernel = $BASE
 memory_mb = 768
-disk_mb = 256
+disk_mb = $DISK_MB
 boot_timeout = 300
-job_timeout = 1200
+job_timeout = $JOB_TIMEOUT
 [rig ide0]
 kind = qemu
 profile = ide
 base_kernel = $BASE
 memory_mb = 768
-disk_mb = 256
+disk_mb = $DISK_MB
 boot_timeout = 300
-job_timeout = 1200
+job_timeout = $JOB_TIMEOUT
 CONF
 bench_token "$W/bin/klabd" "$W/klab.db" operator
 "$W/bin/klabd" --listen 127.0.0.1:0 --db "$W/klab.db" --data-dir "$W/data" \
@@ -126,7 +133,6 @@ dbsize() {
 	done
 	echo "$s"
 }
-SUITES="tiobench iops-alldisks rio-under-dbench"
 n=0
 # refill: two jobs waiting or running a rig
 refill() {
