@@ -65,6 +65,9 @@ pin_snap() {
 	for t in /proc/"$1"/task/*; do
 		c=$(cat "$t/comm" 2>/dev/null) || continue
 		a=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$t/status" 2>/dev/null)
+		# a thread that exited between the two reads (QEMU shutting
+		# down) has no status left: it is not in this snapshot
+		[ -n "$a" ] || continue
 		echo "$c|$a"
 	done >"$WORK/pin.snap.new" 2>/dev/null
 	# keep the last snapshot that still saw the vCPU thread
