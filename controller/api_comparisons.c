@@ -14,6 +14,7 @@
 #include "auth.h"
 #include "comparisons.h"
 #include "klabd.h"
+#include "driver.h"
 #include "rig.h"
 #include "web/report.h"
 
@@ -172,7 +173,7 @@ int api_comparison_add(struct req *rq, struct web_response *r)
 		   "against '%s', suite '%s', max_cells %d", (long long)c.id,
 		   c.candidate, c.base, c.suite, c.max_cells);
 	rigmgr_kick(rq->d);
-	cmprun_kick(rq->d);
+	driver_kick(rq->d->cmprun);
 	rc = api_reply(r, 201, json_pack("{s:I, s:i, s:i, s:s}", "id",
 					 (json_int_t)c.id, "planned",
 					 c.planned, "max_cells", c.max_cells,

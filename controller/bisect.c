@@ -162,16 +162,9 @@ static int bis_cmp_start(struct klabd *d, struct db *db,
 	}
 	if (!rc)
 		rc = cmprun_queue(db, &c, c.planned, err, errlen);
-	if (rc) {
-		db_rollback(db);
-		return rc;
-	}
-	rc = db_commit(db);
-	if (!rc) {
+	rc = cmprun_commit(d, db, rc);
+	if (!rc)
 		*id = c.id;
-		rigmgr_kick(d);
-		cmprun_kick(d);
-	}
 	return rc;
 }
 
@@ -360,7 +353,7 @@ static void bis_add_step(struct klabd *d, struct db *db, int64_t id,
 	if (db_bisection_step_add(db, id, idx, purpose, &sid))
 		fprintf(stderr, "klabd: bisection %lld: cannot add a step\n",
 			(long long)id);
-	bisrun_kick(d);
+	driver_kick(d->bisrun);
 }
 
 /* The marks of the bisection steps (and the verified bad end). */
@@ -485,7 +478,7 @@ static void bis_one(struct klabd *d, struct db *db, int64_t id)
 	if (open && open->idx >= 0 && (size_t)open->idx < v.ncands) {
 		bis_step_open(d, db, &v, open);
 		if (*open->mark)	/* marked now: on to the next at once */
-			bisrun_kick(d);
+			driver_kick(d->bisrun);
 	} else if (!open) {
 		bis_next(d, db, &v);
 	}
@@ -494,19 +487,15 @@ out:
 }
 
 /* One walk of the bisections; the seconds until the next. */
-static long bisrun_pass(void *arg)
+long bisrun_pass(void *arg)
 {
 	struct klabd *d = arg;
 	struct db_bisection *v = NULL;
 	struct db *db;
-	char err[256];
 	size_t n = 0, i;
 
-	db = klabd_db_get(d, err, sizeof(err));
-	if (!db) {
-		fprintf(stderr, "klabd: bisections: %s\n", err);
+	if (!(db = klabd_db_get_logged(d, "bisections")))
 		return BISRUN_PERIOD_S;
-	}
 	if (db_bisection_list(db, 1, 0, &v, &n))
 		fprintf(stderr, "klabd: cannot list the bisections\n");
 	for (i = 0; i < n; i++)
@@ -514,22 +503,4 @@ static long bisrun_pass(void *arg)
 	db_bisections_free(v, n);
 	klabd_db_put(d, db);
 	return BISRUN_PERIOD_S;
-}
-
-/* ---- the thread ---------------------------------------------------- */
-
-int bisrun_start(struct klabd *d, char *err, size_t errlen)
-{
-	return driver_start(&d->bisrun, "bisection driver", bisrun_pass, d,
-			    err, errlen);
-}
-
-void bisrun_stop(struct klabd *d)
-{
-	driver_stop(&d->bisrun);
-}
-
-void bisrun_kick(struct klabd *d)
-{
-	driver_kick(d->bisrun);
 }

@@ -104,10 +104,9 @@ int bis_git_next(struct klabd *d, struct db *db, struct bis_view *v,
 /* Remove the private clone of bisection id. */
 void bis_git_cleanup(struct klabd *d, int64_t id);
 
-/* The driver thread. */
-int bisrun_start(struct klabd *d, char *err, size_t errlen);
-void bisrun_stop(struct klabd *d);
-void bisrun_kick(struct klabd *d);
+/* One pass of the bisection driver (d->bisrun, arg a struct klabd);
+ * driver_kick(d->bisrun) after a change. */
+long bisrun_pass(void *arg);
 
 /* api_bisect.c: the routes */
 int api_bisection_add(struct req *rq, struct web_response *r);

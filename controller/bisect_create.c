@@ -28,6 +28,7 @@
 #include "judge/bisect.h"
 #include "lib/alloc.h"
 #include "lib/ident.h"
+#include "driver.h"
 #include "rig.h"
 
 #define BIS_MAX_CANDS (SUB_MAX_PATCHES + 1)
@@ -479,7 +480,7 @@ int bisection_create(struct req *rq, const struct bis_input *in,
 	if (!rc) {
 		auth_audit(rq, "bisection add", in->kind, "bisection %lld: "
 			   "%zu candidates", (long long)*id, cs->n - 1);
-		bisrun_kick(rq->d);
+		driver_kick(rq->d->bisrun);
 	}
 out:
 	cands_release(cs);

@@ -34,6 +34,7 @@
 #include "lib/config.h"
 #include "lib/proc.h"
 #include "lib/sha256.h"
+#include "driver.h"
 #include "rig.h"
 #include "submissions.h"
 
@@ -346,7 +347,7 @@ static void *build_main(void *arg)
 			build_run(d, db, &b);
 			db_build_release(&b);
 			klabd_db_put(d, db);
-			subrun_kick(d);	/* a submission may wait for it */
+			driver_kick(d->subrun);	/* a submission may wait for it */
 			pthread_mutex_lock(&d->build_lock);
 			continue;
 		}

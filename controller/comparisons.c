@@ -219,6 +219,20 @@ void cmprun_view_release(struct cmprun_view *v)
 	compare_release(&v->cmp);
 }
 
+int cmprun_commit(struct klabd *d, struct db *db, int rc)
+{
+	if (rc) {
+		db_rollback(db);
+		return rc;
+	}
+	rc = db_commit(db);
+	if (!rc) {
+		rigmgr_kick(d);
+		driver_kick(d->cmprun);
+	}
+	return rc;
+}
+
 int cmprun_queue(struct db *db, const struct db_comparison *c, int planned,
 		  char *err, size_t errlen)
 {
@@ -327,8 +341,8 @@ static void cmprun_look(struct klabd *d, struct db *db,
 					  "decided" : "undecided", c->planned,
 					  dec.buf, (int)open, NULL);
 	if (step != VD_STEP_MORE) {
-		subrun_kick(d);	/* its submission may be waiting */
-		bisrun_kick(d);	/* or its bisection */
+		driver_kick(d->subrun);	/* its submission may be waiting */
+		driver_kick(d->bisrun);	/* or its bisection */
 	}
 	if (rc == DB_NOTFOUND || rc == DB_INVALID)
 		cmprun_fail(db, c, err[0] ? err : "cannot queue cells");
@@ -370,19 +384,15 @@ static void cmprun_step(struct klabd *d, struct db *db,
 }
 
 /* One walk of the comparisons; the seconds until the next. */
-static long cmprun_pass(void *arg)
+long cmprun_pass(void *arg)
 {
 	struct klabd *d = arg;
 	struct db_comparison *v = NULL;
 	struct db *db;
-	char err[256];
 	size_t n = 0, i;
 
-	db = klabd_db_get(d, err, sizeof(err));
-	if (!db) {
-		fprintf(stderr, "klabd: comparisons: %s\n", err);
+	if (!(db = klabd_db_get_logged(d, "comparisons")))
 		return CMPRUN_PERIOD_S;
-	}
 	if (db_comparison_list(db, 1, 0, &v, &n))
 		fprintf(stderr, "klabd: cannot list the comparisons\n");
 	for (i = 0; i < n; i++)
@@ -390,20 +400,4 @@ static long cmprun_pass(void *arg)
 	db_comparisons_free(v, n);
 	klabd_db_put(d, db);
 	return CMPRUN_PERIOD_S;
-}
-
-int cmprun_start(struct klabd *d, char *err, size_t errlen)
-{
-	return driver_start(&d->cmprun, "comparison driver", cmprun_pass, d,
-			    err, errlen);
-}
-
-void cmprun_stop(struct klabd *d)
-{
-	driver_stop(&d->cmprun);
-}
-
-void cmprun_kick(struct klabd *d)
-{
-	driver_kick(d->cmprun);
 }

@@ -48,5 +48,12 @@ void cmprun_view_release(struct cmprun_view *v);
  */
 int cmprun_queue(struct db *db, const struct db_comparison *c, int planned,
 		 char *err, size_t errlen);
+/*
+ * End the caller's transaction that queued cells: rolled back when rc is
+ * not DB_OK (rc returned), else committed, and then the rig manager and
+ * the comparison driver are woken.  The commit's code.
+ */
+struct klabd;
+int cmprun_commit(struct klabd *d, struct db *db, int rc);
 
 #endif

@@ -55,6 +55,17 @@ struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen)
 	return db;
 }
 
+struct db *klabd_db_get_logged(struct klabd *d, const char *what)
+{
+	struct db *db;
+	char err[256];
+
+	db = klabd_db_get(d, err, sizeof(err));
+	if (!db)
+		fprintf(stderr, "klabd: %s: %s\n", what, err);
+	return db;
+}
+
 void klabd_db_put(struct klabd *d, struct db *db)
 {
 	if (!db)

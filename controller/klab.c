@@ -495,18 +495,28 @@ static int cmd_list(const char *what, struct args *a)
 	return rc;
 }
 
+/* POST a JSON document (taking it); the exit code of the exchange. */
+static int post_doc(const char *path, json_t *doc, struct http_result *res)
+{
+	char *body = json_dumps(doc, JSON_COMPACT);
+	int rc;
+
+	json_decref(doc);
+	rc = http_do(path, NULL, body, strlen(body), "application/json", res);
+	free(body);
+	return rc;
+}
+
 /* POST a JSON document; print the reply (or a field of it). */
 int post_json(const char *path, json_t *doc, int ok_status,
 		     const char *field)
 {
 	struct http_result res;
-	char *body = json_dumps(doc, JSON_COMPACT);
 	json_t *reply;
+	char *body;
 	int rc;
 
-	json_decref(doc);
-	rc = http_do(path, NULL, body, strlen(body), "application/json", &res);
-	free(body);
+	rc = post_doc(path, doc, &res);
 	if (rc == EX_OK && res.status != ok_status)
 		rc = server_error(&res);
 	else if (rc == EX_OK && field) {
@@ -527,13 +537,10 @@ int post_created(const char *path, json_t *doc, const char *what,
 		 long *id)
 {
 	struct http_result res;
-	char *body = json_dumps(doc, JSON_COMPACT);
 	json_t *reply;
 	int rc;
 
-	json_decref(doc);
-	rc = http_do(path, NULL, body, strlen(body), "application/json", &res);
-	free(body);
+	rc = post_doc(path, doc, &res);
 	if (rc == EX_OK && res.status != 201)
 		rc = server_error(&res);
 	if (rc == EX_OK) {
@@ -677,8 +684,9 @@ out:
 	return rc;
 }
 
-static int cmd_health(void)
+static int cmd_health(struct args *a)
 {
+	(void)a;
 	return get_print("/api/health", NULL);
 }
 
@@ -700,9 +708,54 @@ static int global_options(int argc, char **argv, const char **opt_token)
 	return i;
 }
 
+/* The commands that take the common options (struct args); alerts and
+ * bisections parse their own. */
+static const struct command {
+	const char *name;
+	int (*run)(struct args *a);
+	int (*run_named)(const char *cmd, struct args *a);	/* or */
+} commands[] = {
+	{ "import", cmd_import, NULL },
+	{ "compare", cmd_compare, NULL },
+	{ "compare-run", cmd_compare_run, NULL },
+	{ "history", cmd_history, NULL },
+	{ "kernel", cmd_kernel, NULL },
+	{ "job", cmd_job, NULL },
+	{ "rig", cmd_rig, NULL },
+	{ "build", cmd_build, NULL },
+	{ "submit", cmd_submit, NULL },
+	{ "submissions", cmd_submissions, NULL },
+	{ "submission", cmd_submission, NULL },
+	{ "queue", cmd_queue, NULL },
+	{ "audit", cmd_audit, NULL },
+	{ "health", cmd_health, NULL },
+	{ "kernels", NULL, cmd_list },
+	{ "rigs", NULL, cmd_list },
+	{ "suites", NULL, cmd_list },
+	{ "runs", NULL, cmd_list },
+	{ "metrics", NULL, cmd_list },
+	{ "jobs", NULL, cmd_list },
+	{ "builds", NULL, cmd_list },
+	{ "track", NULL, cmd_track },
+	{ "tracks", NULL, cmd_track },
+	{ "untrack", NULL, cmd_track },
+	{ "changepoints", NULL, cmd_track },
+};
+
+static const struct command *command_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd, *opt_token = NULL;
+	const struct command *c;
 	struct args a;
 	int i, rc;
 
@@ -722,45 +775,8 @@ int main(int argc, char **argv)
 		return EX_USAGE;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	token = token_load(opt_token);
-	if (!strcmp(cmd, "import"))
-		rc = cmd_import(&a);
-	else if (!strcmp(cmd, "compare"))
-		rc = cmd_compare(&a);
-	else if (!strcmp(cmd, "compare-run"))
-		rc = cmd_compare_run(&a);
-	else if (!strcmp(cmd, "history"))
-		rc = cmd_history(&a);
-	else if (!strcmp(cmd, "kernels") || !strcmp(cmd, "rigs") ||
-		 !strcmp(cmd, "suites") || !strcmp(cmd, "runs") ||
-		 !strcmp(cmd, "metrics"))
-		rc = cmd_list(cmd, &a);
-	else if (!strcmp(cmd, "kernel"))
-		rc = cmd_kernel(&a);
-	else if (!strcmp(cmd, "job"))
-		rc = cmd_job(&a);
-	else if (!strcmp(cmd, "jobs"))
-		rc = cmd_list("jobs", &a);
-	else if (!strcmp(cmd, "rig"))
-		rc = cmd_rig(&a);
-	else if (!strcmp(cmd, "build"))
-		rc = cmd_build(&a);
-	else if (!strcmp(cmd, "builds"))
-		rc = cmd_list("builds", &a);
-	else if (!strcmp(cmd, "submit"))
-		rc = cmd_submit(&a);
-	else if (!strcmp(cmd, "submissions"))
-		rc = cmd_submissions(&a);
-	else if (!strcmp(cmd, "submission"))
-		rc = cmd_submission(&a);
-	else if (!strcmp(cmd, "queue"))
-		rc = cmd_queue(&a);
-	else if (!strcmp(cmd, "audit"))
-		rc = cmd_audit(&a);
-	else if (!strcmp(cmd, "health"))
-		rc = cmd_health();
-	else if (!strcmp(cmd, "track") || !strcmp(cmd, "tracks") ||
-		 !strcmp(cmd, "untrack") || !strcmp(cmd, "changepoints"))
-		rc = cmd_track(cmd, &a);
+	if ((c = command_find(cmd)))
+		rc = c->run ? c->run(&a) : c->run_named(cmd, &a);
 	else if (klab_alerts_cmd(cmd))
 		rc = cmd_alerts(cmd, argc - i, argv + i);
 	else if (klab_bisect_cmd(cmd))

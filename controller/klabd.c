@@ -375,11 +375,14 @@ static int klabd_start(struct klabd *d, const char *argv0, char *err,
 	    http_start(d, err, errlen) ||
 	    rigmgr_start(d, err, errlen) ||
 	    build_start(d, err, errlen) ||
-	    cmprun_start(d, err, errlen) ||
+	    driver_start(&d->cmprun, "comparison driver", cmprun_pass, d,
+			 err, errlen) ||
 	    track_start(d, err, errlen) ||
 	    alerts_start(d, err, errlen) ||
-	    subrun_start(d, err, errlen) ||
-	    bisrun_start(d, err, errlen))
+	    driver_start(&d->subrun, "submission driver", subrun_pass, d,
+			 err, errlen) ||
+	    driver_start(&d->bisrun, "bisection driver", bisrun_pass, d,
+			 err, errlen))
 		return -1;
 	return 0;
 }
@@ -396,9 +399,9 @@ static void klabd_stop(struct klabd *d)
 	rigmgr_quiesce(d);
 	http_stop(d);
 	build_stop(d);
-	bisrun_stop(d);
-	subrun_stop(d);
-	cmprun_stop(d);
+	driver_stop(&d->bisrun);
+	driver_stop(&d->subrun);
+	driver_stop(&d->cmprun);
 	track_stop(d);
 	alerts_stop(d);
 	rigmgr_stop(d);

@@ -176,6 +176,9 @@ const struct route *route_find(const char *method, const char *path,
 			       char *buf, size_t len, const char **arg,
 			       const char **arg2, int *bad_method);
 struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
+/* klabd_db_get for a background thread: a failure is logged as
+ * "klabd: WHAT: cause" and gives NULL. */
+struct db *klabd_db_get_logged(struct klabd *d, const char *what);
 void klabd_db_put(struct klabd *d, struct db *db);
 
 /* api.c: JSON API handlers, listed in the route table */
@@ -222,11 +225,10 @@ int api_job_config_check(const struct klabd *d, double scale,
 int api_comparison_add(struct req *rq, struct web_response *r);
 int api_comparisons(struct req *rq, struct web_response *r);
 int page_comparison(struct req *rq, struct web_response *r);
-/* Start / stop the thread that drives comparison runs (resumes the
- * unfinished ones from the database); kick it after a change. */
-int cmprun_start(struct klabd *d, char *err, size_t errlen);
-void cmprun_stop(struct klabd *d);
-void cmprun_kick(struct klabd *d);
+/* One pass of the comparison driver (d->cmprun, arg a struct klabd):
+ * steps every unfinished comparison run, so a restart resumes them;
+ * driver_kick(d->cmprun) after a change. */
+long cmprun_pass(void *arg);
 /* Bring the rig named by rq->arg online and audit it (via says how); the
  * rig, or NULL with a 404 in r. */
 struct rig *api_rig_bring_online(struct req *rq, struct web_response *r,

@@ -403,16 +403,7 @@ static int sub_cells_start(struct klabd *d, struct db *db,
 					 NULL) ||
 		    db_submission_stage_begin(db, s->id, "cells")))
 		rc = DB_ERR;
-	if (rc) {
-		db_rollback(db);
-		return rc;
-	}
-	rc = db_commit(db);
-	if (!rc) {
-		rigmgr_kick(d);
-		cmprun_kick(d);
-	}
-	return rc;
+	return cmprun_commit(d, db, rc);
 }
 
 /* Queue the build of side (0 base, 1 patched) of s. */
@@ -534,19 +525,15 @@ static void sub_cells_step(struct db *db, const struct db_submission *s)
 }
 
 /* One walk of the submissions; the seconds until the next. */
-static long subrun_pass(void *arg)
+long subrun_pass(void *arg)
 {
 	struct klabd *d = arg;
 	struct db_submission *v = NULL;
 	struct db *db;
-	char err[256];
 	size_t n = 0, i;
 
-	db = klabd_db_get(d, err, sizeof(err));
-	if (!db) {
-		fprintf(stderr, "klabd: submissions: %s\n", err);
+	if (!(db = klabd_db_get_logged(d, "submissions")))
 		return SUBRUN_PERIOD_S;
-	}
 	if (db_submission_list(db, 1, 0, &v, &n))
 		fprintf(stderr, "klabd: cannot list the submissions\n");
 	for (i = 0; i < n; i++) {
@@ -560,22 +547,4 @@ static long subrun_pass(void *arg)
 	db_submissions_free(v, n);
 	klabd_db_put(d, db);
 	return SUBRUN_PERIOD_S;
-}
-
-/* ---- the thread ---------------------------------------------------- */
-
-int subrun_start(struct klabd *d, char *err, size_t errlen)
-{
-	return driver_start(&d->subrun, "submission driver", subrun_pass, d,
-			    err, errlen);
-}
-
-void subrun_stop(struct klabd *d)
-{
-	driver_stop(&d->subrun);
-}
-
-void subrun_kick(struct klabd *d)
-{
-	driver_kick(d->subrun);
 }

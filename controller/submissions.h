@@ -116,11 +116,10 @@ void sub_view_release(struct sub_view *v);
  * report with its LKP-style decided changes). */
 void sub_report(const struct sub_view *v, struct strbuf *sb);
 
-/* The driver thread: start (resumes running submissions), stop, and kick
- * after a change. */
-int subrun_start(struct klabd *d, char *err, size_t errlen);
-void subrun_stop(struct klabd *d);
-void subrun_kick(struct klabd *d);
+/* One pass of the submission driver (d->subrun, arg a struct klabd):
+ * steps every running submission, so a restart resumes them;
+ * driver_kick(d->subrun) after a change. */
+long subrun_pass(void *arg);
 
 /* api_submissions.c: the routes */
 int api_submission_add(struct req *rq, struct web_response *r);

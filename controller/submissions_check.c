@@ -22,6 +22,7 @@
 #include "auth.h"
 #include "build.h"
 #include "lib/alloc.h"
+#include "driver.h"
 #include "rig.h"
 #include "submissions.h"
 
@@ -425,7 +426,7 @@ int submission_create(struct req *rq, const struct sub_input *in,
 	if (!rc) {
 		auth_audit(rq, "submission add", in->base, "submission %lld: "
 			   "%zu patches", (long long)*id, np);
-		subrun_kick(rq->d);
+		driver_kick(rq->d->subrun);
 	}
 	return rc;
 }

@@ -196,6 +196,19 @@ static int throughput_rest(struct dbench *d, const char *kernel,
 	return 0;
 }
 
+size_t dbench_throughput_at(const struct itok *t, size_t n)
+{
+	size_t k;
+
+	if (n >= 3 && itok_eq(&t[0], "Throughput"))
+		k = 0;
+	else if (n >= 4 && itok_eq(&t[1], "Throughput"))
+		k = 1;
+	else
+		return 0;
+	return itok_eq(&t[k + 2], "MB/sec") ? k + 1 : 0;
+}
+
 static int throughput_line(struct dbench *d, const struct itok *t, size_t n,
 			   int line, struct import_error *err)
 {
@@ -204,14 +217,9 @@ static int throughput_line(struct dbench *d, const struct itok *t, size_t n,
 	size_t k;
 	double v;
 
-	if (n >= 3 && itok_eq(&t[0], "Throughput"))
-		k = 0;
-	else if (n >= 4 && itok_eq(&t[1], "Throughput"))
-		k = 1;
-	else
+	if (!(k = dbench_throughput_at(t, n)))
 		return 0;
-	if (!itok_eq(&t[k + 2], "MB/sec"))
-		return 0;
+	k--;
 	if (num_field(&t[k + 1], line, "Throughput", &v, err))
 		return -1;
 	if (k == 1 && !itok_kernel(&t[0], id, sizeof(id)))

@@ -139,20 +139,6 @@ static int is_readlat(const struct itok *t, size_t n)
 	return itok_eq(&t[0], "reads:") || (n > 2 && itok_eq(&t[2], "min"));
 }
 
-/* The dbench importer's own test for a result line. */
-static int is_throughput(const struct itok *t, size_t n)
-{
-	size_t k;
-
-	if (n >= 3 && itok_eq(&t[0], "Throughput"))
-		k = 0;
-	else if (n >= 4 && itok_eq(&t[1], "Throughput"))
-		k = 1;
-	else
-		return 0;
-	return itok_eq(&t[k + 2], "MB/sec");
-}
-
 /* An operation's name in dbench's table: letters, digits, '_'. */
 static int op_name(const struct itok *t)
 {
@@ -203,7 +189,7 @@ static void classify_lines(struct mail *m)
 		n = iline_tokens(&l, t, ILINE_MAXTOK);
 		if (n > ILINE_MAXTOK)
 			n = ILINE_MAXTOK;
-		if (is_op_table(t, n, &table) || is_throughput(t, n))
+		if (is_op_table(t, n, &table) || dbench_throughput_at(t, n))
 			m->seg[l.line] = SEG_DBENCH;
 		else if (is_readlat(t, n))
 			m->seg[l.line] = SEG_READLAT;

@@ -83,6 +83,13 @@ int kernel_id_valid(const char *p, size_t n);
 /* Copy a token into buf as a NUL-terminated string; -1 when too long. */
 int itok_copy(const struct itok *t, char *buf, size_t len);
 
+/*
+ * dbench's result line, "Throughput X MB/sec ..." with or without a
+ * leading kernel token: the index of "Throughput" plus one, or 0 when the
+ * line is not one (import_dbench.c; the mail splitter asks it too).
+ */
+size_t dbench_throughput_at(const struct itok *t, size_t n);
+
 /* Results under construction, each with the line it came from. */
 struct iacc {
 	struct result_set rs;

@@ -86,12 +86,22 @@ void web_response_release(struct web_response *r)
 
 void page_begin(struct strbuf *sb, const char *title, const char *active)
 {
+	page_begin_refresh(sb, title, active, 0);
+}
+
+void page_begin_refresh(struct strbuf *sb, const char *title,
+			const char *active, int refresh)
+{
 	size_t i;
 
 	sb_adds(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
 		"<meta charset=\"utf-8\"><title>");
 	sb_add_html(sb, title);
-	sb_adds(sb, " - klab</title>\n<style>\n");
+	sb_adds(sb, " - klab</title>\n");
+	if (refresh > 0)
+		sb_addf(sb, "<meta http-equiv=\"refresh\" content=\"%d\">\n",
+			refresh);
+	sb_adds(sb, "<style>\n");
 	sb_adds(sb, css);
 	sb_adds(sb, "</style></head>\n<body>\n<header>"
 		"<a class=\"brand\" href=\"/\">klab</a>");
@@ -100,6 +110,22 @@ void page_begin(struct strbuf *sb, const char *title, const char *active)
 			active && !strcmp(active, nav[i].key) ?
 			" class=\"on\"" : "", nav[i].label);
 	sb_adds(sb, "</header>\n<main>\n");
+}
+
+const char *page_verdict_class(const char *verdict)
+{
+	return !strcmp(verdict, "worse") ? "worse" :
+	       !strcmp(verdict, "better") ? "better" : "same";
+}
+
+void page_option(struct strbuf *sb, const char *value, const char *text,
+		 int selected)
+{
+	sb_adds(sb, "<option value=\"");
+	sb_add_html(sb, value);
+	sb_addf(sb, "\"%s>", selected ? " selected" : "");
+	sb_add_html(sb, text);
+	sb_adds(sb, "</option>");
 }
 
 void page_end(struct strbuf *sb)

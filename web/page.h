@@ -34,6 +34,16 @@ int page_format(const struct query *q, unsigned allowed,
 /* Start an HTML page: doctype, head, inline CSS, navigation (nav is the
  * active item: "home", "kernels", ...).  title is escaped. */
 void page_begin(struct strbuf *sb, const char *title, const char *nav);
+/* page_begin with a reload every refresh seconds (0: none), for the
+ * pages that follow work going on (submissions, comparisons, bisections,
+ * the queue). */
+void page_begin_refresh(struct strbuf *sb, const char *title,
+			const char *nav, int refresh);
+/* The CSS class of a verdict or outcome: worse, better, else same. */
+const char *page_verdict_class(const char *verdict);
+/* One <option> of a form's <select>, value and text escaped. */
+void page_option(struct strbuf *sb, const char *value, const char *text,
+		 int selected);
 /* Close the page begun by page_begin. */
 void page_end(struct strbuf *sb);
 /* Finish r as a 200 with the body already in r->body. */

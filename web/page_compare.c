@@ -106,16 +106,6 @@ static void canonical(struct strbuf *sb, const struct cmp_req *cr)
 
 /* ---- the picker form ---------------------------------------------- */
 
-static void option(struct strbuf *sb, const char *value, const char *text,
-		   int selected)
-{
-	sb_adds(sb, "<option value=\"");
-	sb_add_html(sb, value);
-	sb_addf(sb, "\"%s>", selected ? " selected" : "");
-	sb_add_html(sb, text);
-	sb_adds(sb, "</option>");
-}
-
 static int chosen(const struct cmp_req *cr, const char *k)
 {
 	size_t i;
@@ -137,12 +127,12 @@ static void picker_kernels(struct strbuf *sb, struct db *db,
 	sb_adds(sb, "<label>kernels<br><select name=\"k\" multiple "
 		"size=\"8\">");
 	for (i = 0; i < n; i++)
-		option(sb, ks[i].ident, ks[i].ident, chosen(cr, ks[i].ident));
+		page_option(sb, ks[i].ident, ks[i].ident, chosen(cr, ks[i].ident));
 	sb_adds(sb, "</select></label>\n<label>baseline<br>"
 		"<select name=\"base\">");
-	option(sb, "", "(first chosen)", 0);
+	page_option(sb, "", "(first chosen)", 0);
 	for (i = 0; i < n; i++)
-		option(sb, ks[i].ident, ks[i].ident, cr->nk &&
+		page_option(sb, ks[i].ident, ks[i].ident, cr->nk &&
 		       !strcmp(cr->k[cr->base], ks[i].ident));
 	sb_adds(sb, "</select></label>\n");
 	db_kernels_free(ks, n);
@@ -162,14 +152,14 @@ static void picker(struct strbuf *sb, struct db *db, const struct cmp_req *cr)
 	if (db_suite_list(db, &suites, &ns))
 		ns = 0;
 	sb_adds(sb, "<label>rig<br><select name=\"rig\">");
-	option(sb, "", "any", !cr->rig);
+	page_option(sb, "", "any", !cr->rig);
 	for (i = 0; i < nr; i++)
-		option(sb, rigs[i].name, rigs[i].name,
+		page_option(sb, rigs[i].name, rigs[i].name,
 		       cr->rig && !strcmp(cr->rig, rigs[i].name));
 	sb_adds(sb, "</select></label>\n<label>suite<br><select name=\"suite\">");
-	option(sb, "", "any", !cr->suite);
+	page_option(sb, "", "any", !cr->suite);
 	for (i = 0; i < ns; i++)
-		option(sb, suites[i].name, suites[i].name,
+		page_option(sb, suites[i].name, suites[i].name,
 		       cr->suite && !strcmp(cr->suite, suites[i].name));
 	sb_adds(sb, "</select></label>\n<button type=\"submit\">compare"
 		"</button>\n</form>\n");

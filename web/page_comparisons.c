@@ -37,25 +37,6 @@ static void text_head(struct strbuf *sb, const struct db_comparison *c,
 }
 
 /* page_begin, with a reload while the run goes on. */
-static void html_begin(struct strbuf *sb, const char *title, int refresh)
-{
-	struct strbuf tmp = STRBUF_INIT;
-	const char *head;
-
-	sb_init(&tmp);
-	page_begin(&tmp, title, "compare");
-	head = strstr(tmp.buf, "</head>");
-	if (!refresh || !head) {
-		sb_add(sb, tmp.buf, tmp.len);
-	} else {
-		sb_add(sb, tmp.buf, (size_t)(head - tmp.buf));
-		sb_addf(sb, "<meta http-equiv=\"refresh\" content=\"%d\">",
-			REFRESH_S);
-		sb_adds(sb, head);
-	}
-	sb_release(&tmp);
-}
-
 static void html_head(struct strbuf *sb, const struct db_comparison *c,
 		      const char *verdict, const char *summary)
 {
@@ -74,8 +55,7 @@ static void html_head(struct strbuf *sb, const struct db_comparison *c,
 		"<b>", when);
 	sb_add_html(sb, c->state);
 	sb_addf(sb, "</b> &middot; outcome: <span class=\"%s\">",
-		!strcmp(verdict, "worse") ? "worse" :
-		!strcmp(verdict, "better") ? "better" : "same");
+		page_verdict_class(verdict));
 	sb_add_html(sb, summary);
 	sb_addf(sb, "</span></p>\n<p>Cells done: %d base, %d candidate, of "
 		"%d a side planned (cap %d a side); failed cells: %d.",
@@ -112,7 +92,8 @@ int web_comparison(const struct db_comparison *c,
 		return page_ok(r, CT_TEXT);
 	}
 	snprintf(title, sizeof(title), "Comparison %lld", (long long)c->id);
-	html_begin(&r->body, title, is_active(c));
+	page_begin_refresh(&r->body, title, "compare",
+			   is_active(c) ? REFRESH_S : 0);
 	html_head(&r->body, c, verdict, summary);
 	page_compare_tables(&r->body, cmp);
 	page_end(&r->body);

@@ -431,16 +431,6 @@ static void select_open(struct strbuf *sb, const char *label,
 	sb_addf(sb, "<label>%s<br><select name=\"%s\">", label, name);
 }
 
-static void option(struct strbuf *sb, const char *value, const char *text,
-		   int selected)
-{
-	sb_adds(sb, "<option value=\"");
-	sb_add_html(sb, value);
-	sb_addf(sb, "\"%s>", selected ? " selected" : "");
-	sb_add_html(sb, text);
-	sb_adds(sb, "</option>");
-}
-
 static int same(const char *a, const char *b)
 {
 	return a && b && !strcmp(a, b);
@@ -463,21 +453,21 @@ static void hist_picker(struct strbuf *sb, struct db *db,
 	sb_adds(sb, "<form class=\"picker\" method=\"get\" action=\"/history\">");
 	select_open(sb, "metric", "metric");
 	for (i = 0; i < nm; i++)
-		option(sb, m[i].name, m[i].name, same(h->metric, m[i].name));
+		page_option(sb, m[i].name, m[i].name, same(h->metric, m[i].name));
 	sb_adds(sb, "</select></label>");
 	select_open(sb, "rig", "rig");
-	option(sb, "", "any", !h->rig);
+	page_option(sb, "", "any", !h->rig);
 	for (i = 0; i < nr; i++)
-		option(sb, rg[i].name, rg[i].name, same(h->rig, rg[i].name));
+		page_option(sb, rg[i].name, rg[i].name, same(h->rig, rg[i].name));
 	sb_adds(sb, "</select></label>");
 	select_open(sb, "suite", "suite");
-	option(sb, "", "any", !h->suite);
+	page_option(sb, "", "any", !h->suite);
 	for (i = 0; i < ns; i++)
-		option(sb, su[i].name, su[i].name, same(h->suite, su[i].name));
+		page_option(sb, su[i].name, su[i].name, same(h->suite, su[i].name));
 	sb_adds(sb, "</select></label>");
 	select_open(sb, "order", "order");
-	option(sb, "kernel", "grouped by kernel", h->by_kernel);
-	option(sb, "time", "by time", !h->by_kernel);
+	page_option(sb, "kernel", "grouped by kernel", h->by_kernel);
+	page_option(sb, "time", "by time", !h->by_kernel);
 	sb_addf(sb, "</select></label><label>points<br><input name=\"limit\" "
 		"size=\"6\" value=\"%ld\"></label>"
 		"<button type=\"submit\">show</button></form>\n", h->limit);

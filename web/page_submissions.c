@@ -22,32 +22,6 @@
 
 #define REFRESH_S 3
 
-void page_begin_refresh(struct strbuf *sb, const char *title,
-			const char *nav, int refresh)
-{
-	struct strbuf tmp = STRBUF_INIT;
-	const char *head;
-
-	sb_init(&tmp);
-	page_begin(&tmp, title, nav);
-	head = strstr(tmp.buf, "</head>");
-	if (!refresh || !head) {
-		sb_add(sb, tmp.buf, tmp.len);
-	} else {
-		sb_add(sb, tmp.buf, (size_t)(head - tmp.buf));
-		sb_addf(sb, "<meta http-equiv=\"refresh\" content=\"%d\">",
-			refresh);
-		sb_adds(sb, head);
-	}
-	sb_release(&tmp);
-}
-
-static const char *verdict_class(const char *v)
-{
-	return !strcmp(v, "worse") ? "worse" : !strcmp(v, "better") ?
-	       "better" : "same";
-}
-
 /* The job configuration of every cell, unless the default (the page
  * looks as it did before submissions had one). */
 static void html_config(struct strbuf *sb, const struct db_submission *s)
@@ -79,7 +53,7 @@ static void html_head(struct strbuf *sb, const struct web_sub *w)
 	sb_adds(sb, "</b> &middot; stage: <b id=\"stage\">");
 	sb_add_html(sb, s->stage);
 	sb_addf(sb, "</b> &middot; verdict: <span id=\"verdict\" class=\"%s\">",
-		verdict_class(s->verdict));
+		page_verdict_class(s->verdict));
 	sb_add_html(sb, *s->verdict ? s->verdict : "not yet");
 	sb_adds(sb, "</span>");
 	if (!strcmp(s->state, "running"))
@@ -197,7 +171,7 @@ static void html_cells(struct strbuf *sb, const struct web_sub *w)
 		sb_addf(sb, "</td><td><a href=\"/comparisons/%lld\">%lld</a>"
 			"</td><td class=\"%s\">", (long long)c->cell->comparison,
 			(long long)c->cell->comparison,
-			verdict_class(c->verdict));
+			page_verdict_class(c->verdict));
 		sb_add_html(sb, c->summary);
 		sb_adds(sb, "</td><td>");
 		html_jobs(sb, w, c->cell);
@@ -324,7 +298,7 @@ int web_submissions(const struct db_submission *v, size_t n,
 		sb_add_html(sb, v[i].state);
 		sb_adds(sb, "</td><td>");
 		sb_add_html(sb, v[i].stage);
-		sb_addf(sb, "</td><td class=\"%s\">", verdict_class(
+		sb_addf(sb, "</td><td class=\"%s\">", page_verdict_class(
 			v[i].verdict));
 		sb_add_html(sb, v[i].verdict);
 		sb_adds(sb, "</td><td>");

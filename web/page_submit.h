@@ -70,9 +70,4 @@ struct web_console {
 int web_queue(struct db *db, const struct web_console *con, size_t ncon,
 	      struct query *q, struct web_response *r);
 
-/* page_begin with a reload every refresh seconds (0: none), for the
- * pages that follow work going on (page_submissions.c). */
-void page_begin_refresh(struct strbuf *sb, const char *title,
-			const char *nav, int refresh);
-
 #endif
