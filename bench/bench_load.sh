@@ -16,10 +16,12 @@
 #
 #   bench/bench_load.sh                 1000 agents, 600 s
 #   bench/bench_load.sh --quick         100 agents, 60 s
-#   bench/bench_load.sh --limit         the limit: 1000, 2000, 4000, 8000
-#                                       agents, 120 s each, until the p99
-#                                       of a poll answered with a job
-#                                       passes 50 ms
+#   bench/bench_load.sh --limit         the limit: runs of 120 s from 1000
+#                                       agents, doubled while the p99 of a
+#                                       poll answered with a job stays at
+#                                       or under 50 ms (up to 8000), halved
+#                                       while it is over (down to 125),
+#                                       until the limit is bracketed
 #   AGENTS=N LOAD_SECONDS=S CELL=S BROWSERS=N SUBMITTERS=N THINK=S
 #   SUBMIT_EVERY=S BUSY=K (jobs on every K-th rig) bench/bench_load.sh
 set -eu
@@ -157,12 +159,28 @@ run_one() {
 poll_p99() { awk -F'\t' '$1 ~ /next \(a job\)/ { print $5 }' "$B/load-$1.tsv"; }
 
 if [ "$MODE" = --limit ]; then
-	for n in 1000 2000 4000 8000; do
-		run_one $n "$SECONDS_RUN" "limit-$n" || true
+	# bracket the agents at which the poll p99 passes 50 ms: under is the
+	# most agents seen at or under it, over the fewest seen over it
+	n=$AGENTS under= over=
+	: >"$B/load-limit.md"
+	while :; do
+		# a run with errors or lost uploads still gives its p99
+		(run_one $n "$SECONDS_RUN" "limit-$n") || true
 		p=$(poll_p99 "limit-$n")
-		echo "limit: $n agents, poll p99 $p ms"
-		awk -v p="$p" 'BEGIN { exit !(p > 50) }' && break
+		echo "limit: $n agents, poll p99 ${p:-?} ms" |
+			tee -a "$B/load-limit.md"
+		if [ -n "$p" ] && awk -v p="$p" 'BEGIN { exit !(p > 50) }'; then
+			over=$n
+			[ -z "$under" ] && [ $n -gt 125 ] || break
+			n=$((n / 2))
+		else
+			under=$n
+			[ -z "$over" ] && [ $n -lt 8000 ] || break
+			n=$((n * 2))
+		fi
 	done
+	echo "limit: poll p99 at or under 50 ms with ${under:-no run's} agents," \
+		"over it with ${over:-none up to 8000}" | tee -a "$B/load-limit.md"
 	exit 0
 fi
 run_one "$AGENTS" "$SECONDS_RUN" "${MODE#--}" && cp "$B/load-${MODE#--}.md" "$B/load.md"
