@@ -43,12 +43,14 @@
 enum kind { AGENT, BROWSER, SUBMITTER, OPERATOR };
 enum { AGENT_FILES = 8 };	/* boot files an agent holds */
 enum ep {
-	EP_REGISTER, EP_POLL_JOB, EP_POLL_EMPTY, EP_FILE, EP_CHECKIN,
+	EP_REGISTER, EP_POLL_JOB, EP_POLL_LATE, EP_POLL_EMPTY, EP_FILE,
+	EP_CHECKIN,
 	EP_RESULTS, EP_COMPARE, EP_HISTORY, EP_SUBPAGE, EP_SUBMIT, EP_JOBS,
 	EP_N
 };
 static const char *const ep_name[EP_N] = {
-	"POST /api/agent/register", "GET /api/agent/next (a job)",
+	"POST /api/agent/register", "GET /api/agent/next (a job waiting)",
+	"GET /api/agent/next (a job queued during the wait)",
 	"GET /api/agent/next (204 after the wait)", "GET /api/agent/files/*",
 	"POST /api/agent/register (job check-in)",
 	"POST /api/agent/jobs/*/results", "GET /compare", "GET /history",
@@ -75,6 +77,7 @@ struct client {
 	enum ep ep;
 	enum step step;
 	long long job;
+	long taken;		/* jobs handed to this agent */
 	char kurl[128], iurl[128];
 	char ksha[65], isha[65];
 	char cache[AGENT_FILES][65];	/* boot files held, by sha256: a ring */
@@ -321,6 +324,11 @@ static int agent_done(struct client *c, long code, double t)
 		}
 		if (code != 200 || !agent_take_job(c))
 			return -1;
+		/* a busy rig's first JOBS jobs were queued before it polled
+		 * (its latency is klabd's); any other job came while the
+		 * poll waited, and its latency includes that wait */
+		if (c->idx % L.busy || ++c->taken > L.jobs)
+			c->ep = EP_POLL_LATE;
 		c->step = agent_next_file(c, S_POLL);
 		return 0;
 	case S_KERNEL:

@@ -155,8 +155,9 @@ run_one() {
 	[ "$rc" = 0 ] || die "errors in the run (see above)"
 }
 
-# p99 of the polls answered with a job, from a run's table
-poll_p99() { awk -F'\t' '$1 ~ /next \(a job\)/ { print $5 }' "$B/load-$1.tsv"; }
+# p99 of the polls answered with a job that was waiting for them (klabd's
+# latency, not the wait for a job), from a run's table
+poll_p99() { awk -F'\t' '$1 ~ /next \(a job waiting\)/ { print $5 }' "$B/load-$1.tsv"; }
 
 if [ "$MODE" = --limit ]; then
 	# bracket the agents at which the poll p99 passes 50 ms: under is the

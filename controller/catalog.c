@@ -324,23 +324,27 @@ int catalog_file_register(struct klabd *d, const char *path, char sha[65])
 	pthread_mutex_unlock(&d->cat_lock);
 	if (sha256_file_hex(path, sha))
 		return -1;
+	/* one entry a path: two paths may hold the same bytes (a base's
+	 * and a patched kernel's initramfs), and each must be found above
+	 * next time (one entry a hash made the second path's every hand-out
+	 * hash its file again) */
 	pthread_mutex_lock(&d->cat_lock);
 	for (i = 0; i < d->nfiles; i++)
-		if (!strcmp(d->files[i].sha, sha))
+		if (!strcmp(d->files[i].path, path))
 			break;
 	if (i == d->nfiles) {
 		d->files = realloc(d->files, (d->nfiles + 1) *
 				   sizeof(*d->files));
 		if (!d->files)
 			abort();
-		memcpy(d->files[i].sha, sha, 65);
 		d->files[i].path = strdup(path);
+		if (!d->files[i].path)
+			abort();
 		d->nfiles++;
 	}
-	if (i < d->nfiles && !strcmp(d->files[i].path, path)) {
-		d->files[i].size = st.st_size;
-		d->files[i].mtime = st.st_mtime;
-	}
+	memcpy(d->files[i].sha, sha, 65);
+	d->files[i].size = st.st_size;
+	d->files[i].mtime = st.st_mtime;
 	pthread_mutex_unlock(&d->cat_lock);
 	return 0;
 }

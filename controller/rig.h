@@ -125,6 +125,7 @@ struct rig {
 	/* console scanning: the manager thread only, without the lock */
 	struct rig_scan scan;
 	int scan_wanted;	/* set under the lock for the next scan */
+	long long scan_ms;	/* when the console was last read */
 
 	/* publishing (rigmgr.c): database writes leave the lock in the
 	 * order their decisions were taken, by ticket */

@@ -46,6 +46,7 @@
 #include "rig_conf.h"
 
 #define CONSOLE_SCAN_MAX (1 << 20)	/* console bytes scanned per tick */
+#define SCAN_PERIOD_MS 500		/* a console is read at most this often */
 #define MAX_INFRA_ATTEMPTS 3
 #define WAIT_RETRY_MS 2000		/* base kernel not fetched yet */
 
@@ -300,6 +301,7 @@ static void *mgr_main(void *arg)
 	struct klabd *d = arg;
 	struct rig_fx *fx = calloc(d->nrigs ? d->nrigs : 1, sizeof(*fx));
 	struct timespec ts;
+	long long now;
 	size_t i;
 
 	if (!fx)
@@ -312,13 +314,21 @@ static void *mgr_main(void *arg)
 			rig_fx_take(d->rigs[i], &fx[i]);
 		}
 		pthread_mutex_unlock(&d->mgr_lock);
+		now = proc_now_ms();
 		for (i = 0; i < d->nrigs; i++) {
 			struct rig *g = d->rigs[i];
 
 			rig_fx_publish(&fx[i]);
-			if (g->scan_wanted)
+			/* a pass runs on every kick: the consoles are read
+			 * at most every SCAN_PERIOD_MS, not on each of them
+			 * (1,000 rigs and tens of kicks a second were tens
+			 * of thousands of opens a second) */
+			if (g->scan_wanted && now - g->scan_ms >=
+			    SCAN_PERIOD_MS) {
+				g->scan_ms = now;
 				rig_scan_file(&g->scan, g->console,
 					      CONSOLE_SCAN_MAX);
+			}
 		}
 		pthread_mutex_lock(&d->mgr_lock);
 		if (!d->mgr_running)

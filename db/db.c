@@ -6,6 +6,7 @@
  * benchmark.  Migrations are in migrate.c, each table family in its own
  * db_*.c file.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +104,20 @@ out_err:
 			 db->path, sqlite3_errmsg(db->h));
 }
 
+/*
+ * Before sqlite's first use: no memory statistics, which sqlite keeps
+ * under one global mutex taken by every allocation of every connection
+ * (the threads of a loaded klabd queued on it).  Refused, harmlessly,
+ * when sqlite was already initialised by someone else.
+ */
+static void sqlite_setup(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 struct db *db_open(const char *path, char *err, size_t errlen)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct db *db;
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 		    SQLITE_OPEN_NOMUTEX;
@@ -113,6 +126,7 @@ struct db *db_open(const char *path, char *err, size_t errlen)
 		db_seterr(err, errlen, DB_INVALID, "no database path given");
 		return NULL;
 	}
+	pthread_once(&once, sqlite_setup);
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		abort();

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for the boot files klabd hands out (controller/catalog.c):
+ * catalog_file_register hashes a file once while its size and mtime stay
+ * the same, for every path, also when two paths hold the same bytes (a
+ * base's and a patched kernel's initramfs: before, the second path was
+ * hashed again on every hand-out); a changed file is hashed again; a
+ * hash finds a path holding it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "controller/catalog.h"
+#include "controller/klabd.h"
+
+static char dir[256];
+
+static void put(const char *name, const char *text, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Rewrite path with text of the same length, its mtime kept: a file the
+ * cache must believe unchanged. */
+static void swap_bytes(const char *path, const char *text)
+{
+	struct stat st;
+	struct timeval tv[2];
+	FILE *f;
+
+	assert_int_equal(stat(path, &st), 0);
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	tv[0].tv_sec = tv[1].tv_sec = st.st_mtime;
+	tv[0].tv_usec = tv[1].tv_usec = 0;
+	assert_int_equal(utimes(path, tv), 0);
+}
+
+static void test_two_paths(void **state)
+{
+	struct klabd d;
+	char a[300], b[300], sa[65], sb[65], again[65];
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	pthread_mutex_init(&d.cat_lock, NULL);
+	snprintf(dir, sizeof(dir), "%s/klab-catalog-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	put("base.img", "same bytes", a, sizeof(a));
+	put("patched.img", "same bytes", b, sizeof(b));
+	assert_int_equal(catalog_file_register(&d, a, sa), 0);
+	assert_int_equal(catalog_file_register(&d, b, sb), 0);
+	assert_string_equal(sa, sb);
+	assert_non_null(catalog_file_path(&d, sa));
+
+	/* both paths are cached: bytes swapped behind the cache's back
+	 * (same size, same mtime) are not read again */
+	swap_bytes(b, "SAME BYTES");
+	assert_int_equal(catalog_file_register(&d, b, again), 0);
+	assert_string_equal(again, sb);
+	swap_bytes(a, "SAME BYTES");
+	assert_int_equal(catalog_file_register(&d, a, again), 0);
+	assert_string_equal(again, sa);
+
+	/* a file that changed size is hashed again, and found by its hash */
+	put("patched.img", "other bytes, longer", b, sizeof(b));
+	assert_int_equal(catalog_file_register(&d, b, again), 0);
+	assert_string_not_equal(again, sb);
+	assert_string_equal(catalog_file_path(&d, again), b);
+
+	catalog_release(&d);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_paths),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
