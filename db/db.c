@@ -156,6 +156,7 @@ void db_close(struct db *db)
 		return;
 	for (i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(db->st[i]);
+	db_qcache_clear(db);
 	db_metric_cache_clear(db);
 	free(db->metrics);
 	db_map_release(&db->metric_map);

@@ -57,10 +57,20 @@ struct db_map {
 	size_t cap, n;		/* cap is 0 or a power of two */
 };
 
+/* A statement of db_query kept prepared, found again by its text. */
+#define DB_QCACHE_MAX 64
+struct db_qcache {
+	char *sql;
+	sqlite3_stmt *st;
+	int busy;		/* being run (a nested db_query prepares anew) */
+};
+
 struct db {
 	sqlite3 *h;
 	char *path;
 	sqlite3_stmt *st[ST__COUNT];
+	struct db_qcache qc[DB_QCACHE_MAX];	/* db_query's statements */
+	size_t nqc;
 	struct db_metric_ent *metrics;	/* the metric cache */
 	size_t nmetrics, metrics_alloc;
 	struct db_map metric_map;
@@ -113,14 +123,17 @@ int db_bind_str0(sqlite3_stmt *st, int i, const char *s);
 void db_bind(sqlite3_stmt *st, const char *fmt, ...);
 void db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap);
 /*
- * Prepare sql afresh (db_prepare), bind ?1, ?2, ... from fmt as db_bind()
- * does, run it and finalize it.  With how NULL (db_run): step it once and
+ * Prepare sql (kept prepared for the next call with the same text, up to
+ * DB_QCACHE_MAX texts a connection), bind ?1, ?2, ... from fmt as
+ * db_bind() does, run it and reset it.  With how NULL (db_run): step it once and
  * return sqlite's code for the step (SQLITE_DONE when a write went
  * through, SQLITE_ERROR when sql does not prepare; the connection's
  * message says why).  With n NULL (db_run_row): db_row_get() into out.
  * Else (db_run_rows): db_rows_collect() into *(void **)out and *n.
  */
 struct db_rows;
+/* Finalize db_query's kept statements. */
+void db_qcache_clear(struct db *db);
 int db_query(struct db *db, const struct db_rows *how, void *out, size_t *n,
 	     const char *sql, const char *fmt, ...);
 #define db_run(db, sql, ...) \

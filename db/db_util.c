@@ -108,10 +108,58 @@ int64_t db_scalar(struct db *db, enum db_stmt_id id, const char *sql,
 	return v;
 }
 
+/*
+ * The statement for sql: a cached one (marked busy, *slot its entry), or
+ * one prepared now and cached while there is room, or else one the caller
+ * finalizes (*slot NULL).  NULL when sql does not prepare.
+ */
+static sqlite3_stmt *qcache_get(struct db *db, const char *sql,
+				struct db_qcache **slot)
+{
+	struct db_qcache *q;
+	sqlite3_stmt *st = NULL;
+	size_t i;
+
+	*slot = NULL;
+	for (i = 0; i < db->nqc; i++) {
+		q = &db->qc[i];
+		if (!q->busy && !strcmp(q->sql, sql)) {
+			q->busy = 1;
+			*slot = q;
+			return q->st;
+		}
+	}
+	if (db->nqc == DB_QCACHE_MAX)
+		return db_prepare(db, sql);
+	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	q = &db->qc[db->nqc++];
+	q->sql = db_xstrdup(sql);
+	q->st = st;
+	q->busy = 1;
+	*slot = q;
+	return st;
+}
+
+void db_qcache_clear(struct db *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->nqc; i++) {
+		sqlite3_finalize(db->qc[i].st);
+		free(db->qc[i].sql);
+	}
+	db->nqc = 0;
+}
+
 int db_query(struct db *db, const struct db_rows *how, void *out, size_t *n,
 	     const char *sql, const char *fmt, ...)
 {
-	sqlite3_stmt *st = db_prepare(db, sql);
+	struct db_qcache *slot;
+	sqlite3_stmt *st = qcache_get(db, sql, &slot);
 	va_list ap;
 	int rc;
 
@@ -126,7 +174,13 @@ int db_query(struct db *db, const struct db_rows *how, void *out, size_t *n,
 		rc = db_row_get(st, how, out);
 	else
 		rc = db_rows_collect(st, how, out, n);
-	sqlite3_finalize(st);
+	if (slot) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		slot->busy = 0;
+	} else {
+		sqlite3_finalize(st);
+	}
 	return rc;
 }
 
