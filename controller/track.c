@@ -199,13 +199,9 @@ static long track_due(struct klabd *d, struct tracker *t, struct db *db)
 static long track_pass(void *arg)
 {
 	struct tracker *t = arg;
-	struct db *db;
-	char err[256];
+	struct db *db = klabd_db_get_logged(t->d, "tracker");
 
-	db = klabd_db_get(t->d, err, sizeof(err));
-	if (!db) {
-		fprintf(stderr, "klabd: tracker: %s\n", err);
-	} else {
+	if (db) {
 		track_refresh(t, db);
 		t->next = track_due(t->d, t, db);
 		klabd_db_put(t->d, db);
