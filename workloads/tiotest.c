@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #include "lib/strbuf.h"
 #include "lib/rand.h"
@@ -34,6 +36,7 @@
 #include "workloads/wlcli.h"
 
 enum { P_SEQ_READ, P_RAND_READ, P_SEQ_WRITE, P_RAND_WRITE };
+enum { DROP_TRIES = 5 };	/* asks to drop a region's cache */
 /* Run order: tiotest writes before it reads. */
 static const int run_order[TIO_NPHASES] = {
 	P_SEQ_WRITE, P_SEQ_READ, P_RAND_WRITE, P_RAND_READ,
@@ -54,6 +57,7 @@ struct worker {
 	struct ioslot io;
 	int phase;
 	uint64_t rng, ops, t0, t1;
+	uint64_t distinct;	/* blocks the phase asked for, each once */
 	struct hist h;
 };
 
@@ -84,6 +88,16 @@ static void *worker_run(void *arg)
 	uint64_t nblk = w->io.r->len / w->o->bs, i;
 	int random = w->phase == P_RAND_READ || w->phase == P_RAND_WRITE;
 
+	/*
+	 * A random phase may draw a block twice; the second read of it is
+	 * served by the page cache on any machine, so the device share is
+	 * taken over the distinct blocks (one bit each).
+	 */
+	uint8_t *seen = random ? calloc(nblk / 8 + 1, 1) : NULL;
+
+	if (random && !seen)
+		abort();
+	w->distinct = 0;
 	w->t0 = wl_now_ns();
 	for (i = 0; !wl_stopping(); i++) {
 		uint64_t blk = random ? rand_xorshift64(&w->rng) % nblk : i;
@@ -92,7 +106,14 @@ static void *worker_run(void *arg)
 			break;
 		if (do_io(w, w->io.r->off + blk * w->o->bs))
 			break;
+		if (!random) {
+			w->distinct++;
+		} else if (!(seen[blk / 8] & (1u << (blk % 8)))) {
+			seen[blk / 8] |= (uint8_t)(1u << (blk % 8));
+			w->distinct++;
+		}
 	}
+	free(seen);
 	if ((w->phase == P_SEQ_WRITE || w->phase == P_RAND_WRITE) &&
 	    !wl_stopping() && fsync(w->io.fd) && errno != EINVAL)
 		wl_fail("fsync error on '%s': %s", w->io.r->file,
@@ -153,7 +174,7 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	struct hist *all;
 	char prefix[64];
 	int dev_ok;
-	uint64_t t0 = UINT64_MAX, t1 = 0;
+	uint64_t t0 = UINT64_MAX, t1 = 0, distinct = 0;
 	unsigned i, started = 0;
 
 	workers_done = 0;
@@ -183,6 +204,7 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	hist_init(all);
 	for (i = 0; i < started; i++) {
 		hist_merge(all, &ws[i].h);
+		distinct += ws[i].distinct;
 		t0 = ws[i].t0 < t0 ? ws[i].t0 : t0;
 		t1 = ws[i].t1 > t1 ? ws[i].t1 : t1;
 	}
@@ -196,7 +218,7 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		devstat_report(rs, prefix, &d0);
 		if (phase == P_SEQ_READ || phase == P_RAND_READ)
 			devstat_report_cache(rs, prefix, &d0,
-					     all->count * o->bs);
+					     distinct * o->bs);
 	}
 	free(all);
 }
@@ -246,6 +268,33 @@ static int drop_cache_root(const struct ioregion *r, int fd)
 }
 
 /*
+ * Pages of region r still in the page cache (mincore over a mapping of
+ * it), or 0 when that cannot be told.
+ */
+static uint64_t resident_pages(const struct ioregion *r, int fd)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t off, len, n = 0, i;
+	unsigned char *vec;
+	void *m;
+
+	if (pg <= 0)
+		return 0;
+	off = r->off / (uint64_t)pg * (uint64_t)pg;
+	len = r->off + r->len - off;
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	if (m == MAP_FAILED)
+		return 0;
+	vec = malloc(len / (uint64_t)pg + 1);
+	if (vec && mincore(m, len, vec) == 0)
+		for (i = 0; i < (len + (uint64_t)pg - 1) / (uint64_t)pg; i++)
+			n += vec[i] & 1;
+	free(vec);
+	munmap(m, len);
+	return n;
+}
+
+/*
  * --drop-cache: before a read phase, write back and drop the page cache
  * of every thread's region (fdatasync, then POSIX_FADV_DONTNEED), so the
  * phase reads from the device: what tiobench measured on machines whose
@@ -255,8 +304,9 @@ static int drop_cache_root(const struct ioregion *r, int fd)
 static int drop_cache(struct worker *ws, const struct opts *o)
 {
 	const struct ioregion *r;
+	uint64_t left = 0;
 	unsigned i;
-	int e;
+	int e, tries;
 
 	for (i = 0; i < o->threads; i++) {
 		r = ws[i].io.r;
@@ -265,15 +315,32 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 				strerror(errno));
 			return -1;
 		}
-		e = posix_fadvise(ws[i].io.fd, (off_t)r->off, (off_t)r->len,
-				  POSIX_FADV_DONTNEED);
-		if (e == ENOSYS && drop_cache_root(r, ws[i].io.fd) == 0)
-			e = 0;
-		if (e) {
-			wl_fail("cannot drop the cache of '%s': %s", r->file,
-				strerror(e));
-			return -1;
+		/*
+		 * The kernel skips a page it cannot drop at that moment
+		 * (locked, or still being written back); such pages would
+		 * be read from memory, so ask again a few times.
+		 */
+		for (tries = 0; tries < DROP_TRIES; tries++) {
+			if (tries)
+				usleep(20000);
+			e = posix_fadvise(ws[i].io.fd, (off_t)r->off,
+					  (off_t)r->len, POSIX_FADV_DONTNEED);
+			if (e == ENOSYS &&
+			    drop_cache_root(r, ws[i].io.fd) == 0)
+				e = 0;
+			if (e) {
+				wl_fail("cannot drop the cache of '%s': %s",
+					r->file, strerror(e));
+				return -1;
+			}
+			left = resident_pages(r, ws[i].io.fd);
+			if (!left)
+				break;
 		}
+		if (left)
+			fprintf(stderr, "tiotest: warning: %" PRIu64 " pages "
+				"of '%s' stayed in the page cache\n", left,
+				r->file);
 	}
 	return 0;
 }
