@@ -118,6 +118,27 @@ const char *page_verdict_class(const char *verdict)
 	       !strcmp(verdict, "better") ? "better" : "same";
 }
 
+void page_summary_state(struct strbuf *sb, const char *verb, int64_t when,
+			const char *state)
+{
+	char t[40];
+
+	page_time(t, sizeof(t), when);
+	sb_addf(sb, ", %s %s UTC.</p>\n<p class=\"summary\">State: "
+		"<b id=\"state\">", verb, t);
+	sb_add_html(sb, state);
+	sb_adds(sb, "</b>");
+}
+
+void page_summary_verdict(struct strbuf *sb, const char *label,
+			  const char *verdict, const char *text)
+{
+	sb_addf(sb, " &middot; %s: <span id=\"verdict\" class=\"%s\">",
+		label, page_verdict_class(verdict));
+	sb_add_html(sb, text);
+	sb_adds(sb, "</span>");
+}
+
 void page_option(struct strbuf *sb, const char *value, const char *text,
 		 int selected)
 {
@@ -231,6 +252,7 @@ int page_format(const struct query *q, unsigned allowed,
 	size_t i;
 
 	*out = PF_HTML;
+	sb_reset(&r->body);
 	if (!f || !*f)
 		return 0;
 	for (i = 0; i < sizeof(fmts) / sizeof(*fmts); i++)

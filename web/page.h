@@ -26,8 +26,9 @@ enum page_format {
 #define CT_JSON "application/json"
 
 /*
- * The ?format= of q (html when absent).  0 when it is one of allowed;
- * otherwise -1 with a 400 error already in r.
+ * The ?format= of q (html when absent).  0 when it is one of allowed,
+ * with r's body emptied for the page; otherwise -1 with a 400 error
+ * already in r.
  */
 int page_format(const struct query *q, unsigned allowed,
 		enum page_format *out, struct web_response *r);
@@ -41,6 +42,13 @@ void page_begin_refresh(struct strbuf *sb, const char *title,
 			const char *nav, int refresh);
 /* The CSS class of a verdict or outcome: worse, better, else same. */
 const char *page_verdict_class(const char *verdict);
+/* The end of a page's first paragraph, ", VERB WHEN UTC.", then the
+ * opening of its summary paragraph, "State: <b id=state>STATE</b>". */
+void page_summary_state(struct strbuf *sb, const char *verb, int64_t when,
+			const char *state);
+/* " &middot; LABEL: " and text in a span id=verdict, classed by verdict. */
+void page_summary_verdict(struct strbuf *sb, const char *label,
+			  const char *verdict, const char *text);
 /* One <option> of a form's <select>, value and text escaped. */
 void page_option(struct strbuf *sb, const char *value, const char *text,
 		 int selected);

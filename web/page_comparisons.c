@@ -40,8 +40,6 @@ static void text_head(struct strbuf *sb, const struct db_comparison *c,
 static void html_head(struct strbuf *sb, const struct db_comparison *c,
 		      const char *verdict, const char *summary)
 {
-	char when[40];
-
 	sb_addf(sb, "<h1>Comparison %lld</h1>\n<p>", (long long)c->id);
 	sb_add_html(sb, c->candidate);
 	sb_adds(sb, " against ");
@@ -50,14 +48,9 @@ static void html_head(struct strbuf *sb, const struct db_comparison *c,
 	sb_add_html(sb, c->rig);
 	sb_adds(sb, ", suite ");
 	sb_add_html(sb, c->suite);
-	page_time(when, sizeof(when), c->created);
-	sb_addf(sb, ", started %s UTC.</p>\n<p class=\"summary\">State: "
-		"<b>", when);
-	sb_add_html(sb, c->state);
-	sb_addf(sb, "</b> &middot; outcome: <span class=\"%s\">",
-		page_verdict_class(verdict));
-	sb_add_html(sb, summary);
-	sb_addf(sb, "</span></p>\n<p>Cells done: %d base, %d candidate, of "
+	page_summary_state(sb, "started", c->created, c->state);
+	page_summary_verdict(sb, "outcome", verdict, summary);
+	sb_addf(sb, "</p>\n<p>Cells done: %d base, %d candidate, of "
 		"%d a side planned (cap %d a side); failed cells: %d.",
 		c->done[0], c->done[1], c->planned, c->max_cells,
 		c->failed[0] + c->failed[1]);
@@ -85,7 +78,6 @@ int web_comparison(const struct db_comparison *c,
 
 	if (page_format(q, PF_HTML | PF_TEXT, &f, r))
 		return r->status;
-	sb_reset(&r->body);
 	if (f == PF_TEXT) {
 		text_head(&r->body, c, summary);
 		report_text(&r->body, cmp);

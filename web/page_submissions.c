@@ -39,23 +39,19 @@ static void html_config(struct strbuf *sb, const struct db_submission *s)
 static void html_head(struct strbuf *sb, const struct web_sub *w)
 {
 	const struct db_submission *s = w->s;
-	char when[40];
 	size_t i;
 
 	sb_addf(sb, "<h1>Submission %lld</h1>\n<p>By <b>", (long long)s->id);
 	sb_add_html(sb, s->who);
 	sb_adds(sb, "</b>, base <b>");
 	sb_add_html(sb, s->base);
-	page_time(when, sizeof(when), s->created);
-	sb_addf(sb, "</b>, submitted %s UTC.</p>\n<p class=\"summary\">State:"
-		" <b id=\"state\">", when);
-	sb_add_html(sb, s->state);
-	sb_adds(sb, "</b> &middot; stage: <b id=\"stage\">");
+	sb_adds(sb, "</b>");
+	page_summary_state(sb, "submitted", s->created, s->state);
+	sb_adds(sb, " &middot; stage: <b id=\"stage\">");
 	sb_add_html(sb, s->stage);
-	sb_addf(sb, "</b> &middot; verdict: <span id=\"verdict\" class=\"%s\">",
-		page_verdict_class(s->verdict));
-	sb_add_html(sb, *s->verdict ? s->verdict : "not yet");
-	sb_adds(sb, "</span>");
+	sb_adds(sb, "</b>");
+	page_summary_verdict(sb, "verdict", s->verdict,
+			     *s->verdict ? s->verdict : "not yet");
 	if (!strcmp(s->state, "running"))
 		sb_addf(sb, " &middot; queue position %d (this page reloads "
 			"every %d s)", w->ahead + 1, REFRESH_S);
@@ -237,7 +233,6 @@ int web_submission(const struct web_sub *w, struct query *q,
 
 	if (page_format(q, PF_HTML | PF_TEXT, &f, r))
 		return r->status;
-	sb_reset(&r->body);
 	if (f == PF_TEXT) {
 		if (*w->report)
 			sb_adds(&r->body, w->report);
@@ -279,7 +274,6 @@ int web_submissions(const struct db_submission *v, size_t n,
 
 	if (page_format(q, PF_HTML, &f, r))
 		return r->status;
-	sb_reset(sb);
 	page_begin(sb, "Submissions", "submissions");
 	sb_adds(sb, "<h1>Submissions</h1>\n<p><a href=\"/submit\">Submit a "
 		"patch</a> &middot; <a href=\"/queue\">the queue</a></p>\n"
