@@ -227,11 +227,9 @@ void alerts_kick(void)
 static long alerts_pass(void *arg)
 {
 	struct alerts_run *ar = arg;
-	struct db *db;
-	char err[256];
+	struct db *db = klabd_db_get_logged(ar->d, "alerts");
 	int n;
 
-	db = klabd_db_get(ar->d, err, sizeof(err));
 	n = db ? alerts_deliver_due(db, &ar->conf, DUE_BATCH) : -1;
 	klabd_db_put(ar->d, db);
 	return n == DUE_BATCH ? 0 : POLL_S;	/* a full batch: more due */

@@ -419,14 +419,13 @@ static int64_t take_job(struct rig *g)
 {
 	struct db_job j;
 	struct db *db;
-	char err[256];
 	int64_t id = 0;
 
 	if (g->taking)
 		return 0;
 	g->taking = 1;
 	pthread_mutex_unlock(&g->d->mgr_lock);
-	db = klabd_db_get(g->d, err, sizeof(err));
+	db = klabd_db_get_logged(g->d, "hand-out");
 	if (db && db_job_next(db, g->name, &j) == DB_OK) {
 		if (!db_job_set_state(db, j.id, "assigned"))
 			id = j.id;
