@@ -27,7 +27,11 @@ grep -q "queue/wbt_lat_usec $before -> 0" "$TMP/log" || fail "no line for the ch
 [ "$(metric queue.wbt_lat_usec "$TMP/out/results.json")" = 0 ] || fail "queue.wbt_lat_usec not recorded"
 [ "$(cat "$Q/wbt_lat_usec")" = "$before" ] || fail "wbt_lat_usec not put back: $(cat "$Q/wbt_lat_usec")"
 for p in seq_read rand_read; do
-	[ "$(metric tiobench.$p.cached "$TMP/out/results.json")" = 0 ] || fail "$p served from cache"
+	[ "$(metric tiobench.$p.cached "$TMP/out/results.json")" = 0 ] ||
+		fail "$p served from cache: device share" \
+			"$(metric tiobench.$p.dev_read_share "$TMP/out/results.json")," \
+			"$(metric tiobench.$p.ops "$TMP/out/results.json") ops;" \
+			"$(grep -rih 'page cache' "$TMP/log" "$TMP/out" | head -3)"
 done
 ok "wbt off for the run ($before -> 0 -> $before), recorded, reads from the device"
 

@@ -318,7 +318,8 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 		/*
 		 * The kernel skips a page it cannot drop at that moment
 		 * (locked, or still being written back); such pages would
-		 * be read from memory, so ask again a few times.
+		 * be read from memory, so ask again a few times, then drop
+		 * more widely (drop_cache_root).
 		 */
 		for (tries = 0; tries < DROP_TRIES; tries++) {
 			if (tries)
@@ -337,6 +338,9 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 			if (!left)
 				break;
 		}
+		/* last, the whole device's or system's clean cache (root) */
+		if (left && drop_cache_root(r, ws[i].io.fd) == 0)
+			left = resident_pages(r, ws[i].io.fd);
 		if (left)
 			fprintf(stderr, "tiotest: warning: %" PRIu64 " pages "
 				"of '%s' stayed in the page cache\n", left,
