@@ -20,20 +20,7 @@ for t in jq sqlite3; do
 	command -v $t >/dev/null || fail "needs $t"
 done
 chmod 755 "$TMP"
-cat >"$TMP/klabd.conf" <<CONF
-build_cache = $TMP/cache
-build_fragment = $D/build-tree.config
-build_must_have = CONFIG_KEXEC
-submit_rigs = r1
-submit_suites = tiobench
-submit_max_cells = 3
-[base fake]
-dir = $D/build-tree
-[rig r1]
-kind = remote
-token = tok-r1-secret
-autostart = no
-CONF
+submit_conf "$TMP/klabd.conf" "submit_max_cells = 3"
 start_klabd --config "$TMP/klabd.conf"
 RT='Authorization: Bearer tok-r1-secret'
 JSON='Content-Type: application/json'

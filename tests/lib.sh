@@ -33,6 +33,26 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }
 ok() { echo "ok: $*"; }
 
+# submit_conf FILE [LINE...]: a klabd configuration for submissions built
+# on the fake kernel tree (tests/data/build-tree, artifacts cached in
+# $TMP/cache) and run on remote rig r1 (token tok-r1-secret, tiobench),
+# with LINEs added to the global keys; append further sections to FILE.
+submit_conf() {
+	_f=$1
+	shift
+	{
+		echo "build_cache = $TMP/cache"
+		echo "build_fragment = $TOP/tests/data/build-tree.config"
+		echo "build_must_have = CONFIG_KEXEC"
+		echo "submit_rigs = r1"
+		echo "submit_suites = tiobench"
+		for _l in "$@"; do echo "$_l"; done
+		printf '[base fake]\ndir = %s\n' "$TOP/tests/data/build-tree"
+		printf '[rig r1]\nkind = remote\ntoken = tok-r1-secret\n'
+		echo "autostart = no"
+	} >"$_f"
+}
+
 # make_token NAME ROLE: a new token in the test's database, printed once
 make_token() {
 	"$KLAB_BIN/klabd" token add "$1" --role "$2" --db "$TMP/klab.db"

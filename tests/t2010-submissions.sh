@@ -25,20 +25,8 @@ command -v sqlite3 >/dev/null || skip "no sqlite3"
 D=$TOP/tests/data
 # the build sandbox's user reaches its tree under the cache through here
 chmod 755 "$TMP"
-cat >"$TMP/klabd.conf" <<CONF
-build_cache = $TMP/cache
-build_fragment = $D/build-tree.config
-build_must_have = CONFIG_KEXEC
-max_upload = 262144
-submit_rigs = r1
-submit_suites = tiobench
-submit_max_cells = 3
-[base fake]
-dir = $D/build-tree
-[rig r1]
-kind = remote
-token = tok-r1-secret
-autostart = no
+submit_conf "$TMP/klabd.conf" "max_upload = 262144" "submit_max_cells = 3"
+cat >>"$TMP/klabd.conf" <<CONF
 [rig r2]
 kind = remote
 token = tok-r2-secret

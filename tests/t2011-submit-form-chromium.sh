@@ -19,19 +19,7 @@ command -v jq >/dev/null || skip "no jq"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 D=$TOP/tests/data
 chmod 755 "$TMP"
-cat >"$TMP/klabd.conf" <<CONF
-build_cache = $TMP/cache
-build_fragment = $D/build-tree.config
-build_must_have = CONFIG_KEXEC
-submit_rigs = r1
-submit_suites = tiobench
-[base fake]
-dir = $D/build-tree
-[rig r1]
-kind = remote
-token = tok-r1-secret
-autostart = no
-CONF
+submit_conf "$TMP/klabd.conf"
 make_token alice submitter >"$TMP/alice" || fail "token alice"
 start_klabd --config "$TMP/klabd.conf"
 
