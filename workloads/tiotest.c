@@ -249,9 +249,10 @@ static int prefill(struct worker *ws, const struct opts *o)
 
 /*
  * Drop the page cache of one region another way, for kernels built
- * without fadvise (CONFIG_ADVISE_SYSCALLS=n): a block device's whole
- * buffer cache (BLKFLSBUF), else every clean page of the system
- * (/proc/sys/vm/drop_caches).  Both need root, which a rig's agent is.
+ * without fadvise (CONFIG_ADVISE_SYSCALLS=n) and for pages fadvise left:
+ * a block device's whole buffer cache (BLKFLSBUF), else every clean page
+ * of the system (/proc/sys/vm/drop_caches).  Both need root, which a
+ * rig's agent is.
  */
 static int drop_cache_root(const struct ioregion *r, int fd)
 {
@@ -268,45 +269,41 @@ static int drop_cache_root(const struct ioregion *r, int fd)
 }
 
 /*
- * Pages of region r still in the page cache (mincore over a mapping of
- * it), or 0 when that cannot be told.
+ * Whole pages of region r still in the page cache (mincore over a
+ * mapping of them; fadvise keeps a page the region shares with its
+ * neighbour, so those are not counted), or 0 when that cannot be told:
+ * the phase's device share still shows a cached read.
  */
 static uint64_t resident_pages(const struct ioregion *r, int fd)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	uint64_t off, len, n = 0, i;
+	long sz = sysconf(_SC_PAGESIZE);
+	uint64_t pg = sz > 0 ? (uint64_t)sz : 4096;
+	uint64_t off = (r->off + pg - 1) / pg * pg;
+	uint64_t end = (r->off + r->len) / pg * pg, n = 0, i, len;
 	unsigned char *vec;
 	void *m;
 
-	if (pg <= 0)
+	if (end <= off)
 		return 0;
-	off = r->off / (uint64_t)pg * (uint64_t)pg;
-	len = r->off + r->len - off;
+	len = end - off;
 	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
 	if (m == MAP_FAILED)
 		return 0;
-	vec = malloc(len / (uint64_t)pg + 1);
+	vec = malloc(len / pg);
 	if (vec && mincore(m, len, vec) == 0)
-		for (i = 0; i < (len + (uint64_t)pg - 1) / (uint64_t)pg; i++)
+		for (i = 0; i < len / pg; i++)
 			n += vec[i] & 1;
 	free(vec);
 	munmap(m, len);
 	return n;
 }
 
-/*
- * --drop-cache: before a read phase, write back and drop the page cache
- * of every thread's region (fdatasync, then POSIX_FADV_DONTNEED), so the
- * phase reads from the device: what tiobench measured on machines whose
- * files were larger than memory.  Only this process's regions are
- * dropped; no privilege is needed unless the kernel has no fadvise.
- */
-static int drop_cache(struct worker *ws, const struct opts *o)
+/* Write back and drop the page cache of every thread's region. */
+static int drop_regions(struct worker *ws, const struct opts *o)
 {
 	const struct ioregion *r;
-	uint64_t left = 0;
 	unsigned i;
-	int e, tries;
+	int e;
 
 	for (i = 0; i < o->threads; i++) {
 		r = ws[i].io.r;
@@ -315,37 +312,58 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 				strerror(errno));
 			return -1;
 		}
-		/*
-		 * The kernel skips a page it cannot drop at that moment
-		 * (locked, or still being written back); such pages would
-		 * be read from memory, so ask again a few times, then drop
-		 * more widely (drop_cache_root).
-		 */
-		for (tries = 0; tries < DROP_TRIES; tries++) {
-			if (tries)
-				usleep(20000);
-			e = posix_fadvise(ws[i].io.fd, (off_t)r->off,
-					  (off_t)r->len, POSIX_FADV_DONTNEED);
-			if (e == ENOSYS &&
-			    drop_cache_root(r, ws[i].io.fd) == 0)
-				e = 0;
-			if (e) {
-				wl_fail("cannot drop the cache of '%s': %s",
-					r->file, strerror(e));
-				return -1;
-			}
-			left = resident_pages(r, ws[i].io.fd);
-			if (!left)
-				break;
+		e = posix_fadvise(ws[i].io.fd, (off_t)r->off, (off_t)r->len,
+				  POSIX_FADV_DONTNEED);
+		if (e == ENOSYS && drop_cache_root(r, ws[i].io.fd) == 0)
+			e = 0;
+		if (e) {
+			wl_fail("cannot drop the cache of '%s': %s", r->file,
+				strerror(e));
+			return -1;
 		}
-		/* last, the whole device's or system's clean cache (root) */
-		if (left && drop_cache_root(r, ws[i].io.fd) == 0)
-			left = resident_pages(r, ws[i].io.fd);
-		if (left)
-			fprintf(stderr, "tiotest: warning: %" PRIu64 " pages "
-				"of '%s' stayed in the page cache\n", left,
-				r->file);
 	}
+	return 0;
+}
+
+static uint64_t resident_all(struct worker *ws, const struct opts *o)
+{
+	uint64_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < o->threads; i++)
+		n += resident_pages(ws[i].io.r, ws[i].io.fd);
+	return n;
+}
+
+/*
+ * --drop-cache: before a read phase, write back and drop the page cache
+ * of every thread's region (fdatasync, then POSIX_FADV_DONTNEED), so the
+ * phase reads from the device: what tiobench measured on machines whose
+ * files were larger than memory.  The kernel skips a page it cannot drop
+ * at that moment (locked, or being written back), which the phase would
+ * then read from memory: on a disk with a block device behind it (not
+ * tmpfs, whose pages are its storage) the regions are checked with
+ * mincore and dropped again, up to DROP_TRIES times, then once more
+ * widely (drop_cache_root, as root); pages left even then are reported.
+ */
+static int drop_cache(struct worker *ws, const struct opts *o)
+{
+	uint64_t left = 0;
+	int tries;
+
+	for (tries = 0; tries < DROP_TRIES; tries++) {
+		if (tries)
+			usleep(20000);
+		if (drop_regions(ws, o))
+			return -1;
+		if (!o->dev.n || !(left = resident_all(ws, o)))
+			return 0;
+	}
+	if (drop_cache_root(ws[0].io.r, ws[0].io.fd) == 0)
+		left = resident_all(ws, o);
+	if (left)
+		fprintf(stderr, "tiotest: warning: %" PRIu64 " pages of the "
+			"read regions stayed in the page cache\n", left);
 	return 0;
 }
 
