@@ -411,6 +411,21 @@ static void job_unclaim(struct rig *g, int64_t id)
 }
 
 /*
+ * A hand-out that cannot get a database handle says so at most once a
+ * minute: every poll of every rig tries one.
+ */
+static int hand_out_log_due(void)
+{
+	static long long last;
+	long long now = proc_now_ms(), was = __atomic_load_n(&last,
+							     __ATOMIC_RELAXED);
+
+	return (!was || now - was >= 60000) &&
+	       __atomic_compare_exchange_n(&last, &was, now, 0,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/*
  * Hand out the next queued job of g: called with the lock held, which it
  * drops around the database work (g->taking keeps a second poller of the
  * rig out meanwhile).  0 when none.
@@ -419,13 +434,16 @@ static int64_t take_job(struct rig *g)
 {
 	struct db_job j;
 	struct db *db;
+	char err[256];
 	int64_t id = 0;
 
 	if (g->taking)
 		return 0;
 	g->taking = 1;
 	pthread_mutex_unlock(&g->d->mgr_lock);
-	db = klabd_db_get_logged(g->d, "hand-out");
+	db = klabd_db_get(g->d, err, sizeof(err));
+	if (!db && hand_out_log_due())
+		fprintf(stderr, "klabd: hand-out: %s\n", err);
 	if (db && db_job_next(db, g->name, &j) == DB_OK) {
 		if (!db_job_set_state(db, j.id, "assigned"))
 			id = j.id;
