@@ -23,7 +23,9 @@
 # cell takes minutes, so give it the whole SOAK_MINUTES.  Prints the load
 # average before and after (other work on the machine shows in klabd's
 # figures).  Writes build/bench/soak.csv (a line a minute: minute,
-# rss_kb, threads, fds, db_bytes, runs, jobs_done, jobs_failed, load1)
+# rss_kb, threads, fds, db_bytes, runs, jobs_done, jobs_failed, load1,
+# then from GET /api/status heap_kb, in_use_kb, free_kb, pool_idle,
+# pool_cache_kb)
 # and build/bench/soak.md (the summary and soak_check.sh's table).  Exit
 # status: soak_check.sh's (0 flat, 1 not flat, 2 too short), or 1 when
 # the soak itself fails.  On exit, however it ends (INT, TERM, a
@@ -133,6 +135,15 @@ dbsize() {
 	done
 	echo "$s"
 }
+# memstatus: GET /api/status as heap_kb,in_use_kb,free_kb,pool_idle,
+# pool_cache_kb (glibc's arenas and the idle database handles' caches)
+memstatus() {
+	_s=$(curl -sf --noproxy '*' -H "Authorization: Bearer $KLAB_TOKEN" \
+		"$KLAB_URL/api/status" | jq -r '[((.malloc.heap, .malloc.in_use,
+		.malloc.free) / 1024 | floor), .db_pool.idle,
+		(.db_pool.cache_bytes / 1024 | floor)] | map(tostring) | join(",")')
+	echo "${_s:-,,,,}"
+}
 n=0
 # refill: two jobs waiting or running a rig
 refill() {
@@ -157,7 +168,7 @@ refill() {
 }
 
 CSV=$B/soak.csv
-echo "minute,rss_kb,threads,fds,db_bytes,runs,jobs_done,jobs_failed,load1" >"$CSV"
+echo "minute,rss_kb,threads,fds,db_bytes,runs,jobs_done,jobs_failed,load1,heap_kb,in_use_kb,free_kb,pool_idle,pool_cache_kb" >"$CSV"
 LOAD0=$(loadavg)
 START=$(date -u '+%Y-%m-%d %H:%M UTC')
 T0=$(date +%s)
@@ -171,7 +182,7 @@ while [ $m -le "$MINUTES" ]; do
 	[ $wait_s -gt 0 ] && { sleep $wait_s & wait $!; }
 	kill -0 "$KLABD_PID" 2>/dev/null || die "klabd died: $(tail -5 "$W/klabd.log")"
 	refill
-	echo "$m,$(status VmRSS),$(status Threads),$(ls "/proc/$KLABD_PID/fd" | wc -l),$(dbsize),$(sqlite3 "$W/klab.db" 'SELECT COUNT(*) FROM runs'),$(njobs "= 'done'"),$(njobs "= 'failed'"),$(cut -d' ' -f1 /proc/loadavg)" >>"$CSV"
+	echo "$m,$(status VmRSS),$(status Threads),$(ls "/proc/$KLABD_PID/fd" | wc -l),$(dbsize),$(sqlite3 "$W/klab.db" 'SELECT COUNT(*) FROM runs'),$(njobs "= 'done'"),$(njobs "= 'failed'"),$(cut -d' ' -f1 /proc/loadavg),$(memstatus)" >>"$CSV"
 	[ $((m % 10)) = 0 ] && log "minute $m: $(tail -n 1 "$CSV")"
 	m=$((m + 1))
 done

@@ -45,6 +45,21 @@ int api_health(struct req *rq, struct web_response *r)
 								 "results")));
 }
 
+int api_status(struct req *rq, struct web_response *r)
+{
+	struct klabd_mem m;
+
+	klabd_mem(rq->d, &m);
+	return api_reply(r, 200,
+			 json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:I, s:I}}",
+				   "malloc", "heap", (json_int_t)m.heap,
+				   "in_use", (json_int_t)m.in_use,
+				   "free", (json_int_t)m.free,
+				   "mmapped", (json_int_t)m.mmapped,
+				   "db_pool", "idle", (json_int_t)m.pool_idle,
+				   "cache_bytes", (json_int_t)m.pool_cache));
+}
+
 static const char *suite_for_format(const struct result_set *rs)
 {
 	if (rs->suite)

@@ -11,6 +11,7 @@
  * line a minute.
  */
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -91,6 +92,35 @@ void klabd_db_put(struct klabd *d, struct db *db)
 	}
 	d->pool[d->npool++] = db;
 	pthread_mutex_unlock(&d->pool_lock);
+}
+
+void klabd_mem(struct klabd *d, struct klabd_mem *m)
+{
+	struct mallinfo2 mi = mallinfo2();
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->heap = (long long)mi.arena;
+	m->in_use = (long long)(mi.uordblks + mi.hblkhd);
+	m->free = (long long)mi.fordblks;
+	m->mmapped = (long long)mi.hblkhd;
+	pthread_mutex_lock(&d->pool_lock);
+	m->pool_idle = (long long)d->npool;
+	for (i = 0; i < d->npool; i++)
+		m->pool_cache += db_cache_bytes(d->pool[i]);
+	pthread_mutex_unlock(&d->pool_lock);
+}
+
+void klabd_housekeep(struct klabd *d)
+{
+	size_t i;
+
+	/* a handle in the pool is no thread's: the lock keeps it so */
+	pthread_mutex_lock(&d->pool_lock);
+	for (i = 0; i < d->npool; i++)
+		db_release_memory(d->pool[i]);
+	pthread_mutex_unlock(&d->pool_lock);
+	malloc_trim(0);
 }
 
 /* What the HTTP layer counts across connections. */

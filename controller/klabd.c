@@ -38,6 +38,8 @@
 #include "track.h"
 #include "submissions.h"
 
+#define HOUSEKEEP_S 60		/* s between two klabd_housekeep() */
+
 static void usage(FILE *f)
 {
 	fputs("usage: klabd [options]\n"
@@ -612,8 +614,17 @@ int main(int argc, char **argv)
 	if (port_file && write_port_file(port_file, d.port))
 		fprintf(stderr, "klabd: cannot write '%s': %s\n", port_file,
 			strerror(errno));
-	while (sigwait(&set, &sig) == 0 && sig != SIGTERM && sig != SIGINT)
-		;
+	for (;;) {
+		struct timespec tick = { HOUSEKEEP_S, 0 };
+
+		sig = sigtimedwait(&set, NULL, &tick);
+		if (sig == SIGTERM || sig == SIGINT)
+			break;
+		if (sig < 0 && errno == EAGAIN)
+			klabd_housekeep(&d);
+		else if (sig < 0 && errno != EINTR)
+			break;
+	}
 	fprintf(stderr, "klabd: signal %d, shutting down\n", sig);
 	rc = 0;
 	goto out;

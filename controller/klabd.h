@@ -180,9 +180,21 @@ struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
  * "klabd: WHAT: cause" and gives NULL. */
 struct db *klabd_db_get_logged(struct klabd *d, const char *what);
 void klabd_db_put(struct klabd *d, struct db *db);
+/* What klabd's memory holds: glibc's arenas (mallinfo2) and the pooled
+ * database handles' page caches. */
+struct klabd_mem {
+	long long heap, in_use, free, mmapped;	/* bytes */
+	long long pool_idle, pool_cache;	/* handles, bytes */
+};
+void klabd_mem(struct klabd *d, struct klabd_mem *m);
+/* Once a minute from main(): the idle handles give back their page
+ * caches (each fills up to cache_size as the database grows and would
+ * keep it for good) and glibc the free pages of its arenas. */
+void klabd_housekeep(struct klabd *d);
 
 /* api.c: JSON API handlers, listed in the route table */
 int api_health(struct req *rq, struct web_response *r);
+int api_status(struct req *rq, struct web_response *r);
 int api_import(struct req *rq, struct web_response *r);
 int api_kernels(struct req *rq, struct web_response *r);
 int api_kernel_put(struct req *rq, struct web_response *r);

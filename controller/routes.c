@@ -66,6 +66,7 @@ static int page_style(struct req *rq, struct web_response *r)
  * posts, the content types it reads (NULL: application/json). */
 static const struct route routes[] = {
 	{ "GET", "/api/health", OPEN, api_health, NULL },
+	{ "GET", "/api/status", OPER, api_status, NULL },
 	{ "POST", "/api/import", SUBMIT, api_import, IMPORT_TYPES },
 	{ "GET", "/api/kernels", READ, api_kernels, NULL },
 	{ "GET", "/api/kernels/**", READ, api_kernels, NULL },

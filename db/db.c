@@ -165,6 +165,21 @@ void db_close(struct db *db)
 	free(db);
 }
 
+long long db_cache_bytes(struct db *db)
+{
+	int cur = 0, hi = 0;
+
+	if (sqlite3_db_status(db->h, SQLITE_DBSTATUS_CACHE_USED, &cur, &hi,
+			      0) != SQLITE_OK)
+		return 0;
+	return cur;
+}
+
+void db_release_memory(struct db *db)
+{
+	sqlite3_db_release_memory(db->h);
+}
+
 int db_user_version(struct db *db)
 {
 	return (int)db_scalar(db, ST_USER_VERSION, "PRAGMA user_version",

@@ -44,6 +44,10 @@ int db_busy_take(struct db *db);
 /* Open (creating if needed) and migrate.  NULL on error, with err set. */
 struct db *db_open(const char *path, char *err, size_t errlen);
 void db_close(struct db *db);	/* accepts NULL */
+/* The bytes this handle's page cache holds (SQLITE_DBSTATUS_CACHE_USED),
+ * and giving them back; only for a handle no other thread is using. */
+long long db_cache_bytes(struct db *db);
+void db_release_memory(struct db *db);
 int db_user_version(struct db *db);
 /* Run fn inside one transaction (BEGIN IMMEDIATE .. COMMIT / ROLLBACK). */
 int db_begin(struct db *db);

@@ -96,6 +96,14 @@ for f in "$TOP"/workloads/suites/*.suite; do
 	[ "$got" = "$desc" ] || fail "suite $n: registered as '$got', its file says '$desc'"
 done
 
+# an operator's view of klabd's memory: glibc's arenas (all 0 under
+# ASan, whose allocator answers mallinfo2), the pooled handles' caches
+http GET /api/status >/dev/null; expect_status 200
+jq -e '.malloc.heap >= 0 and .malloc.in_use >= 0 and .malloc.free >= 0 and
+	.malloc.mmapped >= 0 and .db_pool.idle >= 0 and
+	(.db_pool.idle == 0 or .db_pool.cache_bytes > 0)' "$TMP/body" >/dev/null ||
+	fail "GET /api/status: $(cat "$TMP/body")"
+
 # still serving, then a clean shutdown
 http GET /api/health >/dev/null; expect_status 200
 stop_klabd

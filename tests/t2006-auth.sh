@@ -46,6 +46,7 @@ POST /api/rigs/r1/online application/json {} operator
 POST /api/suites application/json {"name":"s9"} operator
 POST /api/catalog/debian application/json {"spec":"nope"} operator
 GET /api/audit - - operator
+GET /api/status - - operator
 POST /api/agent/register application/json {} agent
 POST /api/agent/jobs/1/results application/json {} agent
 POST /api/agent/jobs/1/kexec application/json {} agent
