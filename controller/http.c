@@ -109,6 +109,7 @@ void klabd_mem(struct klabd *d, struct klabd_mem *m)
 	for (i = 0; i < d->npool; i++)
 		m->pool_cache += db_cache_bytes(d->pool[i]);
 	pthread_mutex_unlock(&d->pool_lock);
+	m->slab_used = db_pagecache_lines();
 }
 
 void klabd_housekeep(struct klabd *d)

@@ -48,6 +48,8 @@ void db_close(struct db *db);	/* accepts NULL */
  * and giving them back; only for a handle no other thread is using. */
 long long db_cache_bytes(struct db *db);
 void db_release_memory(struct db *db);
+/* Page cache lines of all handles in the slab db_open sets up. */
+long long db_pagecache_lines(void);
 int db_user_version(struct db *db);
 /* Run fn inside one transaction (BEGIN IMMEDIATE .. COMMIT / ROLLBACK). */
 int db_begin(struct db *db);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests for what klabd's database handles keep in memory: a handle's
- * page cache fills as it reads (db_cache_bytes), gives it back on
+ * page cache fills as it reads (db_cache_bytes), from the slab of
+ * sqlite_setup (db/db.c) rather than malloc, gives it back on
  * db_release_memory, and klabd_housekeep does that for every handle idle
  * in klabd's pool, as klabd_mem reports (GET /api/status; the soak in
  * docs/PERFORMANCE.md found klabd's RSS rising with the database).
@@ -78,9 +79,18 @@ static void test_release(void **state)
 {
 	struct db *db = warm_handle(*state);
 
+	sqlite3_int64 used = 0, hi = 0;
+
 	assert_true(db_cache_bytes(db) > 1 * MIB);
+	/* the lines are in sqlite_setup's slab, not malloc's: slots in use */
+	assert_int_equal(sqlite3_status64(SQLITE_STATUS_PAGECACHE_USED, &used,
+					  &hi, 0), SQLITE_OK);
+	assert_true(used > 200);
 	db_release_memory(db);
 	assert_true(db_cache_bytes(db) < MIB / 4);
+	assert_int_equal(sqlite3_status64(SQLITE_STATUS_PAGECACHE_USED, &used,
+					  &hi, 0), SQLITE_OK);
+	assert_true(used < 60);		/* back in the slab */
 	/* still a working handle: the cache fills again */
 	assert_int_equal(sqlite3_exec(db->h, "SELECT SUM(LENGTH(b)) FROM t_fill",
 				      NULL, NULL, NULL), SQLITE_OK);
