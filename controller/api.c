@@ -51,13 +51,14 @@ int api_status(struct req *rq, struct web_response *r)
 
 	klabd_mem(rq->d, &m);
 	return api_reply(r, 200,
-			 json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I}}",
+			 json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I}}",
 				   "malloc", "heap", (json_int_t)m.heap,
 				   "in_use", (json_int_t)m.in_use,
 				   "free", (json_int_t)m.free,
 				   "mmapped", (json_int_t)m.mmapped,
 				   "db_pool", "idle", (json_int_t)m.pool_idle,
 				   "cache_bytes", (json_int_t)m.pool_cache,
+				   "stmt_bytes", (json_int_t)m.pool_stmt,
 				   "slab_lines", (json_int_t)m.slab_used));
 }
 

@@ -106,8 +106,10 @@ void klabd_mem(struct klabd *d, struct klabd_mem *m)
 	m->mmapped = (long long)mi.hblkhd;
 	pthread_mutex_lock(&d->pool_lock);
 	m->pool_idle = (long long)d->npool;
-	for (i = 0; i < d->npool; i++)
+	for (i = 0; i < d->npool; i++) {
 		m->pool_cache += db_cache_bytes(d->pool[i]);
+		m->pool_stmt += db_stmt_bytes(d->pool[i]);
+	}
 	pthread_mutex_unlock(&d->pool_lock);
 	m->slab_used = db_pagecache_lines();
 }

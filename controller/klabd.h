@@ -185,6 +185,7 @@ void klabd_db_put(struct klabd *d, struct db *db);
 struct klabd_mem {
 	long long heap, in_use, free, mmapped;	/* bytes */
 	long long pool_idle, pool_cache;	/* handles, bytes */
+	long long pool_stmt;	/* bytes of their prepared statements */
 	long long slab_used;	/* page cache lines taken from db/'s slab */
 };
 void klabd_mem(struct klabd *d, struct klabd_mem *m);

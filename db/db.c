@@ -197,6 +197,16 @@ long long db_cache_bytes(struct db *db)
 	return cur;
 }
 
+long long db_stmt_bytes(struct db *db)
+{
+	int cur = 0, hi = 0;
+
+	if (sqlite3_db_status(db->h, SQLITE_DBSTATUS_STMT_USED, &cur, &hi,
+			      0) != SQLITE_OK)
+		return 0;
+	return cur;
+}
+
 void db_release_memory(struct db *db)
 {
 	sqlite3_db_release_memory(db->h);

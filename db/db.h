@@ -47,6 +47,9 @@ void db_close(struct db *db);	/* accepts NULL */
 /* The bytes this handle's page cache holds (SQLITE_DBSTATUS_CACHE_USED),
  * and giving them back; only for a handle no other thread is using. */
 long long db_cache_bytes(struct db *db);
+/* The bytes of this handle's prepared statements (SQLITE_DBSTATUS_STMT_USED:
+ * the fixed ones and db_query's cache, prepared as first needed). */
+long long db_stmt_bytes(struct db *db);
 void db_release_memory(struct db *db);
 /* Page cache lines of all handles in the slab db_open sets up. */
 long long db_pagecache_lines(void);

@@ -101,7 +101,8 @@ done
 http GET /api/status >/dev/null; expect_status 200
 jq -e '.malloc.heap >= 0 and .malloc.in_use >= 0 and .malloc.free >= 0 and
 	.malloc.mmapped >= 0 and .db_pool.idle >= 0 and
-	(.db_pool.idle == 0 or .db_pool.cache_bytes > 0)' "$TMP/body" >/dev/null ||
+	(.db_pool.idle == 0 or (.db_pool.cache_bytes > 0 and
+	.db_pool.stmt_bytes > 0)) and .db_pool.slab_lines >= 0' "$TMP/body" >/dev/null ||
 	fail "GET /api/status: $(cat "$TMP/body")"
 
 # still serving, then a clean shutdown

@@ -114,6 +114,8 @@ static void test_housekeep_pool(void **state)
 	klabd_mem(&d, &m);
 	assert_int_equal(m.pool_idle, 2);
 	assert_true(m.pool_cache > 2 * MIB);
+	assert_true(m.pool_stmt > 0);	/* db_open's statements, kept */
+	assert_true(m.slab_used > 400);
 	klabd_housekeep(&d);
 	klabd_mem(&d, &m);
 	assert_int_equal(m.pool_idle, 2);
