@@ -25,7 +25,7 @@
 # figures).  Writes build/bench/soak.csv (a line a minute: minute,
 # rss_kb, threads, fds, db_bytes, runs, jobs_done, jobs_failed, load1,
 # then from GET /api/status heap_kb, in_use_kb, free_kb, pool_idle,
-# pool_cache_kb, slab_lines)
+# pool_cache_kb, slab_lines, pool_stmt_kb)
 # and build/bench/soak.md (the summary and soak_check.sh's table).  Exit
 # status: soak_check.sh's (0 flat, 1 not flat, 2 too short), or 1 when
 # the soak itself fails.  On exit, however it ends (INT, TERM, a
@@ -137,14 +137,15 @@ dbsize() {
 }
 # memstatus: GET /api/status as heap_kb,in_use_kb,free_kb,pool_idle,
 # pool_cache_kb,slab_lines (glibc's arenas, the idle database handles'
-# caches, the page cache lines in db/'s slab)
+# caches, the page cache lines in db/'s slab, their statements)
 memstatus() {
 	_s=$(curl -sf --noproxy '*' -H "Authorization: Bearer $KLAB_TOKEN" \
 		"$KLAB_URL/api/status" | jq -r '[((.malloc.heap, .malloc.in_use,
 		.malloc.free) / 1024 | floor), .db_pool.idle,
-		(.db_pool.cache_bytes / 1024 | floor), .db_pool.slab_lines] |
+		(.db_pool.cache_bytes / 1024 | floor), .db_pool.slab_lines,
+		(.db_pool.stmt_bytes / 1024 | floor)] |
 		map(tostring) | join(",")')
-	echo "${_s:-,,,,,}"
+	echo "${_s:-,,,,,,}"
 }
 n=0
 # refill: two jobs waiting or running a rig
@@ -170,7 +171,7 @@ refill() {
 }
 
 CSV=$B/soak.csv
-echo "minute,rss_kb,threads,fds,db_bytes,runs,jobs_done,jobs_failed,load1,heap_kb,in_use_kb,free_kb,pool_idle,pool_cache_kb,slab_lines" >"$CSV"
+echo "minute,rss_kb,threads,fds,db_bytes,runs,jobs_done,jobs_failed,load1,heap_kb,in_use_kb,free_kb,pool_idle,pool_cache_kb,slab_lines,pool_stmt_kb" >"$CSV"
 LOAD0=$(loadavg)
 START=$(date -u '+%Y-%m-%d %H:%M UTC')
 T0=$(date +%s)
