@@ -187,24 +187,24 @@ void db_close(struct db *db)
 	free(db);
 }
 
-long long db_cache_bytes(struct db *db)
+/* A connection's current figure op of sqlite3_db_status, 0 on error. */
+static long long db_status_now(struct db *db, int op)
 {
 	int cur = 0, hi = 0;
 
-	if (sqlite3_db_status(db->h, SQLITE_DBSTATUS_CACHE_USED, &cur, &hi,
-			      0) != SQLITE_OK)
+	if (sqlite3_db_status(db->h, op, &cur, &hi, 0) != SQLITE_OK)
 		return 0;
 	return cur;
 }
 
+long long db_cache_bytes(struct db *db)
+{
+	return db_status_now(db, SQLITE_DBSTATUS_CACHE_USED);
+}
+
 long long db_stmt_bytes(struct db *db)
 {
-	int cur = 0, hi = 0;
-
-	if (sqlite3_db_status(db->h, SQLITE_DBSTATUS_STMT_USED, &cur, &hi,
-			      0) != SQLITE_OK)
-		return 0;
-	return cur;
+	return db_status_now(db, SQLITE_DBSTATUS_STMT_USED);
 }
 
 void db_release_memory(struct db *db)
