@@ -5,7 +5,11 @@
 # suite's name that a real klabd imports; raw outputs and per-repetition
 # documents are kept; nothing is left on the disks.  The tiotest --text
 # output imported by klabd gives back tiotest's own JSON numbers.  Errors:
-# unknown suite, bad suite file, missing disk; SIGTERM mid-run.
+# unknown suite, bad suite file, missing disk; SIGTERM mid-run.  The
+# tiobench suite's vm key (its dirty limits) is set for the run, recorded
+# as results and put back after it, after SIGTERM too, and after SIGKILL
+# by the next run (of any suite) that finds the vm journal
+# (/run/klab-run.vm) full and unlocked.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wl-lib.sh"
 KR=$KLAB_BIN/klab-run
@@ -31,8 +35,22 @@ run_suite() {
 	ok "$s ($(( $(date +%s) - t0 )) s)"
 }
 
+vm_now() {
+	(cd /proc/sys/vm && cat dirty_bytes dirty_ratio dirty_background_bytes \
+		dirty_background_ratio | tr '\n' ' ')
+}
+VM0=$(vm_now)
+vm_same() { # WHEN: the machine's dirty limits are as before the test
+	[ "$(vm_now)" = "$VM0" ] || fail "$1: vm left at $(vm_now), was $VM0"
+	[ ! -s /run/klab-run.vm ] || fail "$1: journal left: $(cat /run/klab-run.vm)"
+}
 run_suite tiobench --scale 0.01 --repetitions 2
 f=$TMP/out-tiobench
+# the vm key: a thirty-second of the file, scaled; put back after
+check "$(metric vm.dirty_bytes "$f/results.json") == 335544" "vm.dirty_bytes result"
+check "$(metric vm.dirty_background_bytes "$f/results.json") == 167772" "vm.dirty_background_bytes result"
+expect_grep 'klab-run: vm/dirty_bytes -> 335544 (was dirty_' "$TMP/tiobench.log"
+vm_same "after tiobench"
 for n in 1 2; do [ -s "$f/rep-$n.json" ] && [ -s "$f/raw/run-$n.json" ] || fail "repetition $n files"; done
 # results.json holds the mean of the repetitions: harmonic for a rate
 # (as mmtests), arithmetic for the rest
@@ -100,5 +118,26 @@ wait $pid; rc=$?
 [ $rc -eq 2 ] || fail "SIGTERM exit $rc: $(jq .error "$TMP/sig/results.json" 2>&1)"
 [ "$(jq -r .incomplete "$TMP/sig/results.json")" = true ] || fail "not incomplete"
 no_test_files "$TMP/d1"
+vm_same "after SIGTERM"
 ok "SIGTERM"
+
+# SIGKILL while it holds the vm settings: the next run, of a suite with
+# no vm key, puts them back
+setsid "$KR" tiobench --disks "$TMP/d1" --out "$TMP/kill" \
+	--suites-dir "$SUITES" --scale 4 2>"$TMP/kill.log" &
+pid=$!
+i=0
+while ! grep -q 'vm/dirty_background_bytes' "$TMP/kill.log" && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+kill -KILL -- -$pid
+wait $pid
+[ -s /run/klab-run.vm ] || fail "no vm journal after SIGKILL: $(cat "$TMP/kill.log")"
+[ "$(cat /proc/sys/vm/dirty_bytes)" = 134217728 ] || fail "the killed run's dirty_bytes: $(vm_now)"
+rm -rf "$TMP/d1" "$TMP/out-iops-alldisks"
+mkdir -p "$TMP/d1"
+run_suite iops-alldisks --scale 0.02 --repetitions 1
+expect_grep 'put back /proc/sys/vm/dirty_.* = [0-9]*, left by a run that did not finish' "$TMP/iops-alldisks.log"
+vm_same "after SIGKILL and the next run"
+ok "SIGKILL: the next run put the vm settings back"
 exit 0

@@ -42,6 +42,10 @@
 #include "workloads/suite.h"
 #include "workloads/wlcli.h"
 
+/* The lock and old values of a suite's vm settings, one per machine
+ * (workloads/qattr.h): on /run, a tmpfs on Debian and in the rig. */
+#define VM_JOURNAL "/run/klab-run.vm"
+
 struct opts {
 	const char *suite, *disks, *out, *suites_dir, *id;
 	double scale;
@@ -183,6 +187,31 @@ static double expand_num(const char *s, const struct suite_vars *v,
 	return d;
 }
 
+/* The vm key's values, {N} scaled, in place: plain integers. */
+static int vm_expand(struct suite *s, const struct suite_vars *v, char *err,
+		     size_t errlen)
+{
+	struct suite_qattr *a;
+	unsigned i;
+	char *x;
+
+	for (i = 0; i < s->nvm; i++) {
+		a = &s->vm[i];
+		x = suite_expand(a->value, v, err, errlen);
+		if (!x)
+			return -1;
+		if (strlen(x) >= sizeof(a->value)) {
+			snprintf(err, errlen, "vm: %s=%s is too large at this "
+				 "scale (%s)", a->name, a->value, x);
+			free(x);
+			return -1;
+		}
+		memcpy(a->value, x, strlen(x) + 1);
+		free(x);
+	}
+	return 0;
+}
+
 static int plan_expand(struct plan *p, const struct opts *o, char *err,
 		       size_t errlen)
 {
@@ -202,6 +231,8 @@ static int plan_expand(struct plan *p, const struct opts *o, char *err,
 		if (!p->background)
 			return -1;
 	}
+	if (vm_expand(&p->s, &v, err, errlen))
+		return -1;
 	p->bg_warmup = expand_num(p->s.background_warmup, &v,
 				  "background_warmup", err, errlen);
 	p->timeout = expand_num(p->s.timeout, &v, "timeout", err, errlen);
@@ -522,9 +553,9 @@ static unsigned run_suite(const struct plan *p, const struct driver_env *env,
 }
 
 /*
- * The queue attributes the run had, as results (queue.NAME, iosched/X as
- * queue.iosched.X): the compare page shows the configuration beside the
- * numbers it produced.
+ * The queue attributes and vm settings the run had, as results (queue.NAME,
+ * iosched/X as queue.iosched.X, vm.NAME): the compare page shows the
+ * configuration beside the numbers it produced.
  */
 static void add_queue_results(struct result_set *rs, const struct suite *s)
 {
@@ -538,6 +569,9 @@ static void add_queue_results(struct result_set *rs, const struct suite *s)
 		wl_result(rs, "queue", name, "", strtod(s->queue[i].value, NULL),
 			  DIR_NONE);
 	}
+	for (i = 0; i < s->nvm; i++)
+		wl_result(rs, "vm", s->vm[i].name, "",
+			  strtod(s->vm[i].value, NULL), DIR_NONE);
 }
 
 int main(int argc, char **argv)
@@ -578,7 +612,9 @@ int main(int argc, char **argv)
 	result_set_init(&sum);
 	done = 0;
 	if (plan_check_disk(&p, err, sizeof(err)) == 0 &&
-	    qattr_apply(&qa, &p.s, &p.dev, err, sizeof(err)) == 0) {
+	    qattr_apply(&qa, &p.s, &p.dev, err, sizeof(err)) == 0 &&
+	    qattr_apply_vm(&qa, &p.s, "/proc/sys/vm", VM_JOURNAL, err,
+			   sizeof(err)) == 0) {
 		done = run_suite(&p, &env, o.out, &sum, &cnt, err, sizeof(err));
 		qattr_restore(&qa);
 	}

@@ -55,59 +55,70 @@ static int all_of(const char *s, size_t n, const char *set)
  * The queue key: "NAME=VALUE ..." with NAME a queue attribute ([a-z0-9_],
  * or iosched/ and one for the scheduler's tunables) and VALUE a decimal
  * integer.  The scheduler itself is the job's option, not a suite's.
+ * The vm key: NAME a file of /proc/sys/vm/ ([a-z0-9_]) and VALUE a
+ * decimal integer or one {N} the scale multiplies (klab-run expands it).
  */
-static int set_queue(struct suite *s, const char *val, char *err,
-		     size_t errlen)
+static int set_attrs(struct suite *s, const char *key, const char *val,
+		     char *err, size_t errlen)
 {
 	static const char lower[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
+	int vm = strcmp(key, "vm") == 0;
+	struct suite_qattr *arr = vm ? s->vm : s->queue;
+	unsigned *n_attr = vm ? &s->nvm : &s->nqueue;
+	unsigned max = vm ? SUITE_MAX_VM : SUITE_MAX_QUEUE;
 	const char *p = val;
 
-	if (s->nqueue) {
-		snprintf(err, errlen, "key 'queue' given twice");
+	if (*n_attr) {
+		snprintf(err, errlen, "key '%s' given twice", key);
 		return -1;
 	}
 	while (*p) {
-		size_t n = strcspn(p, " \t"), k;
-		const char *eq = memchr(p, '=', n), *name = p;
+		size_t n = strcspn(p, " \t"), k, vn;
+		const char *eq = memchr(p, '=', n), *name = p, *v;
 		struct suite_qattr *a;
 
 		if (!eq) {
-			snprintf(err, errlen, "queue: expected NAME=VALUE, "
-				 "got '%.*s'", (int)n, p);
+			snprintf(err, errlen, "%s: expected NAME=VALUE, "
+				 "got '%.*s'", key, (int)n, p);
 			return -1;
 		}
 		k = (size_t)(eq - p);
-		if (k > 8 && strncmp(p, "iosched/", 8) == 0)
+		if (!vm && k > 8 && strncmp(p, "iosched/", 8) == 0)
 			name += 8;
 		if (k >= sizeof(a->name) || !all_of(name, k - (name - p), lower) ||
-		    (k == 9 && strncmp(p, "scheduler", 9) == 0)) {
-			snprintf(err, errlen, "queue: invalid attribute '%.*s' "
-				 "(a name in /sys/block/DEV/queue/ or "
-				 "iosched/NAME; the scheduler is the job's "
-				 "option)", (int)k, p);
+		    (!vm && k == 9 && strncmp(p, "scheduler", 9) == 0)) {
+			snprintf(err, errlen, vm ? "%s: invalid attribute "
+				 "'%.*s' (a name in /proc/sys/vm/)" :
+				 "%s: invalid attribute '%.*s' (a name in "
+				 "/sys/block/DEV/queue/ or iosched/NAME; the "
+				 "scheduler is the job's option)", key, (int)k,
+				 p);
 			return -1;
 		}
-		if (n - k - 1 >= sizeof(a->value) ||
-		    !all_of(eq + 1, n - k - 1, "0123456789")) {
-			snprintf(err, errlen, "queue: value of '%.*s' must be a "
-				 "decimal integer, got '%.*s'", (int)k, p,
-				 (int)(n - k - 1), eq + 1);
+		v = eq + 1;
+		vn = n - k - 1;
+		if (vn >= sizeof(a->value) ||
+		    !(all_of(v, vn, "0123456789") ||
+		      (vm && vn > 2 && v[0] == '{' && v[vn - 1] == '}' &&
+		       all_of(v + 1, vn - 2, "0123456789")))) {
+			snprintf(err, errlen, "%s: value of '%.*s' must be a "
+				 "decimal integer%s, got '%.*s'", key, (int)k,
+				 p, vm ? " or {N}" : "", (int)vn, v);
 			return -1;
 		}
-		if (s->nqueue == SUITE_MAX_QUEUE) {
-			snprintf(err, errlen, "queue: more than %d attributes",
-				 SUITE_MAX_QUEUE);
+		if (*n_attr == max) {
+			snprintf(err, errlen, "%s: more than %u attributes", key,
+				 max);
 			return -1;
 		}
-		a = &s->queue[s->nqueue++];
+		a = &arr[(*n_attr)++];
 		snprintf(a->name, sizeof(a->name), "%.*s", (int)k, p);
-		snprintf(a->value, sizeof(a->value), "%.*s", (int)(n - k - 1),
-			 eq + 1);
+		snprintf(a->value, sizeof(a->value), "%.*s", (int)vn, v);
 		p += n;
 		p += strspn(p, " \t");
 	}
-	if (!s->nqueue) {
-		snprintf(err, errlen, "queue: no attribute given");
+	if (!*n_attr) {
+		snprintf(err, errlen, "%s: no attribute given", key);
 		return -1;
 	}
 	return 0;
@@ -120,8 +131,8 @@ static int set_key(struct suite *s, const char *key, const char *val,
 	char *end;
 	long n;
 
-	if (strcmp(key, "queue") == 0)
-		return set_queue(s, val, err, errlen);
+	if (strcmp(key, "queue") == 0 || strcmp(key, "vm") == 0)
+		return set_attrs(s, key, val, err, errlen);
 	if (strcmp(key, "repetitions") == 0) {
 		errno = 0;
 		n = strtol(val, &end, 10);

@@ -4,8 +4,9 @@
  * docs/SUITES.md).  A suite is "key = value" lines: the measured workload
  * command, an optional background load, a warm-up command that runs and is
  * discarded, repetitions, a timeout, the file system the first disk must
- * carry and the space the suite needs on it, and the block queue attributes
- * its disks run with (workloads/qattr.h).  Commands name {N} numbers that the
+ * carry and the space the suite needs on it, the block queue attributes
+ * its disks run with and the vm settings (dirty limits) the machine runs
+ * with (workloads/qattr.h).  Commands name {N} numbers that the
  * scale factor multiplies, and {disk}, {disks}, {ncpu}, {id} placeholders.
  */
 #ifndef KLAB_SUITE_H
@@ -14,11 +15,14 @@
 #include <stddef.h>
 
 #define SUITE_MAX_QUEUE 8
+#define SUITE_MAX_VM 4
 
-/* One "NAME=VALUE" of the queue key: /sys/block/DEV/queue/NAME. */
+/* One "NAME=VALUE" of the queue key (/sys/block/DEV/queue/NAME) or of the
+ * vm key (/proc/sys/vm/NAME). */
 struct suite_qattr {
 	char name[48];		/* [a-z0-9_]+, or iosched/[a-z0-9_]+ */
-	char value[24];		/* a decimal integer */
+	char value[24];		/* a decimal integer; for vm also {N},
+				 * which klab-run expands in place */
 };
 
 struct suite {
@@ -37,6 +41,8 @@ struct suite {
 	unsigned repetitions;
 	struct suite_qattr queue[SUITE_MAX_QUEUE];
 	unsigned nqueue;
+	struct suite_qattr vm[SUITE_MAX_VM];	/* the vm key */
+	unsigned nvm;
 };
 
 /* The scale factors klab-run takes (--scale): every way in that queues a

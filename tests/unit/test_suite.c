@@ -4,8 +4,9 @@
  * workloads/wlcli.c: placeholders and scaling, suite file errors naming
  * the line, the shipped suites all load and say what disk they need, and
  * the end of a failed step's output as driver.c reports it, and the
- * queue key: its parsing and qattr.c setting and putting back the
- * attributes in a made-up sysfs tree.
+ * queue and vm keys: their parsing and qattr.c setting and putting back
+ * the attributes in a made-up sysfs tree and /proc/sys/vm, the vm
+ * journal's lock and a killed run's leftovers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "workloads/driver.h"
@@ -159,18 +162,54 @@ static void test_disk_keys(void **state)
 	suite_release(&s);
 }
 
-static void expect_queue_error(const char *val, const char *msg)
+static void expect_key_error(const char *key, const char *val,
+			     const char *msg)
 {
 	char text[256], err[512];
 	struct suite s;
 
 	snprintf(text, sizeof(text), "name = t\nworkload = x\nwarmup = none\n"
-		 "queue = %s\n", val);
+		 "%s = %s\n", key, val);
 	assert_int_equal(load_text(text, &s, err, sizeof(err)), -1);
 	if (!strstr(err, msg))
-		fail_msg("queue = %s: '%s' lacks '%s'", val, err, msg);
+		fail_msg("%s = %s: '%s' lacks '%s'", key, val, err, msg);
 	assert_non_null(strstr(err, "line 4:"));
 	suite_release(&s);
+}
+
+static void expect_queue_error(const char *val, const char *msg)
+{
+	expect_key_error("queue", val, msg);
+}
+
+/* The vm key: names of /proc/sys/vm/, integers or one {N}. */
+static void test_vm_key(void **state)
+{
+	struct suite s;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
+				   "vm = dirty_bytes={33554432} "
+				   "dirty_background_bytes=4096\n", &s, err,
+				   sizeof(err)), 0);
+	assert_int_equal(s.nvm, 2);
+	assert_int_equal(s.nqueue, 0);
+	assert_string_equal(s.vm[0].name, "dirty_bytes");
+	assert_string_equal(s.vm[0].value, "{33554432}");
+	assert_string_equal(s.vm[1].value, "4096");
+	suite_release(&s);
+	expect_key_error("vm", "../../kernel/x=1", "vm: invalid attribute "
+			 "'../../kernel/x' (a name in /proc/sys/vm/)");
+	expect_key_error("vm", "iosched/x=1", "invalid attribute 'iosched/x'");
+	expect_key_error("vm", "dirty_bytes={1.5}", "must be a decimal "
+			 "integer or {N}, got '{1.5}'");
+	expect_key_error("vm", "dirty_bytes={}", "or {N}");
+	expect_key_error("vm", "dirty_bytes={disk}", "or {N}");
+	expect_key_error("queue", "nr_requests={4}", "must be a decimal "
+			 "integer, got '{4}'");
+	expect_key_error("vm", "a=1 b=1 c=1 d=1 e=1", "more than 4 attributes");
+	expect_key_error("vm", "", "vm: no attribute given");
 }
 
 static void test_queue_key(void **state)
@@ -287,6 +326,141 @@ static void test_qattr(void **state)
 	rmdir(root);
 }
 
+static void mkfile(const char *dir, const char *name, const char *text)
+{
+	char p[1100];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	write_file(p, text);
+}
+
+static void expect_file(const char *dir, const char *name, const char *want)
+{
+	char p[1100], buf[64];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	read_file(p, buf, sizeof(buf));
+	buf[strcspn(buf, "\n")] = 0;
+	if (strcmp(buf, want))
+		fail_msg("%s: '%s', expected '%s'", p, buf, want);
+}
+
+/*
+ * The vm key in a made-up /proc/sys/vm: a _bytes that reads 0 is saved as
+ * its _ratio; the journal lists the old values while the run holds them,
+ * is empty after; a journal a killed run left is put back (only inside
+ * the directory) before anything is saved, also by a suite with no vm
+ * key; a second run waits for the first; a failure puts back what was
+ * set.
+ */
+static void test_qattr_vm(void **state)
+{
+	char root[] = "/tmp/klab-test-vm-XXXXXX", vm[64], jn[64], out[64],
+	     buf[1024], err[512];
+	struct devstat_set dev = { 0 };
+	struct qattr_state st;
+	struct suite s;
+	int fd, status;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(vm, sizeof(vm), "%s/vm", root);
+	snprintf(out, sizeof(out), "%s/out", root);
+	snprintf(jn, sizeof(jn), "%s/journal", root);
+	assert_int_equal(mkdir(vm, 0755), 0);
+	assert_int_equal(mkdir(out, 0755), 0);
+	mkfile(vm, "dirty_bytes", "0\n");
+	mkfile(vm, "dirty_ratio", "20\n");
+	mkfile(vm, "dirty_background_bytes", "0\n");
+	mkfile(vm, "dirty_background_ratio", "10\n");
+	mkfile(vm, "dirty_expire_centisecs", "3000\n");
+	mkfile(out, "victim", "7\n");
+	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
+				   "vm = dirty_bytes=65536 dirty_background_bytes"
+				   "=32768 dirty_expire_centisecs=500\n", &s,
+				   err, sizeof(err)), 0);
+	assert_int_equal(qattr_apply(&st, &s, &dev, err, sizeof(err)), 0);
+	assert_int_equal(qattr_apply_vm(&st, &s, vm, jn, err, sizeof(err)), 0);
+	assert_int_equal(st.n, 3);
+	expect_file(vm, "dirty_bytes", "65536");
+	expect_file(vm, "dirty_expire_centisecs", "500");
+	read_file(jn, buf, sizeof(buf));
+	snprintf(err, sizeof(err), "%s/dirty_ratio 20\n%s/dirty_background_ratio"
+		 " 10\n%s/dirty_expire_centisecs 3000\n", vm, vm, vm);
+	assert_string_equal(buf, err);
+
+	/* a second run waits for the lock the first holds */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct qattr_state st2;
+
+		close(st.journal);	/* the parent's lock is its own */
+		qattr_apply(&st2, &s, &dev, err, sizeof(err));
+		if (qattr_apply_vm(&st2, &s, vm, jn, err, sizeof(err)))
+			_exit(1);
+		qattr_restore(&st2);
+		_exit(0);
+	}
+	usleep(300 * 1000);
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);
+	qattr_restore(&st);
+	expect_file(vm, "dirty_ratio", "20");
+	expect_file(vm, "dirty_background_ratio", "10");
+	expect_file(vm, "dirty_expire_centisecs", "3000");
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	read_file(jn, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+
+	/* a killed run's journal: put back inside vm/, ignored outside */
+	snprintf(buf, sizeof(buf), "%s/dirty_ratio 33\n%s/victim 1\n"
+		 "%s/../out/victim 2\n%s/dirty_expire_centisecs x\ngarbage\n",
+		 vm, out, vm, vm);
+	mkfile(root, "journal", buf);
+	assert_int_equal(qattr_apply(&st, &s, &dev, err, sizeof(err)), 0);
+	assert_int_equal(qattr_apply_vm(&st, &s, vm, jn, err, sizeof(err)), 0);
+	expect_file(vm, "dirty_ratio", "33");
+	expect_file(out, "victim", "7");
+	qattr_restore(&st);
+	suite_release(&s);
+
+	/* a setting the kernel lacks: the ones before it are put back */
+	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
+				   "vm = dirty_expire_centisecs=1 nope=1\n", &s,
+				   err, sizeof(err)), 0);
+	assert_int_equal(qattr_apply(&st, &s, &dev, err, sizeof(err)), 0);
+	assert_int_equal(qattr_apply_vm(&st, &s, vm, jn, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot set vm setting nope=1 of suite 't'"));
+	assert_non_null(strstr(err, "No such file or directory"));
+	assert_int_equal(st.n, 0);
+	assert_int_equal(st.journal, -1);
+	expect_file(vm, "dirty_expire_centisecs", "3000");
+	fd = open(jn, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 0);
+	close(fd);
+	suite_release(&s);
+
+	/* a suite with no vm key puts back a killed run's leftovers too */
+	snprintf(buf, sizeof(buf), "%s/dirty_ratio 44\n", vm);
+	mkfile(root, "journal", buf);
+	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n",
+				   &s, err, sizeof(err)), 0);
+	assert_int_equal(qattr_apply(&st, &s, &dev, err, sizeof(err)), 0);
+	assert_int_equal(qattr_apply_vm(&st, &s, vm, jn, err, sizeof(err)), 0);
+	assert_int_equal(st.journal, -1);
+	expect_file(vm, "dirty_ratio", "44");
+	fd = open(jn, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 0);
+	close(fd);
+	suite_release(&s);
+	snprintf(buf, sizeof(buf), "rm -rf '%s'", root);
+	assert_int_equal(system(buf), 0);
+}
+
 /* The end of a failed step's output: cut at a line, one line for the
  * message with the last words kept. */
 static void test_tail(void **state)
@@ -379,6 +553,8 @@ int main(void)
 		cmocka_unit_test(test_tail),
 		cmocka_unit_test(test_queue_key),
 		cmocka_unit_test(test_qattr),
+		cmocka_unit_test(test_vm_key),
+		cmocka_unit_test(test_qattr_vm),
 		cmocka_unit_test(test_shipped_suites),
 	};
 
