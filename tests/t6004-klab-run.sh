@@ -130,7 +130,7 @@ i=0
 while ! grep -q 'vm/dirty_background_bytes' "$TMP/kill.log" && [ $i -lt 100 ]; do
 	sleep 0.1; i=$((i + 1))
 done
-kill -KILL -- -$pid
+kill -KILL -$pid
 wait $pid
 [ -s /run/klab-run.vm ] || fail "no vm journal after SIGKILL: $(cat "$TMP/kill.log")"
 [ "$(cat /proc/sys/vm/dirty_bytes)" = 134217728 ] || fail "the killed run's dirty_bytes: $(vm_now)"
