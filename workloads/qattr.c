@@ -166,10 +166,13 @@ static int journal_open(struct qattr_state *st, const char *dir,
 			 journal, strerror(errno));
 		return -1;
 	}
-	if (flock(st->journal, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
-		fprintf(stderr, "klab-run: waiting for another run's vm "
-			"settings (%s)\n", journal);
-		if (flock(st->journal, LOCK_EX)) {
+	if (flock(st->journal, LOCK_EX | LOCK_NB)) {
+		int busy = errno == EWOULDBLOCK;
+
+		if (busy)
+			fprintf(stderr, "klab-run: waiting for another run's "
+				"vm settings (%s)\n", journal);
+		if (!busy || flock(st->journal, LOCK_EX)) {
 			snprintf(err, errlen, "waiting for the vm journal %s: "
 				 "%s", journal, strerror(errno));
 			close(st->journal);
