@@ -345,6 +345,17 @@ static void expect_file(const char *dir, const char *name, const char *want)
 		fail_msg("%s: '%s', expected '%s'", p, buf, want);
 }
 
+/* path exists and holds nothing at all */
+static void expect_empty(const char *path)
+{
+	char c;
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, &c, 1), 0);
+	close(fd);
+}
+
 /*
  * The vm key in a made-up /proc/sys/vm: a _bytes that reads 0 is saved as
  * its _ratio; the journal lists the old values while the run holds them,
@@ -360,7 +371,7 @@ static void test_qattr_vm(void **state)
 	struct devstat_set dev = { 0 };
 	struct qattr_state st;
 	struct suite s;
-	int fd, status;
+	int status;
 	pid_t pid;
 
 	(void)state;
@@ -437,10 +448,7 @@ static void test_qattr_vm(void **state)
 	assert_int_equal(st.n, 0);
 	assert_int_equal(st.journal, -1);
 	expect_file(vm, "dirty_expire_centisecs", "3000");
-	fd = open(jn, O_RDONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(read(fd, buf, sizeof(buf)), 0);
-	close(fd);
+	expect_empty(jn);
 	suite_release(&s);
 
 	/* a suite with no vm key puts back a killed run's leftovers too */
@@ -452,10 +460,7 @@ static void test_qattr_vm(void **state)
 	assert_int_equal(qattr_apply_vm(&st, &s, vm, jn, err, sizeof(err)), 0);
 	assert_int_equal(st.journal, -1);
 	expect_file(vm, "dirty_ratio", "44");
-	fd = open(jn, O_RDONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(read(fd, buf, sizeof(buf)), 0);
-	close(fd);
+	expect_empty(jn);
 	suite_release(&s);
 	snprintf(buf, sizeof(buf), "rm -rf '%s'", root);
 	assert_int_equal(system(buf), 0);
