@@ -47,9 +47,14 @@ struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen)
 {
 	struct db *db = NULL;
 
+	/* the oldest idle handle first: requests go round the pool, so each
+	 * handle prepares the lab's statements in the warm-up, not hours
+	 * later at a burst (docs/PERFORMANCE.md, "Soak") */
 	pthread_mutex_lock(&d->pool_lock);
-	if (d->npool)
-		db = d->pool[--d->npool];
+	if (d->npool) {
+		db = d->pool[0];
+		memmove(d->pool, d->pool + 1, --d->npool * sizeof(*d->pool));
+	}
 	pthread_mutex_unlock(&d->pool_lock);
 	if (!db)
 		db = db_open(d->db_path, err, errlen);
@@ -72,7 +77,7 @@ void klabd_db_put(struct klabd *d, struct db *db)
 	if (!db)
 		return;
 	pthread_mutex_lock(&d->pool_lock);
-	if (d->npool >= 8) {
+	if (d->npool >= KLABD_POOL_MAX) {
 		/* a burst of clients is over: keep a few handles, not all */
 		pthread_mutex_unlock(&d->pool_lock);
 		db_close(db);

@@ -560,16 +560,23 @@ out:
 	return rc;
 }
 
-/* Open the database once up front (migrations run here, errors show at
- * start), keep it private, and draw the session keys. */
+/* Open the database up front (migrations run on the first handle,
+ * errors show at start) and fill the handle pool, keep the file private,
+ * and draw the session keys. */
 static int open_state(struct klabd *d, char *err, size_t errlen)
 {
 	struct db *db = db_open(d->db_path, err, errlen);
+	int i;
 
 	if (!db)
 		return -1;
 	api_suites_register(d, db);
 	klabd_db_put(d, db);
+	for (i = 1; i < KLABD_POOL_MAX; i++) {
+		if (!(db = db_open(d->db_path, err, errlen)))
+			return -1;
+		klabd_db_put(d, db);
+	}
 	db_path_private(d->db_path);
 	d->auth = auth_create(err, errlen);
 	return d->auth ? 0 : -1;

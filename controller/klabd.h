@@ -59,7 +59,7 @@ struct klabd {
 	volatile sig_atomic_t stop;
 	int stopping;	/* shutting down: read and set with __atomic */
 
-	pthread_mutex_t pool_lock;	/* db handles for request threads */
+	pthread_mutex_t pool_lock;	/* db handles, KLABD_POOL_MAX idle */
 	struct db **pool;
 	size_t npool, pool_alloc;
 
@@ -175,6 +175,12 @@ const struct route *http_routes(size_t *n);
 const struct route *route_find(const char *method, const char *path,
 			       char *buf, size_t len, const char **arg,
 			       const char **arg2, int *bad_method);
+/* http.c: the pool of database handles.  klabd opens KLABD_POOL_MAX at
+ * start (each parses the schema and prepares statements as first
+ * needed: memory that should be taken in the warm-up, not at the first
+ * burst hours later), hands out the oldest idle one and keeps at most
+ * KLABD_POOL_MAX idle; more are opened for a burst and closed after. */
+#define KLABD_POOL_MAX 8
 struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
 /* klabd_db_get for a background thread: a failure is logged as
  * "klabd: WHAT: cause" and gives NULL. */
