@@ -572,7 +572,7 @@ static int open_state(struct klabd *d, char *err, size_t errlen)
 		return -1;
 	api_suites_register(d, db);
 	klabd_db_put(d, db);
-	for (i = 1; i < KLABD_POOL_MAX; i++) {
+	for (i = 1; i < KLABD_POOL_START; i++) {
 		if (!(db = db_open(d->db_path, err, errlen)))
 			return -1;
 		klabd_db_put(d, db);

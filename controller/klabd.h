@@ -175,11 +175,14 @@ const struct route *http_routes(size_t *n);
 const struct route *route_find(const char *method, const char *path,
 			       char *buf, size_t len, const char **arg,
 			       const char **arg2, int *bad_method);
-/* http.c: the pool of database handles.  klabd opens KLABD_POOL_MAX at
- * start (each parses the schema and prepares statements as first
- * needed: memory that should be taken in the warm-up, not at the first
- * burst hours later), hands out the oldest idle one and keeps at most
- * KLABD_POOL_MAX idle; more are opened for a burst and closed after. */
+/* http.c: the pool of database handles.  klabd opens KLABD_POOL_START
+ * at start, what a lab's request and driver threads use at once outside
+ * bursts, and hands out the oldest idle one: each handle parses the
+ * schema and prepares its statements as first needed, memory that
+ * should be taken in the warm-up (every handle sees every statement
+ * within a few hundred jobs), not at a burst hours later.  A burst opens
+ * more; at most KLABD_POOL_MAX stay idle, the rest are closed. */
+#define KLABD_POOL_START 4
 #define KLABD_POOL_MAX 8
 struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
 /* klabd_db_get for a background thread: a failure is logged as

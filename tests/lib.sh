@@ -86,6 +86,17 @@ start_klabd() {
 	export PORT URL KLAB_URL
 }
 
+# host_rig_start [extra klabd args...]: klabd (start_klabd) with one
+# remote rig, host0 (token tok-host0), for a klab-agent run on the host;
+# sets K, the newest Debian 6.1 kernel, added to its catalog
+host_rig_start() {
+	printf '[rig host0]\nkind = remote\ntoken = tok-host0\nboot_timeout = 600\njob_timeout = 300\n' \
+		>"$TMP/klabd.conf"
+	start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN" "$@"
+	K=$(klab kernel add debian newest-6.1 | tr -d '"') ||
+		fail "cannot add the newest 6.1 kernel"
+}
+
 # stop_klabd: SIGTERM, and it must exit 0
 stop_klabd() {
 	kill -TERM "$KLABD_PID"

@@ -20,15 +20,7 @@ AGENT=$KLAB_BIN/klab-agent
 RUN=$KLAB_BIN/klab-run
 [ -x "$AGENT" ] && [ -x "$RUN" ] || fail "no '$AGENT' or '$RUN': build with make O=build/san SANITIZE=1"
 
-cat >"$TMP/klabd.conf" <<CONF
-[rig host0]
-kind = remote
-token = tok-host0
-boot_timeout = 600
-job_timeout = 300
-CONF
-start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
-K=$(klab kernel add debian newest-6.1 | tr -d '"') || fail "cannot add the newest 6.1 kernel"
+host_rig_start
 echo "console=ttyS0 quiet" >"$TMP/cmdline"
 mkdir -p "$TMP/disk" "$TMP/fakebin"
 

@@ -11,15 +11,7 @@
 . "$(dirname "$0")/fault-lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3 shell"
 
-cat >"$TMP/klabd.conf" <<CONF
-[rig host0]
-kind = remote
-token = tok-host0
-boot_timeout = 600
-job_timeout = 300
-CONF
-start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
-K=$(klab kernel add debian newest-6.1 | tr -d '"') || fail "cannot add the newest 6.1 kernel"
+host_rig_start
 klab job add "$K" --rig host0 --suite dbench --scale 0.05 >/dev/null || fail "queue job 1"
 host_agent_start host0 tok-host0
 wait_file "$TMP/fake/started.1"

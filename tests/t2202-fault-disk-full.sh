@@ -15,20 +15,12 @@ mount -t tmpfs -o size=256m tmpfs "$TMP/small" 2>/dev/null || skip "cannot mount
 # klabd holds files on it: stopped first
 at_cleanup 'kill_klabd; umount "$TMP/small" 2>/dev/null || umount -l "$TMP/small"'
 
-cat >"$TMP/klabd.conf" <<CONF
-[rig host0]
-kind = remote
-token = tok-host0
-boot_timeout = 600
-job_timeout = 300
-CONF
 # the database and the data directory on the small disk
 mkdir "$TMP/small/data"
 ln -s small/klab.db "$TMP/klab.db"
 ln -s small/data "$TMP/data"
-start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
+host_rig_start
 [ -f "$TMP/small/klab.db" ] || fail "the database is not on the small disk"
-K=$(klab kernel add debian newest-6.1 | tr -d '"') || fail "cannot add the newest 6.1 kernel"
 klab job add "$K" --rig host0 --suite dbench --scale 0.05 >/dev/null || fail "queue job 1"
 host_agent_start host0 tok-host0
 wait_file "$TMP/fake/started.1"

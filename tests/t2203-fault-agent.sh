@@ -15,15 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault-lib.sh"
 
-cat >"$TMP/klabd.conf" <<CONF
-[rig host0]
-kind = remote
-token = tok-host0
-boot_timeout = 600
-job_timeout = 300
-CONF
-start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
-K=$(klab kernel add debian newest-6.1 | tr -d '"') || fail "cannot add the newest 6.1 kernel"
+host_rig_start
 
 # --- 1: the agent killed mid-run ---
 klab job add "$K" --rig host0 --suite dbench --scale 0.05 >/dev/null || fail "queue job 1"

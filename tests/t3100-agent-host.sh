@@ -13,17 +13,7 @@
 AGENT=$KLAB_BIN/klab-agent
 [ -x "$AGENT" ] || fail "no '$AGENT': build with make O=build/san SANITIZE=1"
 
-cat >"$TMP/klabd.conf" <<CONF
-[rig host0]
-kind = remote
-token = tok-host0
-boot_timeout = 600
-job_timeout = 300
-CONF
-start_klabd --config "$TMP/klabd.conf" --rig-bin "$KLAB_PLAIN_BIN"
-http GET "/api/agent/next?rig=host0&wait=0" -H 'Authorization: Bearer tok-host0' >/dev/null
-[ "$STATUS" = 404 ] && skip "klabd has no agent API yet (/api/agent/next answered 404)"
-K=$(klab kernel add debian newest-6.1 | tr -d '"') || fail "cannot add the newest 6.1 kernel"
+host_rig_start
 echo "kernel: $K"
 
 # the stand-in klab-run: FAKE_DIR gets its argv and the suite file
