@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "lib/alloc.h"
+#include "lib/sha256.h"
 #include "workloads/suite.h"
 
 #define JOB_RAW_CAP (1L << 20)		/* bytes kept of one raw output */
@@ -637,6 +638,19 @@ static void job_fs_release(const struct job *job, const struct job_paths *p,
 			  strerror(errno));
 }
 
+/* "suite_sha256": the hash of the suite text the run was handed, which
+ * klabd records with the run's configuration, so that cells of an edited
+ * suite file are never pooled with the old file's (docs/VERDICTS.md). */
+static void job_suite_hash(const struct job *job, json_t *doc)
+{
+	char hex[SHA256_HEX_LEN + 1];
+
+	if (!job->suite_text)
+		return;
+	sha256_hex(job->suite_text, strlen(job->suite_text), hex);
+	json_object_set_new(doc, "suite_sha256", json_string(hex));
+}
+
 /* "repetitions": every DIR/rep-N.json klab-run wrote, in order. */
 static json_t *job_collect_reps(const char *out)
 {
@@ -685,6 +699,7 @@ int job_run(const struct agent_config *cfg, const struct job *job)
 				    job_collect_raw(p.out, p.runlog));
 		json_object_set_new(doc, "repetitions",
 				    job_collect_reps(p.out));
+		job_suite_hash(job, doc);
 		rc = job_upload(cfg, job, doc) < 0 ? -1 : 0;
 		goto out;
 	}

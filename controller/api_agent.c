@@ -409,7 +409,9 @@ static int agent_results(struct req *rq, struct web_response *r,
 	o.raw_len = rq->body_len;
 	o.job_id = j->id;
 	/* the rig as configured for the job, and the machine it reported */
-	conf = rig_conf_text(rq->d, g, json_object_get(doc, "machine"));
+	conf = rig_conf_with_suite(rig_conf_text(rq->d, g,
+			json_object_get(doc, "machine")),
+			json_string_value(json_object_get(doc, "suite_sha256")));
 	o.rigconf = conf;
 	rc = results_store(rq, &rs, &o, reps, nreps, &ids, &n, err,
 			   sizeof(err));

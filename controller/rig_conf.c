@@ -199,6 +199,25 @@ char *rig_conf_text(const struct klabd *d, const struct rig *g,
 	return canon;
 }
 
+char *rig_conf_with_suite(char *conf, const char *sha256)
+{
+	struct strbuf lines = STRBUF_INIT;
+	char hash[13], *canon;
+
+	if (!sha256 || strlen(sha256) != 64 ||
+	    strspn(sha256, "0123456789abcdef") != 64)
+		return conf;
+	snprintf(hash, sizeof(hash), "%.12s", sha256);
+	sb_init(&lines);
+	sb_adds(&lines, conf ? conf : "");
+	sb_addc(&lines, '\n');
+	rigconf_add(&lines, "suite_sha", hash);
+	canon = rigconf_canonical(lines.buf);
+	sb_release(&lines);
+	free(conf);
+	return canon;
+}
+
 static int cfg_int(struct klabd *d, const char *sec, const char *key,
 		   long def, long min, long max, long *out, char *err,
 		   size_t errlen)

@@ -36,5 +36,10 @@ void rig_conf_init(struct klabd *d);
  * "machine" object of an agent's upload (remote rigs), or NULL. */
 char *rig_conf_text(const struct klabd *d, const struct rig *g,
 		    const json_t *machine);
+/* conf (taken over) with suite_sha=the first 12 digits of sha256, the
+ * hash of the suite text a run was handed (its agent reports it): an
+ * edited suite file is a new configuration.  conf unchanged when sha256
+ * is NULL or not 64 lowercase hex digits. */
+char *rig_conf_with_suite(char *conf, const char *sha256);
 
 #endif

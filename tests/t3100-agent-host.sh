@@ -95,6 +95,12 @@ run=$(run_of_job 1)
 [ -n "$run" ] || fail "no run stored for job 1: $(http GET /api/runs)"
 http GET "/api/runs/$run" >/dev/null; expect_status 200
 expect_grep 'tiobench.seq_read.rate'; expect_grep 'tiotest-1.txt'; expect_grep 'klab-run.log'
+# the run's configuration names the suite text it ran by hash: an edited
+# suite file is a new configuration, never pooled with the old one's cells
+sha=$(sha256sum <"$FAKE_DIR/suite" | cut -c1-12)
+got=$(jq -r '[.. | objects | select(has("rigconf")) | .rigconf.text][0]' "$TMP/body")
+printf '%s\n' "$got" | grep -qx "suite_sha=$sha" ||
+	fail "run $run: no suite_sha=$sha in its configuration: $got"
 http GET "/api/runs/$run/raw/tiotest-1.txt" >/dev/null; expect_status 200
 expect_grep 'raw output of tiobench'; expect_grep '? not utf-8'
 http GET "/api/runs/$run/raw/klab-run.log" >/dev/null; expect_status 200

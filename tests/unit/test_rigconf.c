@@ -188,6 +188,40 @@ static void test_qemu_rig(void **state)
 	rmdir(dir);
 }
 
+/* The suite text's hash joins the configuration in its sorted place;
+ * anything but 64 lowercase hex digits leaves the configuration as it
+ * was. */
+static void test_with_suite(void **state)
+{
+	static const char *const bad[] = {
+		NULL, "", "0123", "ABCDEF0123456789abcdef0123456789abcdef0123"
+		"456789abcdef01234567",
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789"
+		"abcdeg", "0123456789abcdef0123456789abcdef0123456789abcdef"
+		"0123456789abcdef0",
+	};
+	const char *sha = "0123456789abcdef0123456789abcdef0123456789abcdef"
+			  "0123456789abcdef";
+	char *c;
+	size_t i;
+
+	(void)state;
+	c = rig_conf_with_suite(rigconf_canonical("kind=qemu\nqemu=7.2\n"),
+				sha);
+	assert_string_equal(c, "kind=qemu\nqemu=7.2\n"
+			    "suite_sha=0123456789ab\n");
+	free(c);
+	c = rig_conf_with_suite(rigconf_canonical("kind=qemu\ntz=1\n"), sha);
+	assert_string_equal(c, "kind=qemu\nsuite_sha=0123456789ab\ntz=1\n");
+	free(c);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		c = rig_conf_with_suite(rigconf_canonical("kind=qemu\n"),
+					bad[i]);
+		assert_string_equal(c, "kind=qemu\n");
+		free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_get),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_qemu_rig),
+		cmocka_unit_test(test_with_suite),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
