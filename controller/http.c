@@ -754,9 +754,13 @@ void http_stop(struct klabd *d)
 		free(d->hstats);
 		d->hstats = NULL;
 	}
+	/* under the lock: the drivers still take and return handles (they
+	 * stop after HTTP), and a handle one takes is its own until put */
+	pthread_mutex_lock(&d->pool_lock);
 	for (i = 0; i < d->npool; i++)
 		db_close(d->pool[i]);
 	free(d->pool);
 	d->pool = NULL;
 	d->npool = d->pool_alloc = 0;
+	pthread_mutex_unlock(&d->pool_lock);
 }
