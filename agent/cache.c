@@ -28,8 +28,7 @@ struct cache_item {
 
 int cache_key_ok(const char *s)
 {
-	return strlen(s) == SHA256_HEX_LEN &&
-	       strspn(s, "0123456789abcdef") == SHA256_HEX_LEN;
+	return sha256_hex_ok(s);
 }
 
 void cache_entry_path(struct strbuf *out, const char *dir, const char *key)

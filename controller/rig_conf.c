@@ -25,6 +25,7 @@
 #include "lib/rand.h"
 #include "lib/proc.h"
 #include "lib/rigconf.h"
+#include "lib/sha256.h"
 #include "lib/strbuf.h"
 #include "rig.h"
 
@@ -204,8 +205,7 @@ char *rig_conf_with_suite(char *conf, const char *sha256)
 	struct strbuf lines = STRBUF_INIT;
 	char hash[13], *canon;
 
-	if (!sha256 || strlen(sha256) != 64 ||
-	    strspn(sha256, "0123456789abcdef") != 64)
+	if (!sha256_hex_ok(sha256))
 		return conf;
 	snprintf(hash, sizeof(hash), "%.12s", sha256);
 	sb_init(&lines);

@@ -94,3 +94,9 @@ int sha256_file_hex(const char *path, char out[SHA256_HEX_LEN + 1])
 	}
 	return 0;
 }
+
+int sha256_hex_ok(const char *s)
+{
+	return s && strlen(s) == SHA256_HEX_LEN &&
+	       strspn(s, "0123456789abcdef") == SHA256_HEX_LEN;
+}

@@ -33,5 +33,7 @@ void sha256_final_hex(struct sha256 *ctx, char out[SHA256_HEX_LEN + 1]);
 void sha256_hex(const void *data, size_t len, char out[SHA256_HEX_LEN + 1]);
 /* Hex digest of a file; 0, or -1 with errno set. */
 int sha256_file_hex(const char *path, char out[SHA256_HEX_LEN + 1]);
+/* 1 when s is a hash as sha256_hex writes it: 64 lowercase hex digits. */
+int sha256_hex_ok(const char *s);
 
 #endif
