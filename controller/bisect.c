@@ -5,7 +5,7 @@
  * has at most one open step: its two kernels (the reference, the good
  * end or for the confirmation the answer's parent, and the step's own)
  * are built (series, git) or fetched (debian) first, then one comparison run
- * judges them (comparisons.h, stop_on_worse); the step's mark comes from
+ * judges them (comparisons.h); the step's mark comes from
  * the named metrics only: a look that decided one of them worse, or all
  * of them same, ends the comparison there (its queued cells cancelled),
  * whatever the other headline metrics do.  A step with no open step
@@ -144,7 +144,10 @@ static int bis_cmp_start(struct klabd *d, struct db *db,
 	c.floors = "";
 	c.max_cells = (int)plan.looks[plan.nlooks - 1];
 	c.max_seconds = plan.max_seconds;
-	c.stop_on_worse = 1;
+	/* no stop_on_worse: a headline metric worse but not a named one
+	 * would end the comparison with the named ones still open, and
+	 * the step would be skipped; bis_step_cmp ends it on the named */
+	c.stop_on_worse = 0;
 	c.planned = (int)plan.looks[0];
 	c.who = b->who;
 	if (db_begin(db))
@@ -232,9 +235,10 @@ static void bis_step_cmp(struct db *db, const struct db_bisection *b,
 	active = !strcmp(v.c.state, "queued") || !strcmp(v.c.state,
 							  "running");
 	m = bis_judge(b, &v, s);
-	if (active && m && v.c.done[0] >= v.c.planned &&
-	    v.c.done[1] >= v.c.planned) {
-		/* the named metrics are decided: the rest need not be */
+	if (active && m) {
+		/* the named metrics are decided, at a look (between looks
+		 * the view keeps only the looks' decisions, cmprun_carry):
+		 * the rest need not be, and the next look's cells go */
 		db_comparison_update(db, v.c.id, "decided", v.c.planned,
 				     v.c.decided, v.c.open, NULL);
 		db_comparison_cancel(db, v.c.id);

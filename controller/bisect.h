@@ -29,7 +29,12 @@
 #include "submissions.h"
 
 #define BIS_MAX_METRICS 8
-#define BIS_MAX_CELLS_DEFAULT 8	/* cells a side of a step */
+/* Cells a side of a step: the comparisons' own cap.  A step is good only
+ * when its 90% CI lies within the threshold, which is the rig's noise
+ * when that is above the floor; that needs more than 2 t^2 cells a side
+ * (about 9), and with 8 a harmless step came out same about one time in
+ * five (docs/VERDICTS.md, "Bisection"). */
+#define BIS_MAX_CELLS_DEFAULT 20
 #define BIS_CONFIRM_FACTOR 2	/* the confirmation's cap: this x */
 
 /* A request, its strings borrowed from the caller. */

@@ -206,6 +206,10 @@ http GET "/api/comparisons/$(sqlite3 "$TMP/klab.db" "SELECT comparison_id FROM
 	bisection_steps WHERE bisection_id = 1 AND idx = 5 AND purpose = 'step'")" >/dev/null
 jq -e '.borrowed == 3 and .cells.base == 3' "$TMP/body" >/dev/null ||
 	fail "comparison JSON: $(jq -c '{borrowed, cells}' "$TMP/body")"
+# a step ends on its named metrics, never on another headline worse (a
+# real rig's run ended its verification so, with the named one open)
+jq -e '.stop_on_worse == false' "$TMP/body" >/dev/null ||
+	fail "a bisection step's comparison stops at any headline worse"
 http GET /api/bisections/1 >/dev/null
 ok "series: patch 5 named after $(jq '.steps | length' "$TMP/body") steps, the unbuildable step skipped"
 
