@@ -226,7 +226,7 @@ static void bis_step_cmp(struct db *db, const struct db_bisection *b,
 {
 	struct cmprun_view v;
 	char err[700], why[800];
-	int active, m;
+	int active, m, ended = 0;
 
 	if (cmprun_view_load(db, s->comparison, &v, err, sizeof(err))) {
 		cmprun_view_release(&v);
@@ -243,6 +243,7 @@ static void bis_step_cmp(struct db *db, const struct db_bisection *b,
 				     v.c.decided, v.c.open, NULL);
 		db_comparison_cancel(db, v.c.id);
 		active = 0;
+		ended = 1;
 	}
 	if (active) {
 		db_bisection_step_set(db, s);	/* cells so far */
@@ -250,7 +251,13 @@ static void bis_step_cmp(struct db *db, const struct db_bisection *b,
 		snprintf(why, sizeof(why), "cells failed: %.700s", v.c.error);
 		bis_mark(db, s, "skip", why);
 	} else if (m) {
-		bis_mark(db, s, m == 'b' ? "bad" : "good", v.summary);
+		/* ended here: v.summary still describes the running run */
+		if (ended)
+			snprintf(why, sizeof(why), "%s decided after %d+%d "
+				 "cells, the other headline metrics not waited "
+				 "for", b->metrics, v.c.done[0], v.c.done[1]);
+		bis_mark(db, s, m == 'b' ? "bad" : "good",
+			 ended ? why : v.summary);
 	} else {
 		snprintf(why, sizeof(why), "undecided after %d cells a side: "
 			 "%.600s", v.c.planned, v.summary);

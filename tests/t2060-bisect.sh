@@ -184,6 +184,9 @@ steps=$(jq -r '[.steps[] | "\(.purpose):\(.index):\(.mark)"] | join(" ")' "$TMP/
 	fail "steps: $steps"
 jq -e '.steps[2].reason | test("build [0-9]+ failed")' "$TMP/body" >/dev/null ||
 	fail "the skip does not say its build failed: $(jq .steps[2] "$TMP/body")"
+# a step ended on its named metrics says so, not what its run said while running
+jq -e '[.steps[] | select(.reason | test("^(running|queued):"))] | length == 0' "$TMP/body" >/dev/null ||
+	fail "a finished step's reason is its run's running summary: $(jq -c '[.steps[].reason]' "$TMP/body")"
 jq -e '.steps[0].delta | test("tiobench.seq_read.rate -(19|20)\\.[0-9]%")' "$TMP/body" >/dev/null ||
 	fail "no delta in the evidence: $(jq .steps[0] "$TMP/body")"
 expect_grep 'klabd: alert bisection_done: bisection 1 by alice: first bad' "$TMP/klabd.log"

@@ -106,10 +106,15 @@ db_ok
 ok "after the restart: retries stored the rest, $N jobs done with one run each"
 
 # the build killed with klabd is built again; the submission goes on
+sub_cells() { # the cells (jobs) submission 1's comparisons queued
+	sqlite3 "$TMP/klab.db" "SELECT count(*) FROM comparison_jobs cj JOIN
+		submission_cells sc ON sc.comparison_id = cj.comparison_id
+		WHERE sc.submission_id = 1"
+}
 i=0
 until [ "$(sqlite3 "$TMP/klab.db" "SELECT count(*) FROM builds WHERE state IN ('done', 'failed')")" -ge 3 ] &&
 	http GET /api/submissions/1 >/dev/null && [ "$(jq -r .stage "$TMP/body")" = cells ] &&
-	[ "$(sqlite3 "$TMP/klab.db" "SELECT count(*) FROM comparison_jobs cj JOIN submission_cells sc ON sc.comparison_id = cj.comparison_id WHERE sc.submission_id = 1")" -gt 0 ]; do
+	[ "$(sub_cells)" -gt 0 ]; do
 	i=$((i + 1))
 	[ $i -gt 300 ] && fail "after the restart, the submission queued no cell: builds $(sqlite3 "$TMP/klab.db" 'SELECT id, state, error FROM builds'), submission $(jq -c '{stage,state,error}' "$TMP/body")"
 	sleep 0.5
@@ -117,7 +122,7 @@ done
 [ "$(jq -r .state "$TMP/body")" = running ] || fail "submission 1: $(jq -c '{stage,state,error}' "$TMP/body")"
 n=$(sqlite3 "$TMP/klab.db" "SELECT count(*) FROM builds WHERE state != 'done'")
 [ "$n" -eq 0 ] || fail "builds not done: $(sqlite3 "$TMP/klab.db" 'SELECT id, ident, state, error FROM builds')"
-n=$(sqlite3 "$TMP/klab.db" "SELECT count(*) FROM comparison_jobs cj JOIN submission_cells sc ON sc.comparison_id = cj.comparison_id WHERE sc.submission_id = 1")
+n=$(sub_cells)
 db_ok
 stop_klabd
 ok "the build killed with klabd was built again, and the submission went on to its $n cells"
