@@ -16,7 +16,7 @@
 #define JOB_COLS \
 	"SELECT j.id, k.ident, g.name, s.name, j.scheduler, j.scale, " \
 	"j.state, j.failure, j.error, j.console, j.output, j.attempts, " \
-	"COALESCE(j.submission_id, 0), j.created, COALESCE(j.started, 0), " \
+	"j.created, COALESCE(j.started, 0), " \
 	"COALESCE(j.finished, 0), j.cmdline FROM jobs j JOIN kernels k ON " \
 	"k.id = j.kernel_id JOIN rigs g ON g.id = j.rig_id JOIN suites s " \
 	"ON s.id = j.suite_id "
@@ -26,7 +26,7 @@ static const struct db_col job_cols[] = {
 	C(id, INT64), C(kernel, STR), C(rig, STR), C(suite, STR),
 	C(scheduler, STR), C(scale, DOUBLE), C(state, STR), C(failure, STR),
 	C(error, STR), C(console, STR), C(output, STR), C(attempts, INT),
-	C(submission, INT64), C(created, INT64), C(started, INT64),
+	C(created, INT64), C(started, INT64),
 	C(finished, INT64), C(cmdline, STR),
 };
 #undef C
@@ -59,10 +59,10 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 		return db_seterr(err, errlen, sid < 0 ? DB_ERR : DB_NOTFOUND,
 				 "unknown suite '%s'", j->suite);
 	rc = db_run(db, "INSERT INTO jobs (kernel_id, rig_id, suite_id, "
-		    "scheduler, scale, submission_id, created, cmdline) "
-		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "IIIsdpTs", kid, gid,
+		    "scheduler, scale, created, cmdline) "
+		    "VALUES (?, ?, ?, ?, ?, ?, ?)", "IIIsdTs", kid, gid,
 		    sid, j->scheduler, j->scale > 0 ? j->scale : 1.0,
-		    j->submission, j->cmdline);
+		    j->cmdline);
 	if (rc != SQLITE_DONE)
 		return db_sqlerr(db, err, errlen);
 	if (id)

@@ -30,14 +30,12 @@ struct db_job {
 	char *console;		/* console log of the failed boot, or "" */
 	char *output;		/* benchmark output of a failure, or "" */
 	int attempts;
-	int64_t submission;	/* 0: queued by hand */
 	int64_t created, started, finished;
 };
 
 struct db_job_new {
 	const char *kernel, *rig, *suite, *scheduler, *cmdline;
 	double scale;
-	int64_t submission;
 };
 
 /* Queue a job; kernel/rig/suite must exist.  *id receives its id. */

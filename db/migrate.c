@@ -424,6 +424,10 @@ static const char *const migrations[] = {
 	"  comparison_id INTEGER NOT NULL REFERENCES comparisons(id),"
 	"  job_id INTEGER NOT NULL REFERENCES jobs(id),"
 	"  PRIMARY KEY (comparison_id, job_id));",
+	/* 17: jobs.submission_id was never set: a submission's cells are
+	 * its comparisons' jobs (submission_cells, comparison_jobs), the
+	 * one home of that fact. */
+	"ALTER TABLE jobs DROP COLUMN submission_id;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
