@@ -26,8 +26,9 @@ ok "readers under writers"
 
 # the cache check on the readers' own reads (/proc/self/io): two readers
 # alone going round 8 MiB regions for 1.5 s read them from the page cache
-# after the first pass, and say so; on a file system without a block
-# device (tmpfs) there is no check
+# after the first pass, and say so; a sequential reader drops its file at
+# each turn and is not marked; on a file system without a block device
+# (tmpfs) there is no check
 "$R" --disk "$TMP/d" --readers 2 --random --read-size 8 --warmup 0 \
 	--time 1.5 --out "$TMP/c.json" || fail "rio, cached: exit $?"
 case $(findmnt -n -o SOURCE --target "$TMP") in
@@ -35,7 +36,15 @@ case $(findmnt -n -o SOURCE --target "$TMP") in
 	[ -r /proc/self/io ] || skip "no /proc/self/io (CONFIG_TASK_IO_ACCOUNTING)"
 	check "$(metric readlat.cached "$TMP/c.json") == 1" "re-read regions not marked cached"
 	check "$(metric readlat.dev_read_share "$TMP/c.json") < 0.9" "device share of re-read regions"
-	ok "re-reads served by the page cache are marked cached" ;;
+	ok "re-reads served by the page cache are marked cached"
+	# a sequential reader going round its 8 MiB file drops it at each
+	# turn, so every pass reads the disk again: not marked
+	"$R" --disk "$TMP/d" --readers 1 --read-size 8 --warmup 0 \
+		--time 1.5 --out "$TMP/s.json" || fail "rio, sequential: exit $?"
+	mb=$(metric readlat.read_mb "$TMP/s.json")
+	check "$mb > 8" "the sequential reader did not go round its file: $mb MB"
+	check "$(metric readlat.cached "$TMP/s.json") == 0" "a sequential reader's later passes marked cached"
+	ok "a sequential reader that goes round its file reads the disk each time ($mb MB)" ;;
 *)
 	jq -e '[.results[].metric] | index("readlat.cached") == null' "$TMP/c.json" >/dev/null ||
 		fail "a cache mark without a block device"
