@@ -110,11 +110,15 @@ $(O)/tests/%: tests/unit/%.c $(O)/libctl.a $(O)/libwl.a $(O)/libcore.a
 unit: $(UNIT_BINS)
 
 # The test suite: a plain build (what goes into rig images), a sanitizer
-# build that the unit and black-box tests run, then every test family.
+# build that the unit and black-box tests run, then every test family,
+# TEST_JOBS scripts at a time (tests/run.sh -j; those marked "klab-test:
+# alone" after the rest, one by one).  The slow and lab tiers run one at a
+# time: their tests build kernels for the next ones, or measure.
+TEST_JOBS ?= 2
 check:
 	$(MAKE) all WERROR=1
 	$(MAKE) O=build/san SANITIZE=1 WERROR=1 all unit
-	tests/run.sh
+	tests/run.sh -j $(TEST_JOBS)
 
 check-slow: all
 	KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t4*.sh tests/t51*.sh

@@ -1,10 +1,20 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: MIT
 # Run klab's tests: every cmocka unit binary, then every tests/tNNNN-*.sh
 # (or the scripts named on the command line).  A script passes with exit 0,
 # is skipped with exit 77, fails otherwise.  Ends with the counted summary
 #   N passed, N failed, N skipped
 # and exits non-zero when anything failed.
+#
+#   tests/run.sh [-j N] [SCRIPT...]
+#
+# -j N (or KLAB_TEST_JOBS=N) runs up to N scripts at a time: each has its
+# own scratch directory, klabd port and QEMU rig, and most of a rig
+# test's time is the guest waiting on its disk model, so two at a time on
+# two cores nearly halve `make check`.  A script whose header has the line
+#   # klab-test: alone
+# (it measures, or compares machine-wide settings before and after) runs
+# after the others, with nothing beside it.  Unit binaries run one by one.
 cd "$(dirname "$0")/.." || exit 1
 TOP=$(pwd)
 export TOP
@@ -14,25 +24,39 @@ export KLAB_BIN KLAB_PLAIN_BIN
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 LOGDIR=${KLAB_TEST_LOGS:-$TOP/build/test-logs}
+JOBS=${KLAB_TEST_JOBS:-1}
+if [ "${1:-}" = -j ] && [ $# -ge 2 ]; then
+	JOBS=$2
+	shift 2
+fi
+case $JOBS in
+''|*[!0-9]*|0) echo "tests/run.sh: -j: expected a number of scripts at a time, got '$JOBS'" >&2
+	exit 2 ;;
+esac
 mkdir -p "$LOGDIR"
+TALLY=$(mktemp "$LOGDIR/.tally.XXXXXX") || exit 1
+trap 'rm -f "$TALLY"' EXIT
+T0=$(date +%s)
 
-pass=0 fail=0 skip=0 failed=""
-
+# run_one NAME CMD...: run it, log to $LOGDIR/NAME.log, print one block
+# (in one write, so that scripts run side by side do not interleave) and
+# add "pass|fail|skip NAME" to the tally.
 run_one() {
-	name=$1; shift
-	log="$LOGDIR/$name.log"
+	local name=$1 log="$LOGDIR/$1.log" start rc secs msg
+	shift
 	mkdir -p "$(dirname "$log")"
 	start=$(date +%s)
-	"$@" >"$log" 2>&1
+	"$@" >"$log" 2>&1 </dev/null
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	case $rc in
-	0) pass=$((pass + 1)); echo "ok   $name (${secs}s)" ;;
-	77) skip=$((skip + 1)); echo "skip $name: $(tail -n 1 "$log")" ;;
-	*) fail=$((fail + 1)); failed="$failed $name"
-	   echo "FAIL $name (exit $rc, ${secs}s), last lines of $log:"
-	   tail -n 25 "$log" | sed 's/^/    /' ;;
+	0) msg="ok   $name (${secs}s)"; echo "pass $name" >>"$TALLY" ;;
+	77) msg="skip $name: $(tail -n 1 "$log")"; echo "skip $name" >>"$TALLY" ;;
+	*) msg="FAIL $name (exit $rc, ${secs}s), last lines of $log:
+$(tail -n 25 "$log" | sed 's/^/    /')"
+	   echo "fail $name" >>"$TALLY" ;;
 	esac
+	printf '%s\n' "$msg"
 }
 
 if [ $# -eq 0 ]; then
@@ -42,12 +66,36 @@ if [ $# -eq 0 ]; then
 	done
 	set -- "$TOP"/tests/t[0-9]*.sh
 fi
+
+alone=()
+running=0
 for t in "$@"; do
 	[ -f "$t" ] || continue
+	if [ "$JOBS" -gt 1 ] && grep -q '^# klab-test: alone' "$t"; then
+		alone+=("$t")
+		continue
+	fi
+	if [ "$JOBS" -le 1 ]; then
+		run_one "$(basename "$t" .sh)" sh "$t"
+		continue
+	fi
+	while [ "$running" -ge "$JOBS" ]; do
+		wait -n
+		running=$((running - 1))
+	done
+	run_one "$(basename "$t" .sh)" sh "$t" &
+	running=$((running + 1))
+done
+wait
+for t in "${alone[@]}"; do
 	run_one "$(basename "$t" .sh)" sh "$t"
 done
 
+pass=$(grep -c '^pass ' "$TALLY")
+fail=$(grep -c '^fail ' "$TALLY")
+skip=$(grep -c '^skip ' "$TALLY")
 echo
-[ -n "$failed" ] && echo "failed:$failed"
+[ "$fail" -eq 0 ] || echo "failed: $(sed -n 's/^fail //p' "$TALLY" | tr '\n' ' ')"
+echo "($JOBS at a time, $(( $(date +%s) - T0 )) s)"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

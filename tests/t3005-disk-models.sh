@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# klab-test: alone (its timing floors and caps, and it drops the host's caches)
 # t3005: the disk models of kernels/qemu-rig.sh on real QEMU rigs (newest
 # Debian 6.1).  hdd on the scsi and ide profiles: data written is read
 # back intact after the page cache is dropped (the quorum returns the

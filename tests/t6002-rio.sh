@@ -100,7 +100,7 @@ ok "writers only: regions of --write-size at the end"
 # SIGTERM during the measurement: partial numbers marked incomplete,
 # the load stopped, files removed
 "$R" --disk "$TMP/d" --read-size 8 --writers 1 --write-size 16 \
-	--load-cmd "sleep 100" --warmup 0 --time 60 --out "$TMP/sig.json" 2>/dev/null &
+	--load-cmd "sleep 100.$$" --warmup 0 --time 60 --out "$TMP/sig.json" 2>/dev/null &
 pid=$!
 sleep 1.5
 kill -TERM $pid
@@ -108,7 +108,7 @@ wait $pid; rc=$?
 [ $rc -eq 2 ] || fail "SIGTERM exit $rc"
 [ "$(jq -r .incomplete "$TMP/sig.json")" = true ] || fail "not incomplete"
 check "$(metric readlat.ops "$TMP/sig.json") > 0" "no partial numbers"
-pgrep -f "sleep 100" >/dev/null && fail "background load still running"
+pgrep -f "sleep 100.$$" >/dev/null && fail "background load still running"
 no_test_files "$TMP/d"
 ok "SIGTERM"
 exit 0

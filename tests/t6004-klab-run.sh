@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# klab-test: alone (it compares the machine's vm settings before and after)
 # klab-run: every suite at a small scale factor on directories under a
 # temporary directory; results.json is a klab-results/1 document with the
 # suite's name that a real klabd imports; raw outputs and per-repetition

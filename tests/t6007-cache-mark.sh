@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# klab-test: alone (it counts the reads of the machine's own disk)
 # Read phases reach the device, and say so: tiotest on a file of a real
 # block device (the test machine's own disk) with --drop-cache reads at
 # least 90% of what it asked for from the device (tiobench.PHASE.cached =
