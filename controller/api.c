@@ -709,11 +709,12 @@ int api_history(struct req *rq, struct web_response *r)
 		return reply_db_error(r, rc, err);
 	a = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:f, s:I, s:i, s:I}",
-				      "kernel", s[i].kernel, "value",
+		json_array_append_new(a, json_pack("{s:s, s:f, s:I, s:i, s:I, "
+				      "s:s}", "kernel", s[i].kernel, "value",
 				      s[i].value, "run", (json_int_t)s[i].run_id,
 				      "repetition", s[i].repetition, "time",
-				      (json_int_t)s[i].time));
+				      (json_int_t)s[i].time, "rigconf",
+				      s[i].rigconf ? s[i].rigconf : ""));
 	rc = api_reply(r, 200, json_pack("{s:s, s:s, s:s, s:o}", "metric",
 			metric, "unit", n ? s[0].unit : "", "direction",
 			n ? metric_dir_name(s[0].dir) : "none", "points", a));

@@ -127,11 +127,11 @@ static void cp_alert(struct db *db, const struct db_changepoint *c,
 	sb_release(&key);
 }
 
-/* The change points of one history, as cache rows (kernel names borrowed
- * from s: the caller frees only the array). */
-static int cp_search(struct db *db, const struct db_sample *s, size_t n,
-		     const struct cp_params *p, struct db_changepoint **out,
-		     size_t *nout)
+/* The change points of one series, as cache rows (kernel names borrowed
+ * from s: the caller frees only the array), positions counted from base. */
+static int cp_search_one(struct db *db, const struct db_sample *s, size_t n,
+			 const struct cp_params *p, size_t base,
+			 struct db_changepoint **out, size_t *nout)
 {
 	size_t *order, i, nc = 0;
 	unsigned char *ok;
@@ -161,7 +161,7 @@ static int cp_search(struct db *db, const struct db_sample *s, size_t n,
 		d->kernel_before = s[order[c[i].idx - 1]].kernel;
 		d->kernel_after = s[order[c[i].idx]].kernel;
 		d->run_after = s[order[c[i].idx]].run_id;
-		d->position = (int64_t)c[i].idx;
+		d->position = (int64_t)(base + c[i].idx);
 		d->mean_before = c[i].mean_before;
 		d->mean_after = c[i].mean_after;
 		d->size_pct = cp_size_pct(&c[i]);
@@ -172,6 +172,68 @@ static int cp_search(struct db *db, const struct db_sample *s, size_t n,
 	free(x);
 	free(order);
 	free(ok);
+	return rc;
+}
+
+static int same_conf(const struct db_sample *a, const struct db_sample *b)
+{
+	return !strcmp(a->rigconf ? a->rigconf : "",
+		       b->rigconf ? b->rigconf : "");
+}
+
+/*
+ * The change points of one history.  Runs under different rig
+ * configurations (another disk model, memory size, QEMU, suite text:
+ * lib/rigconf.h) are never one series, as they are never one column of
+ * a comparison: each configuration's points (in the order of its first
+ * run) are searched on their own, so a change of the rig is never
+ * reported, nor alerted, as a change between two kernels.
+ */
+static int cp_search(struct db *db, const struct db_sample *s, size_t n,
+		     const struct cp_params *p, struct db_changepoint **out,
+		     size_t *nout)
+{
+	struct db_changepoint *v = NULL, *all = NULL;
+	struct db_sample *part;
+	unsigned char *done;
+	size_t i, j, np, nv, nall = 0, base = 0;
+	int rc = 0;
+
+	for (i = 1; i < n && same_conf(&s[0], &s[i]); i++)
+		;
+	if (i >= n)
+		return cp_search_one(db, s, n, p, 0, out, nout);
+	done = calloc(n, 1);
+	part = calloc(n, sizeof(*part));
+	if (!done || !part)
+		abort();
+	for (i = 0; i < n && !rc; i++) {
+		if (done[i])
+			continue;
+		for (np = 0, j = i; j < n; j++)
+			if (!done[j] && same_conf(&s[i], &s[j])) {
+				part[np++] = s[j];
+				done[j] = 1;
+			}
+		rc = cp_search_one(db, part, np, p, base, &v, &nv);
+		if (!rc && nv) {
+			all = xrealloc(all, (nall + nv) * sizeof(*all));
+			memcpy(all + nall, v, nv * sizeof(*v));
+			nall += nv;
+		}
+		free(v);
+		v = NULL;
+		base += np;
+	}
+	free(part);
+	free(done);
+	if (rc) {
+		free(all);
+		all = NULL;
+		nall = 0;
+	}
+	*out = all;
+	*nout = nall;
 	return rc;
 }
 

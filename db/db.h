@@ -181,6 +181,8 @@ struct db_sample {
 	int64_t run_id;
 	int repetition;
 	int64_t time;		/* run finished, unix seconds */
+	char *rigconf;		/* db_history only: the run's rig configuration
+				 * hash, "" when none was recorded */
 };
 
 /*

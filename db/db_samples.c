@@ -25,7 +25,8 @@ static const char sql_samples[] =
 	" AND (?2 = 0 OR r.rig_id = ?2) AND (?3 = 0 OR r.suite_id = ?3)"
 	" AND (?4 IS NULL OR substr(m.name, 1, length(?4)) = ?4)";
 static const char sql_history[] =
-	"SELECT k.ident, x.value, r.id, r.repetition, r.finished, x.rowid"
+	"SELECT k.ident, x.value, r.id, r.repetition, r.finished, x.rowid,"
+	"  r.rigconf_hash"
 	" FROM results x JOIN runs r ON r.id = x.run_id"
 	" JOIN kernels k ON k.id = r.kernel_id"
 	" WHERE x.metric_id = ?1 AND r.status = 'done'"
@@ -58,19 +59,25 @@ static struct db_sample *srow_push(struct srow_vec *sv, int64_t rowid)
 
 	DB_ALLOC_GROW(sv->v, sv->n, sv->alloc);
 	r = &sv->v[sv->n++];
+	memset(r, 0, sizeof(*r));
 	r->rowid = rowid;
 	return &r->s;
+}
+
+static void sample_release(struct db_sample *s)
+{
+	free(s->kernel);
+	free(s->metric);
+	free(s->unit);
+	free(s->rigconf);
 }
 
 static void srows_free(struct srow_vec *sv)
 {
 	size_t i;
 
-	for (i = 0; i < sv->n; i++) {
-		free(sv->v[i].s.kernel);
-		free(sv->v[i].s.metric);
-		free(sv->v[i].s.unit);
-	}
+	for (i = 0; i < sv->n; i++)
+		sample_release(&sv->v[i].s);
 	free(sv->v);
 }
 
@@ -80,11 +87,8 @@ static void srows_detach(struct srow_vec *sv, size_t from,
 {
 	size_t i;
 
-	for (i = 0; i < from; i++) {
-		free(sv->v[i].s.kernel);
-		free(sv->v[i].s.metric);
-		free(sv->v[i].s.unit);
-	}
+	for (i = 0; i < from; i++)
+		sample_release(&sv->v[i].s);
 	*n = sv->n - from;
 	*out = *n ? db_xrealloc(NULL, *n * sizeof(**out)) : NULL;
 	for (i = from; i < sv->n; i++)
@@ -258,6 +262,7 @@ static int history_rows(sqlite3_stmt *st, struct srow_vec *sv,
 		s->run_id = sqlite3_column_int64(st, 2);
 		s->repetition = sqlite3_column_int(st, 3);
 		s->time = sqlite3_column_int64(st, 4);
+		s->rigconf = db_col_str(st, 6);
 	}
 	db_stmt_done(st);
 	return rc == SQLITE_DONE ? DB_OK : DB_ERR;
@@ -314,11 +319,8 @@ void db_samples_free(struct db_sample *v, size_t n)
 
 	if (!v)
 		return;
-	for (i = 0; i < n; i++) {
-		free(v[i].kernel);
-		free(v[i].metric);
-		free(v[i].unit);
-	}
+	for (i = 0; i < n; i++)
+		sample_release(&v[i]);
 	free(v);
 }
 
