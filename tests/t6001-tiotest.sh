@@ -30,6 +30,12 @@ for p in seq_write seq_read rand_write rand_read; do
 	last=$(ordered "$TMP/r.json" $m)
 	check "$last <= $max && $avg <= $max && $avg > 0" "$p: avg/p99.99/max order"
 	[ "$(metric $m.threads "$TMP/r.json")" = 4 ] || fail "$p threads"
+	# how the threads shared it: io_busy = avg_lat x ops over threads x time
+	busy=$(metric $m.io_busy "$TMP/r.json"); spread=$(metric $m.finish_spread "$TMP/r.json")
+	check "($busy - 100 * $avg * $ops / 1000 / (4 * $secs))^2 < 1e-6 * $busy^2 + 1e-9" \
+		"$p: io_busy $busy is not avg_lat x ops / (threads x elapsed)"
+	check "$busy > 0 && $busy <= 100 && $spread >= 0 && $spread <= 100" \
+		"$p: io_busy $busy or finish_spread $spread out of 0-100"
 done
 no_test_files "$TMP/d"
 ok "four phases consistent"

@@ -57,6 +57,7 @@ struct worker {
 	struct ioslot io;
 	int phase;
 	uint64_t rng, ops, t0, t1;
+	uint64_t tio;		/* its last request done (before the fsync) */
 	uint64_t distinct;	/* blocks the phase asked for, each once */
 	struct hist h;
 };
@@ -114,6 +115,7 @@ static void *worker_run(void *arg)
 		}
 	}
 	free(seen);
+	w->tio = wl_now_ns();
 	if ((w->phase == P_SEQ_WRITE || w->phase == P_RAND_WRITE) &&
 	    !wl_stopping() && fsync(w->io.fd) && errno != EINVAL)
 		wl_fail("fsync error on '%s': %s", w->io.r->file,
@@ -166,6 +168,31 @@ static void report_phase(struct result_set *rs, const struct opts *o,
 	wl_result(rs, prefix, "elapsed", "s", secs, DIR_NONE);
 }
 
+/*
+ * How the threads shared the phase, no verdict on either: io_busy, the
+ * share of their time (threads x the phase's time) spent inside requests
+ * (avg_lat x ops over it); finish_spread, the time between the first and
+ * the last thread's last request, as a share of the phase's.  A phase
+ * whose threads finish one after another has a lower mean latency for
+ * the same device time than one whose threads finish together.
+ */
+static void report_sharing(struct result_set *rs, int phase,
+			   const struct hist *h, unsigned threads,
+			   uint64_t wall_ns, uint64_t spread_ns)
+{
+	char prefix[64];
+	double wall = (double)wall_ns;
+
+	if (!threads || wall <= 0)
+		return;
+	snprintf(prefix, sizeof(prefix), "tiobench.%s",
+		 tiobench_phases[phase].key);
+	wl_result(rs, prefix, "io_busy", "%", 100.0 * hist_mean(h) *
+		  (double)h->count / (wall * threads), DIR_NONE);
+	wl_result(rs, prefix, "finish_spread", "%",
+		  100.0 * (double)spread_ns / wall, DIR_NONE);
+}
+
 static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		      uint64_t deadline, struct result_set *rs)
 {
@@ -175,6 +202,7 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	char prefix[64];
 	int dev_ok;
 	uint64_t t0 = UINT64_MAX, t1 = 0, distinct = 0;
+	uint64_t io0 = UINT64_MAX, io1 = 0;
 	unsigned i, started = 0;
 
 	workers_done = 0;
@@ -207,10 +235,14 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		distinct += ws[i].distinct;
 		t0 = ws[i].t0 < t0 ? ws[i].t0 : t0;
 		t1 = ws[i].t1 > t1 ? ws[i].t1 : t1;
+		io0 = ws[i].tio < io0 ? ws[i].tio : io0;
+		io1 = ws[i].tio > io1 ? ws[i].tio : io1;
 	}
-	if (all->count)
+	if (all->count) {
 		report_phase(rs, o, phase, all, t1 - t0,
 			     cpu_rusage_pct(&c0, &c1, (double)(t1 - t0) / 1e9));
+		report_sharing(rs, phase, all, started, t1 - t0, io1 - io0);
+	}
 	if (all->count && dev_ok) {
 		devstat_delta(&d0, &d1, &d0);
 		snprintf(prefix, sizeof(prefix), "tiobench.%s",
