@@ -11,7 +11,8 @@
 #  (c) its alert (ALERT_CHANGE_POINT) is raised once: not again after the
 #      same file is imported twice, nor after more results that keep it;
 #  (d) a step where the rig's configuration changed is no change point,
-#      a step inside one configuration is (one series per configuration).
+#      a step inside one configuration is (one series per configuration);
+#      the history page marks the configuration change in grey.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "no jq"
 
@@ -70,6 +71,7 @@ page="$URL/history?metric=$M&rig=default&suite=manual"
 http GET "/history?metric=$M&rig=default&suite=manual" >/dev/null
 expect_grep 'class="changepoint"'
 expect_grep '<table class="changepoints">'
+grep -q 'class="rigchange"' "$TMP/body" && fail "a configuration mark on a one-configuration history"
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$CHROME" ]; then
 	chrome() {
@@ -176,4 +178,13 @@ http GET "/api/history?metric=$MC&rig=r1&suite=manual" >/dev/null
 jq -e '[.points[].rigconf] | unique | length == 2 and all(length == 12)' "$TMP/body" >/dev/null ||
 	fail "history points do not carry their two rig configurations: $(cat "$TMP/body")"
 grep -q "change point in $MC" "$TMP/klabd.log" && fail "alerted the configuration change"
+# the history page marks where the rig changed, in grey, and no change point
+http GET "/history?metric=$MC&rig=r1&suite=manual" >/dev/null
+expect_grep '<g class="rigchange">'
+expect_grep 'rig configuration changed: [0-9a-f]\{12\} -&gt; [0-9a-f]\{12\}'
+[ "$(grep -c '<g class="rigchange">' "$TMP/body")" = 1 ] || fail "not one configuration mark"
+grep -q 'class="changepoint"' "$TMP/body" && fail "a change point drawn at the configuration change"
+http GET "/history?metric=$M2&rig=r1&suite=manual" >/dev/null
+expect_grep '<g class="changepoint">'
+expect_grep '<g class="rigchange">'
 ok "a rig configuration change is no change point; a step inside one is"

@@ -256,20 +256,28 @@ static void legend(struct strbuf *sb, const struct frame *f,
 	}
 }
 
-/* Dashed vertical lines (class "changepoint") at each mark. */
+/*
+ * Dashed vertical lines at each mark: red for a change point (class
+ * "changepoint"), grey where the rig's configuration changed (class
+ * "rigchange", its label lower so that both can share a gap).
+ */
 static void marks(struct strbuf *sb, const struct frame *f,
 		  const struct chart *c)
 {
 	size_t i;
 	double x;
+	int cfg;
 
 	for (i = 0; i < c->nmarks; i++) {
 		x = px(f, c->marks[i].x);
-		sb_addf(sb, "<g class=\"changepoint\"><line x1=\"%.1f\" "
-			"y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" "
-			"stroke-dasharray=\"5,3\"/><text x=\"%.1f\" "
-			"y=\"%d\" font-size=\"11\" fill=\"#c00\">", x, MT, x,
-			f->h - MB, x + 3, MT + 10);
+		cfg = c->marks[i].kind == CHART_MARK_CONFIG;
+		sb_addf(sb, "<g class=\"%s\"><line x1=\"%.1f\" "
+			"y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+			"stroke-dasharray=\"%s\"/><text x=\"%.1f\" "
+			"y=\"%d\" font-size=\"11\" fill=\"%s\">",
+			cfg ? "rigchange" : "changepoint", x, MT, x,
+			f->h - MB, cfg ? "#777" : "#c00", cfg ? "2,3" : "5,3",
+			x + 3, MT + (cfg ? 24 : 10), cfg ? "#777" : "#c00");
 		sb_add_html(sb, c->marks[i].label ? c->marks[i].label : "");
 		sb_adds(sb, "</text><title>");
 		sb_add_html(sb, c->marks[i].tip ? c->marks[i].tip : "");

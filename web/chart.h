@@ -31,10 +31,17 @@ struct chart_label {
 
 /* A vertical mark across the plot at x (a change point), with a label
  * drawn at its top and a hover title. */
+enum chart_mark_kind {
+	CHART_MARK_CHANGE,	/* a change point: red, class "changepoint" */
+	CHART_MARK_CONFIG,	/* the rig's configuration changed: grey,
+				 * class "rigchange" */
+};
+
 struct chart_mark {
 	double x;
 	const char *label;	/* short, e.g. "+12%" */
 	const char *tip;	/* hover title, may be NULL */
+	enum chart_mark_kind kind;
 };
 
 struct chart {

@@ -221,25 +221,54 @@ static long run_pos(const struct hist *h, int64_t run)
 	return -1;
 }
 
+static const char *conf_of(const struct hist *h, size_t i)
+{
+	const char *c = h->s[h->order[i]].rigconf;
+
+	return c && *c ? c : "none recorded";
+}
+
+/* Display positions i (> 0) whose rig configuration is not i - 1's. */
+static int conf_change(const struct hist *h, size_t i)
+{
+	return i > 0 && strcmp(conf_of(h, i - 1), conf_of(h, i));
+}
+
 /*
  * A chart mark between the last point before each change point and the
- * first after it; labels and tips go into tips (the marks point into it:
- * keep it until they are drawn).  NULL when none.
+ * first after it, and one between two points whose rig configurations
+ * differ (change points are searched per configuration, so a step there
+ * is the rig's, never a kernel's); labels and tips go into tips (the
+ * marks point into it: keep it until they are drawn).  NULL when none.
  */
 static struct chart_mark *hist_marks(const struct hist *h, size_t *n,
 				     struct strbuf *tips)
 {
 	struct chart_mark *m = NULL;
-	size_t i, *off;
+	size_t i, *off, nconf = 0;
 	long pos;
 
 	*n = 0;
-	if (!h->ncp)
+	for (i = 1; i < h->n; i++)
+		nconf += (size_t)conf_change(h, i);
+	if (!h->ncp && !nconf)
 		return NULL;
-	m = calloc(h->ncp, sizeof(*m));
-	off = calloc(2 * h->ncp, sizeof(*off));
+	m = calloc(h->ncp + nconf, sizeof(*m));
+	off = calloc(2 * (h->ncp + nconf), sizeof(*off));
 	if (!m || !off)
 		abort();
+	for (i = 1; i < h->n; i++) {
+		if (!conf_change(h, i))
+			continue;
+		m[*n].x = (double)i + 0.5;
+		m[*n].kind = CHART_MARK_CONFIG;
+		off[2 * *n] = tips->len;
+		sb_addf(tips, "rig%c", '\0');
+		off[2 * *n + 1] = tips->len;
+		sb_addf(tips, "rig configuration changed: %s -> %s%c",
+			conf_of(h, i - 1), conf_of(h, i), '\0');
+		(*n)++;
+	}
 	for (i = 0; i < h->ncp; i++) {
 		const struct db_changepoint *c = &h->cp[i];
 
