@@ -290,43 +290,47 @@ void iacc_add(struct iacc *a, const char *kernel, const char *metric,
 	a->line[a->rs.n - 1] = line;
 }
 
-static const struct iacc *sort_acc;	/* qsort has no context argument */
+/* One result's sort key: metric, then kernel, then place (no globals:
+ * importers run on many request threads at once). */
+struct dup_key {
+	const char *metric, *kernel;
+	size_t i;
+};
 
 static int dup_cmp(const void *x, const void *y)
 {
-	const struct result *r = sort_acc->rs.v;
-	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-	int c = strcmp(r[i].metric, r[j].metric);
+	const struct dup_key *a = x, *b = y;
+	int c = strcmp(a->metric, b->metric);
 
 	if (!c)
-		c = strcmp(r[i].kernel ? r[i].kernel : "",
-			   r[j].kernel ? r[j].kernel : "");
+		c = strcmp(a->kernel, b->kernel);
 	if (!c)
-		c = (i > j) - (i < j);
+		c = (a->i > b->i) - (a->i < b->i);
 	return c;
 }
 
 int iacc_find_dup(const struct iacc *a, size_t *first, size_t *second)
 {
-	size_t *idx, i;
+	struct dup_key *k;
+	size_t i;
 	int found = 0;
 
 	if (a->rs.n < 2)
 		return 0;
-	idx = malloc(a->rs.n * sizeof(*idx));
-	if (!idx)
+	k = malloc(a->rs.n * sizeof(*k));
+	if (!k)
 		abort();
-	for (i = 0; i < a->rs.n; i++)
-		idx[i] = i;
-	sort_acc = a;
-	qsort(idx, a->rs.n, sizeof(*idx), dup_cmp);
-	sort_acc = NULL;
+	for (i = 0; i < a->rs.n; i++) {
+		k[i].metric = a->rs.v[i].metric;
+		k[i].kernel = a->rs.v[i].kernel ? a->rs.v[i].kernel : "";
+		k[i].i = i;
+	}
+	qsort(k, a->rs.n, sizeof(*k), dup_cmp);
 	for (i = 1; i < a->rs.n; i++) {
-		size_t p = idx[i - 1], q = idx[i];
+		size_t p = k[i - 1].i, q = k[i].i;
 
-		if (strcmp(a->rs.v[p].metric, a->rs.v[q].metric) ||
-		    strcmp(a->rs.v[p].kernel ? a->rs.v[p].kernel : "",
-			   a->rs.v[q].kernel ? a->rs.v[q].kernel : ""))
+		if (strcmp(k[i - 1].metric, k[i].metric) ||
+		    strcmp(k[i - 1].kernel, k[i].kernel))
 			continue;
 		if (!found || q < *second) {
 			*first = p;
@@ -334,7 +338,7 @@ int iacc_find_dup(const struct iacc *a, size_t *first, size_t *second)
 			found = 1;
 		}
 	}
-	free(idx);
+	free(k);
 	return found;
 }
 

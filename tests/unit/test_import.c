@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,6 +495,71 @@ static void test_fio_old_and_failed(void **state)
 	result_set_release(&rs);
 }
 
+/*
+ * Importers run on klabd's request threads at once: each thread parses
+ * its own document, whose one duplicate is at its own place, many times,
+ * and must always be told that place.  (The duplicate check once kept
+ * its sort context in a global: a second thread's import cleared it in
+ * the middle of the first's sort, and klabd crashed under the 1,000-agent
+ * load bench.)
+ */
+struct dup_thread {
+	char *doc;
+	size_t second;		/* the duplicate's index */
+	int wrong;
+};
+
+static void *dup_thread_run(void *arg)
+{
+	struct dup_thread *t = arg;
+	struct result_set rs;
+	struct import_error err;
+	char want[64];
+	int k;
+
+	snprintf(want, sizeof(want), "results[%zu].metric", t->second);
+	for (k = 0; k < 300; k++) {
+		result_set_init(&rs);
+		if (import_str(IMPORT_KLAB, t->doc, NULL, &rs, &err) != -1 ||
+		    strcmp(err.field, want))
+			t->wrong++;
+		result_set_release(&rs);
+	}
+	return NULL;
+}
+
+static void test_klab_dup_threads(void **state)
+{
+	struct dup_thread t[4];
+	pthread_t tid[4];
+	struct strbuf sb;
+	size_t i, j, n;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		n = 40 + 10 * i;	/* results; the duplicate of m0 last */
+		sb_init(&sb);
+		sb_adds(&sb, "{\"schema\":\"klab-results/1\",\"kernel\":"
+			"\"6.1.170\",\"results\":[");
+		for (j = 0; j < n; j++)
+			sb_addf(&sb, "%s{\"metric\":\"t%zu.m%zu\",\"unit\":"
+				"\"\",\"value\":%zu,\"direction\":\"none\"}",
+				j ? "," : "", i, j < n - 1 ? j : 0, j);
+		sb_adds(&sb, "]}");
+		t[i].doc = sb.buf;
+		t[i].second = n - 1;
+		t[i].wrong = 0;
+	}
+	for (i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&tid[i], NULL, dup_thread_run,
+						&t[i]), 0);
+	for (i = 0; i < 4; i++) {
+		pthread_join(tid[i], NULL);
+		assert_int_equal(t[i].wrong, 0);
+		free(t[i].doc);
+	}
+}
+
 static void test_klab(void **state)
 {
 	struct result_set a, b;
@@ -563,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_fio_errors),
 		cmocka_unit_test(test_fio_old_and_failed),
 		cmocka_unit_test(test_klab),
+		cmocka_unit_test(test_klab_dup_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
