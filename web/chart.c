@@ -257,27 +257,36 @@ static void legend(struct strbuf *sb, const struct frame *f,
 }
 
 /*
- * Dashed vertical lines at each mark: red for a change point (class
- * "changepoint"), grey where the rig's configuration changed (class
- * "rigchange", its label lower so that both can share a gap).
+ * Dashed vertical lines at each mark, styled by its kind: red for a
+ * change point, grey where the rig's configuration changed (its label
+ * lower, so that both can share a gap).
  */
+struct mark_style {
+	const char *cls, *color, *dash;
+	int label_dy;
+};
+
+static const struct mark_style mark_style[] = {
+	[CHART_MARK_CHANGE] = { "changepoint", "#c00", "5,3", 10 },
+	[CHART_MARK_CONFIG] = { "rigchange", "#777", "2,3", 24 },
+};
+
 static void marks(struct strbuf *sb, const struct frame *f,
 		  const struct chart *c)
 {
 	size_t i;
 	double x;
-	int cfg;
 
 	for (i = 0; i < c->nmarks; i++) {
+		const struct mark_style *st = &mark_style[c->marks[i].kind];
+
 		x = px(f, c->marks[i].x);
-		cfg = c->marks[i].kind == CHART_MARK_CONFIG;
 		sb_addf(sb, "<g class=\"%s\"><line x1=\"%.1f\" "
 			"y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
 			"stroke-dasharray=\"%s\"/><text x=\"%.1f\" "
-			"y=\"%d\" font-size=\"11\" fill=\"%s\">",
-			cfg ? "rigchange" : "changepoint", x, MT, x,
-			f->h - MB, cfg ? "#777" : "#c00", cfg ? "2,3" : "5,3",
-			x + 3, MT + (cfg ? 24 : 10), cfg ? "#777" : "#c00");
+			"y=\"%d\" font-size=\"11\" fill=\"%s\">", st->cls,
+			x, MT, x, f->h - MB, st->color, st->dash, x + 3,
+			MT + st->label_dy, st->color);
 		sb_add_html(sb, c->marks[i].label ? c->marks[i].label : "");
 		sb_adds(sb, "</text><title>");
 		sb_add_html(sb, c->marks[i].tip ? c->marks[i].tip : "");

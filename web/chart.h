@@ -29,14 +29,14 @@ struct chart_label {
 	const char *text;
 };
 
-/* A vertical mark across the plot at x (a change point), with a label
- * drawn at its top and a hover title. */
 enum chart_mark_kind {
 	CHART_MARK_CHANGE,	/* a change point: red, class "changepoint" */
 	CHART_MARK_CONFIG,	/* the rig's configuration changed: grey,
 				 * class "rigchange" */
 };
 
+/* A vertical mark across the plot at x (a change point, or a change of
+ * the rig), with a label drawn at its top and a hover title. */
 struct chart_mark {
 	double x;
 	const char *label;	/* short, e.g. "+12%" */

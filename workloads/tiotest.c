@@ -137,9 +137,19 @@ static int all_done(unsigned n)
 	return d;
 }
 
+/*
+ * One phase's results.  Besides tiobench's fields, how its threads
+ * (started of them) shared it, no verdict on either: io_busy, the share
+ * of their time (threads x the phase's time) spent inside requests
+ * (avg_lat x ops over it); finish_spread (spread_ns), the time between
+ * the first and the last thread's last request, as a share of the
+ * phase's.  A phase whose threads finish one after another has a lower
+ * mean latency for the same device time than one whose threads finish
+ * together.
+ */
 static void report_phase(struct result_set *rs, const struct opts *o,
 			 int phase, const struct hist *h, uint64_t wall_ns,
-			 double cpu)
+			 double cpu, unsigned started, uint64_t spread_ns)
 {
 	const char *name = tiobench_phases[phase].key;
 	char prefix[64];
@@ -166,31 +176,12 @@ static void report_phase(struct result_set *rs, const struct opts *o,
 	wl_result_pcts(rs, prefix, h, 1e6, "ms", 1);
 	wl_result(rs, prefix, "ops", "", (double)h->count, DIR_NONE);
 	wl_result(rs, prefix, "elapsed", "s", secs, DIR_NONE);
-}
-
-/*
- * How the threads shared the phase, no verdict on either: io_busy, the
- * share of their time (threads x the phase's time) spent inside requests
- * (avg_lat x ops over it); finish_spread, the time between the first and
- * the last thread's last request, as a share of the phase's.  A phase
- * whose threads finish one after another has a lower mean latency for
- * the same device time than one whose threads finish together.
- */
-static void report_sharing(struct result_set *rs, int phase,
-			   const struct hist *h, unsigned threads,
-			   uint64_t wall_ns, uint64_t spread_ns)
-{
-	char prefix[64];
-	double wall = (double)wall_ns;
-
-	if (!threads || wall <= 0)
-		return;
-	snprintf(prefix, sizeof(prefix), "tiobench.%s",
-		 tiobench_phases[phase].key);
-	wl_result(rs, prefix, "io_busy", "%", 100.0 * hist_mean(h) *
-		  (double)h->count / (wall * threads), DIR_NONE);
-	wl_result(rs, prefix, "finish_spread", "%",
-		  100.0 * (double)spread_ns / wall, DIR_NONE);
+	if (started && wall_ns) {
+		wl_result(rs, prefix, "io_busy", "%", (double)(100.0L * h->sum /
+			  ((long double)wall_ns * started)), DIR_NONE);
+		wl_result(rs, prefix, "finish_spread", "%",
+			  100.0 * (double)spread_ns / (double)wall_ns, DIR_NONE);
+	}
 }
 
 static void run_phase(struct worker *ws, const struct opts *o, int phase,
@@ -238,11 +229,10 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		io0 = ws[i].tio < io0 ? ws[i].tio : io0;
 		io1 = ws[i].tio > io1 ? ws[i].tio : io1;
 	}
-	if (all->count) {
+	if (all->count)
 		report_phase(rs, o, phase, all, t1 - t0,
-			     cpu_rusage_pct(&c0, &c1, (double)(t1 - t0) / 1e9));
-		report_sharing(rs, phase, all, started, t1 - t0, io1 - io0);
-	}
+			     cpu_rusage_pct(&c0, &c1, (double)(t1 - t0) / 1e9),
+			     started, io1 - io0);
 	if (all->count && dev_ok) {
 		devstat_delta(&d0, &d1, &d0);
 		snprintf(prefix, sizeof(prefix), "tiobench.%s",
