@@ -65,8 +65,9 @@ static json_t *job_json(struct req *rq, struct rig *g, struct db_job *j,
 	sb_init(&cmd);
 	sb_addf(&suite, "%s/workloads/suites/%s.suite", rq->d->top_dir,
 		j->suite);
-	if (catalog_file_register(rq->d, image, ksha) ||
-	    catalog_file_register(rq->d, initrd, isha)) {
+	/* this rig, and no other, may now download the two */
+	if (catalog_file_offer(rq->d, image, g->name, ksha) ||
+	    catalog_file_offer(rq->d, initrd, g->name, isha)) {
 		snprintf(err, errlen, "cannot read the boot files of '%s'",
 			 j->kernel);
 		goto out;
@@ -531,14 +532,23 @@ int api_agent_fail(struct req *rq, struct web_response *r)
 }
 
 /* GET /api/agent/files/SHA256: kernels and images, streamed from disk by
- * the send step (r->fd). */
+ * the send step (r->fd); only to a rig that was handed a job booting them
+ * (job_json), 403 for any other. */
 int api_agent_file(struct req *rq, struct web_response *r)
 {
 	struct klabd *d = rq->d;
-	const char *path = catalog_file_path(d, rq->arg);
+	const char *rig = rq->rig ? rq->rig->name : NULL;
+	char err[300];
+	const char *path;
 	struct stat st;
-	int fd;
+	int fd, status;
 
+	path = catalog_file_path(d, rq->arg, rig, &status);
+	if (!path && status == 403) {
+		snprintf(err, sizeof(err), "file '%.64s' boots no job handed "
+			 "to rig '%s'", rq->arg, rig ? rig : "");
+		return web_error_json(r, 403, err);
+	}
 	if (d->fault_downloads > 0 &&
 	    __atomic_fetch_sub(&d->fault_downloads, 1, __ATOMIC_SEQ_CST) > 0)
 		return web_error_json(r, 503, "download refused "

@@ -15,6 +15,7 @@
 
 #include "catalog.h"
 #include "klabd.h"
+#include "lib/alloc.h"
 #include "lib/proc.h"
 #include "lib/sha256.h"
 
@@ -303,6 +304,29 @@ out:
 	return rc;
 }
 
+/* Forget which rigs may download f. */
+static void file_rigs_clear(struct cat_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nrigs; i++)
+		free(f->rigs[i]);
+	free(f->rigs);
+	f->rigs = NULL;
+	f->nrigs = f->arigs = 0;
+}
+
+/* 1 when rig may download f. */
+static int file_rig_allowed(const struct cat_file *f, const char *rig)
+{
+	size_t i;
+
+	for (i = 0; i < f->nrigs; i++)
+		if (!strcmp(f->rigs[i], rig))
+			return 1;
+	return 0;
+}
+
 int catalog_file_register(struct klabd *d, const char *path, char sha[65])
 {
 	struct stat st;
@@ -337,11 +361,14 @@ int catalog_file_register(struct klabd *d, const char *path, char sha[65])
 				   sizeof(*d->files));
 		if (!d->files)
 			abort();
+		memset(&d->files[i], 0, sizeof(d->files[i]));
 		d->files[i].path = strdup(path);
 		if (!d->files[i].path)
 			abort();
 		d->nfiles++;
 	}
+	if (strcmp(d->files[i].sha, sha))	/* new bytes: no rig yet */
+		file_rigs_clear(&d->files[i]);
 	memcpy(d->files[i].sha, sha, 65);
 	d->files[i].size = st.st_size;
 	d->files[i].mtime = st.st_mtime;
@@ -349,16 +376,50 @@ int catalog_file_register(struct klabd *d, const char *path, char sha[65])
 	return 0;
 }
 
-const char *catalog_file_path(struct klabd *d, const char *sha)
+int catalog_file_offer(struct klabd *d, const char *path, const char *rig,
+		       char sha[65])
+{
+	struct cat_file *f;
+	size_t i;
+	int rc = -1;
+
+	if (catalog_file_register(d, path, sha))
+		return -1;
+	pthread_mutex_lock(&d->cat_lock);
+	for (i = 0; i < d->nfiles; i++) {
+		f = &d->files[i];
+		/* changed since it was hashed above: -1, never a grant of
+		 * bytes nobody looked at */
+		if (strcmp(f->path, path) || strcmp(f->sha, sha))
+			continue;
+		if (!file_rig_allowed(f, rig)) {
+			ALLOC_GROW(f->rigs, f->nrigs, f->arigs);
+			f->rigs[f->nrigs++] = xstrdup(rig);
+		}
+		rc = 0;
+	}
+	pthread_mutex_unlock(&d->cat_lock);
+	return rc;
+}
+
+const char *catalog_file_path(struct klabd *d, const char *sha,
+			      const char *rig, int *status)
 {
 	const char *p = NULL;
 	size_t i;
 
+	*status = 404;
 	pthread_mutex_lock(&d->cat_lock);
-	for (i = 0; i < d->nfiles; i++)
-		if (!strcmp(d->files[i].sha, sha))
+	for (i = 0; i < d->nfiles && !p; i++) {
+		if (strcmp(d->files[i].sha, sha))
+			continue;
+		*status = 403;
+		if (rig && file_rig_allowed(&d->files[i], rig))
 			p = d->files[i].path;
+	}
 	pthread_mutex_unlock(&d->cat_lock);
+	if (p)
+		*status = 200;
 	return p;
 }
 
@@ -366,8 +427,10 @@ void catalog_release(struct klabd *d)
 {
 	size_t i;
 
-	for (i = 0; i < d->nfiles; i++)
+	for (i = 0; i < d->nfiles; i++) {
 		free(d->files[i].path);
+		file_rigs_clear(&d->files[i]);
+	}
 	free(d->files);
 	free(d->base_image);
 	d->files = NULL;

@@ -4,7 +4,8 @@
  * prebuilt kernels are fetched with kernels/debian-kernels.sh; every kernel
  * boots with the rig base image (kernels/mkinitramfs.sh base: busybox,
  * klab-agent, kexec, fio, dbench, klab's workloads) plus its own modules
- * part.  Files handed to agents are served by sha256.
+ * part.  Files handed to agents are served by sha256, each only to the
+ * rigs handed a job that boots it.
  */
 #ifndef KLAB_CATALOG_H
 #define KLAB_CATALOG_H
@@ -19,6 +20,8 @@ struct cat_file {
 	char *path;
 	long long size;		/* of the file when hashed */
 	long long mtime;
+	char **rigs;		/* the rigs that may download it */
+	size_t nrigs, arigs;
 };
 
 /*
@@ -46,8 +49,20 @@ int catalog_boot(struct klabd *d, struct db *db, const char *ident,
 		 size_t errlen);
 /* Register path for download; sha receives its hash.  0 or -1. */
 int catalog_file_register(struct klabd *d, const char *path, char sha[65]);
-/* Path of a registered file, or NULL. */
-const char *catalog_file_path(struct klabd *d, const char *sha);
+/*
+ * Register path and let rig download it: a boot file of a job handed to
+ * that rig.  The grant lasts while the file is unchanged (a new hash
+ * starts with no rig).  0, or -1 when path cannot be read.
+ */
+int catalog_file_offer(struct klabd *d, const char *path, const char *rig,
+		       char sha[65]);
+/*
+ * Path of the registered file sha when rig may download it (its lifetime
+ * is klabd's), else NULL with *status 404 (no file has that hash) or 403
+ * (no job handed to rig boots it).
+ */
+const char *catalog_file_path(struct klabd *d, const char *sha,
+			      const char *rig, int *status);
 /* Value of key in the key=value record the kernels/ scripts print (heap
  * copy; "" when absent). */
 char *catalog_record_get(const char *rec, const char *key);
