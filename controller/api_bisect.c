@@ -7,9 +7,10 @@
  * cmdline), GET /api/bisections[/ID], the pages /bisections[/ID], the
  * form /bisections/new of a Debian line or a git range and its POST
  * /bisections, and POST /submissions/ID/bisect, the "Bisect" button of a
- * finished submission whose verdict is worse (its series on its base,
- * its first rig and suite with that cell's job configuration, the metric
- * posted: the page fills in the first it found worse).
+ * finished submission whose verdict is worse, for its submitter or an
+ * operator (its series on its base, its first rig and suite with that
+ * cell's job configuration, the metric posted: the page fills in the
+ * first it found worse).
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -269,6 +270,19 @@ static int bis_from_sub(const struct sub_view *v, const char *metric,
 	return 0;
 }
 
+/* Only a submission's submitter or an operator bisects it: 0, or 403
+ * with err naming the owner (as submission_cancel). */
+static int bis_sub_owner(const struct req *rq, const struct sub_view *v,
+			 char *err, size_t errlen)
+{
+	if (!strcmp(v->s.who, rq->who) || rq->role == ROLE_OPERATOR)
+		return 0;
+	snprintf(err, errlen, "submission %lld is '%.100s''s: only its "
+		 "submitter or an operator may bisect it",
+		 (long long)v->s.id, v->s.who);
+	return 403;
+}
+
 /* POST /submissions/ID/bisect (the page's button, session + CSRF) */
 int page_bisect_submission(struct req *rq, struct web_response *r)
 {
@@ -292,6 +306,8 @@ int page_bisect_submission(struct req *rq, struct web_response *r)
 	if (rc)
 		rc = http_status_of(rc);
 	else
+		rc = bis_sub_owner(rq, &v, err, sizeof(err));
+	if (!rc)
 		rc = bis_from_sub(&v, query_get(&rq->q, "metric"), &in, texts,
 				  err, sizeof(err));
 	if (!rc)
