@@ -91,6 +91,11 @@ long alerts_backoff(int attempts, long base, long max);
  * ALERT_SIG_LEN + 1 bytes). */
 #define ALERT_SIG_LEN (7 + 64)
 void alerts_sign(const char *key, const char *body, size_t len, char *out);
+/* The signature of a webhook sent at ts (unix seconds, the header
+ * X-Klab-Timestamp): alerts_sign() of "TS.BODY", so a receiver that
+ * refuses an old timestamp refuses a replayed delivery (docs/API.md). */
+void alerts_sign_webhook(const char *key, long long ts, const char *body,
+			 size_t len, char *out);
 
 /* ---- delivery (alerts.c, alerts_send.c) --------------------------- */
 struct alerts_conf {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "controller/alerts.h"
+#include "lib/strbuf.h"
 
 static const char *const kinds[] = {
 	ALERT_SUBMISSION_FINISHED, ALERT_WORSE_FOUND, ALERT_CHANGE_POINT,
@@ -170,4 +171,16 @@ void alerts_sign(const char *key, const char *body, size_t len, char *out)
 	for (i = 0; i < maclen && i < 32; i++)
 		snprintf(out + 7 + 2 * i, 3, "%02x", mac[i]);
 	out[7 + 2 * i] = '\0';
+}
+
+void alerts_sign_webhook(const char *key, long long ts, const char *body,
+			 size_t len, char *out)
+{
+	struct strbuf msg = STRBUF_INIT;
+
+	sb_init(&msg);
+	sb_addf(&msg, "%lld.", ts);
+	sb_add(&msg, body, len);
+	alerts_sign(key, msg.buf, msg.len, out);
+	sb_release(&msg);
 }

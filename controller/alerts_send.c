@@ -4,7 +4,9 @@
  * subscription.  Email goes over SMTP through libcurl (smtp:// with
  * optional STARTTLS, or smtps://, optional AUTH), a plain-text mail with
  * the event's report; a webhook is a JSON POST through lib/http_client.c
- * signed with HMAC-SHA256 of the body (X-Klab-Signature: sha256=HEX).
+ * signed with HMAC-SHA256 of "TIMESTAMP.BODY" (X-Klab-Signature:
+ * sha256=HEX, X-Klab-Timestamp: the unix seconds of the attempt), so a
+ * receiver can refuse a replayed delivery by its age (docs/API.md).
  * Every attempt has a bounded time and aborts when klabd stops.
  */
 #include <curl/curl.h>
@@ -115,15 +117,19 @@ static int send_webhook(const struct alerts_conf *c,
 			char *err, size_t errlen)
 {
 	char *body = alerts_webhook_body(c, s, e, delivery);
-	char sig[ALERT_SIG_LEN + 1], h_sig[128], h_event[96], h_id[64];
-	const char *headers[] = { h_sig, h_event, h_id, NULL };
+	char sig[ALERT_SIG_LEN + 1], h_sig[128], h_event[96], h_id[64],
+	     h_ts[64];
+	const char *headers[] = { h_ts, h_sig, h_event, h_id, NULL };
+	long long now = (long long)time(NULL);
 	struct strbuf reply = STRBUF_INIT;
 	struct http_request rq;
 	long status = 0;
 	int rc;
 
 	sb_init(&reply);
-	alerts_sign(s->secret, body, strlen(body), sig);
+	/* the time is signed with the body: a receiver refuses old ones */
+	alerts_sign_webhook(s->secret, now, body, strlen(body), sig);
+	snprintf(h_ts, sizeof(h_ts), "X-Klab-Timestamp: %lld", now);
 	snprintf(h_sig, sizeof(h_sig), "X-Klab-Signature: %s", sig);
 	snprintf(h_event, sizeof(h_event), "X-Klab-Event: %.60s", e->kind);
 	snprintf(h_id, sizeof(h_id), "X-Klab-Delivery: %lld",

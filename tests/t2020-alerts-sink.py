@@ -8,10 +8,15 @@
 #
 # Writes "smtp PORT" and "http PORT" to DIR/ports once both listen.  Each
 # mail lands in DIR/mail-N.eml (the envelope in DIR/mail-N.env).  The
-# webhook receiver answers POST /ok after checking X-Klab-Signature, the
-# HMAC-SHA256 of the body under SECRET (200 and DIR/hook-N.json holding
-# the path, "verified" and the body; 401 and "verified": false when the
-# signature is wrong); POST /fail always answers 500; POST /flaky answers
+# webhook receiver answers POST /ok after verifying it as docs/API.md
+# says: X-Klab-Signature is the HMAC-SHA256 of "TIMESTAMP.BODY" under
+# SECRET, TIMESTAMP (X-Klab-Timestamp, unix seconds) at most 300 s from
+# the receiver's clock (200 and DIR/hook-N.json holding the path,
+# "verified", "why", the headers, the raw body and the parsed one; 401
+# and "verified": false, "why" saying what failed, otherwise).  The
+# receiver's clock runs DIR/skew seconds ahead when that file exists (a
+# delivery replayed later, without waiting).  POST /fail always answers
+# 500; POST /flaky answers
 # 503 while DIR/down exists, else as /ok; POST /count only counts (for
 # the benchmark, no file per request).  Every request is counted in
 # DIR/requests.
@@ -23,6 +28,7 @@ import os
 import socket
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from aiosmtpd.controller import Controller
@@ -35,6 +41,29 @@ counts = {"requests": 0}
 
 def next_name(prefix, ext):
     return os.path.join(DIR, "%s-%d.%s" % (prefix, next(seq), ext))
+
+
+def verify(secret, ts, body, sig, now, max_age=300):
+    """docs/API.md's check of a webhook: "" when it holds, else why not."""
+    if not ts.isdigit():
+        return "no X-Klab-Timestamp"
+    if abs(now - int(ts)) > max_age:
+        return "timestamp %s is %d s from now" % (ts, now - int(ts))
+    msg = ts.encode() + b"." + body
+    want = "sha256=" + hmac.new(secret, msg, hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(want, sig):
+        return "bad signature"
+    return ""
+
+
+def now():
+    """The receiver's clock: real time plus DIR/skew seconds."""
+    try:
+        with open(os.path.join(DIR, "skew")) as f:
+            skew = int(f.read().strip() or "0")
+    except FileNotFoundError:
+        skew = 0
+    return int(time.time()) + skew
 
 
 class Mails:
@@ -72,11 +101,14 @@ class Hooks(BaseHTTPRequestHandler):
             return self.answer(500)
         if self.path == "/flaky" and os.path.exists(os.path.join(DIR, "down")):
             return self.answer(503)
-        want = "sha256=" + hmac.new(SECRET, body, hashlib.sha256).hexdigest()
-        got = self.headers.get("X-Klab-Signature", "")
-        ok = hmac.compare_digest(want, got)
-        rec = {"path": self.path, "verified": ok,
+        ts = self.headers.get("X-Klab-Timestamp", "")
+        sig = self.headers.get("X-Klab-Signature", "")
+        why = verify(SECRET, ts, body, sig, now())
+        ok = why == ""
+        rec = {"path": self.path, "verified": ok, "why": why,
                "event": self.headers.get("X-Klab-Event", ""),
+               "delivery": self.headers.get("X-Klab-Delivery", ""),
+               "timestamp": ts, "signature": sig, "raw": body.decode(),
                "body": json.loads(body.decode())}
         name = next_name("hook", "json")
         with open(name + ".tmp", "w") as f:

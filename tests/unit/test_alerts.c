@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests for the alerts module: the webhook signature (RFC 4231
- * HMAC-SHA256 vectors), filter matching, the retry schedule, the checks
- * of addresses and URLs, the mail's headers under hostile titles, and,
+ * HMAC-SHA256 vectors; a webhook's over its timestamp and body), filter
+ * matching, the retry schedule, the checks of addresses and URLs, the
+ * mail's headers under hostile titles, and,
  * on a temporary database, dedup (the same kind and key stored once) and
  * one pass of the outbox against a closed port (attempt, error, next
  * attempt on the schedule, then given up).
@@ -36,6 +37,21 @@ static void test_sign(void **state)
 	alerts_sign("Jefe", data, strlen(data) - 1, sig);
 	assert_string_not_equal(sig, "sha256=5bdcc146bf60754e6a042426089575c7"
 				"5a003f089d2739839dec58b964ec3843");
+}
+
+/* A webhook's signature covers "TIMESTAMP.BODY": another time, another
+ * signature (a receiver that checks the time refuses a replay). */
+static void test_sign_webhook(void **state)
+{
+	char sig[ALERT_SIG_LEN + 1];
+	const char *data = "what do ya want for nothing?";
+
+	alerts_sign_webhook("Jefe", 1700000000, data, strlen(data), sig);
+	assert_string_equal(sig, "sha256=1cdd0650c8be1cb0974b1788d458b1e7"
+			    "81206cfef59b85faafc582d2e182c57e");
+	alerts_sign_webhook("Jefe", 1700000001, data, strlen(data), sig);
+	assert_string_equal(sig, "sha256=9b1bf98549c40daa2f6f77815f85ac92"
+			    "e4e54965dcad85a7255aadec8faed4da");
 }
 
 static void test_match(void **state)
@@ -284,6 +300,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sign),
+		cmocka_unit_test(test_sign_webhook),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_checks),
