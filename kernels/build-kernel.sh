@@ -201,50 +201,103 @@ base_pristine() {
 	PRISTINE=$tree
 }
 
-# Split every --patch into pieces under $WORK/patches, filling PIECES (paths),
-# PIECE_NAMES ("file" or "file[i/n]") and LOCALVERSION.
+# Split every --patch into pieces under $WORK/patches, in the sandbox (the
+# files are copied to $WORK/in first), filling PIECES (paths for root's
+# reading), SBX_PIECE_PATHS (the same, as the sandbox sees them),
+# PIECE_NAMES ("file" or "file[i/n]") and LOCALVERSION.  A piece that makes
+# a symbolic link, renames a file or names a path outside the tree is
+# refused by name (patch_scan), as is a series over MAX_PIECES pieces.
+MAX_PIECES=200
 patches_split() {
-	PIECES=() PIECE_NAMES=()
+	PIECES=() PIECE_NAMES=() SBX_PIECE_PATHS=()
 	names=""
+	mkdir "$WORK/in" "$WORK/patches" || die "cannot create '$WORK/in'"
 	i=0
 	for p in "${PATCHES[@]}"; do
 		i=$((i + 1))
-		d=$WORK/patches/$(printf '%02d' "$i")
-		n=$(patch_split "$p" "$d") || die "cannot split patch '$p'"
-		[ "$n" -gt 0 ] || fail 2 patch_failed \
-			"cannot apply patch '$(basename "$p")': no diff found in it"
-		for j in $(seq 1 "$n"); do
-			PIECES+=("$d/$(printf '%04d' "$j")")
-			if [ "$n" -eq 1 ]; then
-				PIECE_NAMES+=("$(basename "$p")")
-			else
-				PIECE_NAMES+=("$(basename "$p")[$j/$n]")
-			fi
-		done
+		cp -- "$p" "$WORK/in/$(printf '%02d' "$i")" ||
+			die "cannot read patch '$p'"
 		names="$names+$(patch_short_name "$p")"
 	done
 	LOCALVERSION="-klab$names"
 	# uname -r holds 64 characters; keep room for "6.12.NNN".
 	LOCALVERSION=${LOCALVERSION:0:52}
+	[ "$i" -gt 0 ] || return 0
+	chmod -R go+rX "$WORK/in"
+	sandbox_own "$WORK/patches"
+	sandbox_use "$WORK/patches"
+	# shellcheck disable=SC2016
+	out=$(sbx sh -c '. "$1/build-lib.sh" && series_split_all "$2" .' \
+		sh "$SBX_LIB" "$SBX_IN" 2>&1)
+	rc=$?
+	while read -r nn n why; do
+		case $nn in
+		refuse)
+			f=$(basename "${PATCHES[$((10#$n - 1))]}")
+			[ "${why%% *}" = - ] || f=$f${why%% *}
+			fail 2 patch_failed "cannot apply patch '$f': ${why#* }" ;;
+		[0-9][0-9]) patches_add "$nn" "$n" ;;
+		esac
+	done <<<"$(patches_refusal_names "$out")"
+	[ "$rc" -eq 0 ] || die "cannot split the patches: $out"
+	[ "${#PIECES[@]}" -le "$MAX_PIECES" ] || fail 2 patch_failed \
+		"too many patches: ${#PIECES[@]} in the series, at most $MAX_PIECES"
 }
 
-# Every piece, in order: dry run, then apply.  A failure is final (exit 2).
+# The split's output with each refusal's piece number made its name's
+# suffix: "refuse NN J REASON" -> "refuse NN [J/N] REASON" ("-" for one).
+patches_refusal_names() {
+	printf '%s\n' "$1" | awk '
+	$1 ~ /^[0-9][0-9]$/ { n[$1] = $2; print; next }
+	$1 == "refuse" {
+		r = $0; sub(/^refuse [0-9]+ [0-9]+ /, "", r)
+		cnt = ($2 in n) ? n[$2] : 0
+		print "refuse " $2 " " (cnt > 1 ? "[" $3 "/" cnt "]" : "-") " " r
+	}'
+}
+
+# Add file NN's N pieces (file "no diff" when there are none).
+patches_add() {
+	nn=$1 n=$2
+	p=${PATCHES[$((10#$nn - 1))]}
+	[ "$n" -gt 0 ] || fail 2 patch_failed \
+		"cannot apply patch '$(basename "$p")': no diff found in it"
+	for j in $(seq 1 "$n"); do
+		PIECES+=("$WORK/patches/$nn/$(printf '%04d' "$j")")
+		SBX_PIECE_PATHS+=("$SBX_PIECES/$nn/$(printf '%04d' "$j")")
+		if [ "$n" -eq 1 ]; then
+			PIECE_NAMES+=("$(basename "$p")")
+		else
+			PIECE_NAMES+=("$(basename "$p")[$j/$n]")
+		fi
+	done
+}
+
+# Every piece, in order, in the sandbox: dry run, then apply; then the
+# stamp.  A failure is final (exit 2).
 patches_apply() {
-	tree=$1
-	for k in "${!PIECES[@]}"; do
-		why=$(patch_apply_one "$tree" "${PIECES[$k]}") || {
+	sandbox_use "$TREE"
+	# shellcheck disable=SC2016
+	out=$(printf '%s\n' "${SBX_PIECE_PATHS[@]}" |
+		sbx sh -c '. "$1/build-lib.sh" && series_apply_all' sh \
+			"$SBX_LIB" 2>&1)
+	rc=$?
+	while read -r what k why; do
+		case $what in
+		applied) note "applied '${PIECE_NAMES[$k]}'" ;;
+		failed)
 			subj=$(patch_subject "${PIECES[$k]}")
 			[ -n "$subj" ] && note "failing patch: '$subj'"
-			fail 2 patch_failed "cannot apply patch '${PIECE_NAMES[$k]}': $why"
-		}
-		note "applied '${PIECE_NAMES[$k]}'"
-	done
+			fail 2 patch_failed "cannot apply patch '${PIECE_NAMES[$k]}': $why" ;;
+		esac
+	done <<<"$out"
+	[ "$rc" -eq 0 ] || die "cannot apply the patches: $out"
 }
 
 # The text hashed into both keys; $1 is its last line (the merged config's
 # hash for the key, the fragment's for the input key).
 key_text() {
-	echo "klab-build-key v1"
+	echo "klab-build-key v2"
 	echo "base $BASE_ID"
 	for k in "${!PIECES[@]}"; do
 		echo "patch $(patch_body "${PIECES[$k]}" | sha256_of)"
@@ -311,16 +364,15 @@ prepare_tree() {
 	base_pristine
 	TREE=$WORK/tree
 	tree_copy || die "cannot copy base tree into '$TREE'"
-	patches_apply "$TREE"
+	sandbox_prepare
+	# the stamp: what the build writes from here on is newer (warm_save)
+	patches_apply
 	if [ "$MODE" = check ]; then
 		echo "status=ok"
 		echo "base_version=$BASE_ID"
 		[ -n "${BASE_COMMIT:-}" ] && echo "base_commit=$BASE_COMMIT"
 		exit 0
 	fi
-	sandbox_prepare
-	# what the build writes from here on is newer (warm_save)
-	: >"$TREE/.klab-stamp" || die "cannot write in '$TREE'"
 	config_merge
 }
 
@@ -470,6 +522,11 @@ cleanup() {
 	if [ "$KEEP_TREE" = 1 ]; then
 		note "build tree kept in $WORK"
 	else
+		# the tree and the pieces as the build user, who owns their
+		# directories: root never walks what a patch shaped
+		for d in "$WORK/tree" "$WORK/patches"; do
+			[ -d "$d" ] && as_builder find "$d" -mindepth 1 -delete
+		done
 		rm -rf "$WORK"
 	fi
 }
@@ -477,13 +534,16 @@ cleanup() {
 main() {
 	fds_close
 	parse_args "$@"
-	[ "$MODE" = check ] || sandbox_init
+	sandbox_init
 	base_resolve
 	TOOLCHAIN=$(toolchain_id "$COMPILER") ||
 		die "cannot run compiler '$COMPILER'"
 	cc_setup
 	WORK=$(mktemp -d "$CACHE/tmp/build.XXXXXX") ||
 		die "cannot create a build directory in '$CACHE/tmp'"
+	if [ "$SBX_MODE" = off ]; then
+		SBX_LIB=$HERE SBX_IN=$WORK/in SBX_PIECES=$WORK/patches
+	fi
 	trap cleanup EXIT
 	trap 'exit 1' INT TERM HUP
 	patches_split

@@ -8,6 +8,8 @@
 # exactly, hashing the inputs into the build key, and checking which options
 # of the config fragment survived olddefconfig.  Nothing here builds or
 # touches the cache; every function reports through stdout and its status.
+# The functions that read a submitter's patch or write a tree (split, scan,
+# apply) run inside the build sandbox (build-sandbox.sh), never as root.
 
 # The identity line of the toolchain: compiler and linker versions.  Both end
 # up in the kernel (CONFIG_CC_VERSION_TEXT, LD_VERSION), so both key a build.
@@ -56,15 +58,12 @@ patch_subject() {
 		sed 's/^\[[^]]*\] *//'
 }
 
-# The part of a patch that decides what it does to the tree: everything from
-# the first diff header to the signature ("-- ").  Commit messages, dates and
-# the "From <sha>" line do not change the kernel, so they do not key a build.
+# The part of a patch that decides what it does to the tree: everything
+# from its first diff header to its end.  GNU patch applies every diff it
+# finds, a signature ("-- ") or a second message's included, so all of it
+# keys a build; the commit message before it does not change the kernel.
 patch_body() {
-	awk '
-	!on && (/^diff / || /^Index: / || /^--- /) { on = 1 }
-	on && /^-- $/ { exit }
-	on { print }
-	' "$1"
+	awk '!on && /^(diff |Index: |--- |\*\*\* )/ { on = 1 } on' "$1"
 }
 
 # The files a patch writes (its "+++ b/path" lines, -p1), one per line.
@@ -105,31 +104,105 @@ patch_explain() {
 	'
 }
 
-# Dry-run PATCH (a split piece) in TREE, then apply it.  Hard links to the
-# pristine tree are broken first for every file the patch writes, so the
-# shared pristine copy never changes.  On failure prints the reason (see
-# patch_explain) and returns 1; the tree is left as it was.
+# Why PIECE must not be applied, or nothing: a symbolic link made,
+# changed or removed (git's mode 120000), a rename or copy, or a path that
+# is absolute or climbs out with "..".  The tree is the sandbox's, so such
+# a patch could not reach the host; it is refused all the same, by name
+# (klabd refuses it earlier with the same rule, lib/patchcheck.c).
+patch_scan() {
+	awk '
+	function bad(p) {
+		return p ~ /^\// || p ~ /(^|\/)\.\.(\/|$)/
+	}
+	function strip(p) {
+		sub(/\t.*/, "", p)
+		if (p == "/dev/null") return ""
+		if (p !~ /^\//) sub(/^[^\/]*\//, "", p)	# -p1
+		return p
+	}
+	/^diff --git / { file = $4; sub(/^[^\/]*\//, "", file) }
+	/^(new file|deleted file|old|new) mode 120000/ {
+		print "it makes or changes a symbolic link (" file ")"; exit
+	}
+	/^(rename|copy) (from|to) / {
+		print "it renames or copies a file (" file ")"; exit
+	}
+	/^\+\+\+ / && prev ~ /^--- / {
+		a = strip(substr(prev, 5)); b = strip(substr($0, 5))
+		if (bad(a) || bad(b)) {
+			print "it names a path outside the tree (" (bad(b) ? b : a) ")"
+			exit
+		}
+	}
+	{ prev = $0 }
+	' "$1"
+}
+
+# Dry-run PATCH (a split piece) in the current directory, then apply it.
+# Run inside the sandbox as the build user, who cannot write the pristine
+# tree's files (root's, read-only, shared through hard links) but owns the
+# tree's directories: a file is copied and renamed over before patch
+# writes it, so the shared pristine copy never changes.  On failure prints the reason (see patch_explain) and
+# returns 1; the tree is left as it was.
 patch_apply_one() {
-	tree=$1 piece=$2
-	out=$(cd "$tree" && patch -p1 --forward --batch --fuzz=0 --dry-run \
-		-i "$piece" 2>&1) || {
+	piece=$1
+	why=$(patch_scan "$piece")
+	[ -z "$why" ] || { printf '%s\n' "$why"; return 1; }
+	out=$(patch -p1 --forward --batch --fuzz=0 --dry-run \
+		--read-only=ignore -i "$piece" 2>&1) || {
 		printf '%s\n' "$out" | patch_explain
 		return 1
 	}
+	# the pristine files show as unmapped ids in the sandbox, whose group
+	# patch cannot copy: each file the patch writes becomes the build
+	# user's own copy first (never through a link: patch_scan refused them)
 	patch_targets "$piece" | while IFS= read -r t; do
-		# never through a symlink or "..": only the tree's own files
-		case /$t/ in */../*) continue ;; esac
-		[ -f "$tree/$t" ] && [ ! -L "$tree/$t" ] || continue
-		r=$(realpath -e -- "$tree/$t") || continue
-		case $r in "$(realpath -e -- "$tree")"/*) ;; *) continue ;; esac
-		cp -p "$tree/$t" "$tree/$t.klab-unlink" &&
-			mv -f "$tree/$t.klab-unlink" "$tree/$t"
+		[ -f "$t" ] && [ ! -L "$t" ] || continue
+		rm -f -- "$t.klab-unlink" && cp -- "$t" "$t.klab-unlink" &&
+			mv -f -- "$t.klab-unlink" "$t"
 	done
-	out=$(cd "$tree" && patch -p1 --forward --batch --fuzz=0 \
+	out=$(patch -p1 --forward --batch --fuzz=0 --read-only=ignore \
 		--no-backup-if-mismatch -i "$piece" 2>&1) || {
 		printf '%s\n' "$out" | patch_explain
 		return 1
 	}
+}
+
+# In the sandbox: split every file of INDIR (01, 02, ... in order) into
+# OUTDIR/NN/0001 ..., printing "NN COUNT" per file; then scan each piece,
+# and stop at the first refused one with "refuse NN J REASON" (status 2).
+series_split_all() {
+	indir=$1 outdir=$2
+	for f in "$indir"/*; do
+		[ -f "$f" ] || continue
+		nn=${f##*/}
+		n=$(patch_split "$f" "$outdir/$nn") || return 1
+		echo "$nn $n"
+		j=1
+		while [ "$j" -le "$n" ]; do
+			why=$(patch_scan "$outdir/$nn/$(printf '%04d' "$j")")
+			[ -z "$why" ] || { echo "refuse $nn $j $why"; return 2; }
+			j=$((j + 1))
+		done
+	done
+}
+
+# In the sandbox, in the tree: apply each piece named on stdin (one path a
+# line), printing "applied K" (K from 0), or "failed K REASON" and status 2
+# at the first that does not apply; then the stamp warm_save compares with
+# (removed first: never written through a link a patch made).
+series_apply_all() {
+	k=0
+	while IFS= read -r piece; do
+		[ -n "$piece" ] || continue
+		why=$(patch_apply_one "$piece") || {
+			echo "failed $k $why"
+			return 2
+		}
+		echo "applied $k"
+		k=$((k + 1))
+	done
+	rm -f .klab-stamp && : >.klab-stamp
 }
 
 # A file name turned into a release-string word: "0001-elv-lowlat.patch" ->

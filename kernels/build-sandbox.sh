@@ -11,8 +11,11 @@
 # loopback), a read-only /usr, a generated /etc, a small /tmp, and one
 # writable directory: the build's own tree (plus the ccache directory).
 # A watchdog kills the sandbox when the tree grows past the disk limit.
-# Files the build made are read back through the sandbox (tree_get), so a
-# symlink planted in the tree never makes the root side read a host file.
+# Root never does a file operation by path inside a tree a patch shaped:
+# the split, the scan and the apply of the patches, the stamp, the config
+# and every product are done or read back inside the sandbox (tree_get),
+# and the tree is walked (du) and removed as the build user, so a symlink
+# planted in the tree never makes root read or write a host file.
 # Run as root (klabd), the tree shares the pristine base through hard links
 # whose inodes stay root-owned and read-only; run as another user
 # (a developer), the tree is a full copy and bwrap runs as that user.
@@ -89,15 +92,19 @@ tree_copy() {
 	fi
 }
 
-# bwrap's arguments for this build's tree: the /etc it sees is a passwd and
-# a group file (fds 3, 4), the dynamic linker's cache and alternatives;
-# writable are the tree, the ccache directory and a bounded /tmp only.
-# Every build sees its tree at SBX_TREE, one path for all: the absolute
-# paths a build records (tools/objtool's, in its .cmd files) then match
-# from one build to the next, as a warm start needs, and ccache's base
-# directory is that path.
+# bwrap's arguments for a sandbox whose one writable directory is DIR
+# (the build's tree, or the directory the split writes its pieces to): the
+# /etc it sees is a passwd and a group file (fds 3, 4), the dynamic
+# linker's cache and alternatives; writable are DIR, the ccache directory
+# (for an unpatched build only) and a bounded /tmp.  Read-only, at fixed
+# paths: build-lib.sh's directory (SBX_LIB), the request's patch files
+# (SBX_IN) and their split pieces (SBX_PIECES).  Every build sees its tree
+# at SBX_TREE, one path for all: the absolute paths a build records
+# (tools/objtool's, in its .cmd files) then match from one build to the
+# next, as a warm start needs, and ccache's base directory is that path.
 SBX_TREE=/klab/tree
 sandbox_args() {
+	dir=$1
 	SBX_ARGS=(--unshare-all --die-with-parent --new-session --clearenv
 		--setenv PATH /usr/local/bin:/usr/bin:/bin --setenv HOME /tmp
 		--setenv TMPDIR /tmp --setenv LC_ALL C
@@ -115,14 +122,12 @@ sandbox_args() {
 	SBX_ARGS+=(--ro-bind-data 3 /etc/passwd --ro-bind-data 4 /etc/group
 		--proc /proc --dev /dev --remount-ro /dev
 		--size "$(size_bytes "$TMP_SIZE")" --tmpfs /tmp
-		--ro-bind "$FRAGMENT" "$FRAGMENT" --bind "$TREE" "$SBX_TREE")
-	if [ "$USE_CCACHE" = yes ]; then
-		SBX_ARGS+=(--bind "$CCACHE_DIR" "$CCACHE_DIR"
-			--setenv CCACHE_DIR "$CCACHE_DIR"
-			--setenv CCACHE_BASEDIR "$SBX_TREE")
-		[ -n "${CCACHE_PREFIX:-}" ] &&
-			SBX_ARGS+=(--setenv CCACHE_PREFIX "$CCACHE_PREFIX")
-	fi
+		--ro-bind "$FRAGMENT" "$FRAGMENT" --ro-bind "$HERE" "$SBX_LIB"
+		--bind "$dir" "$SBX_TREE")
+	[ -d "$WORK/in" ] && SBX_ARGS+=(--ro-bind "$WORK/in" "$SBX_IN")
+	[ "$dir" != "$WORK/patches" ] && [ -d "$WORK/patches" ] &&
+		SBX_ARGS+=(--ro-bind "$WORK/patches" "$SBX_PIECES")
+	sandbox_ccache_args
 	# bwrap's root is a tmpfs holding the mount points' parents: read-only
 	# (and unbounded) once they exist
 	SBX_ARGS+=(--remount-ro / --chdir "$SBX_TREE")
@@ -134,25 +139,66 @@ $(id -gn "$SBX_UID" 2>/dev/null || echo "$SANDBOX_USER"):x:$SBX_GID:
 nogroup:x:65534:"
 }
 
-# Make the tree the build user's to write (its directories only), then
-# check that the sandbox can be made at all.
-sandbox_prepare() {
+# ccache in the sandbox.  Only an unpatched build writes the cache: its
+# code is the base's, which the operator chose.  A patched build runs a
+# submitter's code as the build user, which could write any entry it
+# likes, so it reads the cache through a read-only mount and adds nothing
+# (docs/SECURITY.md, "Caches"); that also keeps it from growing the cache
+# past its disk limit.
+sandbox_ccache_args() {
+	[ "$USE_CCACHE" = yes ] || return 0
+	if [ "${#PIECES[@]}" -eq 0 ]; then
+		SBX_ARGS+=(--bind "$CCACHE_DIR" "$CCACHE_DIR")
+	else
+		SBX_ARGS+=(--ro-bind "$CCACHE_DIR" "$CCACHE_DIR"
+			--setenv CCACHE_READONLY 1 --setenv CCACHE_NOSTATS 1
+			--setenv CCACHE_TEMPDIR /tmp)
+	fi
+	SBX_ARGS+=(--setenv CCACHE_DIR "$CCACHE_DIR"
+		--setenv CCACHE_BASEDIR "$SBX_TREE")
+	[ -n "${CCACHE_PREFIX:-}" ] &&
+		SBX_ARGS+=(--setenv CCACHE_PREFIX "$CCACHE_PREFIX")
+	return 0
+}
+
+# Where the sandboxed steps find build-lib.sh, the request's files and the
+# split pieces; with --no-sandbox, the real directories.
+SBX_LIB=/klab/lib
+SBX_IN=/klab/in
+SBX_PIECES=/klab/pieces
+
+# Open WORK to the sandbox and give it DIR's directories (the build user
+# writes there; the files stay root's, hard links to the pristine tree).
+sandbox_own() {
 	[ "$SBX_MODE" = off ] && return 0
 	chmod 0755 "$WORK" || die "cannot open '$WORK' to the sandbox"
-	if [ "$SBX_MODE" = root ]; then
-		find "$TREE" -type d -exec chown "$SBX_UID:$SBX_GID" {} + ||
-			die "cannot give the tree's directories to '$SANDBOX_USER'"
-		# the ccache directory is the build user's (a build run
-		# without the sandbox may have left root's files in it)
-		if [ "$USE_CCACHE" = yes ]; then
-			find "$CCACHE_DIR" ! -user "$SBX_UID" \
-				-exec chown -h "$SBX_UID:$SBX_GID" {} + ||
-				die "cannot give '$CCACHE_DIR' to '$SANDBOX_USER'"
-		fi
+	[ "$SBX_MODE" = root ] || return 0
+	find "$1" -type d -exec chown "$SBX_UID:$SBX_GID" {} + ||
+		die "cannot give the directories of '$1' to '$SANDBOX_USER'"
+}
+
+# Make the tree the build user's to write (its directories only), then
+# check that the sandbox can be made at all.  Runs on the pristine copy,
+# before any patch is applied.
+sandbox_prepare() {
+	[ "$SBX_MODE" = off ] && { SBX_DIR=$TREE; return 0; }
+	sandbox_own "$TREE"
+	# the ccache directory is the build user's (a build run without the
+	# sandbox may have left root's files in it)
+	if [ "$SBX_MODE" = root ] && [ "$USE_CCACHE" = yes ]; then
+		find "$CCACHE_DIR" ! -user "$SBX_UID" \
+			-exec chown -h "$SBX_UID:$SBX_GID" {} + ||
+			die "cannot give '$CCACHE_DIR' to '$SANDBOX_USER'"
 	fi
-	sandbox_args
+	sandbox_use "$TREE"
 	why=$(sbx true 2>&1 >/dev/null) ||
 		die "cannot make the build sandbox: ${why:-bwrap failed} (see docs/BUILDS.md, or --no-sandbox for debugging only)"
+}
+
+# The directory sbx runs in (writable) from now on.
+sandbox_use() {
+	SBX_DIR=$1
+	[ "$SBX_MODE" = off ] || sandbox_args "$1"
 }
 
 # Disk used by the build: its tree less the pristine tree's size, taken
@@ -162,7 +208,18 @@ sandbox_prepare() {
 # the patch or the build replaced make it count a little less than the
 # build added.
 disk_used_kb() {
-	echo $(($(du -sk "$TREE" 2>/dev/null | cut -f 1) - PRISTINE_KB))
+	echo $(($(as_builder du -sk "$TREE" 2>/dev/null | cut -f 1) - PRISTINE_KB))
+}
+
+# CMD as the build user (no sandbox: for walking or removing a tree a patch
+# shaped, which root never does by path); as the caller in the other modes.
+as_builder() {
+	if [ "$SBX_MODE" = root ]; then
+		setpriv --reuid="$SBX_UID" --regid="$SBX_GID" --clear-groups \
+			--no-new-privs "$@"
+	else
+		"$@"
+	fi
 }
 
 # sbx CMD...: run CMD in the tree, in the sandbox, under the limits; its
@@ -171,7 +228,7 @@ disk_used_kb() {
 sbx() {
 	local run pid wd rc
 	if [ "$SBX_MODE" = off ]; then
-		(cd "$TREE" && timeout -k 30 "$TIME_LIMIT" "$@" 8>&- 9>&-)
+		(cd "$SBX_DIR" && timeout -k 30 "$TIME_LIMIT" "$@" 8>&- 9>&-)
 		return
 	fi
 	run=(timeout -k 30 "$TIME_LIMIT" prlimit --cpu="$TIME_LIMIT"
@@ -179,8 +236,10 @@ sbx() {
 	[ "$SBX_MODE" = root ] && run+=(--nproc="$MAX_PROCS"
 		setpriv --reuid="$SBX_UID" --regid="$SBX_GID" --clear-groups
 		--no-new-privs)
-	# fds 8 and 9 hold build-kernel.sh's locks: not for the sandbox
-	"${run[@]}" bwrap "${SBX_ARGS[@]}" "$@" \
+	# fds 8 and 9 hold build-kernel.sh's locks: not for the sandbox; an
+	# empty environment, as bwrap stays the sandbox's pid 1, whose
+	# /proc/1/environ the tree's code can read
+	"${run[@]}" env -i bwrap "${SBX_ARGS[@]}" "$@" \
 		3<<<"$SBX_PASSWD" 4<<<"$SBX_GROUP" 8>&- 9>&- &
 	pid=$!
 	(
