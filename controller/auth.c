@@ -23,22 +23,13 @@
 #include "lib/rand.h"
 #include "lib/sha256.h"
 #include "rig.h"
+#include "session.h"
 
-#define AUTH_SESSIONS 256
-#define AUTH_SESSION_TTL (12 * 3600)	/* seconds */
 #define FORM_TYPE "application/x-www-form-urlencoded"
 
-struct session {
-	char id[AUTH_HEX_LEN + 1];	/* "" when the slot is free */
-	char who[216];
-	int role;
-	time_t expires;			/* CLOCK_MONOTONIC seconds */
-};
-
 struct auth {
-	pthread_mutex_t lock;
 	unsigned char key[AUTH_TOKEN_BYTES];	/* the CSRF HMAC key */
-	struct session s[AUTH_SESSIONS];
+	struct session_table *sessions;
 };
 
 void auth_hash_hex(const char *secret, char out[AUTH_HEX_LEN + 1])
@@ -86,7 +77,7 @@ struct auth *auth_create(char *err, size_t errlen)
 		free(a);
 		return NULL;
 	}
-	pthread_mutex_init(&a->lock, NULL);
+	a->sessions = session_table_create();
 	return a;
 }
 
@@ -94,7 +85,7 @@ void auth_destroy(struct auth *a)
 {
 	if (!a)
 		return;
-	pthread_mutex_destroy(&a->lock);
+	session_table_destroy(a->sessions);
 	OPENSSL_cleanse(a, sizeof(*a));
 	free(a);
 }
@@ -105,54 +96,6 @@ static time_t now_mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec;
-}
-
-/* A new session for who; its id into id.  0 or -1. */
-static int session_new(struct auth *a, const char *who, int role,
-		       char id[AUTH_HEX_LEN + 1])
-{
-	time_t now = now_mono();
-	size_t i, pick = 0;
-
-	if (rand_hex(id, AUTH_TOKEN_BYTES))
-		return -1;
-	pthread_mutex_lock(&a->lock);
-	for (i = 0; i < AUTH_SESSIONS; i++) {
-		if (!a->s[i].id[0] || a->s[i].expires < now) {
-			pick = i;
-			break;
-		}
-		if (a->s[i].expires < a->s[pick].expires)
-			pick = i;	/* full: the oldest goes */
-	}
-	snprintf(a->s[pick].id, sizeof(a->s[pick].id), "%s", id);
-	snprintf(a->s[pick].who, sizeof(a->s[pick].who), "%s", who);
-	a->s[pick].role = role;
-	a->s[pick].expires = now + AUTH_SESSION_TTL;
-	pthread_mutex_unlock(&a->lock);
-	return 0;
-}
-
-/* The session's user into rq; 0 when it is live, -1 otherwise. */
-static int session_get(struct auth *a, struct req *rq)
-{
-	time_t now = now_mono();
-	int found = -1;
-	size_t i;
-
-	if (strlen(rq->session) != AUTH_HEX_LEN)
-		return -1;
-	pthread_mutex_lock(&a->lock);
-	for (i = 0; i < AUTH_SESSIONS; i++) {
-		if (!a->s[i].id[0] || a->s[i].expires < now ||
-		    !auth_hex_equal(a->s[i].id, rq->session))
-			continue;
-		snprintf(rq->who, sizeof(rq->who), "%s", a->s[i].who);
-		rq->role = a->s[i].role;
-		found = 0;
-	}
-	pthread_mutex_unlock(&a->lock);
-	return found;
 }
 
 static void csrf_of(struct auth *a, const char *sid,
@@ -168,27 +111,58 @@ static void csrf_of(struct auth *a, const char *sid,
 	hex_encode(mac, n, out);
 }
 
-/* The user whose token is secret into rq; 0, or -1 when unknown.  Every
- * stored hash is compared, in constant time, whatever matched before. */
-static int user_by_token(struct req *rq, const char *secret)
+/* The user whose token's stored hash is h into rq: 0; 1 when no token has
+ * it, -1 when the tokens cannot be read.  Every stored hash is compared,
+ * in constant time, whatever matched before. */
+static int user_by_hash(struct req *rq, const char *h)
 {
-	char h[AUTH_HEX_LEN + 1];
 	struct db_token *v = NULL;
 	size_t n = 0, i;
-	int found = -1;
+	int found = 1;
 
-	if (!*secret || db_token_list(rq->db, &v, &n))
+	if (db_token_list(rq->db, &v, &n))
 		return -1;
-	auth_hash_hex(secret, h);
 	for (i = 0; i < n; i++) {
 		if (!auth_hex_equal(v[i].hash, h) || found == 0)
 			continue;
 		snprintf(rq->who, sizeof(rq->who), "%s", v[i].name);
 		rq->role = auth_role_parse(v[i].role);
-		found = rq->role < 0 ? -1 : 0;
+		found = rq->role < 0 ? 1 : 0;
 	}
 	db_tokens_free(v, n);
 	return found;
+}
+
+/* The user whose token is secret into rq, its hash into h; as
+ * user_by_hash(), an empty secret is nobody's (1). */
+static int user_by_token(struct req *rq, const char *secret,
+			 char h[AUTH_HEX_LEN + 1])
+{
+	if (!*secret)
+		return 1;
+	auth_hash_hex(secret, h);
+	return user_by_hash(rq, h);
+}
+
+/* The user of the cookie's session into rq: 0 while the session is live
+ * and its token still exists; a session whose token was revoked ends
+ * here, at its first use after the revocation. */
+static int user_by_session(struct req *rq)
+{
+	struct auth *a = rq->d->auth;
+	char h[AUTH_HEX_LEN + 1];
+	int rc;
+
+	if (session_find(a->sessions, rq->session, now_mono(), h))
+		return -1;
+	rc = user_by_hash(rq, h);
+	if (!rc)
+		return 0;
+	rq->who[0] = '\0';
+	rq->role = ROLE_OPEN;
+	if (rc > 0)	/* the token is gone, not just unreadable now */
+		session_close(a->sessions, rq->session);
+	return -1;
 }
 
 static int type_listed(const char *types, const char *ct)
@@ -226,11 +200,13 @@ static void identify(struct req *rq, const struct route *rt)
 		return;
 	}
 	if (bearer) {
-		if (user_by_token(rq, bearer))
+		char h[AUTH_HEX_LEN + 1];
+
+		if (user_by_token(rq, bearer, h))
 			rq->role = ROLE_OPEN;
 		return;
 	}
-	if (rq->session[0] && !session_get(rq->d->auth, rq)) {
+	if (rq->session[0] && !user_by_session(rq)) {
 		csrf_of(rq->d->auth, rq->session, rq->csrf);
 		return;
 	}
@@ -361,39 +337,74 @@ int api_audit(struct req *rq, struct web_response *r)
 	return api_reply(r, 200, json_pack("{s:o}", "audit", a));
 }
 
-static const char *safe_next(const char *next)
+/* Where to go after signing in: next when it is a path on this site
+ * (query_local_path) that fits the Location header, dflt when absent,
+ * else "/". */
+static const char *safe_next(const char *next, const char *dflt)
 {
-	/* only a path on this site: no "//host" or "scheme:" */
-	if (!next || next[0] != '/' || next[1] == '/' || next[1] == '\\' ||
-	    strpbrk(next, "\r\n"))
-		return "/rigs";
+	if (!next)
+		return dflt;
+	if (!query_local_path(next) ||
+	    strlen(next) >= sizeof(((struct web_response *)0)->location))
+		return "/";
 	return next;
 }
 
 int web_login_form(struct req *rq, struct web_response *r)
 {
-	return web_login(NULL, query_get(&rq->q, "next"), r);
+	const char *next = query_get(&rq->q, "next");
+
+	return web_login(NULL, next ? safe_next(next, NULL) : NULL, r);
+}
+
+/* The cookie that replaces the session's in the browser, or ends it. */
+static void session_cookie(struct web_response *r, const char *sid)
+{
+	snprintf(r->cookie, sizeof(r->cookie), "klab_session=%s; Path=/; "
+		 "HttpOnly; SameSite=Strict%s", sid, *sid ? "" :
+		 "; Max-Age=0");
 }
 
 /* POST /login token=T[&next=/path]: a session cookie, then back. */
 int web_login_post(struct req *rq, struct web_response *r)
 {
 	const char *tok = query_get(&rq->q, "token");
-	const char *next = safe_next(query_get(&rq->q, "next"));
-	char sid[AUTH_HEX_LEN + 1];
+	const char *next = safe_next(query_get(&rq->q, "next"), "/rigs");
+	char sid[AUTH_HEX_LEN + 1], h[AUTH_HEX_LEN + 1], msg[160];
+	int rc;
 
-	if (!tok || user_by_token(rq, tok)) {
+	if (!tok || user_by_token(rq, tok, h)) {
 		web_login("unknown token", next, r);
 		r->status = 401;
 		return 401;
 	}
-	if (session_new(rq->d->auth, rq->who, rq->role, sid))
+	rc = session_open(rq->d->auth->sessions, h, now_mono(), sid);
+	if (rc == SESSION_FULL) {
+		/* never by signing someone else out */
+		snprintf(msg, sizeof(msg), "cannot sign in now: all %d "
+			 "sessions are held by other signed-in users, try again "
+			 "later", SESSION_SLOTS);
+		web_login(msg, next, r);
+		r->status = 503;
+		return 503;
+	}
+	if (rc)
 		return web_error_json(r, 500, "cannot draw a session id");
-	snprintf(r->cookie, sizeof(r->cookie), "klab_session=%s; Path=/; "
-		 "HttpOnly; SameSite=Strict", sid);
+	session_cookie(r, sid);
 	snprintf(r->location, sizeof(r->location), "%s", next);
 	auth_audit(rq, "login", rq->who, "session for role '%s'",
 		   auth_role_name(rq->role));
+	r->status = 303;
+	return 303;
+}
+
+/* POST /logout (session + CSRF): the session ends, the cookie goes. */
+int web_logout_post(struct req *rq, struct web_response *r)
+{
+	session_close(rq->d->auth->sessions, rq->session);
+	session_cookie(r, "");
+	snprintf(r->location, sizeof(r->location), "/login");
+	auth_audit(rq, "logout", rq->who, "session ended");
 	r->status = 303;
 	return 303;
 }

@@ -330,6 +330,8 @@ static void dispatch_call(struct klabd *d, const struct http_call *c,
 		rt->fn(&rq, r);
 		if (r->status >= 500 && r->fd < 0)
 			error_cause(d, rq.db, r);
+		/* a page says who is signed in, with a way out */
+		web_page_session(r, rq.who, rq.csrf[0] ? rq.csrf : NULL);
 	}
 	klabd_db_put(d, rq.db);
 	query_release(&rq.q);

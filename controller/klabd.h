@@ -263,10 +263,11 @@ int api_builds(struct req *rq, struct web_response *r);
 int api_build_get(struct req *rq, struct web_response *r);
 int api_build_log(struct req *rq, struct web_response *r);
 int api_run_raw(struct req *rq, struct web_response *r);
-/* auth.c: the audit log and the login form */
+/* auth.c: the audit log, signing in and out */
 int api_audit(struct req *rq, struct web_response *r);
 int web_login_form(struct req *rq, struct web_response *r);
 int web_login_post(struct req *rq, struct web_response *r);
+int web_logout_post(struct req *rq, struct web_response *r);
 int web_rig_online_post(struct req *rq, struct web_response *r);
 
 /* api_util.c: answer with a JSON document (takes the reference); parse

@@ -154,6 +154,7 @@ static const struct route routes[] = {
 	{ "POST", "/submissions/*/bisect", SUBMIT, page_bisect_submission, FORM },
 	{ "GET", "/login", OPEN, web_login_form, NULL },
 	{ "POST", "/login", OPEN, web_login_post, FORM },
+	{ "POST", "/logout", SUBMIT, web_logout_post, FORM },
 	{ "GET", "/style.css", OPEN, page_style, NULL },
 };
 

@@ -47,7 +47,9 @@ static int hexval(char c)
 	return -1;
 }
 
-static char *decode(const char *s, size_t len)
+/* s with its %XX escapes decoded, and '+' as a space when plus is set (a
+ * form value, not a path); the caller frees. */
+static char *decode(const char *s, size_t len, int plus)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
@@ -56,7 +58,7 @@ static char *decode(const char *s, size_t len)
 	for (i = 0; i < len; i++) {
 		int hi, lo;
 
-		if (s[i] == '+') {
+		if (plus && s[i] == '+') {
 			sb_addc(&sb, ' ');
 			continue;
 		}
@@ -92,11 +94,11 @@ void query_parse(struct query *q, const char *s, size_t len)
 		}
 		if (j > i) {
 			if (eq == (size_t)-1) {
-				k = decode(s + i, j - i);
+				k = decode(s + i, j - i, 1);
 				v = strdup("");
 			} else {
-				k = decode(s + i, eq - i);
-				v = decode(s + eq + 1, j - eq - 1);
+				k = decode(s + i, eq - i, 1);
+				v = decode(s + eq + 1, j - eq - 1, 1);
 			}
 			if (!v)
 				abort();
@@ -182,4 +184,34 @@ void query_format(const struct query *q, struct strbuf *sb)
 		sb_addc(sb, '=');
 		sb_add_urlenc(sb, q->v[i].value);
 	}
+}
+
+/* Each byte printable ASCII (no control byte, space or DEL: browsers
+ * drop tabs and newlines from a URL), and the start a single '/': "/"
+ * alone, or '/' and a byte other than '/' and a backslash, which a
+ * browser would read as the start of another host ("//evil", "/\evil"). */
+static int path_shape_ok(const char *v)
+{
+	const unsigned char *p;
+
+	if (v[0] != '/' || v[1] == '/' || v[1] == '\\')
+		return 0;
+	for (p = (const unsigned char *)v; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f)
+			return 0;
+	return 1;
+}
+
+int query_local_path(const char *v)
+{
+	char *again;
+	int ok;
+
+	if (!v || !path_shape_ok(v))
+		return 0;
+	/* and the same once more decoded: "/%2F/evil", "/%09/evil" */
+	again = decode(v, strlen(v), 0);
+	ok = path_shape_ok(again);
+	free(again);
+	return ok;
 }

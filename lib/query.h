@@ -31,6 +31,14 @@ const char *query_get(const struct query *q, const char *key);
  * NULL when the count is 0.  Split values are stored in q itself. */
 size_t query_all(struct query *q, const char *key, int split,
 		 const char ***out);
+/*
+ * 1 when v, a decoded value (a sign-in's next=), is a path on this site
+ * that no browser reads as another host, 0 otherwise (NULL too): "/", or
+ * '/' followed by a byte other than '/' and a backslash; only printable
+ * ASCII, no space or control byte anywhere; and all this again once v is
+ * percent-decoded a second time.
+ */
+int query_local_path(const char *v);
 /* Append "k=v&..." of q, URL-encoded, to sb (for permalinks). */
 struct strbuf;
 void query_format(const struct query *q, struct strbuf *sb);

@@ -16,12 +16,21 @@
 
 #include "format.h"
 
+/* Where page_begin leaves room for who is signed in (web_page_session);
+ * the page's own text comes after it, HTML-escaped, so it cannot hold
+ * the mark. */
+#define SESSION_MARK "<!--klab:session-->"
+#define SESSION_MARK_WITHIN 8192	/* bytes from the page's start */
+
 static const char css[] =
 	"body{font:14px/1.4 sans-serif;margin:0;color:#222;background:#fff}\n"
 	"header{background:#23395d;padding:.5em 1em}\n"
 	"header a{color:#dde;margin-right:1.2em;text-decoration:none}\n"
 	"header a.on{color:#fff;font-weight:bold}\n"
 	"header .brand{color:#fff;font-weight:bold;margin-right:2em}\n"
+	"header .session{float:right;color:#dde;margin:0}\n"
+	"header .session a{margin:0 0 0 .5em}\n"
+	"header .session button{margin-left:.5em}\n"
 	"main{padding:1em 1.5em}\n"
 	"footer{color:#888;font-size:12px;padding:1em 1.5em;"
 	"border-top:1px solid #ddd}\n"
@@ -109,7 +118,49 @@ void page_begin_refresh(struct strbuf *sb, const char *title,
 		sb_addf(sb, "<a href=\"%s\"%s>%s</a>", nav[i].href,
 			active && !strcmp(active, nav[i].key) ?
 			" class=\"on\"" : "", nav[i].label);
-	sb_adds(sb, "</header>\n<main>\n");
+	sb_adds(sb, SESSION_MARK "</header>\n<main>\n");
+}
+
+/* The header's end for who: a sign-out form, or a sign-in link. */
+static void session_html(struct strbuf *sb, const char *who,
+			 const char *csrf)
+{
+	if (!csrf) {
+		sb_adds(sb, "<span class=\"session\"><a href=\"/login\">"
+			"sign in</a></span>");
+		return;
+	}
+	sb_adds(sb, "<form class=\"session\" method=\"post\" "
+		"action=\"/logout\">");
+	sb_add_html(sb, who);
+	sb_adds(sb, "<input type=\"hidden\" name=\"csrf\" value=\"");
+	sb_add_html(sb, csrf);
+	sb_adds(sb, "\"><button type=\"submit\" id=\"signout\">sign out"
+		"</button></form>");
+}
+
+void web_page_session(struct web_response *r, const char *who,
+		      const char *csrf)
+{
+	struct strbuf *sb = &r->body, out = STRBUF_INIT;
+	size_t mlen = strlen(SESSION_MARK), off;
+	const char *p;
+
+	if (r->fd >= 0 || !r->content_type ||
+	    strncmp(r->content_type, "text/html", 9) || !sb->len)
+		return;
+	p = memmem(sb->buf, sb->len < SESSION_MARK_WITHIN ? sb->len :
+		   SESSION_MARK_WITHIN, SESSION_MARK, mlen);
+	if (!p)
+		return;
+	off = (size_t)(p - sb->buf);
+	sb_init(&out);
+	sb_grow(&out, sb->len + 512);
+	sb_add(&out, sb->buf, off);
+	session_html(&out, who ? who : "", csrf);
+	sb_add(&out, p + mlen, sb->len - off - mlen);
+	sb_release(sb);
+	*sb = out;
 }
 
 const char *page_verdict_class(const char *verdict)

@@ -119,8 +119,8 @@ int web_login(const char *msg, const char *next, struct web_response *r)
 	}
 	sb_adds(sb, " <button type=\"submit\">sign in</button></form>\n"
 		"<p>Paste a token made by <code>klabd token add NAME --role "
-		"ROLE</code>.  The session lasts 12 hours or until klabd "
-		"restarts.</p>\n");
+		"ROLE</code>.  The session lasts 12 hours, until you sign "
+		"out, the token is revoked or klabd restarts.</p>\n");
 	page_end(sb);
 	return page_ok(r, CT_HTML);
 }

@@ -111,6 +111,14 @@ struct web_subs_view {
 };
 int web_subscriptions(const struct web_subs_view *view,
 		      struct web_response *r);
+/*
+ * Fill the header of the HTML page in r (one begun by page_begin) for
+ * the caller: who and a sign-out button (a form posting csrf to
+ * /logout) for a signed-in session, a sign-in link when csrf is NULL.
+ * Any other response is left as it is.
+ */
+void web_page_session(struct web_response *r, const char *who,
+		      const char *csrf);
 /* /style.css: the one stylesheet (also inlined in pages). */
 int web_style(struct db *db, struct query *q, const char *arg,
 	      struct web_response *r);
