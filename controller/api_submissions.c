@@ -69,6 +69,11 @@ int sub_json_patches(struct web_response *r, json_t *doc,
 	if (x && !json_is_array(x))
 		return web_error_json(r, 400, "field 'patches': expected a "
 				      "list"), -1;
+	if (json_array_size(x) > max) {
+		snprintf(msg, sizeof(msg), "field 'patches': %zu patch files, "
+			 "at most %zu", json_array_size(x), max);
+		return web_error_json(r, 413, msg), -1;
+	}
 	json_array_foreach(x, i, e) {
 		t = json_is_string(e) ? e : json_object_get(e, "text");
 		if (!json_is_string(t) || *n >= max) {
@@ -190,6 +195,11 @@ static int in_from_query(struct req *rq, struct sub_input *in, int raw,
 		    query_list(&rq->q, "suite", in->suite, &in->nsuites, err,
 			       errlen)))
 		rc = -1;
+	if (!rc && !raw && nt > SUB_MAX_FILES - 1) {
+		snprintf(err, errlen, "too many patch files: %zu, at most %d",
+			 nt, SUB_MAX_FILES - 1);
+		rc = -1;
+	}
 	for (i = 0; !raw && i < nn && i < nt && in->nfiles < SUB_MAX_FILES - 1;
 	     i++) {
 		in->file[in->nfiles].name = *nm[i] ? nm[i] : "patch";

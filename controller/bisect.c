@@ -92,7 +92,8 @@ static enum kready bis_kernel(struct klabd *d, struct db *db,
 			git ? c->file : "");
 		snprintf(ident, sizeof(ident), "bis%lld-%d", (long long)b->id,
 			 c->idx);
-		if (!db_build_add(db, ident, gb.buf, pat.buf, &bid)) {
+		if (!db_build_add(db, ident, gb.buf, pat.buf, b->who, 1,
+				  &bid)) {
 			db_bisection_set_kernel(db, b->id, c->idx, NULL, bid);
 			c->build = bid;
 			build_kick(d);

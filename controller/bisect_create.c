@@ -164,13 +164,9 @@ static int series_cands(struct req *rq, const struct bis_input *in,
 		snprintf(err, errlen, "no patch: no diff found in the series");
 		rc = 400;
 	}
-	if (!rc && build_patches_store(rq->d, files, &paths, err, errlen))
-		rc = 400;
-	if (!rc) {
-		rc = build_patches_check(rq->d, spec.buf, paths.buf, &commit,
-					 err, errlen);
-		rc = !rc ? 0 : rc == 2 ? 422 : 400;
-	}
+	if (!rc)
+		rc = build_series_check(rq, in->base, spec.buf, files, &paths,
+					&commit, err, errlen);
 	if (!rc) {
 		build_base_queued(in->base, commit ? commit : "", base);
 		for (i = 1, p = paths.buf; i < cs->n && *p; i++) {

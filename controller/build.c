@@ -32,6 +32,7 @@
 #include "klabd.h"
 #include "lib/alloc.h"
 #include "lib/config.h"
+#include "lib/ident.h"
 #include "lib/proc.h"
 #include "lib/sha256.h"
 #include "driver.h"
@@ -221,28 +222,58 @@ size_t build_common_args(struct klabd *d, const char **args)
 	return n;
 }
 
-size_t build_args(struct klabd *d, const char *base,
-			 char *patches, const char **args, size_t max)
+const char **build_args(struct klabd *d, const char *base, char *patches,
+			size_t *n)
 {
-	size_t n = 0;
-	char *p = patches, *nl;
+	const char **args;
+	size_t np = 0, k = 0;
+	char *p, *nl;
 
-	args[n++] = "--base";
-	args[n++] = base;
-	/* two per patch, leaving room for the common ones + NULL */
-	while (p && *p && n + BUILD_COMMON_ARGS + 2 < max) {
+	for (p = patches; p && *p; p++)
+		np += *p == '\n';
+	args = xcalloc(2 + 2 * (np + 1) + BUILD_COMMON_ARGS +
+		       BUILD_ARGS_SPARE + 1, sizeof(*args));
+	args[k++] = "--base";
+	args[k++] = base;
+	for (p = patches; p && *p; p = nl) {
 		nl = strchr(p, '\n');
 		if (nl)
 			*nl++ = '\0';
 		if (*p) {
-			args[n++] = "--patch";
-			args[n++] = p;
+			args[k++] = "--patch";
+			args[k++] = p;
 		}
-		p = nl;
 	}
-	n += build_common_args(d, args + n);
-	args[n] = NULL;
-	return n;
+	k += build_common_args(d, args + k);
+	args[k] = NULL;
+	*n = k;
+	return args;
+}
+
+int build_ident_check(struct klabd *d, struct db *db, const char *ident,
+		      int operator, char *err, size_t errlen)
+{
+	struct db_kernel k;
+	int rc = 0;
+
+	if (!ident || !*ident)
+		return 0;
+	if (ident_lab_owned(ident)) {
+		snprintf(err, errlen, "field 'ident': '%.128s' is a name of "
+			 "the lab's own (subN-, bisN-, build-): choose another",
+			 ident);
+		return 400;
+	}
+	if (operator || db_kernel_get(db, ident, &k) != DB_OK)
+		return 0;
+	if (!*k.build_key) {
+		snprintf(err, errlen, "field 'ident': kernel '%.128s' exists "
+			 "(%.40s); only an operator may replace it", ident,
+			 k.source);
+		rc = 409;
+	}
+	db_kernel_release(&k);
+	return rc;
 }
 
 static void build_publish(struct klabd *d, struct db *db,
@@ -260,9 +291,12 @@ static void build_publish(struct klabd *d, struct db *db,
 	     *key = catalog_record_get(out, "key"),
 	     *cache = catalog_record_get(out, "cache"),
 	     *log = catalog_record_get(out, "log");
+	char *rid = catalog_record_get(out, "ident");
 	struct strbuf prov = STRBUF_INIT;
 	struct db_kernel k;
-	const char *ident = *b->ident ? b->ident : ver;
+	/* a build names its kernel as asked, else by its key (build-KEY12),
+	 * never by what the tree says its release is */
+	const char *ident = *b->ident ? b->ident : rid;
 	char err[300] = "";
 
 	sb_init(&prov);
@@ -277,10 +311,11 @@ static void build_publish(struct klabd *d, struct db *db,
 	k.config_hash = ch;
 	k.source = "build";
 	k.provenance = prov.buf;
-	if (!*ver || !*img)
+	k.build_key = key;
+	if (!*ver || !*img || !*ident || !*key)
 		db_build_finish(db, b->id, "failed", "", "build-kernel.sh gave "
-				"no kernel release or image", out, log);
-	else if (db_kernel_put(db, &k, err, sizeof(err)) ||
+				"no kernel release, image or key", out, log);
+	else if (db_kernel_claim(db, &k, b->may_replace, err, sizeof(err)) ||
 		 db_kernel_set_boot(db, ident, ver, img, ""))
 		db_build_finish(db, b->id, "failed", "", err[0] ? err :
 				"cannot record the kernel", out, log);
@@ -291,13 +326,15 @@ static void build_publish(struct klabd *d, struct db *db,
 	sb_release(&prov);
 	free(ver); free(img); free(bk); free(ph); free(ch); free(cc);
 	free(secs); free(sz); free(pn); free(key); free(cache); free(log);
+	free(rid);
 }
 
 static void build_run(struct klabd *d, struct db *db, struct db_build *b)
 {
 	struct strbuf out = STRBUF_INIT, spec = STRBUF_INIT;
-	const char *args[80];
-	char err[600] = "", *patches = strdup(b->patches), *log;
+	const char **args;
+	char err[600] = "", *patches = xstrdup(b->patches), *log;
+	size_t n;
 	int rc;
 
 	sb_init(&out);
@@ -307,9 +344,10 @@ static void build_run(struct klabd *d, struct db *db, struct db_build *b)
 	/* the configuration may have changed since the request */
 	rc = build_base_resolve(d, b->base, &spec, err, sizeof(err));
 	if (rc == 0) {
-		build_args(d, spec.buf, patches, args, 70);
+		args = build_args(d, spec.buf, patches, &n);
 		rc = catalog_script(d, "build-kernel.sh", args, &out, err,
 				    sizeof(err));
+		free(args);
 	}
 	if (rc && __atomic_load_n(&d->stopping, __ATOMIC_RELAXED)) {
 		/* stopped by shutdown: the next klabd requeues it */

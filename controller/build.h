@@ -34,11 +34,26 @@ void build_release(struct klabd *d);
 size_t build_common_args(struct klabd *d, const char **args);
 /*
  * argv for build-kernel.sh: --base BASE, --patch P for each line of
- * patches (cut in place at its newlines), then the common options; at
- * most max entries, NULL-terminated.  Returns the count.
+ * patches (cut in place at its newlines), then the common options, every
+ * one of them (none is cut), NULL-terminated, with room for
+ * BUILD_ARGS_SPARE more entries before the NULL.  Heap; *n the count.
  */
-size_t build_args(struct klabd *d, const char *base, char *patches,
-		  const char **args, size_t max);
+#define BUILD_ARGS_SPARE 4
+const char **build_args(struct klabd *d, const char *base, char *patches,
+			size_t *n);
+/* A patch check's time limit; how many may run at once. */
+#define BUILD_CHECK_SECONDS 240
+#define BUILD_CHECKS_MAX 2
+/*
+ * Whether a request may name its kernel ident: 0, or a status with err.
+ * Names of the lab's own are refused to everyone (400: subN-..., bisN-...,
+ * build-KEY, see lib/ident.h); an existing kernel's name is refused to
+ * anyone but an operator (409) unless a build made it, when the build's
+ * publication decides (the same build key may replace it).
+ */
+struct db;
+int build_ident_check(struct klabd *d, struct db *db, const char *ident,
+		      int operator, char *err, size_t errlen);
 /*
  * The base a request names (debian-6.1, debian-6.12, NAME of a [base NAME]
  * section with dir = PATH, NAME@COMMIT of one with git = PATH) as
@@ -57,6 +72,17 @@ int build_base_resolve(struct klabd *d, const char *base,
  * script's code with err set.
  */
 struct json_t;
+struct req;
+/*
+ * The whole check of a request's series: the caps and the rule of
+ * lib/patchcheck.h (before anything is written), the files stored, then
+ * build_patches_check.  0 with paths and *commit (heap, may be NULL on
+ * failure); else an HTTP status (400, 413, 422, 500, 503) with err, the
+ * files removed, and a refusal (413, 422) audited and logged.
+ */
+int build_series_check(struct req *rq, const char *base, const char *spec,
+		       struct json_t *patches, struct strbuf *paths,
+		       char **commit, char *err, size_t errlen);
 int build_patches_store(struct klabd *d, struct json_t *patches,
 			struct strbuf *paths, char *err, size_t errlen);
 int build_patches_check(struct klabd *d, const char *spec,

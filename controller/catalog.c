@@ -40,24 +40,36 @@ int catalog_script(struct klabd *d, const char *name,
 		   const char *const *args, struct strbuf *out, char *err,
 		   size_t errlen)
 {
+	return catalog_script_timed(d, name, args, script_timeout_ms(d, name),
+				    out, err, errlen);
+}
+
+int catalog_script_timed(struct klabd *d, const char *name,
+			 const char *const *args, long timeout_ms,
+			 struct strbuf *out, char *err, size_t errlen)
+{
 	struct strbuf path = STRBUF_INIT, errtxt = STRBUF_INIT;
 	struct proc_opts o;
-	const char *argv[96];
+	const char **argv;
 	char *nl;
-	int rc, i;
+	size_t n = 0, i;
+	int rc;
 
+	while (args && args[n])
+		n++;
+	argv = xcalloc(n + 2, sizeof(*argv));	/* every argument: none cut */
 	sb_init(&path);
 	sb_init(&errtxt);
 	sb_addf(&path, "%s/kernels/%s", d->top_dir, name);
 	/* run it by its own #! line: build-kernel.sh is bash */
 	argv[0] = path.buf;
-	for (i = 0; args && args[i] && i < 94; i++)
+	for (i = 0; i < n; i++)
 		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
+	argv[n + 1] = NULL;
 	memset(&o, 0, sizeof(o));
 	o.out = out;
 	o.errout = &errtxt;
-	o.timeout_ms = script_timeout_ms(d, name);
+	o.timeout_ms = timeout_ms;
 	o.grace_ms = 5000;
 	o.cancel = &d->stopping;	/* klabd shutting down */
 	rc = proc_run((char *const *)argv, &o, NULL, err, errlen);
@@ -71,6 +83,7 @@ int catalog_script(struct klabd *d, const char *name,
 	}
 	sb_release(&errtxt);
 	sb_release(&path);
+	free(argv);
 	return rc > 127 ? -1 : rc;
 }
 

@@ -71,6 +71,10 @@ char *catalog_record_get(const char *rec, const char *key);
 int catalog_script(struct klabd *d, const char *name,
 		   const char *const *args, struct strbuf *out, char *err,
 		   size_t errlen);
+/* The same, stopped after timeout_ms (catalog_script: the script's own). */
+int catalog_script_timed(struct klabd *d, const char *name,
+			 const char *const *args, long timeout_ms,
+			 struct strbuf *out, char *err, size_t errlen);
 void catalog_release(struct klabd *d);
 
 #endif

@@ -415,7 +415,10 @@ static int sub_build_queue(struct klabd *d, struct db *db,
 
 	snprintf(ident, sizeof(ident), "sub%lld-%s", (long long)s->id,
 		 side ? "patched" : "base");
-	if (db_build_add(db, ident, s->base, side ? s->files : "", &id) ||
+	/* the lab's own name (no request may take one, ident_lab_owned),
+	 * its kernel found through the build's id, never by that name */
+	if (db_build_add(db, ident, s->base, side ? s->files : "", s->who, 1,
+			 &id) ||
 	    db_submission_set_build(db, s->id, side, id, NULL))
 		return -1;
 	build_kick(d);

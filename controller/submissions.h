@@ -17,6 +17,8 @@
 #ifndef KLAB_SUBMISSIONS_H
 #define KLAB_SUBMISSIONS_H
 
+#include "lib/patchcheck.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,8 +27,9 @@
 #include "db/submissions.h"
 #include "klabd.h"
 
-#define SUB_MAX_FILES 64	/* patch files (or pastes) of a request */
-#define SUB_MAX_PATCHES 200	/* patches of a series, after splitting */
+/* patch files (or pastes) of a request; patches after splitting */
+#define SUB_MAX_FILES PATCH_MAX_FILES
+#define SUB_MAX_PATCHES PATCH_MAX_PIECES
 #define SUB_MAX_LIST 16		/* rigs, suites */
 #define SUB_MAX_CELLS 200	/* cells a side, as comparison runs */
 

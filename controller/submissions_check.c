@@ -312,23 +312,10 @@ static int series_apply(struct req *rq, const char *base, json_t *files,
 		rc = 400;
 		goto out;
 	}
-	if (build_patches_store(rq->d, files, paths, err, errlen)) {
-		rc = 400;
-		goto out;
-	}
-	rc = build_patches_check(rq->d, spec.buf, paths->buf, &commit, err,
-				 errlen);
-	if (rc == 1 && strstr(err, "no commit")) {
-		snprintf(err, errlen, "field 'base': no such commit in that "
-			 "base");
-		rc = 400;
-	} else if (rc) {
-		if (!err[0])
-			snprintf(err, errlen, "the patch check failed");
-		rc = rc == 2 ? 422 : 500;
-	} else {
+	rc = build_series_check(rq, base, spec.buf, files, paths, &commit,
+				err, errlen);
+	if (!rc)
 		build_base_queued(base, commit ? commit : "", queued);
-	}
 out:
 	free(commit);
 	sb_release(&spec);

@@ -22,10 +22,14 @@ struct db_build {
 	char *record;		/* build-kernel.sh's key=value output */
 	char *log;		/* path of build.log, "" */
 	int64_t created, finished;
+	char *owner;		/* who asked: a token's name, "" the lab */
+	int may_replace;	/* its kernel may replace another's (an
+				 * operator's request, or the lab's own) */
 };
 
 int db_build_add(struct db *db, const char *ident, const char *base,
-		 const char *patches, int64_t *id);
+		 const char *patches, const char *owner, int may_replace,
+		 int64_t *id);
 int db_build_get(struct db *db, int64_t id, struct db_build *out);
 int db_build_list(struct db *db, int limit, struct db_build **out,
 		  size_t *n);

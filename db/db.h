@@ -71,8 +71,17 @@ struct db_kernel {
 	char *provenance;	/* free text: package name, URL, build id */
 	int64_t created;	/* unix seconds */
 	int64_t nruns;		/* filled by list/get */
+	char *build_key;	/* the build that made it, "" when none */
 };
 
+/*
+ * A build's kernel into the catalogue under k->ident, with k->build_key:
+ * a new name, or one a build of the same key holds, or any with force
+ * (an operator's build, or the lab's own).  DB_CONFLICT with err when the
+ * name is another kernel's: an existing ident is never taken over.
+ */
+int db_kernel_claim(struct db *db, const struct db_kernel *k, int force,
+		    char *err, size_t errlen);
 /* Insert, or update the non-empty fields of an existing kernel. */
 int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
 		  size_t errlen);

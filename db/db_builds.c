@@ -10,13 +10,15 @@
 #include "db_int.h"
 
 #define BUILD_COLS "SELECT id, ident, base, patches, state, error, " \
-	"record, log, created, COALESCE(finished, 0) FROM builds "
+	"record, log, created, COALESCE(finished, 0), owner, may_replace " \
+	"FROM builds "
 
 #define C(field, type) DB_COL(db_build, field, type)
 static const struct db_col build_cols[] = {
 	C(id, INT64), C(ident, STR), C(base, STR), C(patches, STR),
 	C(state, STR), C(error, STR), C(record, STR), C(log, STR),
-	C(created, INT64), C(finished, INT64),
+	C(created, INT64), C(finished, INT64), C(owner, STR),
+	C(may_replace, INT),
 };
 #undef C
 
@@ -24,10 +26,12 @@ static const struct db_rows build_rows = DB_ROWS(db_build, build_cols);
 DB_DEFINE_RELEASE(build, builds, db_build, build_rows)
 
 int db_build_add(struct db *db, const char *ident, const char *base,
-		 const char *patches, int64_t *id)
+		 const char *patches, const char *owner, int may_replace,
+		 int64_t *id)
 {
-	if (db_run(db, "INSERT INTO builds (ident, base, patches, created) "
-		   "VALUES (?, ?, ?, ?)", "sssT", ident, base, patches) !=
+	if (db_run(db, "INSERT INTO builds (ident, base, patches, created, "
+		   "owner, may_replace) VALUES (?, ?, ?, ?, ?, ?)", "sssTsi",
+		   ident, base, patches, owner, may_replace) !=
 	    SQLITE_DONE)
 		return DB_ERR;
 	*id = sqlite3_last_insert_rowid(db->h);

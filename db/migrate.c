@@ -428,6 +428,14 @@ static const char *const migrations[] = {
 	 * its comparisons' jobs (submission_cells, comparison_jobs), the
 	 * one home of that fact. */
 	"ALTER TABLE jobs DROP COLUMN submission_id;",
+	/* 18 (issue 29): a kernel a build made knows its build key, and a
+	 * build who asked for it and whether it may replace another's
+	 * kernel: an ident is never taken over but by the same build key,
+	 * an operator or the lab. */
+	"ALTER TABLE kernels ADD COLUMN build_key TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE builds ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE builds ADD COLUMN may_replace INTEGER NOT NULL "
+	"DEFAULT 0;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -15,6 +15,15 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	char *p;

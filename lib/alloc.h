@@ -12,6 +12,8 @@
 
 /* realloc(p, n), never NULL (n 0 still gets a block). */
 void *xrealloc(void *p, size_t n);
+/* calloc(n, size), never NULL. */
+void *xcalloc(size_t n, size_t size);
 /* A heap copy of s; NULL stays NULL. */
 char *xstrdup(const char *s);
 /* Replace *field with a copy of v (NULL: no string), freeing the old. */

@@ -225,3 +225,29 @@ char *utf8_repair(const char *s, size_t len)
 	out[o] = '\0';
 	return out;
 }
+
+/* "PREFIX" then one or more digits then '-'. */
+static int numbered(const char *s, const char *prefix)
+{
+	size_t k = strlen(prefix), i;
+
+	if (strncmp(s, prefix, k))
+		return 0;
+	for (i = k; s[i] >= '0' && s[i] <= '9'; i++)
+		;
+	return i > k && s[i] == '-';
+}
+
+int ident_lab_owned(const char *s)
+{
+	size_t i;
+
+	if (numbered(s, "sub") || numbered(s, "bis"))
+		return 1;
+	if (strncmp(s, "build-", 6))
+		return 0;
+	for (i = 6; i < 18; i++)
+		if (!s[i] || !strchr("0123456789abcdef", s[i]))
+			return 0;
+	return !s[18];
+}

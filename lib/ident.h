@@ -45,6 +45,13 @@ const char *ident_kind_name(enum ident_kind kind);
  * kind, the value (escaped) and the offending byte's position:
  * "kernel name '<x>' has a character not allowed at byte 1 ('<')".
  */
+/*
+ * Whether a kernel name is one the lab gives its own builds: "subN-..."
+ * (a submission's), "bisN-..." (a bisection step's) or "build-" and
+ * twelve hex digits (an unnamed build's, by its key).  No request names
+ * a kernel so.
+ */
+int ident_lab_owned(const char *s);
 int ident_check(enum ident_kind kind, const char *s, size_t len, char *err,
 		size_t errlen);
 /* ident_check() of a NUL-terminated string. */
