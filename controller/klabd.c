@@ -32,6 +32,7 @@
 #include "judge/verdict.h"
 #include "klabd.h"
 #include "lib/alloc.h"
+#include "lib/lockfile.h"
 #include "lib/rand.h"
 #include "rig.h"
 #include "rig_conf.h"
@@ -356,6 +357,8 @@ static void klabd_release(struct klabd *d)
 	pthread_mutex_destroy(&d->pool_lock);
 	pthread_mutex_destroy(&d->cat_lock);
 	pthread_mutex_destroy(&d->image_lock);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);	/* the last thing: the lock goes */
 }
 
 /*
@@ -560,14 +563,35 @@ out:
 	return rc;
 }
 
+/* One klabd per database: the flock on DB.lock, held until exit.  A
+ * second klabd would run the same rigs, builds and jobs twice. */
+static int lock_db(struct klabd *d, char *err, size_t errlen)
+{
+	char path[4096], why[440];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s.lock", d->db_path) >=
+	    sizeof(path)) {
+		snprintf(err, errlen, "database path too long");
+		return -1;
+	}
+	d->lock_fd = lockfile_take(path, why, sizeof(why));
+	if (d->lock_fd >= 0)
+		return 0;
+	snprintf(err, errlen, "another klabd uses the database: %s", why);
+	return -1;
+}
+
 /* Open the database up front (migrations run on the first handle,
  * errors show at start) and fill the handle pool, keep the file private,
  * and draw the session keys. */
 static int open_state(struct klabd *d, char *err, size_t errlen)
 {
-	struct db *db = db_open(d->db_path, err, errlen);
+	struct db *db;
 	int i;
 
+	if (lock_db(d, err, errlen))
+		return -1;
+	db = db_open(d->db_path, err, errlen);
 	if (!db)
 		return -1;
 	api_suites_register(d, db);
@@ -596,6 +620,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "token"))
 		return token_main(argc - 1, argv + 1);
 	memset(&d, 0, sizeof(d));
+	d.lock_fd = -1;
 	pthread_mutex_init(&d.pool_lock, NULL);
 	pthread_mutex_init(&d.cat_lock, NULL);
 	pthread_mutex_init(&d.image_lock, NULL);

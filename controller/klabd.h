@@ -56,6 +56,7 @@ struct klabd {
 	struct http_limits lim;
 	struct http_stats *hstats;	/* http.c: bodies in flight, log */
 	struct http_park *park;		/* http_poll.c: parked long polls */
+	int lock_fd;			/* the flock on DB.lock, -1: none */
 	volatile sig_atomic_t stop;
 	int stopping;	/* shutting down: read and set with __atomic */
 
