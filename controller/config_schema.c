@@ -23,6 +23,7 @@ const struct config_key klabd_config_schema[] = {
 	{ "", "max_connections" },
 	{ "", "max_connections_per_ip" },
 	{ "", "connection_timeout" },
+	{ "", "header_timeout" },
 	{ "", "upload_memory" },
 	/* who may do what: auth.c, api_jobs.c, docs/API.md */
 	{ "", "read_access" },

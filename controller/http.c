@@ -2,7 +2,8 @@
 /*
  * The HTTP layer of klabd: libmicrohttpd on epoll (poll where epoll is
  * missing) with a small pool of threads, bounded by a connection limit, a
- * per-address limit and an idle timeout (struct http_limits); request
+ * per-address limit, an idle timeout (struct http_limits) and a deadline
+ * for each request's headers (http_conn.c, against slowloris); request
  * bodies gathered up to max_upload, each counted against upload_memory
  * before it is kept (413 and 503 come before the body); agents' long
  * polls parked as suspended connections (http_poll.c), not threads; each
@@ -10,10 +11,8 @@
  * handles shared by the request threads; libmicrohttpd's own log cut to a
  * line a minute.
  */
-#include <arpa/inet.h>
 #include <malloc.h>
 #include <microhttpd.h>
-#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 
 #include "auth.h"
 #include "catalog.h"
+#include "http_conn.h"
 #include "http_poll.h"
 #include "klabd.h"
 #include "web/web.h"
@@ -568,8 +568,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	struct klabd *d = cls;
 	struct conn_ctx *ctx = *con_cls;
 
-	if (!ctx)
+	if (!ctx) {
+		http_guard_request(d, conn, 1);
 		return request_begin(d, conn, url, method, con_cls);
+	}
 	if (*upload_size)
 		return request_body(d, ctx, upload, upload_size);
 	http_poll_resumed(&ctx->poll);
@@ -582,6 +584,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	struct klabd *d = cls;
 	struct conn_ctx *ctx = *con_cls;
 
+	http_guard_request(d, conn, 0);
 	if (!ctx)
 		return;
 	http_poll_resumed(&ctx->poll);
@@ -664,11 +667,13 @@ static int http_limits_set(struct klabd *d, char *err, size_t errlen)
 	if (!l->threads)
 		l->threads = 8;
 	if (!l->max_conns)
-		l->max_conns = 1024;
+		l->max_conns = 4096;	/* 32 addresses at max_per_ip */
 	if (!l->max_per_ip)
 		l->max_per_ip = 128;
 	if (!l->timeout)
 		l->timeout = 30;
+	if (!l->header_timeout)
+		l->header_timeout = 10;
 	if (!l->upload_memory)
 		l->upload_memory = 4 * d->max_upload;
 	if (l->upload_memory < d->max_upload) {
@@ -698,37 +703,38 @@ static unsigned int http_flags(void)
 
 int http_start(struct klabd *d, char *err, size_t errlen)
 {
-	struct sockaddr_in sa;
 	const union MHD_DaemonInfo *info;
+	int fd;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)d->port);
-	if (inet_pton(AF_INET, d->host, &sa.sin_addr) != 1) {
-		snprintf(err, errlen, "invalid listen address '%s'", d->host);
-		return -1;
-	}
 	if (http_limits_set(d, err, errlen))
+		return -1;
+	fd = http_listen(d->host, d->port, err, errlen);
+	if (fd < 0)
 		return -1;
 	d->hstats = calloc(1, sizeof(*d->hstats));
 	if (!d->hstats)
 		abort();
 	pthread_mutex_init(&d->hstats->lock, NULL);
-	if (http_park_start(d, err, errlen))
+	if (http_park_start(d, err, errlen) ||
+	    http_guard_start(d, err, errlen)) {
+		close(fd);
 		return -1;
-	d->mhd = MHD_start_daemon(http_flags(), 0, NULL, NULL, on_request, d,
+	}
+	d->mhd = MHD_start_daemon(http_flags(), 0, http_guard_accept,
+		d->guard, on_request, d,
 		MHD_OPTION_EXTERNAL_LOGGER, http_log, d,
-		MHD_OPTION_SOCK_ADDR, &sa,
+		MHD_OPTION_LISTEN_SOCKET, fd,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
+		MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, d->guard,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)d->lim.threads,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)d->lim.max_conns,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 		(unsigned int)d->lim.max_per_ip,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)d->lim.timeout,
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1U,
 		MHD_OPTION_END);
 	if (!d->mhd) {
-		snprintf(err, errlen, "cannot listen on %s:%d", d->host,
+		/* the socket may be closed by now: left as it is */
+		snprintf(err, errlen, "cannot serve on %s:%d", d->host,
 			 d->port);
 		return -1;
 	}
@@ -750,6 +756,7 @@ void http_stop(struct klabd *d)
 		MHD_stop_daemon(d->mhd);
 	}
 	d->mhd = NULL;
+	http_guard_stop(d);	/* its callbacks ran until here */
 	http_park_free(d);
 	if (d->hstats) {
 		pthread_mutex_destroy(&d->hstats->lock);

@@ -172,7 +172,9 @@ static int http_config(struct klabd *d, char *err, size_t errlen)
 	    cfg_long(d, "max_connections_per_ip", 1, 1000000,
 		     &d->lim.max_per_ip, err, errlen) ||
 	    cfg_long(d, "connection_timeout", 1, 3600, &d->lim.timeout, err,
-		     errlen))
+		     errlen) ||
+	    cfg_long(d, "header_timeout", 1, 3600, &d->lim.header_timeout,
+		     err, errlen))
 		return -1;
 	if (v && (config_parse_size(v, &sz) || sz <= 0)) {
 		snprintf(err, errlen, "%s: invalid upload_memory '%s'",

@@ -18,6 +18,7 @@
 
 #define KLAB_VERSION "0.1"
 
+struct http_guard;
 struct http_park;
 struct http_poll;
 struct http_stats;
@@ -32,9 +33,10 @@ struct tracker;
  */
 struct http_limits {
 	int threads;		/* http_threads: pool threads, default 8 */
-	int max_conns;		/* max_connections, default 1024 */
+	int max_conns;		/* max_connections, default 4096 */
 	int max_per_ip;		/* max_connections_per_ip, default 128 */
 	int timeout;		/* connection_timeout: idle s, default 30 */
+	int header_timeout;	/* s to send a request's headers, default 10 */
 	long long upload_memory;	/* bodies in flight, 0: 4 x max_upload */
 };
 
@@ -56,6 +58,7 @@ struct klabd {
 	struct http_limits lim;
 	struct http_stats *hstats;	/* http.c: bodies in flight, log */
 	struct http_park *park;		/* http_poll.c: parked long polls */
+	struct http_guard *guard;	/* http_conn.c: slowloris guard */
 	int lock_fd;			/* the flock on DB.lock, -1: none */
 	volatile sig_atomic_t stop;
 	int stopping;	/* shutting down: read and set with __atomic */
