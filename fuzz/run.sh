@@ -9,7 +9,7 @@
 #   fuzz/run.sh [--smoke] [-t SECONDS] [TARGET...] [-- libFuzzer flags]
 #   fuzz/run.sh 600 import -jobs=2     (flags of the form -name=value pass)
 #
-# Targets: import query config jobspec cmdline api series result suite
+# Targets: import query config jobspec cmdline api series result suite patchcheck
 # (default: all).  A run
 # keeps its corpus in build/fuzz/corpus/TARGET/; --smoke starts from the
 # seeds alone each time (default 10 s).  Findings (crash-*, leak-*,
@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$secs" ] || { [ $smoke = 1 ] && secs=10 || secs=60; }
-: "${targets:=import query config jobspec cmdline api series result suite}"
+: "${targets:=import query config jobspec cmdline api series result suite patchcheck}"
 CLANG=${FUZZ_CC:-clang}
 command -v "$CLANG" >/dev/null 2>&1 ||
 	{ echo "fuzz: no $CLANG (Debian: clang libclang-rt-14-dev)" >&2; exit 77; }
