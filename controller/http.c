@@ -147,6 +147,7 @@ struct conn_ctx {
 	int too_large;
 	size_t seen;		/* the Content-Length of a refused upload */
 	long long reserved;	/* bytes of upload_memory held for body */
+	int declared;		/* the body's size came with the headers */
 	int headers_only;	/* dispatch() checks the caller, runs nothing */
 	struct http_poll poll;
 };
@@ -547,6 +548,8 @@ static enum MHD_Result request_begin(struct klabd *d,
 	requests_add(d, 1);
 	if (!cl || config_parse_size(cl, &n) || n == 0)
 		return MHD_YES;	/* no body, or a chunked one */
+	ctx->declared = 1;
+	http_guard_body(d, conn, (unsigned long long)n);
 	if (n > d->max_upload) {
 		ctx->too_large = 1;
 		ctx->seen = (size_t)n;
@@ -568,12 +571,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	struct klabd *d = cls;
 	struct conn_ctx *ctx = *con_cls;
 
-	if (!ctx) {
-		http_guard_request(d, conn, 1);
+	if (!ctx)
 		return request_begin(d, conn, url, method, con_cls);
-	}
-	if (*upload_size)
+	if (*upload_size) {
+		if (!ctx->declared)	/* chunked: time for what came */
+			http_guard_body(d, conn, *upload_size);
 		return request_body(d, ctx, upload, upload_size);
+	}
+	http_guard_request(d, conn, 1);	/* all in: no deadline now */
 	http_poll_resumed(&ctx->poll);
 	return answer(d, conn, url, method, ctx);
 }

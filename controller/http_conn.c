@@ -4,7 +4,8 @@
  * (http_conn.h): each connection is a struct guard_conn in a list, added
  * and removed by libmicrohttpd's notifications; a reaper thread looks at
  * the list every REAP_TICK_MS and shuts down the connections whose
- * request has not arrived in time.  What it did goes to stderr at most
+ * request has not arrived in time: its headers within header_timeout,
+ * its body at BODY_RATE on average beyond that.  What it did goes to stderr at most
  * once a minute.
  */
 #include <arpa/inet.h>
@@ -21,6 +22,7 @@
 
 #define REAP_TICK_MS 500
 #define LOG_EVERY_MS 60000
+#define BODY_RATE 16384		/* bytes/s a body must average, at least */
 
 int http_listen(const char *host, int port, char *err, size_t errlen)
 {
@@ -60,9 +62,9 @@ int http_listen(const char *host, int port, char *err, size_t errlen)
 struct guard_conn {
 	int fd;
 	int local;		/* from 127.0.0.1: no share of the reserve */
-	int waiting;		/* for a request's headers, since since_ms */
+	int waiting;		/* for a request, until deadline_ms */
 	int shut;		/* shut down by the reaper */
-	long long since_ms;
+	long long deadline_ms;	/* proc_now_ms() */
 	struct guard_conn *prev, *next;
 };
 
@@ -72,7 +74,7 @@ struct http_guard {
 	struct guard_conn *head;
 	int others;			/* connections not from 127.0.0.1 */
 	int others_max;			/* max_connections - the reserve */
-	long long deadline_ms;		/* header_timeout */
+	long long header_ms;		/* header_timeout */
 	int stopping, running;
 	pthread_t reaper;
 	unsigned long shut, refused;	/* since the last log line */
@@ -119,7 +121,7 @@ static void guard_add(struct http_guard *g, struct MHD_Connection *conn,
 	c->fd = fd ? fd->connect_fd : -1;
 	c->local = addr && addr_local(addr->client_addr);
 	c->waiting = 1;
-	c->since_ms = proc_now_ms();
+	c->deadline_ms = proc_now_ms() + g->header_ms;
 	pthread_mutex_lock(&g->lock);
 	LIST_PUSH(g->head, c);
 	if (!c->local)
@@ -152,20 +154,42 @@ void http_guard_notify(void *cls, struct MHD_Connection *conn,
 	*socket_context = NULL;
 }
 
+/* conn's entry in the guard g, NULL when none. */
+static struct guard_conn *guard_of(struct http_guard *g,
+				   struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	if (!g)
+		return NULL;
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
 void http_guard_request(struct klabd *d, struct MHD_Connection *conn,
-			int begun)
+			int arrived)
 {
 	struct http_guard *g = d->guard;
-	const union MHD_ConnectionInfo *ci;
-	struct guard_conn *c;
+	struct guard_conn *c = guard_of(g, conn);
 
-	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	c = ci ? ci->socket_context : NULL;
-	if (!g || !c)
+	if (!c)
 		return;
 	pthread_mutex_lock(&g->lock);
-	c->waiting = !begun;
-	c->since_ms = proc_now_ms();
+	c->waiting = !arrived;
+	c->deadline_ms = proc_now_ms() + g->header_ms;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void http_guard_body(struct klabd *d, struct MHD_Connection *conn,
+		     unsigned long long bytes)
+{
+	struct http_guard *g = d->guard;
+	struct guard_conn *c = guard_of(g, conn);
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&g->lock);
+	c->deadline_ms += (long long)(bytes * 1000 / BODY_RATE);
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -176,7 +200,7 @@ static void guard_reap(struct http_guard *g, long long now)
 
 	for (c = g->head; c; c = c->next) {
 		if (!c->waiting || c->shut || c->fd < 0 ||
-		    now - c->since_ms < g->deadline_ms)
+		    now < c->deadline_ms)
 			continue;
 		/* libmicrohttpd sees the end of its input and closes it */
 		shutdown(c->fd, SHUT_RDWR);
@@ -193,7 +217,7 @@ static void guard_log(struct http_guard *g, long long now)
 	fprintf(stderr, "klabd: http: %lu connections closed that sent no "
 		"request within %lld s, %lu refused beyond %d from addresses "
 		"other than 127.0.0.1 (slow or hostile clients)\n", g->shut,
-		g->deadline_ms / 1000, g->refused, g->others_max);
+		g->header_ms / 1000, g->refused, g->others_max);
 	g->shut = g->refused = 0;
 	g->logged_ms = now;
 }
@@ -228,7 +252,7 @@ int http_guard_start(struct klabd *d, char *err, size_t errlen)
 	if (reserve > d->lim.max_conns / 2)
 		reserve = d->lim.max_conns / 2;
 	g->others_max = d->lim.max_conns - reserve;
-	g->deadline_ms = (long long)d->lim.header_timeout * 1000;
+	g->header_ms = (long long)d->lim.header_timeout * 1000;
 	g->logged_ms = proc_now_ms() - LOG_EVERY_MS;
 	pthread_mutex_init(&g->lock, NULL);
 	proc_cond_init(&g->cond);

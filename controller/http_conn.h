@@ -5,9 +5,10 @@
  * clients drip a byte now and then so that the idle timeout never fires:
  * - every connection must deliver a request's headers within
  *   header_timeout seconds of its accept, or of the end of its previous
- *   request, however slowly it sends them; a reaper thread shuts the late
- *   ones down (under the lock that libmicrohttpd's close notification
- *   takes, so a descriptor is never shut after it was closed and reused);
+ *   request, however slowly it sends them, and its body at 16 KiB/s on
+ *   average beyond that; a reaper thread shuts the late ones down (under
+ *   the lock that libmicrohttpd's close notification takes, so a
+ *   descriptor is never shut after it was closed and reused);
  * - connections from addresses other than 127.0.0.1, where every QEMU
  *   rig's agent and the host's own clients come from, leave a reserve of
  *   slots for it: they hold at most max_connections minus
@@ -43,9 +44,14 @@ enum MHD_Result http_guard_accept(void *cls, const struct sockaddr *addr,
 void http_guard_notify(void *cls, struct MHD_Connection *conn,
 		       void **socket_context,
 		       enum MHD_ConnectionNotificationCode toe);
-/* conn's request headers are in (begun 1: its clock stops), or its
- * request is over and it may send another (0: the clock starts again). */
+/* conn's request has arrived, headers and body (arrived 1: its clock
+ * stops while klabd answers), or it is over and the connection may send
+ * another (0: the clock starts again, header_timeout). */
 void http_guard_request(struct klabd *d, struct MHD_Connection *conn,
-			int begun);
+			int arrived);
+/* bytes more of conn's request body are to come: its deadline moves by
+ * the time they take at the least rate allowed. */
+void http_guard_body(struct klabd *d, struct MHD_Connection *conn,
+		     unsigned long long bytes);
 
 #endif

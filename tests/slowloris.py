@@ -3,13 +3,15 @@
 """A slowloris against klabd, for tests/t2012-http-slowloris.sh and
 bench/bench_slowloris.sh (issue 29).
 
-  slowloris.py PORT N INTERVAL SRC...
+  slowloris.py [--body=SIZE|--body=chunked] PORT N INTERVAL SRC...
 
 N connections to 127.0.0.1:PORT, spread round-robin over the source
 addresses SRC (127.0.0.X).  Each sends the start of a request
 ("GET / HTTP/1.1" and a Host line) and then one more byte of a header
 that never ends every INTERVAL seconds, so that an idle timeout never
-fires and the request never arrives.  A connection the server closes (or
+fires and the request never arrives.  With --body, each sends whole
+headers of a POST /login instead, declaring a body of SIZE bytes (or a
+chunked one), and then drips the body a byte at a time.  A connection the server closes (or
 refuses) is opened again at the next tick.  Once the first connections
 are up it prints one line, "open=A", then every INTERVAL a line
 "t=S open=A closed=B reopened=C failed=D" (totals since the start), and
@@ -24,6 +26,19 @@ import time
 
 START = b"GET / HTTP/1.1\r\nHost: klab\r\n"
 DRIP = b"X-Slow: " + b"a" * 60 + b"\r\n"
+POST = (b"POST /login HTTP/1.1\r\nHost: klab\r\n"
+        b"Content-Type: application/x-www-form-urlencoded\r\n")
+
+
+def body_mode(arg):
+    """START and DRIP for --body=SIZE or --body=chunked."""
+    global START, DRIP
+    if arg == "chunked":
+        START = POST + b"Transfer-Encoding: chunked\r\n\r\n"
+        DRIP = b"1\r\na\r\n"
+    else:
+        START = POST + b"Content-Length: %d\r\n\r\n" % int(arg)
+        DRIP = b"a"
 
 
 class Loris:
@@ -91,8 +106,11 @@ class Loris:
 
 
 def main():
-    port, n, interval = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-    srcs = sys.argv[4:] or ["127.0.0.2"]
+    args = sys.argv[1:]
+    if args and args[0].startswith("--body="):
+        body_mode(args.pop(0)[len("--body="):])
+    port, n, interval = int(args[0]), int(args[1]), float(args[2])
+    srcs = args[3:] or ["127.0.0.2"]
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     lo = Loris(port, srcs)
     for i in range(n):

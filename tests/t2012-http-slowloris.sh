@@ -13,7 +13,10 @@
 #   header_timeout, however they drip (the attacker has to open again,
 #   and klabd says so in its log);
 # - the 12 addresses cannot fill max_connections: each holds at most
-#   max_connections_per_ip (128) connections.
+#   max_connections_per_ip (128) connections;
+# - the same for bodies: POST /login with whole headers, then a body
+#   (declared or chunked) dripped a byte a second, is closed too (a body
+#   must average 16 KiB/s past header_timeout).
 # Then, with max_connections = 300 (less than the attack), the slots
 # kept for 127.0.0.1 still let its requests in.
 . "$(dirname "$0")/lib.sh"
@@ -25,10 +28,11 @@ SRCS=$(seq 2 13 | sed 's/^/127.0.0./')
 
 nsockets() { find "/proc/$KLABD_PID/fd" -lname 'socket:*' 2>/dev/null | wc -l; }
 
-# attack N: the slowloris with N connections; LPID, its output in $TMP/loris.out
+# attack N [--body=...]: the slowloris with N connections from the 12
+# addresses; LPID, its output in $TMP/loris.out
 attack() {
 	# shellcheck disable=SC2086
-	python3 "$TOP/tests/slowloris.py" "$PORT" "$1" 1 $SRCS >"$TMP/loris.out" 2>"$TMP/loris.err" &
+	python3 "$TOP/tests/slowloris.py" ${2:-} "$PORT" "$1" 1 $SRCS >"$TMP/loris.out" 2>"$TMP/loris.err" &
 	LPID=$!
 	i=0
 	until grep -q '^open=' "$TMP/loris.out" 2>/dev/null; do
@@ -79,6 +83,17 @@ reopened=$(echo "$last" | sed -n 's/.*reopened=\([0-9]*\).*/\1/p')
 expect_grep 'connections closed that sent no request within 3 s' "$TMP/klabd.log"
 attack_stop
 ok "1,500 dripping connections from 12 addresses: $n rounds of requests from 127.0.0.1 answered; the drippers closed at the header deadline ($last)"
+
+for body in --body=2000 --body=chunked; do
+	attack 300 $body
+	sleep 6
+	answered "bodies dripped ($body)"
+	last=$(tail -1 "$TMP/loris.out")
+	attack_stop
+	reopened=$(echo "$last" | sed -n 's/.*reopened=\([0-9]*\).*/\1/p')
+	[ "${reopened:-0}" -ge 300 ] || fail "klabd did not close the connections dripping a body ($body: $last)"
+done
+ok "300 connections dripping a declared or a chunked body closed at the deadline, 127.0.0.1 answered"
 stop_klabd
 
 # a global limit below the attack: 127.0.0.1 keeps its reserve
