@@ -6,7 +6,7 @@ Reads one bench_lab run: klabd's log with a host time stamp per line
 ("EPOCH.mmm klabd: ..."), the rig's console logs (the agent's lines carry
 the guest's own UTC time stamps), the job list, and the stored results
 through klabd's /api/runs.  Prints the markdown section for
-docs/PERFORMANCE.md: kexec switch against cold boot, per-cell overhead
+docs/PERFORMANCE-LOG.md: kexec switch against cold boot, per-cell overhead
 against klab-run's time (both from the cells of the first suite,
 tiobench by default), the coefficient of variation of every metric over
 the cells, per suite, headline metrics against the 3% goal

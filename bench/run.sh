@@ -13,7 +13,7 @@
 #      and under 32 concurrent clients for LOAD_S seconds.
 # Everything runs on 127.0.0.1 with a temporary database; timings are
 # reported, never asserted.  The summary goes to stdout and to
-# build/bench/results-store.md, ready for docs/PERFORMANCE.md.
+# build/bench/results-store.md, ready for docs/PERFORMANCE-LOG.md.
 #
 #   bench/run.sh             (or: make bench)
 #   bench/run.sh load        klabd at lab scale (make bench-load)

@@ -292,8 +292,8 @@ int catalog_boot(struct klabd *d, struct db *db, const char *ident,
 	mkdir(path.buf, 0755);
 	/* the hashes name the image; known ones are reused (a 38 MB base
 	 * hashed at every job hand-out, under image_lock, held the lab
-	 * to a few jobs a second: docs/PERFORMANCE.md, "Load at lab
-	 * scale") */
+	 * to a few jobs a second: docs/PERFORMANCE-LOG.md, "Load, the
+	 * profile and the limit") */
 	if (catalog_file_register(d, base, sa) ||
 	    (*b.modules && catalog_file_register(d, b.modules, sb_))) {
 		snprintf(err, errlen, "cannot read the rig image parts of '%s'",

@@ -49,7 +49,7 @@ struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen)
 
 	/* the oldest idle handle first: requests go round the pool, so each
 	 * handle prepares the lab's statements in the warm-up, not hours
-	 * later at a burst (docs/PERFORMANCE.md, "Soak") */
+	 * later at a burst (docs/PERFORMANCE-LOG.md, the fifth soak) */
 	pthread_mutex_lock(&d->pool_lock);
 	if (d->npool) {
 		db = d->pool[0];

@@ -6,7 +6,8 @@
 # 120) and bench/soak_check.sh judges klabd's samples: RSS, threads and
 # descriptors flat over the second half, the database's growth per run
 # steady.  Figures in build/bench/soak.md and soak.csv, to be recorded in
-# docs/PERFORMANCE.md ("Soak") with their date and commit.
+# docs/PERFORMANCE-LOG.md (a dated entry) and docs/PERFORMANCE.md ("Soak"),
+# with their date and commit.
 . "$(dirname "$0")/lib.sh"
 [ -n "${KLAB_LAB:-}" ] || skip "lab tier: set KLAB_LAB=1 (make check-lab) for long real-rig runs"
 for t in qemu-system-x86_64 curl sqlite3 jq; do

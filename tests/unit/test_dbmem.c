@@ -5,7 +5,7 @@
  * sqlite_setup (db/db.c) rather than malloc, gives it back on
  * db_release_memory, and klabd_housekeep does that for every handle idle
  * in klabd's pool, as klabd_mem reports (GET /api/status; the soak in
- * docs/PERFORMANCE.md found klabd's RSS rising with the database).
+ * docs/PERFORMANCE-LOG.md found klabd's RSS rising with the database).
  */
 #include <setjmp.h>
 #include <stdarg.h>
