@@ -46,14 +46,16 @@ endif
 # Code shared by several binaries: lib/, the data layer and judge/ (the
 # comparison model and verdict rules: pure functions over samples).
 CORE_SRC := $(wildcard lib/*.c) $(wildcard db/*.c) $(wildcard judge/*.c)
-# Controller pieces (controller/ but the two mains) and page rendering.
-# The klab CLI: its own files, not linked into klabd.
-CLI_SRC := controller/klab.c controller/klab_lab.c controller/klab_track.c \
-	controller/klab_alerts.c controller/klab_submit.c \
-	controller/klab_bisect.c
-CTL_MAINS := controller/klabd.c $(CLI_SRC)
-CTL_SRC := $(filter-out $(CTL_MAINS),$(wildcard controller/*.c)) \
-	$(wildcard web/*.c)
+# The controller, one room per stage of the pipeline (docs/ARCHITECTURE.md):
+# klabd/ (main, configuration, database pool), http/ (server, routes,
+# auth, one handler file per resource), flow/ (submissions, comparisons,
+# bisections, tracks, alerts, change points, the driver), lab/ (rig
+# manager, rig kinds, catalog, builder), and web/ (pages).  The klab CLI,
+# cli/, has its own files, not linked into klabd.
+CLI_SRC := $(wildcard cli/*.c)
+CTL_MAINS := klabd/klabd.c
+CTL_SRC := $(filter-out $(CTL_MAINS),$(wildcard klabd/*.c http/*.c \
+	flow/*.c lab/*.c)) $(wildcard web/*.c)
 # Workload programs: one main per program, the rest shared.
 WL_PROGS := tiotest rio iops klab-run
 WL_MAINS := $(patsubst %,workloads/%.c,$(WL_PROGS))
@@ -89,7 +91,7 @@ $(O)/libwl.a: $(WL_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(O)/bin/klabd: $(O)/controller/klabd.o $(O)/libctl.a $(O)/libwl.a \
+$(O)/bin/klabd: $(O)/klabd/klabd.o $(O)/libctl.a $(O)/libwl.a \
 		$(O)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -196,7 +198,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/doc/klab
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/klab/
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
-	sed 's|@PREFIX@|$(PREFIX)|g' controller/klabd.service > \
+	sed 's|@PREFIX@|$(PREFIX)|g' klabd/klabd.service > \
 		$(DESTDIR)$(PREFIX)/lib/systemd/system/klabd.service
 
 clean:

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "controller/alerts.h"
-#include "controller/alerts_int.h"
+#include "flow/alerts.h"
+#include "flow/alerts_int.h"
 #include "db/alerts.h"
 #include "lib/http_client.h"
 

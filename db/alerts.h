@@ -5,7 +5,7 @@
  * target and a filter; an event is stored once per kind and dedup key; a
  * delivery is one event for one subscription, with its attempts, the time
  * of the next one and the last error.  Which subscriptions an event goes
- * to is decided by the caller (controller/alerts.c): this layer stores.
+ * to is decided by the caller (flow/alerts.c): this layer stores.
  */
 #ifndef KLAB_DB_ALERTS_H
 #define KLAB_DB_ALERTS_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bisect: bisections in the database.  A bisection (controller/bisect.c
+ * bisect: bisections in the database.  A bisection (flow/bisect.c
  * drives it) names what is bisected (kind series: a base and a patch
  * series; debian: a line of packages), the rig, suite and metrics it
  * judges on, its cap and its job configuration (scale, scheduler,

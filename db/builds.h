@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * builds: kernel build requests and their outcome.  A build is a base tree
- * plus an ordered patch series plus the lab config; controller/build.c
+ * plus an ordered patch series plus the lab config; lab/build.c
  * runs kernels/build-kernel.sh for it and, on success, puts the kernel in
  * the catalog under ident.
  */

@@ -3,7 +3,7 @@
  * comparisons: comparison runs in the database.  A comparison run judges
  * a candidate kernel against a base kernel on one rig and suite by
  * queueing interleaved A B cell pairs (jobs) until every headline metric
- * is decided or a cap is reached (controller/comparisons.c drives it,
+ * is decided or a cap is reached (flow/comparisons.c drives it,
  * judge/adaptive.h decides).  Its jobs belong to it (comparison_jobs), so
  * it judges exactly its own cells; the counts of its jobs by side and
  * state come with every row.

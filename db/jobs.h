@@ -2,7 +2,7 @@
 /*
  * jobs: the lab's work queue in the database.  A job is one cell of the
  * lab: a kernel, on a rig, running a suite (with an I/O scheduler and a
- * scale factor).  The rig manager (controller/rigmgr.c) hands queued jobs
+ * scale factor).  The rig manager (lab/rigmgr.c) hands queued jobs
  * to agents, follows them through boot and run, and records how they end:
  * done (with the runs its results created) or failed with a class
  * ("infra": retried; "kernel": panic/oops/hang, with the console log;

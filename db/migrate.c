@@ -174,7 +174,7 @@ static const char *const migrations[] = {
 	"  detail TEXT NOT NULL DEFAULT '');"
 	"UPDATE rigs SET token = NULL;",
 	/* 6: comparison runs with adaptive repetition
-	 * (controller/comparisons.c): the comparison, its plan and the
+	 * (flow/comparisons.c): the comparison, its plan and the
 	 * decisions carried between looks, and the jobs that are its
 	 * cells (side 0 the base, 1 the candidate). */
 	"CREATE TABLE comparisons ("
@@ -246,7 +246,7 @@ static const char *const migrations[] = {
 	"  who TEXT NOT NULL DEFAULT '',"
 	"  created INTEGER NOT NULL,"
 	"  UNIQUE (distro, line, rigs, suite));",
-	/* 9: alerts (controller/alerts.c, db/alerts.h): subscriptions
+	/* 9: alerts (flow/alerts.c, db/alerts.h): subscriptions
 	 * (a channel and a filter), the events (one per kind and dedup key:
 	 * the same change alerts once) and the outbox of deliveries, one
 	 * per event and subscription, with its attempts.  The unused
@@ -302,7 +302,7 @@ static const char *const migrations[] = {
 	"  value REAL NOT NULL,"
 	"  complete INTEGER NOT NULL DEFAULT 1,"
 	"  PRIMARY KEY (run_id, metric_id, rep));",
-	/* 11: patch submissions (controller/submissions.c): the request,
+	/* 11: patch submissions (flow/submissions.c): the request,
 	 * its patches with their subjects, the log of its stages and its
 	 * cells (one comparison run per rig x suite). */
 	"CREATE TABLE submissions ("
@@ -348,7 +348,7 @@ static const char *const migrations[] = {
 	"  rig TEXT NOT NULL,"
 	"  suite TEXT NOT NULL,"
 	"  PRIMARY KEY (submission_id, rig, suite));",
-	/* 12 (issue 12): bisections (controller/bisect.c): the request,
+	/* 12 (issue 12): bisections (flow/bisect.c): the request,
 	 * its candidates 0 (good end) .. N (bad end) and its steps, each
 	 * a build or a fetch and a comparison run with its mark. */
 	"CREATE TABLE bisections ("

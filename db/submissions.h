@@ -3,7 +3,7 @@
  * submissions: patch submissions in the database.  A submission is one
  * user request (a base, a patch series, rigs and suites, the job
  * configuration of their cells, its submitter and a note) that
- * controller/submissions.c drives through its stages: check, build,
+ * flow/submissions.c drives through its stages: check, build,
  * cells, verdict, report, alert.  Its patches (one row per
  * patch of the series, with its subject), its stages (each with its
  * times and log) and its cells (one comparison run per rig x suite) are

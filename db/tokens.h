@@ -7,7 +7,7 @@
  * (a token name, or "rig:NAME" for agents), the action and its subject.
  *
  * The hash comparison itself is not done here: the caller lists the rows
- * and compares in constant time (controller/auth.c).
+ * and compares in constant time (http/auth.c).
  */
 #ifndef KLAB_DB_TOKENS_H
 #define KLAB_DB_TOKENS_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * track: the kernel lines klabd watches (controller/track.c).  A track
+ * track: the kernel lines klabd watches (flow/track.c).  A track
  * names a distribution's line ("debian", "newest-6.1"), the rigs and the
  * suite its new kernels are queued on, and remembers the newest package
  * seen, the kernel it became, and when the archive was last asked.

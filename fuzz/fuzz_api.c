@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for klabd's HTTP API and pages, through the real route
  * table and authorisation: every request goes to http_handle()
- * (controller/http.c), which libmicrohttpd's requests also go through,
+ * (http/http.c), which libmicrohttpd's requests also go through,
  * over a real sqlite database in a temporary directory (on /dev/shm when
  * it can), reset before every input to a template that holds a submitter
  * and an operator token; the one rig, "fz0", has its own token.
@@ -58,11 +58,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "controller/auth.h"
-#include "controller/klabd.h"
-#include "controller/rig.h"
-#include "controller/bisect.h"
-#include "controller/submissions.h"
+#include "http/auth.h"
+#include "klabd/klabd.h"
+#include "lab/rig.h"
+#include "flow/bisect.h"
+#include "flow/submissions.h"
 #include "db/tokens.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for what klabd parses of an agent's upload,
  * POST /api/agent/jobs/ID/results (docs/AGENT.md, step 6), in the order
- * agent_results() in controller/api_agent.c takes it: the "raw" names
+ * agent_results() in http/api_agent.c takes it: the "raw" names
  * (ident_checks IDENT_RAW), each "repetitions" element re-serialised and
  * read by import_klab, the document itself by import_klab for the job's
  * kernel, and the "machine" member into the rig's configuration text
@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/klabd.h"
-#include "controller/rig.h"
-#include "controller/rig_conf.h"
+#include "klabd/klabd.h"
+#include "lab/rig.h"
+#include "lab/rig_conf.h"
 #include "lib/ident.h"
 #include "lib/import.h"
 #include "lib/rigconf.h"

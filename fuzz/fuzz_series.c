@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target for the splitting of a submitted patch series
- * (controller/submissions_check.c, sub_series_split): the input is one
+ * (flow/submissions_check.c, sub_series_split): the input is one
  * uploaded file, an mbox or git format-patch output or anything else.
  * Besides the sanitizers' checks it asserts what a submission relies on:
  * the count is -1 (full), 0 (no diff) or the patches found, each with a
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/submissions.h"
+#include "flow/submissions.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
  * the lower one on a tie, so a skipped step makes it try a neighbour as
  * `git bisect skip` does; or that it is finished, with the first bad
  * index, or "cannot tell" when every index left in the range was
- * skipped.  controller/bisect.c drives it with the database.
+ * skipped.  flow/bisect.c drives it with the database.
  */
 #ifndef KLAB_JUDGE_BISECT_H
 #define KLAB_JUDGE_BISECT_H

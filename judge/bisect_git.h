@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bisect_git: what `git bisect` said, pure (no git, no database).  A git
- * bisection (controller/bisect_git.c) lets git choose the commits: after
+ * bisection (flow/bisect_git.c) lets git choose the commits: after
  * `git bisect start --no-checkout BAD GOOD` and each `git bisect good|bad
  * |skip COMMIT`, git prints either the next step ("Bisecting: N revisions
  * left to test after this (roughly K steps)", the commit in BISECT_HEAD),

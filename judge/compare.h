@@ -59,7 +59,7 @@ struct cmp_opts {
 	const char *scheduler, *cmdline;
 	double scale;
 	/* Only the runs of these jobs (sorted ascending), as a comparison
-	 * run (controller/comparisons.c) judges its own cells; NULL: any. */
+	 * run (flow/comparisons.c) judges its own cells; NULL: any. */
 	const int64_t *jobs;
 	size_t njobs;
 	/* Pick one rig configuration by its short hash (or a prefix of at

@@ -5,7 +5,7 @@
  * All user-supplied text is HTML-escaped (sb_add_html).
  *
  * Each page function fills a web_response and returns its HTTP status.
- * The HTTP layer (controller/http.c) owns the route table and calls these
+ * The HTTP layer (http/http.c) owns the route table and calls these
  * with a db handle for the calling thread and the decoded query string.
  * Pages that have data formats honour ?format=html|text|csv|json.
  */

@@ -46,7 +46,7 @@ struct suite {
 };
 
 /* The scale factors klab-run takes (--scale): every way in that queues a
- * job checks its scale against these (controller/api_jobs.c). */
+ * job checks its scale against these (http/api_jobs.c). */
 #define SUITE_SCALE_MIN 0.0001
 #define SUITE_SCALE_MAX 10000.0
 

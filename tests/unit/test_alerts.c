@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/alerts.h"
-#include "controller/alerts_int.h"
+#include "flow/alerts.h"
+#include "flow/alerts_int.h"
 #include "db/alerts.h"
 
 static void test_sign(void **state)

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "controller/klabd.h"
+#include "klabd/klabd.h"
 #include "db/bisect.h"
 #include "db/comparisons.h"
 #include "db/db_int.h"

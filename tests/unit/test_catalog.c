@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the boot files klabd hands out (controller/catalog.c):
+ * Unit tests for the boot files klabd hands out (lab/catalog.c):
  * catalog_file_register hashes a file once while its size and mtime stay
  * the same, for every path, also when two paths hold the same bytes (a
  * base's and a patched kernel's initramfs: before, the second path was
@@ -19,8 +19,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "controller/catalog.h"
-#include "controller/klabd.h"
+#include "lab/catalog.h"
+#include "klabd/klabd.h"
 
 static char dir[256];
 
@@ -57,6 +57,7 @@ static void test_two_paths(void **state)
 {
 	struct klabd d;
 	char a[300], b[300], sa[65], sb[65], again[65];
+	int status = 0;
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
@@ -69,7 +70,14 @@ static void test_two_paths(void **state)
 	assert_int_equal(catalog_file_register(&d, a, sa), 0);
 	assert_int_equal(catalog_file_register(&d, b, sb), 0);
 	assert_string_equal(sa, sb);
-	assert_non_null(catalog_file_path(&d, sa));
+	/* registered is not granted: no rig may download it yet */
+	assert_null(catalog_file_path(&d, sa, "r1", &status));
+	assert_int_equal(status, 403);
+	assert_null(catalog_file_path(&d, "0123", "r1", &status));
+	assert_int_equal(status, 404);
+	assert_int_equal(catalog_file_offer(&d, a, "r1", sa), 0);
+	assert_non_null(catalog_file_path(&d, sa, "r1", &status));
+	assert_null(catalog_file_path(&d, sa, "r2", &status));
 
 	/* both paths are cached: bytes swapped behind the cache's back
 	 * (same size, same mtime) are not read again */
@@ -84,7 +92,8 @@ static void test_two_paths(void **state)
 	put("patched.img", "other bytes, longer", b, sizeof(b));
 	assert_int_equal(catalog_file_register(&d, b, again), 0);
 	assert_string_not_equal(again, sb);
-	assert_string_equal(catalog_file_path(&d, again), b);
+	assert_int_equal(catalog_file_offer(&d, b, "r1", again), 0);
+	assert_string_equal(catalog_file_path(&d, again, "r1", &status), b);
 
 	catalog_release(&d);
 	unlink(a);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/klabd.h"
+#include "klabd/klabd.h"
 #include "lib/config.h"
 
 static int parse_check(const char *text, char *err, size_t errlen,

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "controller/klabd.h"
+#include "klabd/klabd.h"
 #include "db/db.h"
 #include "db/db_int.h"	/* white box: fill the cache through the handle */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for controller/rig_watch.c: the console scanner (panic and
+ * Unit tests for lab/rig_watch.c: the console scanner (panic and
  * banner lines, lines far longer than its buffer, input in any pieces)
  * and the watchdog deadlines, on an injected monotonic time.
  */
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "controller/rig.h"
+#include "lab/rig.h"
 
 static struct rig_scan scan;
 

@@ -5,7 +5,7 @@
  * values folded), its short hash (order of the lines does not matter, a
  * changed value does, the empty text has none), key lookup and the keys
  * in which configurations differ; and what klabd records for a QEMU rig
- * (controller/rig_conf.c) from its settings and qemu-rig.sh's qemu.args.
+ * (lab/rig_conf.c) from its settings and qemu-rig.sh's qemu.args.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "controller/rig.h"
-#include "controller/rig_conf.h"
+#include "lab/rig.h"
+#include "lab/rig_conf.h"
 #include "lib/rigconf.h"
 #include "lib/sha256.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for controller/session.c: the per-token cap, a full table
+/* Unit tests for http/session.c: the per-token cap, a full table
  * that refuses rather than signs anyone out, expiry and sign-out. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "controller/session.h"
+#include "http/session.h"
 
 #define NOW 1000
 

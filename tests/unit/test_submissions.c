@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "controller/submissions.h"
+#include "flow/submissions.h"
 #include "db/db_int.h"
 #include "db/submissions.h"
 #include "web/format.h"

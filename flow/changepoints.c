@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * changepoints: the history's change points kept up to date and alerted
+ * once.  See changepoints.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow/alerts.h"
+#include "flow/changepoints.h"
+#include "db/changepoints.h"
+#include "judge/changepoint.h"
+#include "lib/alloc.h"
+#include "lib/strbuf.h"
+
+/* Index of kernel k among names[0..*ng), added when new (linear: a
+ * history has tens of kernels, and this runs off the request path). */
+static size_t kernel_group(const char **names, size_t *ng, const char *k)
+{
+	size_t g;
+
+	for (g = *ng; g-- > 0;)
+		if (!strcmp(names[g], k))
+			return g;
+	names[*ng] = k;
+	return (*ng)++;
+}
+
+/* 1 when every kernel in names was imported, 0 if not, -1 on error. */
+static int all_imported(struct db *db, const char **names, size_t ng)
+{
+	size_t g;
+	char *src;
+	int imported = 1;
+
+	for (g = 0; g < ng && imported; g++) {
+		src = db_kernel_source(db, names[g]);
+		if (!src)
+			return -1;
+		imported = !strcmp(src, "import") || !*src;
+		free(src);
+	}
+	return imported;
+}
+
+int changepoints_order(struct db *db, const struct db_sample *s, size_t n,
+		       size_t **order, unsigned char **cut_ok)
+{
+	const char **names = xrealloc(NULL, (n + 1) * sizeof(*names));
+	size_t *grp = xrealloc(NULL, (n + 1) * sizeof(*grp));
+	size_t *start = NULL, i, g, ng = 0;
+	int imported;
+
+	*order = xrealloc(NULL, (n + 1) * sizeof(**order));
+	*cut_ok = NULL;
+	for (i = 0; i < n; i++)
+		grp[i] = kernel_group(names, &ng, s[i].kernel);
+	imported = all_imported(db, names, ng);
+	for (i = 0; imported && i < n; i++)
+		(*order)[i] = i;
+	if (!imported) {
+		/* counting sort by group, stable: each kernel in time order */
+		start = calloc(ng + 1, sizeof(*start));
+		*cut_ok = calloc(n + 1, 1);
+		if (!start || !*cut_ok)
+			abort();
+		for (i = 0; i < n; i++)
+			start[grp[i] + 1]++;
+		for (g = 0; g < ng; g++) {
+			start[g + 1] += start[g];
+			(*cut_ok)[start[g]] = 1;
+		}
+		for (i = 0; i < n; i++)
+			(*order)[start[grp[i]]++] = i;
+	}
+	free(start);
+	free(grp);
+	free(names);
+	return imported < 0 ? -1 : 0;
+}
+
+/* The alert of a new change point c of metric on rig x suite. */
+static void cp_alert(struct db *db, const struct db_changepoint *c,
+		     const char *rig, const char *suite, const char *metric)
+{
+	struct strbuf title = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf link = STRBUF_INIT, key = STRBUF_INIT;
+	struct alert_event ev;
+	char err[256];
+
+	sb_init(&title);
+	sb_init(&text);
+	sb_init(&link);
+	sb_init(&key);
+	sb_addf(&title, "change point in %s on rig %s, suite %s: %s -> %s, "
+		"%+.1f%%", metric, rig, suite, c->kernel_before,
+		c->kernel_after, c->size_pct);
+	sb_addf(&text, "%s\n\nmetric:  %s\nrig:     %s\nsuite:   %s\n"
+		"before:  %s, mean %.6g\nafter:   %s, mean %.6g\n"
+		"size:    %+.2f%%\np-value: %.4g (e-divisive, permutation "
+		"test)\n", title.buf, metric, rig, suite, c->kernel_before,
+		c->mean_before, c->kernel_after, c->mean_after, c->size_pct,
+		c->p_value);
+	sb_adds(&link, "/history?metric=");
+	sb_add_urlenc(&link, metric);
+	sb_adds(&link, "&rig=");
+	sb_add_urlenc(&link, rig);
+	sb_adds(&link, "&suite=");
+	sb_add_urlenc(&link, suite);
+	sb_addf(&key, "%s/%s/%s/%s", rig, suite, metric, c->kernel_after);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = ALERT_CHANGE_POINT;
+	ev.rig = rig;
+	ev.suite = suite;
+	ev.metric = metric;
+	ev.title = title.buf;
+	ev.text = text.buf;
+	ev.link = link.buf;
+	ev.dedup = key.buf;
+	if (alerts_emit(db, &ev, err, sizeof(err)))
+		fprintf(stderr, "klabd: cannot alert change point '%s': %s\n",
+			key.buf, err);
+	sb_release(&title);
+	sb_release(&text);
+	sb_release(&link);
+	sb_release(&key);
+}
+
+/* The change points of one series, as cache rows (kernel names borrowed
+ * from s: the caller frees only the array), positions counted from base. */
+static int cp_search_one(struct db *db, const struct db_sample *s, size_t n,
+			 const struct cp_params *p, size_t base,
+			 struct db_changepoint **out, size_t *nout)
+{
+	size_t *order, i, nc = 0;
+	unsigned char *ok;
+	struct cp_point *c = NULL;
+	double *x;
+	int rc;
+
+	*out = NULL;
+	*nout = 0;
+	if (changepoints_order(db, s, n, &order, &ok)) {
+		free(order);
+		free(ok);
+		return -1;
+	}
+	x = xrealloc(NULL, (n + 1) * sizeof(*x));
+	for (i = 0; i < n; i++)
+		x[i] = s[order[i]].value;
+	rc = cp_find(x, n, ok, p, &c, &nc);
+	if (!rc && nc) {
+		*out = calloc(nc, sizeof(**out));
+		if (!*out)
+			abort();
+	}
+	for (i = 0; !rc && i < nc; i++) {
+		struct db_changepoint *d = &(*out)[i];
+
+		d->kernel_before = s[order[c[i].idx - 1]].kernel;
+		d->kernel_after = s[order[c[i].idx]].kernel;
+		d->run_after = s[order[c[i].idx]].run_id;
+		d->position = (int64_t)(base + c[i].idx);
+		d->mean_before = c[i].mean_before;
+		d->mean_after = c[i].mean_after;
+		d->size_pct = cp_size_pct(&c[i]);
+		d->p_value = c[i].p;
+	}
+	*nout = rc ? 0 : nc;
+	free(c);
+	free(x);
+	free(order);
+	free(ok);
+	return rc;
+}
+
+static int same_conf(const struct db_sample *a, const struct db_sample *b)
+{
+	return !strcmp(a->rigconf ? a->rigconf : "",
+		       b->rigconf ? b->rigconf : "");
+}
+
+/*
+ * The change points of one history.  Runs under different rig
+ * configurations (another disk model, memory size, QEMU, suite text:
+ * lib/rigconf.h) are never one series, as they are never one column of
+ * a comparison: each configuration's points (in the order of its first
+ * run) are searched on their own, so a change of the rig is never
+ * reported, nor alerted, as a change between two kernels.
+ */
+static int cp_search(struct db *db, const struct db_sample *s, size_t n,
+		     const struct cp_params *p, struct db_changepoint **out,
+		     size_t *nout)
+{
+	struct db_changepoint *v = NULL, *all = NULL;
+	struct db_sample *part;
+	unsigned char *done;
+	size_t i, j, np, nv, nall = 0, base = 0;
+	int rc = 0;
+
+	for (i = 1; i < n && same_conf(&s[0], &s[i]); i++)
+		;
+	if (i >= n)
+		return cp_search_one(db, s, n, p, 0, out, nout);
+	done = calloc(n, 1);
+	part = calloc(n, sizeof(*part));
+	if (!done || !part)
+		abort();
+	for (i = 0; i < n && !rc; i++) {
+		if (done[i])
+			continue;
+		for (np = 0, j = i; j < n; j++)
+			if (!done[j] && same_conf(&s[i], &s[j])) {
+				part[np++] = s[j];
+				done[j] = 1;
+			}
+		rc = cp_search_one(db, part, np, p, base, &v, &nv);
+		if (!rc && nv) {
+			all = xrealloc(all, (nall + nv) * sizeof(*all));
+			memcpy(all + nall, v, nv * sizeof(*v));
+			nall += nv;
+		}
+		free(v);
+		v = NULL;
+		base += np;
+	}
+	free(part);
+	free(done);
+	if (rc) {
+		free(all);
+		all = NULL;
+		nall = 0;
+	}
+	*out = all;
+	*nout = nall;
+	return rc;
+}
+
+/* Refresh one metric's history; the number of new change points or -1. */
+static int cp_metric(struct db *db, const char *rig, const char *suite,
+		     const char *metric, const struct cp_params *p, char *err,
+		     size_t errlen)
+{
+	struct db_changepoint *v = NULL;
+	struct db_sample *s = NULL;
+	size_t n = 0, nv = 0, i;
+	int rc, fresh = 0;
+
+	rc = db_history(db, metric, rig, suite, 0, &s, &n, err, errlen);
+	if (rc)
+		return -1;
+	if (cp_search(db, s, n, p, &v, &nv)) {
+		snprintf(err, errlen, "cannot search the history of '%s'",
+			 metric);
+		db_samples_free(s, n);
+		return -1;
+	}
+	rc = db_changepoints_store(db, rig, suite, metric, v, nv, err, errlen);
+	for (i = 0; !rc && i < nv; i++) {
+		if (!v[i].fresh)
+			continue;
+		cp_alert(db, &v[i], rig, suite, metric);
+		fresh++;
+	}
+	free(v);
+	db_samples_free(s, n);
+	return rc ? -1 : fresh;
+}
+
+int changepoints_refresh(struct db *db, const char *rig, const char *suite,
+			 const struct cp_params *p, char *err, size_t errlen)
+{
+	struct cp_params def;
+	char **names = NULL;
+	size_t n = 0, i;
+	int rc = 0, k;
+
+	if (!p) {
+		cp_params_default(&def);
+		p = &def;
+	}
+	if (db_changepoint_metrics(db, rig, suite, &names, &n, err, errlen))
+		return -1;
+	for (i = 0; i < n && rc >= 0; i++) {
+		k = cp_metric(db, rig, suite, names[i], p, err, errlen);
+		rc = k < 0 ? -1 : rc + k;
+	}
+	db_names_free(names, n);
+	return rc;
+}

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The driver of comparison runs (see comparisons.h): one thread that,
+ * about once a second and whenever it is kicked, walks the comparisons
+ * still queued or running in the database.  For each it keeps both sides
+ * supplied with cells up to the current look (replacing failed ones until
+ * CMPRUN_MAX_FAILED), and once both sides have the look's cells done it
+ * judges them and asks judge/adaptive.h what next.
+ *
+ * It never takes the rig manager's lock but through rigmgr_kick() (after
+ * its database work, to wake the rigs' long polls), and it never writes
+ * a job's state but for cancelling the queued cells of a failed
+ * comparison; the rig manager stays the one writer of jobs handed out.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "flow/comparisons.h"
+#include "flow/bisect.h"
+#include "flow/driver.h"
+#include "flow/submissions.h"
+#include "klabd/klabd.h"
+#include "lab/rig.h"
+#include "lib/strbuf.h"
+
+#define CMPRUN_PERIOD_S 1	/* between two walks when nothing kicks */
+
+void cmprun_plan(const struct db_comparison *c, struct vd_plan *plan)
+{
+	vd_plan_default(plan);
+	if (c->max_cells > 0)
+		vd_plan_set_cap(plan, (size_t)c->max_cells);
+	plan->max_seconds = c->max_seconds;
+	plan->stop_on_worse = c->stop_on_worse;
+}
+
+/* The options of a look: the floors asked for, the look's error budget,
+ * and only the comparison's own done cells (none when njobs is 0). */
+static void cmprun_opts(const struct db_comparison *c,
+			const struct vd_plan *plan, const int64_t *jobs,
+			size_t njobs, struct cmp_opts *o)
+{
+	static const int64_t none;
+	struct vd_policy pol;
+	const char *p = c->floors;
+	char spec[256];
+	size_t n;
+
+	cmp_opts_default(o);
+	while (*p) {
+		n = strcspn(p, "\n");
+		if (n && n < sizeof(spec)) {
+			memcpy(spec, p, n);
+			spec[n] = '\0';
+			vd_policy_add_floor(&o->pol, spec);
+		}
+		p += n + (p[n] == '\n');
+	}
+	pol = o->pol;
+	vd_plan_policy(plan, &pol, &o->pol);
+	o->jobs = jobs ? jobs : &none;
+	o->njobs = njobs;
+}
+
+static int is_decided(enum cmp_verdict v)
+{
+	return v == V_WORSE || v == V_BETTER || v == V_SAME;
+}
+
+static enum cmp_verdict verdict_named(const char *s)
+{
+	static const enum cmp_verdict all[] = { V_WORSE, V_BETTER, V_SAME };
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(s, cmp_verdict_name(all[i])))
+			return all[i];
+	return V_NONE;
+}
+
+/*
+ * Decisions of earlier looks are final ("METRIC VERDICT" lines), as
+ * vd_plan_carry() keeps them between two looks in memory; between looks
+ * (look 0) nothing else is decided: the cells judged there are shown,
+ * undecided, as the error budget is spent at the looks only.
+ */
+static void cmprun_carry(struct comparison *cmp, const char *decided,
+			 int look)
+{
+	const char *p = decided;
+	char line[300], *sp;
+	struct cmp_cell *cell;
+	const struct cmp_metric *m;
+	enum cmp_verdict v;
+	size_t n;
+
+	for (n = 0; !look && cmp->nk == 2 && n < cmp->nm; n++) {
+		cell = &cmp->m[n].cells[1];
+		if (!is_decided(cell->verdict))
+			continue;
+		cell->verdict = V_UNDECIDED;
+		cell->vd.verdict = V_UNDECIDED;
+		cell->vd.note = "between looks: not decided yet";
+	}
+	while (cmp->nk == 2 && *p) {
+		n = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+		sp = strchr(line, ' ');
+		if (!sp)
+			continue;
+		*sp = '\0';
+		m = compare_find(cmp, line);
+		v = verdict_named(sp + 1);
+		if (!m || !is_decided(v))
+			continue;
+		cell = &m->cells[1];
+		cell->verdict = v;
+		cell->vd.verdict = v;
+		cell->vd.note = "decided at an earlier look";
+	}
+}
+
+static void decided_text(const struct comparison *cmp, struct strbuf *sb)
+{
+	size_t i;
+
+	for (i = 0; cmp->nk == 2 && i < cmp->nm; i++)
+		if (is_decided(cmp->m[i].cells[1].verdict))
+			sb_addf(sb, "%s %s\n", cmp->m[i].name,
+				cmp_verdict_name(cmp->m[i].cells[1].verdict));
+}
+
+/* Headline metrics present on both sides, decided and open; the
+ * outcome in one word and one line. */
+static void view_sum(struct cmprun_view *v)
+{
+	size_t i, worse = 0, better = 0;
+	const struct db_comparison *c = &v->c;
+
+	for (i = 0; v->cmp.nk == 2 && i < v->cmp.nm; i++) {
+		const struct cmp_metric *m = &v->cmp.m[i];
+
+		if (m->kind.klass != VC_HEADLINE || m->dir == DIR_NONE ||
+		    !m->cells[0].present || !m->cells[1].present)
+			continue;
+		v->headline++;
+		v->decided += is_decided(m->cells[1].verdict);
+		worse += m->cells[1].verdict == V_WORSE;
+		better += m->cells[1].verdict == V_BETTER;
+	}
+	v->open = v->headline - v->decided;
+	v->verdict = worse ? "worse" : better ? "better" :
+		     v->headline && !v->open ? "same" : "undecided";
+	if (!strcmp(c->state, "failed")) {
+		v->verdict = "none";
+		snprintf(v->summary, sizeof(v->summary), "failed: %s",
+			 c->error);
+	} else if (!strcmp(c->state, "undecided")) {
+		snprintf(v->summary, sizeof(v->summary), "undecided after %d "
+			 "cells: %zu of %zu headline metrics open", c->planned,
+			 v->open, v->headline);
+	} else if (!strcmp(c->state, "decided")) {
+		snprintf(v->summary, sizeof(v->summary), "%s after %d cells: "
+			 "%zu worse, %zu better, %zu same of %zu headline "
+			 "metrics", v->verdict, c->planned, worse, better,
+			 v->decided - worse - better, v->headline);
+	} else {
+		snprintf(v->summary, sizeof(v->summary), "%s: cells %d+%d of "
+			 "%d a side, %zu of %zu headline metrics decided",
+			 c->state, c->done[0], c->done[1], c->planned,
+			 v->decided, v->headline);
+	}
+}
+
+int cmprun_view_load(struct db *db, int64_t id, struct cmprun_view *v,
+		     char *err, size_t errlen)
+{
+	const char *k[2];
+	int64_t *jobs = NULL;
+	struct cmp_opts o;
+	size_t nj = 0;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	rc = db_comparison_get(db, id, &v->c);
+	if (rc) {
+		snprintf(err, errlen, "%s comparison %lld", rc == DB_NOTFOUND ?
+			 "unknown" : "cannot read", (long long)id);
+		return rc;
+	}
+	cmprun_plan(&v->c, &v->plan);
+	rc = db_comparison_done_jobs(db, id, &jobs, &nj);
+	if (rc) {
+		snprintf(err, errlen, "cannot list the cells of comparison "
+			 "%lld", (long long)id);
+		return rc;
+	}
+	cmprun_opts(&v->c, &v->plan, jobs, nj, &o);
+	k[0] = v->c.base;
+	k[1] = v->c.candidate;
+	rc = compare_build(db, k, 2, 0, v->c.rig, v->c.suite, &o, &v->cmp,
+			   err, errlen);
+	free(jobs);
+	if (rc)
+		return rc;
+	/* a look: the cells the plan asked for (a finished run's last) */
+	cmprun_carry(&v->cmp, v->c.decided, v->c.done[0] >= v->c.planned &&
+		     v->c.done[1] >= v->c.planned);
+	view_sum(v);
+	return DB_OK;
+}
+
+void cmprun_view_release(struct cmprun_view *v)
+{
+	db_comparison_release(&v->c);
+	compare_release(&v->cmp);
+}
+
+int cmprun_commit(struct klabd *d, struct db *db, int rc)
+{
+	if (rc) {
+		db_rollback(db);
+		return rc;
+	}
+	rc = db_commit(db);
+	if (!rc) {
+		rigmgr_kick(d);
+		driver_kick(d->cmprun);
+	}
+	return rc;
+}
+
+int cmprun_queue(struct db *db, const struct db_comparison *c, int planned,
+		  char *err, size_t errlen)
+{
+	struct db_job_new jn;
+	int need[2], s, i, j, rc = 0;
+	int64_t job;
+
+	memset(&jn, 0, sizeof(jn));
+	jn.rig = c->rig;
+	jn.suite = c->suite;
+	jn.scheduler = c->scheduler;
+	jn.cmdline = c->cmdline;
+	jn.scale = c->scale;
+	for (s = 0; s < 2; s++)
+		need[s] = planned - (c->total[s] - c->failed[s]);
+	/* pairs A B, B A, A B ...: a drift of the rig favours neither */
+	for (i = 0; !rc && (i < need[0] || i < need[1]); i++)
+		for (j = 0; !rc && j < 2; j++) {
+			s = (planned - need[0] + i) % 2 ? 1 - j : j;
+			if (i >= need[s])
+				continue;
+			jn.kernel = s ? c->candidate : c->base;
+			rc = db_comparison_job_add(db, c->id, s, &jn, &job, err,
+						   errlen);
+		}
+	return rc;
+}
+
+/* Move c on to planned cells a side and state, in one transaction. */
+static int cmprun_advance(struct klabd *d, struct db *db,
+			  const struct db_comparison *c, const char *state,
+			  int planned, const char *decided, int open,
+			  char *err, size_t errlen)
+{
+	int rc = db_begin(db) ? DB_ERR : DB_OK;
+
+	if (!rc)
+		rc = cmprun_queue(db, c, planned, err, errlen);
+	if (!rc)
+		rc = db_comparison_update(db, c->id, state, planned, decided,
+					  open, NULL);
+	if (rc) {
+		db_rollback(db);
+		return rc;
+	}
+	rc = db_commit(db);
+	if (!rc)
+		rigmgr_kick(d);
+	return rc;
+}
+
+static void cmprun_fail(struct db *db, const struct db_comparison *c,
+			const char *why)
+{
+	int n;
+
+	fprintf(stderr, "klabd: comparison %lld failed: %s\n",
+		(long long)c->id, why);
+	if (db_comparison_update(db, c->id, "failed", c->planned, c->decided,
+				 c->open, why))
+		fprintf(stderr, "klabd: cannot record comparison %lld\n",
+			(long long)c->id);
+	n = db_comparison_cancel(db, c->id);
+	if (n > 0)
+		fprintf(stderr, "klabd: comparison %lld: %d queued cells "
+			"cancelled\n", (long long)c->id, n);
+}
+
+/* Both sides have the look's cells: judge them, then more, decided or
+ * cap. */
+static void cmprun_look(struct klabd *d, struct db *db,
+			const struct db_comparison *c)
+{
+	struct strbuf dec = STRBUF_INIT;
+	struct cmprun_view v;
+	enum vd_step step;
+	size_t next, open;
+	char err[700] = "";
+	int rc;
+
+	sb_init(&dec);
+	rc = cmprun_view_load(db, c->id, &v, err, sizeof(err));
+	if (rc == DB_INVALID || (!rc && !v.headline)) {
+		cmprun_fail(db, c, rc ? err : "the cells have no headline "
+			    "metric on both sides");
+		goto out;
+	}
+	if (rc) {
+		fprintf(stderr, "klabd: comparison %lld: %s\n",
+			(long long)c->id, err);
+		goto out;
+	}
+	step = vd_plan_next(&v.plan, &v.cmp, (size_t)c->planned,
+			    difftime(time(NULL), (time_t)c->created), &next,
+			    &open);
+	decided_text(&v.cmp, &dec);
+	fprintf(stderr, "klabd: comparison %lld: look at %d cells a side: "
+		"%zu headline open: %s%s%zu\n", (long long)c->id, c->planned,
+		open, vd_step_name(step), step == VD_STEP_MORE ? " to " : " ",
+		next);
+	if (step == VD_STEP_MORE)
+		rc = cmprun_advance(d, db, c, "running", (int)next, dec.buf,
+				    (int)open, err, sizeof(err));
+	else
+		rc = db_comparison_update(db, c->id, step == VD_STEP_DECIDED ?
+					  "decided" : "undecided", c->planned,
+					  dec.buf, (int)open, NULL);
+	if (step != VD_STEP_MORE) {
+		driver_kick(d->subrun);	/* its submission may be waiting */
+		driver_kick(d->bisrun);	/* or its bisection */
+	}
+	if (rc == DB_NOTFOUND || rc == DB_INVALID)
+		cmprun_fail(db, c, err[0] ? err : "cannot queue cells");
+	else if (rc)
+		fprintf(stderr, "klabd: comparison %lld: cannot record the "
+			"look: %s\n", (long long)c->id, err);
+out:
+	cmprun_view_release(&v);
+	sb_release(&dec);
+}
+
+static void cmprun_step(struct klabd *d, struct db *db,
+			const struct db_comparison *c)
+{
+	char err[600] = "", *why;
+	const char *state = c->started ? "running" : "queued";
+	int s, short_side = 0, rc;
+
+	if (c->failed[0] + c->failed[1] >= CMPRUN_MAX_FAILED) {
+		why = db_comparison_job_error(db, c->id);
+		snprintf(err, sizeof(err), "%d cells failed, the last: %s",
+			 c->failed[0] + c->failed[1], why);
+		free(why);
+		cmprun_fail(db, c, err);
+		return;
+	}
+	if (c->done[0] >= c->planned && c->done[1] >= c->planned) {
+		cmprun_look(d, db, c);
+		return;
+	}
+	for (s = 0; s < 2; s++)
+		short_side |= c->total[s] - c->failed[s] < c->planned;
+	if (!short_side && !strcmp(state, c->state))
+		return;
+	rc = cmprun_advance(d, db, c, state, c->planned, c->decided, c->open,
+			    err, sizeof(err));
+	if (rc == DB_NOTFOUND || rc == DB_INVALID)
+		cmprun_fail(db, c, err);
+}
+
+/* One walk of the comparisons; the seconds until the next. */
+long cmprun_pass(void *arg)
+{
+	struct klabd *d = arg;
+	struct db_comparison *v = NULL;
+	struct db *db;
+	size_t n = 0, i;
+
+	if (!(db = klabd_db_get_logged(d, "comparisons")))
+		return CMPRUN_PERIOD_S;
+	if (db_comparison_list(db, 1, 0, &v, &n))
+		fprintf(stderr, "klabd: cannot list the comparisons\n");
+	for (i = 0; i < n; i++)
+		cmprun_step(d, db, &v[i]);
+	db_comparisons_free(v, n);
+	klabd_db_put(d, db);
+	return CMPRUN_PERIOD_S;
+}

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+/*
+ * track: the tracker thread of track.h.  Its work list is the set of rig
+ * x suite pairs with new results (deduplicated), then the tracks that are
+ * due; between passes it sleeps until the next track falls due (at most
+ * the interval), or until kicked.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lab/catalog.h"
+#include "flow/changepoints.h"
+#include "flow/driver.h"
+#include "klabd/klabd.h"
+#include "lab/rig.h"
+#include "flow/track.h"
+#include "db/jobs.h"
+#include "db/track.h"
+#include "lib/alloc.h"
+
+struct track_dirty {
+	char *rig, *suite;
+};
+
+struct tracker {
+	struct klabd *d;
+	struct driver *drv;
+	long interval;			/* seconds between checks of a track */
+	long next;			/* seconds until one is due */
+	pthread_mutex_t lock;		/* dirty */
+	struct track_dirty *dirty;	/* rig x suite with new results */
+	size_t ndirty, dirty_alloc;
+};
+
+void track_results_stored(struct klabd *d, const char *rig,
+			  const char *suite)
+{
+	struct tracker *t = d->tracker;
+	size_t i;
+
+	if (!t || !rig || !suite)
+		return;
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->ndirty; i++)
+		if (!strcmp(t->dirty[i].rig, rig) &&
+		    !strcmp(t->dirty[i].suite, suite))
+			break;
+	if (i == t->ndirty) {
+		ALLOC_GROW(t->dirty, t->ndirty, t->dirty_alloc);
+		t->dirty[i].rig = xstrdup(rig);
+		t->dirty[i].suite = xstrdup(suite);
+		t->ndirty++;
+	}
+	pthread_mutex_unlock(&t->lock);
+	driver_kick(t->drv);
+}
+
+/* Recompute the change points of every rig x suite with new results. */
+static void track_refresh(struct tracker *t, struct db *db)
+{
+	struct track_dirty *v;
+	size_t n, i;
+	char err[512];
+	int k;
+
+	pthread_mutex_lock(&t->lock);
+	v = t->dirty;
+	n = t->ndirty;
+	t->dirty = NULL;
+	t->ndirty = t->dirty_alloc = 0;
+	pthread_mutex_unlock(&t->lock);
+	for (i = 0; i < n; i++) {
+		err[0] = '\0';
+		k = changepoints_refresh(db, v[i].rig, v[i].suite, NULL, err,
+					 sizeof(err));
+		if (k < 0)
+			fprintf(stderr, "klabd: change points of rig '%s' "
+				"suite '%s': %s\n", v[i].rig, v[i].suite, err);
+		free(v[i].rig);
+		free(v[i].suite);
+	}
+	free(v);
+}
+
+/* Queue kernel on every rig of tr; the number of jobs queued. */
+static int64_t track_queue(struct db *db, const struct db_track *tr,
+			   const char *kernel, char *err, size_t errlen)
+{
+	struct db_job_new jn;
+	char *rigs = xstrdup(tr->rigs), *rig, *next;
+	int64_t n = 0;
+
+	memset(&jn, 0, sizeof(jn));
+	jn.kernel = kernel;
+	jn.suite = tr->suite;
+	jn.scheduler = jn.cmdline = "";
+	jn.scale = 1;
+	for (rig = rigs; rig && *rig; rig = next) {
+		next = strchr(rig, ',');
+		if (next)
+			*next++ = '\0';
+		jn.rig = rig;
+		if (db_job_add(db, &jn, NULL, err, errlen) == DB_OK)
+			n++;
+		else
+			fprintf(stderr, "klabd: track %lld: %s\n",
+				(long long)tr->id, err);
+	}
+	free(rigs);
+	return n;
+}
+
+/* The newest package of tr's line, a heap string, or NULL with err. */
+static char *track_newest(struct klabd *d, const struct db_track *tr,
+			  char *err, size_t errlen)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *args[3] = { "newest", tr->line + strlen("newest-"), NULL };
+	char *pkg = NULL;
+
+	sb_init(&out);
+	if (!catalog_script(d, "debian-kernels.sh", args, &out, err, errlen))
+		pkg = strndup(out.buf, strcspn(out.buf, "\n"));
+	else if (!err[0])
+		snprintf(err, errlen, "cannot ask the archive for '%s'",
+			 tr->line);
+	sb_release(&out);
+	return pkg;
+}
+
+/*
+ * Check one track: a new package is fetched into the catalog and queued,
+ * the new kernel then the previous one, on each rig.
+ */
+static void track_check(struct klabd *d, struct db *db,
+			const struct db_track *tr)
+{
+	char err[512] = "", *pkg, *ident = NULL;
+	int64_t jobs = 0;
+
+	pkg = track_newest(d, tr, err, sizeof(err));
+	if (!pkg || !strcmp(pkg, tr->last_package))
+		goto out_checked;
+	if (catalog_add_debian(d, db, pkg, &ident, err, sizeof(err)))
+		goto out_checked;
+	jobs = track_queue(db, tr, ident, err, sizeof(err));
+	if (*tr->last_kernel && strcmp(tr->last_kernel, ident))
+		jobs += track_queue(db, tr, tr->last_kernel, err, sizeof(err));
+	if (db_track_advance(db, tr->id, pkg, ident, jobs))
+		snprintf(err, sizeof(err), "cannot record the track's new "
+			 "kernel '%s'", ident);
+	else
+		err[0] = '\0';
+	fprintf(stderr, "klabd: track %lld: %s %s is new: kernel '%s', %lld "
+		"jobs queued\n", (long long)tr->id, tr->distro, pkg, ident,
+		(long long)jobs);
+	if (jobs)
+		rigmgr_kick(d);
+out_checked:
+	if (err[0])
+		fprintf(stderr, "klabd: track %lld: %s\n", (long long)tr->id,
+			err);
+	db_track_checked(db, tr->id, (int64_t)time(NULL), err);
+	free(ident);
+	free(pkg);
+}
+
+/* Check the tracks that are due; the seconds until the next one is. */
+static long track_due(struct klabd *d, struct tracker *t, struct db *db)
+{
+	struct db_track *v = NULL;
+	size_t n = 0, i;
+	long next = t->interval, left;
+	int64_t now = (int64_t)time(NULL);
+
+	if (db_track_list(db, &v, &n)) {
+		fprintf(stderr, "klabd: cannot list the tracks\n");
+		return next;
+	}
+	for (i = 0; i < n && !__atomic_load_n(&d->stopping, __ATOMIC_SEQ_CST);
+	     i++) {
+		left = v[i].last_check ? (long)(v[i].last_check + t->interval -
+						now) : 0;
+		if (left <= 0) {
+			track_check(d, db, &v[i]);
+			left = t->interval;
+		}
+		if (left < next)
+			next = left;
+	}
+	db_tracks_free(v, n);
+	return next;
+}
+
+/* New results, then the tracks due; the seconds until the next pass. */
+static long track_pass(void *arg)
+{
+	struct tracker *t = arg;
+	struct db *db = klabd_db_get_logged(t->d, "tracker");
+
+	if (db) {
+		track_refresh(t, db);
+		t->next = track_due(t->d, t, db);
+		klabd_db_put(t->d, db);
+	}
+	return t->next > 0 ? t->next : 1;
+}
+
+static void track_free(struct tracker *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->ndirty; i++) {
+		free(t->dirty[i].rig);
+		free(t->dirty[i].suite);
+	}
+	free(t->dirty);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+int track_start(struct klabd *d, char *err, size_t errlen)
+{
+	const char *v = config_get(&d->cfg, "", "track_interval");
+	struct tracker *t;
+	long interval = TRACK_INTERVAL_DEFAULT;
+
+	if (v && parse_long(v, TRACK_INTERVAL_MIN, TRACK_INTERVAL_MAX,
+			    &interval)) {
+		snprintf(err, errlen, "%s: track_interval: expected %d..%d "
+			 "seconds, got '%s'", d->cfg.path, TRACK_INTERVAL_MIN,
+			 TRACK_INTERVAL_MAX, v);
+		return -1;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		abort();
+	pthread_mutex_init(&t->lock, NULL);
+	t->d = d;
+	t->interval = t->next = interval;
+	if (driver_start(&t->drv, "tracker", track_pass, t, err, errlen)) {
+		track_free(t);
+		return -1;
+	}
+	d->tracker = t;
+	return 0;
+}
+
+void track_stop(struct klabd *d)
+{
+	struct tracker *t = d->tracker;
+
+	if (!t)
+		return;
+	driver_stop(&t->drv);
+	d->tracker = NULL;
+	track_free(t);
+}
+
+void track_kick(struct klabd *d)
+{
+	struct tracker *t = d->tracker;
+
+	if (t)
+		driver_kick(t->drv);
+}

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The agent side of the API (docs/AGENT.md) and the job queue: agents
+ * register, long-poll for work, announce kexec, upload results (stored
+ * once per job with each repetition's own values, acknowledged only when
+ * stored; a run that did not complete ends its job as a benchmark
+ * failure) and report failures; users queue jobs and bring rigs back
+ * online.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "http/api_util.h"
+#include "lab/catalog.h"
+#include "db/jobs.h"
+#include "db/reps.h"
+#include "http/http_poll.h"
+#include "klabd/klabd.h"
+#include "lib/import.h"
+#include "lab/rig.h"
+#include "lab/rig_conf.h"
+#include "flow/track.h"
+
+/* The agent routes run only with a rig token (ROLE_AGENT): dispatch()
+ * has checked it and put the rig in rq->rig. */
+int api_agent_register(struct req *rq, struct web_response *r)
+{
+	struct rig *g = rq->rig;
+	json_t *doc = api_body(rq, r, 0);
+	const char *rel = "?";
+	long long job = 0;
+	char err[300] = "";
+	int rc;
+
+	if (!doc)
+		return r->status;
+	if (api_field_str(r, doc, "kernel_release", 0, &rel) ||
+	    api_field_int(r, doc, "job", 0, 0, INT64_MAX, &job)) {
+		json_decref(doc);
+		return r->status;
+	}
+	rc = rigmgr_checkin(g, job, rel, err, sizeof(err));
+	json_decref(doc);
+	if (rc)
+		return web_error_json(r, rc, err);
+	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
+}
+
+static json_t *job_json(struct req *rq, struct rig *g, struct db_job *j,
+			char *err, size_t errlen)
+{
+	char *release, *image, *initrd, ksha[65], isha[65], url[2][100];
+	struct strbuf suite = STRBUF_INIT, cmd = STRBUF_INIT;
+	json_t *doc = NULL;
+
+	if (catalog_boot(rq->d, rq->db, j->kernel, &release, &image, &initrd,
+			 err, errlen))
+		return NULL;
+	sb_init(&suite);
+	sb_init(&cmd);
+	sb_addf(&suite, "%s/workloads/suites/%s.suite", rq->d->top_dir,
+		j->suite);
+	/* this rig, and no other, may now download the two */
+	if (catalog_file_offer(rq->d, image, g->name, ksha) ||
+	    catalog_file_offer(rq->d, initrd, g->name, isha)) {
+		snprintf(err, errlen, "cannot read the boot files of '%s'",
+			 j->kernel);
+		goto out;
+	}
+	snprintf(url[0], sizeof(url[0]), "/api/agent/files/%s", ksha);
+	snprintf(url[1], sizeof(url[1]), "/api/agent/files/%s", isha);
+	sb_addf(&cmd, "console=ttyS0,115200 klab.disks=%d%s%s", g->disks,
+		*j->cmdline ? " " : "", j->cmdline);
+	{
+		struct strbuf text = STRBUF_INIT;
+
+		sb_init(&text);
+		sb_read_file(&text, suite.buf);
+		doc = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
+				"s:s, s:s, s:f, s:[], s:i}", "id",
+				(json_int_t)j->id, "kernel", j->kernel,
+				"release", release, "kernel_url", url[0],
+				"kernel_sha256", ksha, "initrd_url", url[1],
+				"initrd_sha256", isha, "cmdline", cmd.buf,
+				"suite", j->suite, "suite_text", text.buf,
+				"scheduler", j->scheduler, "scale", j->scale,
+				"disks", "timeout", g->job_timeout);
+		sb_release(&text);
+	}
+out:
+	free(release);
+	free(image);
+	free(initrd);
+	sb_release(&suite);
+	sb_release(&cmd);
+	return doc;
+}
+
+/*
+ * A long poll: the job in hand or a queued one; when there is none, the
+ * request is parked (http_poll.h) until the rig manager wakes it or the
+ * wait runs out, and runs again from here; 204 once the wait is over or
+ * the manager has stopped.
+ */
+int api_agent_next(struct req *rq, struct web_response *r)
+{
+	struct rig *g = rq->rig;
+	const char *w = query_get(&rq->q, "wait");
+	struct db_job j;
+	int64_t id = 0;
+	long wait_s = 30, left;
+	char err[512] = "";
+	json_t *doc;
+	int queued;
+
+	if (w && parse_long(w, 0, 300, &wait_s))
+		return web_error_json(r, 400, "invalid wait");
+	left = http_poll_left(rq, wait_s);
+	queued = rigmgr_next_job(g, &id, left > 0 ? http_poll_waiter(rq) :
+				 NULL);
+	if (!id && queued)
+		return http_poll_park(rq);
+	if (!id) {
+		r->status = 204;
+		return 204;
+	}
+	if (db_job_get(rq->db, id, &j))
+		return web_error_json(r, 500, "job vanished");
+	doc = job_json(rq, g, &j, err, sizeof(err));
+	db_job_release(&j);
+	if (!doc) {
+		/* the controller's fault: never blamed on the kernel */
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err);
+		rigmgr_job_fail(g, id, "infra", why, "", err, sizeof(err));
+		return web_error_json(r, 500, why);
+	}
+	return api_reply(r, 200, json_pack("{s:o}", "job", doc));
+}
+
+/* The raw outputs attached ("raw": {name: text}) are well named
+ * strings; 0, or -1 after a 400 naming the first that is not. */
+static int check_raws(struct web_response *r, json_t *raw)
+{
+	const char *name;
+	char why[300], err[400];
+	json_t *v;
+
+	if (raw && !json_is_object(raw)) {
+		web_error_json(r, 400, "field 'raw': expected an object");
+		return -1;
+	}
+	json_object_foreach(raw, name, v) {
+		if (ident_checks(IDENT_RAW, name, why, sizeof(why))) {
+			snprintf(err, sizeof(err), "field 'raw': %s", why);
+			web_error_json(r, 400, err);
+			return -1;
+		}
+		if (!json_is_string(v)) {
+			snprintf(err, sizeof(err), "field 'raw.%s': expected "
+				 "a string", name);
+			web_error_json(r, 400, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Store the raw outputs the agent attached ("raw": {name: text}). */
+static void store_raws(struct req *rq, json_t *raw, const int64_t *ids,
+		       size_t n)
+{
+	const char *name;
+	json_t *v;
+	size_t i;
+
+	json_object_foreach(raw, name, v) {
+		if (!json_is_string(v))
+			continue;
+		for (i = 0; i < n; i++)
+			db_raw_put(rq->db, ids[i], name, json_string_value(v),
+				   json_string_length(v));
+	}
+}
+
+static int ack(struct web_response *r, int status, const int64_t *ids,
+	       size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(ids[i]));
+	return api_reply(r, status, json_pack("{s:b, s:o}", "stored", 1, "runs",
+					  a));
+}
+
+/* 403 for an upload about a job the rig does not hold now. */
+static int not_held(struct web_response *r, struct rig *g,
+		    const struct db_job *j)
+{
+	char err[300];
+
+	snprintf(err, sizeof(err), "job %lld is not held by rig '%s' now "
+		 "(job state '%s')", (long long)j->id, g->name, j->state);
+	return web_error_json(r, 403, err);
+}
+
+/*
+ * Results are due for the job the rig holds now, and for one it was given
+ * before klabd restarted: db_job_requeue_stale() put that back in the
+ * queue (started, never failed) while the agent carried on.  A job never
+ * handed out (not started) or requeued after a failure is not due.
+ */
+static int results_due(struct rig *g, const struct db_job *j)
+{
+	if (rigmgr_holds(g, j->id))
+		return 1;
+	return !strcmp(j->state, "queued") && j->started > 0 &&
+	       !*j->failure;
+}
+
+/* The uploaded document, for the job's kernel only; 0, or -1 after a
+ * 400 (not a klab-results/1 document) or 403 (another kernel). */
+static int results_parse(struct req *rq, struct web_response *r,
+			 const struct db_job *j, struct result_set *rs)
+{
+	struct import_error ie;
+	char err[600], msg[400];
+	size_t i;
+
+	memset(&ie, 0, sizeof(ie));
+	if (import_klab(rq->body, rq->body_len, j->kernel, rs, &ie) < 0) {
+		import_error_format(&ie, msg, sizeof(msg));
+		snprintf(err, sizeof(err), "job %lld results: %s",
+			 (long long)j->id, msg);
+		web_error_json(r, 400, err);
+		return -1;
+	}
+	for (i = 0; i < rs->n; i++)
+		if (rs->v[i].kernel && strcmp(rs->v[i].kernel, j->kernel)) {
+			snprintf(err, sizeof(err), "results for kernel '%s', "
+				 "job %lld is for '%s'", rs->v[i].kernel,
+				 (long long)j->id, j->kernel);
+			web_error_json(r, 403, err);
+			return -1;
+		}
+	return 0;
+}
+
+/* The uploaded "repetitions": klab-results/1 documents, parsed into
+ * reps[0..*n) (rep i + 1 each); 0, or -1 after a 400 naming the first
+ * that is not one. */
+static int reps_parse(struct web_response *r, const struct db_job *j,
+		      json_t *arr, struct result_set **reps, size_t *n)
+{
+	struct import_error ie;
+	char err[600], msg[400], *text;
+	size_t i;
+	int bad;
+
+	*reps = NULL;
+	*n = 0;
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr) || json_array_size(arr) > 1000) {
+		web_error_json(r, 400, "field 'repetitions': expected an array "
+			       "of at most 1000 documents");
+		return -1;
+	}
+	*reps = calloc(json_array_size(arr) + 1, sizeof(**reps));
+	if (!*reps)
+		abort();
+	for (i = 0; i < json_array_size(arr); i++) {
+		text = json_dumps(json_array_get(arr, i), JSON_COMPACT);
+		result_set_init(&(*reps)[i]);
+		(*n)++;
+		memset(&ie, 0, sizeof(ie));
+		bad = !text || import_klab(text, strlen(text), j->kernel,
+					   &(*reps)[i], &ie) < 0;
+		free(text);
+		if (bad) {
+			import_error_format(&ie, msg, sizeof(msg));
+			snprintf(err, sizeof(err), "field 'repetitions[%zu]': "
+				 "%s", i, msg);
+			web_error_json(r, 400, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void reps_free(struct result_set *reps, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		result_set_release(&reps[i]);
+	free(reps);
+}
+
+/* The run and its repetitions, all or nothing. */
+static int results_store(struct req *rq, struct result_set *rs,
+			 const struct db_import_opts *o,
+			 const struct result_set *reps, size_t nreps,
+			 int64_t **ids, size_t *n, char *err, size_t errlen)
+{
+	size_t i;
+	int rc;
+
+	if (db_begin(rq->db) != DB_OK) {
+		snprintf(err, errlen, "cannot store the results of job %lld",
+			 (long long)o->job_id);
+		return DB_ERR;
+	}
+	rc = db_import(rq->db, rs, o, ids, n, err, errlen);
+	for (i = 0; rc == DB_OK && *n == 1 && i < nreps; i++)
+		rc = db_run_reps_add(rq->db, (*ids)[0], (int)i + 1,
+				     !reps[i].incomplete && !reps[i].error,
+				     &reps[i], err, errlen);
+	if (rc == DB_OK && db_commit(rq->db) != DB_OK) {
+		snprintf(err, errlen, "cannot store the results of job %lld",
+			 (long long)o->job_id);
+		rc = DB_ERR;
+	}
+	if (rc != DB_OK)
+		db_rollback(rq->db);
+	return rc;
+}
+
+/*
+ * The job ends: done when its run completed, else failed as a benchmark
+ * failure with the run's error and the end of klab-run's log.
+ */
+static void results_end_job(struct rig *g, const struct db_job *j,
+			    int complete, const char *error, json_t *raw)
+{
+	json_t *log = json_object_get(raw, "klab-run.log");
+	const char *out = json_is_string(log) ? json_string_value(log) : "";
+	size_t len = strlen(out);
+	char err[300];
+
+	if (complete) {
+		rigmgr_job_done(g, j->id);
+		return;
+	}
+	if (len > 65536)
+		out += len - 65536;
+	if (rigmgr_job_fail(g, j->id, "benchmark", error && *error ? error :
+			    "the run did not complete", out, err, sizeof(err)))
+		fprintf(stderr, "klabd: job %lld: %s\n", (long long)j->id, err);
+}
+
+/* A repeated upload: the job ends as the stored run says. */
+static int results_repeated(struct req *rq, struct web_response *r,
+			    struct rig *g, struct db_job *j, int64_t *ids,
+			    size_t n)
+{
+	struct db_run run;
+	int rc, complete = 1;
+
+	memset(&run, 0, sizeof(run));
+	if (db_run_get(rq->db, ids[0], &run) == DB_OK)
+		complete = !strcmp(run.status, "done");
+	if (complete || rigmgr_holds(g, j->id))
+		results_end_job(g, j, complete, run.error, NULL);
+	db_run_release(&run);
+	rc = ack(r, 200, ids, n);
+	free(ids);
+	return rc;
+}
+
+static int agent_results(struct req *rq, struct web_response *r,
+			 struct rig *g, struct db_job *j)
+{
+	struct db_import_opts o;
+	struct result_set rs, *reps = NULL;
+	int64_t *ids = NULL;
+	size_t n = 0, nreps = 0;
+	char err[600] = "", *conf;
+	json_t *doc;
+	int rc;
+
+	/* idempotent: a repeated upload gets the same acknowledgement */
+	if (!db_job_runs(rq->db, j->id, &ids, &n) && n)
+		return results_repeated(rq, r, g, j, ids, n);
+	free(ids);
+	ids = NULL;
+	if (!results_due(g, j))
+		return not_held(r, g, j);
+	doc = json_loadb(rq->body, rq->body_len, 0, NULL);
+	rc = check_raws(r, json_object_get(doc, "raw")) ||
+	     reps_parse(r, j, json_object_get(doc, "repetitions"), &reps,
+			&nreps);
+	result_set_init(&rs);
+	if (rc || results_parse(rq, r, j, &rs))
+		goto out;
+	result_set_setstr(&rs.kernel, j->kernel);
+	memset(&o, 0, sizeof(o));
+	o.rig = g->name;
+	o.suite = j->suite;
+	o.raw_name = "results.json";
+	o.raw = rq->body;
+	o.raw_len = rq->body_len;
+	o.job_id = j->id;
+	/* the rig as configured for the job, and the machine it reported */
+	conf = rig_conf_with_suite(rig_conf_text(rq->d, g,
+			json_object_get(doc, "machine")),
+			json_string_value(json_object_get(doc, "suite_sha256")));
+	o.rigconf = conf;
+	rc = results_store(rq, &rs, &o, reps, nreps, &ids, &n, err,
+			   sizeof(err));
+	free(conf);
+	if (rc) {
+		web_error_json(r, http_status_of(rc), err);
+		goto out;
+	}
+	store_raws(rq, json_object_get(doc, "raw"), ids, n);
+	results_end_job(g, j, !rs.incomplete && !rs.error, rs.error,
+			json_object_get(doc, "raw"));
+	track_results_stored(rq->d, o.rig, o.suite);
+	ack(r, 201, ids, n);
+out:
+	free(ids);
+	reps_free(reps, nreps);
+	result_set_release(&rs);
+	json_decref(doc);
+	return r->status;
+}
+
+static int agent_fail(struct req *rq, struct web_response *r, struct rig *g,
+		      struct db_job *j)
+{
+	json_t *doc;
+	const char *klass = NULL, *error = NULL, *output = NULL;
+	char err[300] = "";
+	int rc;
+
+	if (!rigmgr_holds(g, j->id))
+		return not_held(r, g, j);
+	doc = api_body(rq, r, 0);
+	if (!doc)
+		return r->status;
+	if (api_field_str(r, doc, "class", 1, &klass) ||
+	    api_field_str(r, doc, "error", 0, &error) ||
+	    api_field_str(r, doc, "output", 0, &output)) {
+		json_decref(doc);
+		return r->status;
+	}
+	if ((strcmp(klass, "infra") && strcmp(klass, "kernel") &&
+		       strcmp(klass, "benchmark"))) {
+		json_decref(doc);
+		return web_error_json(r, 400, "field 'class' must be 'infra', "
+				      "'kernel' or 'benchmark'");
+	}
+	rc = rigmgr_job_fail(g, j->id, klass, error ? error : "",
+			     output ? output : "", err, sizeof(err));
+	json_decref(doc);
+	if (rc)
+		return web_error_json(r, rc, err);
+	return api_reply(r, 200, json_pack("{s:b}", "ok", 1));
+}
+
+/* The job of /api/agent/jobs/ID/...: 0 with *j filled when the caller's
+ * rig holds it, else the error status (r filled). */
+static int agent_job(struct req *rq, struct web_response *r,
+		     struct db_job *j)
+{
+	char err[300];
+	long id;
+
+	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
+		return web_error_json(r, 404, "no such page");
+	if (db_job_get(rq->db, id, j))
+		return web_error_json(r, 404, "unknown job");
+	if (strcmp(j->rig, rq->rig->name)) {
+		snprintf(err, sizeof(err), "job %ld was not given to rig '%s'",
+			 id, rq->rig->name);
+		db_job_release(j);
+		return web_error_json(r, 403, err);
+	}
+	return 0;
+}
+
+static int agent_kexec(struct req *rq, struct web_response *r,
+		       struct rig *g, struct db_job *j)
+{
+	char err[300] = "";
+	int rc;
+
+	if (!rigmgr_holds(g, j->id))
+		return not_held(r, g, j);
+	rc = rigmgr_kexec(g, j->id, err, sizeof(err));
+	return rc ? web_error_json(r, rc, err) :
+		api_reply(r, 200, json_pack("{s:b}", "ok", 1));
+}
+
+/* Run fn on the job of the path, when the caller's rig holds it. */
+static int with_job(struct req *rq, struct web_response *r,
+		    int (*fn)(struct req *, struct web_response *,
+			      struct rig *, struct db_job *))
+{
+	struct db_job j;
+	int rc = agent_job(rq, r, &j);
+
+	if (rc)
+		return rc;
+	rc = fn(rq, r, rq->rig, &j);
+	db_job_release(&j);
+	return rc;
+}
+
+int api_agent_kexec(struct req *rq, struct web_response *r)
+{
+	return with_job(rq, r, agent_kexec);
+}
+
+int api_agent_results(struct req *rq, struct web_response *r)
+{
+	return with_job(rq, r, agent_results);
+}
+
+int api_agent_fail(struct req *rq, struct web_response *r)
+{
+	return with_job(rq, r, agent_fail);
+}
+
+/* GET /api/agent/files/SHA256: kernels and images, streamed from disk by
+ * the send step (r->fd); only to a rig that was handed a job booting them
+ * (job_json), 403 for any other. */
+int api_agent_file(struct req *rq, struct web_response *r)
+{
+	struct klabd *d = rq->d;
+	const char *rig = rq->rig ? rq->rig->name : NULL;
+	char err[300];
+	const char *path;
+	struct stat st;
+	int fd, status;
+
+	path = catalog_file_path(d, rq->arg, rig, &status);
+	if (!path && status == 403) {
+		snprintf(err, sizeof(err), "file '%.64s' boots no job handed "
+			 "to rig '%s'", rq->arg, rig ? rig : "");
+		return web_error_json(r, 403, err);
+	}
+	if (d->fault_downloads > 0 &&
+	    __atomic_fetch_sub(&d->fault_downloads, 1, __ATOMIC_SEQ_CST) > 0)
+		return web_error_json(r, 503, "download refused "
+				      "(fault_downloads is set)");
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return web_error_json(r, 404, "no such file");
+	if (fstat(fd, &st)) {
+		close(fd);
+		return web_error_json(r, 404, "no such file");
+	}
+	r->fd = fd;
+	r->fd_size = (unsigned long long)st.st_size;
+	r->status = 200;
+	r->content_type = "application/octet-stream";
+	return 200;
+}

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Users' side of the lab: queue jobs (kernel x rig x suite, repeated and
+ * interleaved), list them with their failure class and console log, bring
+ * an offline rig back, and add kernels from Debian's archive.
+ */
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "http/api_util.h"
+#include "http/auth.h"
+#include "lab/catalog.h"
+#include "db/db.h"
+#include "db/jobs.h"
+#include "klabd/klabd.h"
+#include "lab/rig.h"
+#include "workloads/suite.h"
+
+static json_t *job_json(const struct db_job *j, int full)
+{
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:f, s:s, s:s, "
+			      "s:s, s:i, s:I, s:I, s:I}", "id",
+			      (json_int_t)j->id, "kernel", j->kernel, "rig",
+			      j->rig, "suite", j->suite, "scheduler",
+			      j->scheduler, "cmdline", j->cmdline, "scale",
+			      j->scale, "state", j->state, "failure",
+			      j->failure, "error", j->error, "attempts",
+			      j->attempts, "created", (json_int_t)j->created,
+			      "started", (json_int_t)j->started, "finished",
+			      (json_int_t)j->finished);
+
+	if (full) {
+		json_object_set_new(o, "console", json_string(j->console));
+		json_object_set_new(o, "output", json_string(j->output));
+	}
+	return o;
+}
+
+/* A job as the list shows it. */
+static json_t *job_brief_json(const void *elem)
+{
+	return job_json(elem, 0);
+}
+
+/* Kernel parameters a job may add to the rig's command line unless the
+ * configuration's job_cmdline_allow says otherwise: "key=" allows key=VALUE,
+ * a bare word allows that flag.  klab.*, init= and the like never pass. */
+#define CMDLINE_ALLOW_DEFAULT "elevator= scsi_mod.use_blk_mq= " \
+	"dm_mod.use_blk_mq= mq-deadline.fifo_batch= block.events_dfl_poll_msecs= " \
+	"mitigations= transparent_hugepage= nohz= maxcpus= quiet " \
+	"loglevel= ignore_loglevel"
+
+/* Is word (KEY=VALUE or FLAG) in the space-separated allow-list? */
+static int cmdline_word_ok(const char *allow, const char *w, size_t n)
+{
+	const char *eq = memchr(w, '=', n), *p = allow;
+	size_t klen = eq ? (size_t)(eq - w) + 1 : n, e;
+
+	while (*p) {
+		p += strspn(p, " \t");
+		e = strcspn(p, " \t");
+		if (e == klen && !memcmp(p, w, klen))
+			return 1;
+		p += e;
+	}
+	return 0;
+}
+
+/* 0 when every word of cmdline is allowed, else -1 with err naming it. */
+static int cmdline_check(const struct klabd *d, const char *cmdline,
+			 char *err, size_t errlen)
+{
+	const char *allow = d->cmdline_allow ? d->cmdline_allow :
+		CMDLINE_ALLOW_DEFAULT, *p = cmdline;
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+		"QRSTUVWXYZ0123456789_.,:=/-";
+	size_t n;
+
+	while (p && *p) {
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		if (!n)
+			break;
+		if (strspn(p, ok) < n || !cmdline_word_ok(allow, p, n)) {
+			snprintf(err, errlen, "kernel parameter '%.*s' is not "
+				 "allowed (job_cmdline_allow: %s)", (int)n, p,
+				 allow);
+			return -1;
+		}
+		p += n;
+	}
+	return 0;
+}
+
+int api_job_config_check(const struct klabd *d, double scale,
+			 const char *scheduler, const char *cmdline,
+			 char *err, size_t errlen)
+{
+	char why[600];
+
+	if (scale != 0 && !(scale >= SUITE_SCALE_MIN &&
+			    scale <= SUITE_SCALE_MAX)) {
+		snprintf(err, errlen, "field 'scale': %g is not between %g and "
+			 "%g (0 or none: the suite's own, 1)", scale,
+			 SUITE_SCALE_MIN, SUITE_SCALE_MAX);
+		return 400;
+	}
+	if (scheduler && *scheduler &&
+	    ident_checks(IDENT_SCHEDULER, scheduler, why, sizeof(why))) {
+		snprintf(err, errlen, "field 'scheduler': %s", why);
+		return 400;
+	}
+	if (cmdline_check(d, cmdline, why, sizeof(why))) {
+		snprintf(err, errlen, "field 'cmdline': %s", why);
+		return 403;
+	}
+	return 0;
+}
+
+/* 0 when suite names a suite of workloads/suites/, else -1 with err. */
+int api_suite_check(const struct klabd *d, const char *suite, char *err,
+		       size_t errlen)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+		"QRSTUVWXYZ0123456789_-";
+	char path[4096];
+
+	if (!*suite || strspn(suite, ok) != strlen(suite) ||
+	    strlen(suite) > 64) {
+		snprintf(err, errlen, "invalid suite name '%.80s'", suite);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/workloads/suites/%s.suite",
+		 d->top_dir ? d->top_dir : ".", suite);
+	if (access(path, R_OK)) {
+		snprintf(err, errlen, "unknown suite '%s': not in "
+			 "workloads/suites/", suite);
+		return -1;
+	}
+	return 0;
+}
+
+int api_suites_register(const struct klabd *d, struct db *db)
+{
+	char dir[4096], path[4400], err[1024];
+	struct dirent *e;
+	struct suite s;
+	DIR *dh;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/workloads/suites",
+		 d->top_dir ? d->top_dir : ".");
+	dh = opendir(dir);
+	if (!dh)
+		return 0;
+	while ((e = readdir(dh))) {
+		size_t len = strlen(e->d_name);
+
+		if (len < 7 || strcmp(e->d_name + len - 6, ".suite"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (suite_load(&s, path, err, sizeof(err)))
+			goto next;
+		if (strlen(s.name) != len - 6 ||
+		    strncmp(s.name, e->d_name, len - 6)) {
+			snprintf(err, sizeof(err), "'%.600s': name '%.80s' is not the "
+				 "file's", path, s.name);
+			goto next;
+		}
+		if (db_suite_put(db, s.name, s.description ? s.description :
+				 "", err, sizeof(err)) == 0) {
+			n++;
+			suite_release(&s);
+			continue;
+		}
+next:
+		fprintf(stderr, "klabd: suite not registered: %s\n", err);
+		suite_release(&s);
+	}
+	closedir(dh);
+	return n;
+}
+
+/* Queue repeat x kernels jobs in one transaction, their ids into ids,
+ * and record who did; 0 or a DB_E* code with err filled. */
+static int jobs_insert(struct req *rq, struct db_job_new *jn, json_t *ks,
+		       json_int_t repeat, json_t *ids, char *err,
+		       size_t errlen)
+{
+	size_t i, nk = json_array_size(ks);
+	json_int_t k;
+	int64_t id;
+	int rc = db_begin(rq->db) ? DB_ERR : 0;
+
+	for (k = 0; !rc && k < repeat; k++)
+		for (i = 0; !rc && i < nk; i++) {
+			jn->kernel = json_string_value(json_array_get(ks, i));
+			if (!jn->kernel) {
+				snprintf(err, errlen, "kernels[%zu]: "
+					 "expected a string", i);
+				rc = DB_INVALID;
+				break;
+			}
+			rc = db_job_add(rq->db, jn, &id, err, errlen);
+			if (!rc)
+				json_array_append_new(ids, json_integer(id));
+		}
+	if (rc) {
+		db_rollback(rq->db);
+		return rc;
+	}
+	rc = db_commit(rq->db);
+	if (!rc)
+		auth_audit(rq, "job add", jn->rig, "%zu jobs, suite '%s', "
+			   "cmdline '%s'", json_array_size(ids), jn->suite,
+			   jn->cmdline ? jn->cmdline : "");
+	return rc;
+}
+
+/*
+ * The fields of POST /api/jobs, strictly typed; *ks a new reference to the
+ * kernels (names checked).  0, or -1 after a 400.
+ */
+static int job_fields(struct web_response *r, json_t *doc,
+		      struct db_job_new *jn, long long *repeat, json_t **ks)
+{
+	json_t *v = json_object_get(doc, "kernels");
+	char what[32];
+	size_t i;
+
+	if (api_field_ident(r, doc, "rig", IDENT_RIG, 1, &jn->rig) ||
+	    api_field_ident(r, doc, "suite", IDENT_SUITE, 1, &jn->suite) ||
+	    api_job_config_fields(r, doc, &jn->scale, &jn->scheduler,
+				  &jn->cmdline) ||
+	    api_field_int(r, doc, "repeat", 0, 1, 1000, repeat))
+		return -1;
+	if (v && !json_is_null(v) && !json_is_array(v)) {
+		web_error_json(r, 400, "field 'kernels': expected an array");
+		return -1;
+	}
+	if (!v || json_is_null(v)) {
+		*ks = json_array();
+		if (api_field_ident(r, doc, "kernel", IDENT_KERNEL, 1,
+				    &jn->kernel)) {
+			json_decref(*ks);
+			return -1;
+		}
+		json_array_append(*ks, json_object_get(doc, "kernel"));
+		return 0;
+	}
+	if (!json_array_size(v)) {
+		web_error_json(r, 400, "field 'kernels': is empty");
+		return -1;
+	}
+	for (i = 0; i < json_array_size(v); i++) {
+		snprintf(what, sizeof(what), "kernels[%zu]", i);
+		if (!api_value_ident(r, json_array_get(v, i), what,
+				     IDENT_KERNEL))
+			return -1;
+	}
+	*ks = json_incref(v);
+	return 0;
+}
+
+/* POST /api/jobs {"kernels":[..] | "kernel", "rig", "suite", "scheduler",
+ * "scale", "repeat", "cmdline"}: repetitions interleave the kernels. */
+int api_job_add(struct req *rq, struct web_response *r)
+{
+	json_t *doc = api_body(rq, r, 1), *ks, *ids;
+	struct db_job_new jn;
+	long long repeat;
+	char err[700] = "";
+	int rc;
+
+	if (!doc)
+		return r->status;
+	memset(&jn, 0, sizeof(jn));
+	repeat = 1;
+	if (job_fields(r, doc, &jn, &repeat, &ks)) {
+		json_decref(doc);
+		return r->status;
+	}
+	rc = api_suite_check(rq->d, jn.suite, err, sizeof(err)) ? 403 :
+	     api_job_config_check(rq->d, jn.scale, jn.scheduler, jn.cmdline,
+				  err, sizeof(err));
+	if (rc) {
+		json_decref(ks);
+		json_decref(doc);
+		return web_error_json(r, rc, err);
+	}
+	ids = json_array();
+	rc = jobs_insert(rq, &jn, ks, repeat ? repeat : 1, ids, err,
+			 sizeof(err));
+	json_decref(ks);
+	json_decref(doc);
+	if (rc) {
+		json_decref(ids);
+		return web_error_json(r, http_status_of(rc), err[0] ? err :
+				      "cannot queue jobs");
+	}
+	rigmgr_kick(rq->d);
+	return api_reply(r, 201, json_pack("{s:o}", "jobs", ids));
+}
+
+int api_jobs(struct req *rq, struct web_response *r)
+{
+	struct db_job *v = NULL, j;
+	size_t n = 0;
+	long id;
+	json_t *a;
+	int rc;
+
+	if (*rq->arg) {
+		if (api_arg_id(rq, r, "job", &id))
+			return r->status;
+		if (db_job_get(rq->db, id, &j))
+			return web_error_json(r, 404, "unknown job");
+		a = job_json(&j, 1);
+		db_job_release(&j);
+		return api_reply(r, 200, a);
+	}
+	if (db_job_list(rq->db, query_get(&rq->q, "rig"),
+			query_get(&rq->q, "state"), 500, &v, &n))
+		return web_error_json(r, 500, "cannot list jobs");
+	rc = api_reply_list(r, "jobs", v, n, sizeof(*v), job_brief_json);
+	db_jobs_free(v, n);
+	return rc;
+}
+
+struct rig *api_rig_bring_online(struct req *rq, struct web_response *r,
+				 const char *via)
+{
+	struct rig *g = rigmgr_find(rq->d, rq->arg);
+	char err[300];
+
+	if (!g) {
+		snprintf(err, sizeof(err), "unknown rig '%s'", rq->arg);
+		web_error_json(r, 404, err);
+		return NULL;
+	}
+	rigmgr_online(g);
+	auth_audit(rq, "rig online", g->name, "%s", via);
+	return g;
+}
+
+/* POST /api/rigs/NAME/online */
+int api_rig_online(struct req *rq, struct web_response *r)
+{
+	struct rig *g = api_rig_bring_online(rq, r, "over the api");
+
+	if (!g)
+		return r->status;
+	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
+}
+
+/* GET /api/catalog/available: Debian's kernels, as text */
+int api_catalog_available(struct req *rq, struct web_response *r)
+{
+	struct strbuf out = STRBUF_INIT;
+	char err[600] = "";
+	int rc;
+
+	sb_init(&out);
+	rc = catalog_available(rq->d, &out, err, sizeof(err));
+	r->status = rc ? 502 : 200;
+	r->content_type = "text/plain; charset=utf-8";
+	sb_add(&r->body, out.buf, out.len);
+	sb_release(&out);
+	return rc ? web_error_json(r, 502, err) : 200;
+}
+
+/* POST /api/catalog/debian {"spec": ..} */
+int api_catalog_debian(struct req *rq, struct web_response *r)
+{
+	char err[600] = "", *ident = NULL;
+	const char *spec = NULL;
+	json_t *doc;
+	int rc;
+
+	doc = api_body(rq, r, 1);
+	if (!doc)
+		return r->status;
+	if (api_field_str(r, doc, "spec", 1, &spec)) {
+		json_decref(doc);
+		return r->status;
+	}
+	rc = catalog_add_debian(rq->d, rq->db, spec, &ident, err,
+				sizeof(err));
+	if (!rc)
+		auth_audit(rq, "kernel add", ident, "debian '%s'", spec);
+	json_decref(doc);
+	if (rc)
+		return web_error_json(r, 400, err[0] ? err :
+				      "cannot fetch the kernel");
+	rc = api_reply(r, 201, json_pack("{s:s}", "ident", ident));
+	free(ident);
+	return rc;
+}
