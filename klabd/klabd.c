@@ -398,7 +398,7 @@ static int klabd_start(struct klabd *d, const char *argv0, char *err,
  * Shutdown in reverse: scripts and long polls are told to stop, HTTP
  * stops (MHD joins its request threads), the builders are joined, then
  * the rig manager and its workers; database handles are closed last
- * (http_stop closes the pool, again for handles returned since).
+ * (the pool's idle handles, again for handles returned since).
  */
 static void klabd_stop(struct klabd *d)
 {
@@ -416,6 +416,7 @@ static void klabd_stop(struct klabd *d)
 	rigmgr_free(d);
 	build_release(d);
 	http_stop(d);
+	klabd_db_close_idle(d);
 }
 
 /* The database holds token hashes and results: owner only, with the

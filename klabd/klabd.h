@@ -179,7 +179,7 @@ const struct route *http_routes(size_t *n);
 const struct route *route_find(const char *method, const char *path,
 			       char *buf, size_t len, const char **arg,
 			       const char **arg2, int *bad_method);
-/* http.c: the pool of database handles.  klabd opens KLABD_POOL_START
+/* pool.c: the pool of database handles.  klabd opens KLABD_POOL_START
  * at start, what a lab's request and driver threads use at once outside
  * bursts, and hands out the oldest idle one: each handle parses the
  * schema and prepares its statements as first needed, memory that
@@ -193,6 +193,9 @@ struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
  * "klabd: WHAT: cause" and gives NULL. */
 struct db *klabd_db_get_logged(struct klabd *d, const char *what);
 void klabd_db_put(struct klabd *d, struct db *db);
+/* Close the idle handles (at stop, after HTTP; a handle taken and put
+ * back later is closed by the next call). */
+void klabd_db_close_idle(struct klabd *d);
 /* What klabd's memory holds: glibc's arenas (mallinfo2) and the pooled
  * database handles' page caches. */
 struct klabd_mem {
