@@ -91,16 +91,27 @@ enum import_format import_detect(const char *buf, size_t len)
 	return IMPORT_AUTO;
 }
 
-/* The format of a text, and whether it mixes kinds (IMPORT_MAIL). */
+/*
+ * The format of a text, and whether it mixes kinds (IMPORT_MAIL, also
+ * when a result in it is malformed: import_mail names it).  The one kind
+ * of dbench or read latency results found, even where the line breaks
+ * of a re-flowed mail hide the markers import_detect looks for.
+ */
 static enum import_format detect_all(const char *buf, size_t len)
 {
 	enum import_format f = import_detect(buf, len);
 	int tio = has_tiobench_title(buf, len) && has(buf, len, "---");
+	int kinds;
 
 	if (f == IMPORT_KLAB || f == IMPORT_FIO)
 		return f;
-	if (import_mail_kinds(buf, len, tio) > 1)
+	kinds = import_mail_kinds(buf, len, tio);
+	if (kinds < 0 || (kinds & (kinds - 1)))
 		return IMPORT_MAIL;
+	if (kinds == 1 << IMPORT_DBENCH)
+		return IMPORT_DBENCH;
+	if (kinds == 1 << IMPORT_READLAT)
+		return IMPORT_READLAT;
 	return f;
 }
 

@@ -59,7 +59,8 @@ int import_text(const char *buf, size_t len, enum import_format fmt,
  * import_text, and rep (may be NULL) says what each kind contributed.
  * IMPORT_AUTO finds every kind of a mail: tiobench tables, dbench
  * Throughput lines and read latency lines each go to their own importer
- * (IMPORT_MAIL: the same even for one kind); a file of one kind, and fio
+ * (IMPORT_MAIL: the same even for one kind), also when an archive
+ * re-flowed the mail into one paragraph; a file of one kind, and fio
  * and klab JSON, are read as import_text always read them.  All or
  * nothing: the first error of any kind fails the import.
  */

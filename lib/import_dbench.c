@@ -10,9 +10,13 @@
  *
  * Either may carry a kernel identifier in front ("2.4.22  Throughput ..."),
  * so one mail can hold several kernels' lines; an operation table belongs
- * to the Throughput line that follows it.  Lines are read one by one (quote
- * marks stripped); a line is a result line when "Throughput" is followed by
- * a value and "MB/sec", anything else in the mail is prose and skipped.
+ * to the Throughput line that follows it.  The text is read as tokens
+ * (import_text.c), so the lines also import when a mail archive re-flowed
+ * them into one paragraph: a result starts at "Throughput V" and takes
+ * the values that follow it ("N clients", "N procs", "(NB=V ...)",
+ * "max_latency=V ms") up to the first token that is none of them; a table
+ * is its header, its dashed rule, then rows of a name and three numbers.
+ * Anything else in the mail is prose and skipped.
  */
 #include "import.h"
 
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "import_priv.h"
 
 #define OPNAME_MAX 32
@@ -30,54 +35,39 @@ struct op {
 	int line;
 };
 
-struct dbench {
-	struct iacc acc;
-	const char *kernel;	/* default for lines that name none */
-	struct op *ops;		/* table waiting for its Throughput line */
-	size_t nops, aops;
-	int table_line;		/* line of the table header, 0: none */
-	int in_table;		/* 1 after the header, 2 after the rule */
+/* The operation table waiting for its Throughput line. */
+struct optable {
+	struct op *v;
+	size_t n, alloc;
+	int line;	/* of its header */
 };
 
-static void add(struct dbench *d, const char *kernel, const char *key,
+static void add(struct itext *x, const char *kernel, const char *key,
 		const char *unit, double v, enum metric_dir dir, int line)
 {
 	char metric[96];
 
 	snprintf(metric, sizeof(metric), "dbench.%s", key);
-	iacc_add(&d->acc, kernel, metric, unit, v, dir, line);
+	iacc_add(&x->acc, kernel, metric, unit, v, dir, line);
 }
 
-static void flush_ops(struct dbench *d, const char *kernel)
+static void flush_ops(struct itext *x, const char *kernel)
 {
+	struct optable *tb = x->priv;
 	char key[80];
 	size_t i;
 
-	for (i = 0; i < d->nops; i++) {
-		const struct op *o = &d->ops[i];
+	for (i = 0; i < tb->n; i++) {
+		const struct op *o = &tb->v[i];
 
 		snprintf(key, sizeof(key), "op.%s.count", o->name);
-		add(d, kernel, key, "", o->count, DIR_NONE, o->line);
+		add(x, kernel, key, "", o->count, DIR_NONE, o->line);
 		snprintf(key, sizeof(key), "op.%s.avg_lat", o->name);
-		add(d, kernel, key, "ms", o->avg, DIR_LOWER, o->line);
+		add(x, kernel, key, "ms", o->avg, DIR_LOWER, o->line);
 		snprintf(key, sizeof(key), "op.%s.max_lat", o->name);
-		add(d, kernel, key, "ms", o->max, DIR_LOWER, o->line);
+		add(x, kernel, key, "ms", o->max, DIR_LOWER, o->line);
 	}
-	d->nops = 0;
-	d->table_line = 0;
-}
-
-static int num_field(const struct itok *t, int line, const char *field,
-		     double *v, struct import_error *err)
-{
-	char show[64];
-
-	if (t && !itok_num(t, v))
-		return 0;
-	if (!t)
-		return import_fail(err, line, field, "missing");
-	itok_show(t, show, sizeof(show));
-	return import_fail(err, line, field, "not a number '%s'", show);
+	tb->n = 0;
 }
 
 static int op_name_valid(const struct itok *t)
@@ -96,174 +86,251 @@ static int op_name_valid(const struct itok *t)
 	return 1;
 }
 
-/* A row of the operation table: " NTCreateX  1234567  0.123  45.678". */
-static int op_row(struct dbench *d, const struct itok *t, size_t n, int line,
+/* A row, " NTCreateX  1234567  0.123  45.678", after its name. */
+static int op_row(struct itext *x, struct ilex *lx, const struct itok *name,
 		  struct import_error *err)
 {
-	static const char *const names[] = { "Operation", "Count", "AvgLat",
-					     "MaxLat" };
+	struct optable *tb = x->priv;
+	struct irec r;
+	struct itok t;
 	struct op o;
 	char show[64];
+	double extra;
 
-	if (n > 4) {
-		itok_show(&t[4], show, sizeof(show));
-		return import_fail(err, line, "MaxLat", "extra value '%s' "
+	memset(&o, 0, sizeof(o));
+	memcpy(o.name, name->p, name->n);
+	o.line = name->line;
+	irec_begin(&r, lx, name, name);
+	if (irec_num(&r, "Count", "", &o.count, err) ||
+	    irec_num(&r, "AvgLat", "", &o.avg, err) ||
+	    irec_num(&r, "MaxLat", "", &o.max, err))
+		return -1;
+	if (r.bol && irec_peek(&r, &t) && t.line == r.last &&
+	    !itok_num(&t, &extra)) {
+		itok_show(&t, show, sizeof(show));
+		return import_fail(err, t.line, "MaxLat", "extra value '%s' "
 				   "after the last column", show);
 	}
-	memset(&o, 0, sizeof(o));
-	memcpy(o.name, t[0].p, t[0].n);
-	o.line = line;
-	if (num_field(n > 1 ? &t[1] : NULL, line, names[1], &o.count, err) ||
-	    num_field(n > 2 ? &t[2] : NULL, line, names[2], &o.avg, err) ||
-	    num_field(n > 3 ? &t[3] : NULL, line, names[3], &o.max, err))
-		return -1;
-	if (d->nops == d->aops) {
-		d->aops = d->aops ? d->aops * 2 : 16;
-		d->ops = realloc(d->ops, d->aops * sizeof(*d->ops));
-		if (!d->ops)
-			abort();
-	}
-	d->ops[d->nops++] = o;
+	ALLOC_GROW(tb->v, tb->n, tb->alloc);
+	tb->v[tb->n++] = o;
 	return 0;
 }
 
-/* Table header, rule and rows; 1 when the line belonged to the table. */
-static int op_table(struct dbench *d, const struct itok *t, size_t n,
-		    int line, struct import_error *err)
+/* A row starts at the next token: a name, then a number. */
+static int op_row_next(const struct ilex *lx, struct itok *name)
 {
-	double v;
+	struct itok v;
+	double num;
 
-	if (n == 4 && itok_eq(&t[0], "Operation") && itok_eq(&t[1], "Count") &&
-	    itok_eq(&t[2], "AvgLat") && itok_eq(&t[3], "MaxLat")) {
-		d->nops = 0;
-		d->table_line = line;
-		d->in_table = 1;
-		return 1;
-	}
-	if (d->in_table == 1) {
-		d->in_table = (n == 1 && itok_all(&t[0], '-')) ? 2 : 0;
-		return d->in_table != 0;
-	}
-	if (d->in_table == 2 && n >= 2 && op_name_valid(&t[0]) &&
-	    !itok_eq(&t[0], "Throughput") && !itok_num(&t[1], &v))
-		return op_row(d, t, n, line, err) ? -1 : 1;
-	d->in_table = 0;
-	return 0;
+	return ilex_peek(lx, 0, name) && ilex_peek(lx, 1, &v) &&
+	       op_name_valid(name) && !itok_eq(name, "Throughput") &&
+	       !itok_num(&v, &num);
 }
 
-/* 1 with *val set when t[*i] is "key=V" (V may be the next token). */
-static int keyed(const struct itok *t, size_t n, size_t *i, const char *key,
-		 struct itok *val)
+/* "Operation Count AvgLat MaxLat", a dashed rule, rows: 1, 0, -1. */
+static int op_table(struct itext *x, struct ilex *lx, const struct itok *t,
+		    struct import_error *err)
 {
-	size_t kl = strlen(key);
+	static const char *const head[] = { "Count", "AvgLat", "MaxLat" };
+	struct optable *tb = x->priv;
+	struct ilex cur = *lx;
+	struct itok h;
+	size_t i;
 
-	if (t[*i].n < kl || memcmp(t[*i].p, key, kl))
+	if (!itok_eq(t, "Operation"))
 		return 0;
-	*val = t[*i];
-	val->p += kl;
-	val->n -= kl;
-	if (val->n == 0 && *i + 1 < n)
-		*val = t[++*i];
+	for (i = 0; i < 3; i++)
+		if (!ilex_next(&cur, &h) || !itok_eq(&h, head[i]))
+			return 0;
+	if (!ilex_next(&cur, &h) || !itok_all(&h, '-'))
+		return 0;
+	while (ilex_peek(&cur, 0, &h) && itok_all(&h, '-'))
+		ilex_next(&cur, &h);
+	*lx = cur;
+	tb->n = 0;
+	tb->line = t->line;
+	while (op_row_next(lx, &h)) {
+		ilex_next(lx, &h);
+		if (op_row(x, lx, &h, err))
+			return -1;
+	}
 	return 1;
 }
 
-/* What follows "Throughput V MB/sec": NB=, clients, procs, max_latency. */
-static int throughput_rest(struct dbench *d, const char *kernel,
-			   const struct itok *t, size_t n, size_t i, int line,
-			   struct import_error *err)
+/* Whatever follows the number of "(NB=V MB/sec  V MBit/sec)". */
+static void nb_rest(struct irec *r)
 {
-	struct itok val;
+	struct itok v, u;
+	double num;
+
+	irec_take_word(r, "MB/sec");
+	if (ilex_peek(r->lx, 0, &v) && !itok_num(&v, &num) &&
+	    ilex_peek(r->lx, 1, &u) && itok_prefix(&u, "MBit/sec")) {
+		irec_take(r);
+		irec_take(r);
+	}
+	irec_take_word(r, ")");
+}
+
+/* t (taken) is key and a value, or key alone and the value next. */
+static int keyed_num(struct irec *r, const struct itok *t, size_t keylen,
+		     const char *field, double *v, struct import_error *err)
+{
+	struct itok val = *t;
+	char show[64];
+
+	val.p += keylen;
+	val.n -= keylen;
+	if (!val.n)
+		return irec_num(r, field, "", v, err);
+	if (!itok_num(&val, v))
+		return 0;
+	itok_show(&val, show, sizeof(show));
+	return import_fail(err, t->line, field, "not a number '%s'", show);
+}
+
+/* A pair "N clients", "N procs" or "(sync open)" at t, u: 1 or 0. */
+static int pair_item(struct itext *x, struct irec *r, const char *kernel,
+		     const struct itok *t, const struct itok *u)
+{
 	double v;
 
-	for (; i < n; i++) {
-		if (keyed(t, n, &i, "(NB=", &val)) {
-			if (num_field(&val, line, "NB", &v, err))
-				return -1;
-			add(d, kernel, "nb_throughput", "MB/s", v, DIR_HIGHER,
-			    line);
-		} else if (keyed(t, n, &i, "max_latency=", &val)) {
-			if (num_field(&val, line, "max_latency", &v, err))
-				return -1;
-			add(d, kernel, "max_latency", "ms", v, DIR_LOWER, line);
-		} else if (i + 1 < n && !itok_num(&t[i], &v) &&
-			   (itok_eq(&t[i + 1], "clients") ||
-			    itok_eq(&t[i + 1], "procs"))) {
-			add(d, kernel, itok_eq(&t[i + 1], "clients") ?
-			    "clients" : "procs", "", v, DIR_NONE, line);
-			i++;
-		}
-	}
-	return 0;
-}
-
-size_t dbench_throughput_at(const struct itok *t, size_t n)
-{
-	size_t k;
-
-	if (n >= 3 && itok_eq(&t[0], "Throughput"))
-		k = 0;
-	else if (n >= 4 && itok_eq(&t[1], "Throughput"))
-		k = 1;
-	else
+	if (!itok_num(t, &v) &&
+	    (itok_eq(u, "clients") || itok_eq(u, "procs"))) {
+		add(x, kernel, itok_eq(u, "clients") ? "clients" : "procs",
+		    "", v, DIR_NONE, r->line);
+	} else if (!itok_eq(t, "(sync") ||
+		   !(itok_eq(u, "open)") || itok_eq(u, "dirs)"))) {
 		return 0;
-	return itok_eq(&t[k + 2], "MB/sec") ? k + 1 : 0;
+	}
+	irec_take(r);
+	irec_take(r);
+	return 1;
 }
 
-static int throughput_line(struct dbench *d, const struct itok *t, size_t n,
-			   int line, struct import_error *err)
+/* The next value after "MB/sec": 1 taken, 0 the result ends, -1. */
+static int throughput_item(struct itext *x, struct irec *r,
+			   const char *kernel, struct import_error *err)
+{
+	struct itok t, u;
+	double v;
+
+	if (!irec_peek(r, &t))
+		return 0;
+	if (itok_prefix(&t, "(NB=")) {
+		irec_take(r);
+		if (keyed_num(r, &t, 4, "NB", &v, err))
+			return -1;
+		add(x, kernel, "nb_throughput", "MB/s", v, DIR_HIGHER,
+		    r->line);
+		nb_rest(r);
+		return 1;
+	}
+	if (itok_prefix(&t, "max_latency=")) {
+		irec_take(r);
+		if (keyed_num(r, &t, 12, "max_latency", &v, err))
+			return -1;
+		add(x, kernel, "max_latency", "ms", v, DIR_LOWER, r->line);
+		irec_take_word(r, "ms");
+		return 1;
+	}
+	return ilex_peek(r->lx, 1, &u) && pair_item(x, r, kernel, &t, &u);
+}
+
+/* "Throughput V MB/sec" at t, or "Throughput V" cut short. */
+static int throughput_starts(const struct ilex *lx, const struct itok *t)
+{
+	struct itok v, u;
+	double num;
+
+	if (!itok_eq(t, "Throughput") || !ilex_peek(lx, 0, &v))
+		return 0;
+	if (ilex_peek(lx, 1, &u) && itok_eq(&u, "MB/sec"))
+		return 1;
+	return !itok_num(&v, &num);
+}
+
+static int throughput(struct itext *x, struct ilex *lx, const struct itok *t,
+		      const struct itok *lead, const char **from,
+		      struct import_error *err)
 {
 	char id[IMPORT_NAME_MAX + 1];
-	const char *kernel = d->kernel;
-	size_t k;
+	const char *kernel = x->kernel;
+	const struct itok *first = t;
+	struct irec r;
 	double v;
+	int rc;
 
-	if (!(k = dbench_throughput_at(t, n)))
+	if (!throughput_starts(lx, t))
 		return 0;
-	k--;
-	if (num_field(&t[k + 1], line, "Throughput", &v, err))
-		return -1;
-	if (k == 1 && !itok_kernel(&t[0], id, sizeof(id)))
+	if (!itok_lead_kernel(lead, t, id, sizeof(id))) {
 		kernel = id;
+		first = lead;
+		*from = lead->p;
+	}
+	irec_begin(&r, lx, first, t);
+	if (irec_num(&r, "Throughput", "", &v, err) ||
+	    irec_word(&r, "Throughput", "MB/sec", err))
+		return -1;
 	if (!kernel)
-		return import_fail(err, line, "kernel", "no kernel identifier: "
-				   "none in front of Throughput and none given");
-	flush_ops(d, kernel);
-	add(d, kernel, "throughput", "MB/s", v, DIR_HIGHER, line);
-	return throughput_rest(d, kernel, t, n, k + 3, line, err);
+		return import_fail(err, r.line, "kernel", "no kernel "
+				   "identifier: none in front of Throughput "
+				   "and none given");
+	flush_ops(x, kernel);
+	add(x, kernel, "throughput", "MB/s", v, DIR_HIGHER, r.line);
+	do {
+		rc = throughput_item(x, &r, kernel, err);
+	} while (rc > 0);
+	return rc < 0 ? -1 : 1;
 }
 
-static int one_line(void *ctx, const struct itok *t, size_t n, int line,
-		    struct import_error *err)
+static int dbench_at(struct itext *x, struct ilex *lx, const struct itok *t,
+		     const struct itok *lead, const char **from,
+		     struct import_error *err)
 {
-	struct dbench *d = ctx;
-	int r = op_table(d, t, n, line, err);
+	int r = op_table(x, lx, t, err);
 
-	if (r < 0 || (!r && throughput_line(d, t, n, line, err)))
-		return -1;
+	return r ? r : throughput(x, lx, t, lead, from, err);
+}
+
+/* A table with no Throughput line after it: the default kernel's. */
+static int dbench_end(struct itext *x, struct import_error *err)
+{
+	struct optable *tb = x->priv;
+
+	if (tb->n && !x->kernel)
+		return import_fail(err, tb->line, "kernel", "operation table "
+				   "has no Throughput line after it and no "
+				   "kernel given");
+	flush_ops(x, x->kernel);
 	return 0;
 }
+
+static void dbench_release(struct itext *x)
+{
+	struct optable *tb = x->priv;
+
+	free(tb->v);
+	free(tb);
+	x->priv = NULL;
+}
+
+static void dbench_init(struct itext *x)
+{
+	x->priv = xcalloc(1, sizeof(struct optable));
+}
+
+const struct itext_ops itext_dbench = {
+	.name = "dbench",
+	.fmt = IMPORT_DBENCH,
+	.init = dbench_init,
+	.at = dbench_at,
+	.end = dbench_end,
+	.release = dbench_release,
+};
 
 int import_dbench(const char *buf, size_t len, const char *kernel,
 		  struct result_set *out, struct import_error *err)
 {
-	struct dbench d;
-
-	memset(&d, 0, sizeof(d));
-	iacc_init(&d.acc);
-	d.kernel = import_default_kernel(kernel, out);
-	if (iline_each(buf, len, one_line, &d, err))
-		goto out_fail;
-	if (d.nops && !d.kernel) {
-		import_fail(err, d.table_line, "kernel", "operation table has "
-			    "no Throughput line after it and no kernel given");
-		goto out_fail;
-	}
-	flush_ops(&d, d.kernel);
-	free(d.ops);
-	return iacc_finish(&d.acc, out, err, "dbench");
-
-out_fail:
-	free(d.ops);
-	iacc_release(&d.acc);
-	return -1;
+	return itext_import(&itext_dbench, buf, len, kernel, out, err);
 }

@@ -2,35 +2,32 @@
 /*
  * import_mail: a pasted mail that mixes several kinds of results, say
  * tiobench tables, then dbench Throughput lines per kernel, then read
- * latency lines per kernel.  The mail is split into segments by kind and
- * each segment goes to the kind's own importer, which attributes kernels
- * as it always does (the table's rows, the identifier in front of a line,
- * else the default kernel).
+ * latency lines per kernel.  Each kind is read by its own importer, which
+ * attributes kernels as it always does (the table's rows, the identifier
+ * in front of a line, else the default kernel).
  *
- * The split works on lines.  The mail's header block (when the paste
- * starts with "From " or a header such as "Subject:") and its signature
- * (from a "-- " line to the next quoted line) are no segment.  tiobench
- * sections are found by the tiobench importer itself, which reads tokens
- * and so also finds re-wrapped and quoted tables; the lines from each
- * title to its last row are the tiobench segment.  Of the other lines, a
- * dbench segment line is a Throughput line ("[ID] Throughput V MB/sec")
- * or a line of an operation table; a read latency line is "[ID] reads:"
- * or "[ID] read latency", where a leading ID must hold a digit and a line
- * without one must go on with "min" (so prose such as "the read latency
- * went up" is prose).  Each importer then reads a copy of the mail in
- * which every line of other segments is blank, so line numbers in errors
- * are the mail's own.
+ * The mail's header block (when the paste starts with "From " or a header
+ * such as "Subject:") and its signature (from a "-- " line to the next
+ * quoted line) are not read: the importers read a copy of the mail in
+ * which those lines are blank, so line numbers in errors are the mail's
+ * own.  Every importer reads tokens, not lines, so a mail an archive
+ * re-flowed into one paragraph, or a client wrapped, imports as the
+ * original would.  The tiobench importer finds its sections first; their
+ * bytes are then blanked, and the dbench and read latency results are
+ * read in one pass over the rest (import_text.c), so a token is read by
+ * one kind at most and the first malformed result is the one reported.
+ * Prose around them is skipped: a dbench result starts at "Throughput V",
+ * a read latency one at "reads: V" or "read latency min".
  */
 #include "import.h"
 
-#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "import_priv.h"
 
-enum seg { SEG_PROSE, SEG_SKIP, SEG_TIOBENCH, SEG_DBENCH, SEG_READLAT };
+enum seg { SEG_BODY, SEG_SKIP };
 
 struct mail {
 	const char *buf;
@@ -104,100 +101,8 @@ static void mark_header_sig(struct mail *m)
 	}
 }
 
-static int has_digit(const struct itok *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		if (t->p[i] >= '0' && t->p[i] <= '9')
-			return 1;
-	return 0;
-}
-
-static int lead_kernel(const struct itok *t)
-{
-	char id[IMPORT_NAME_MAX + 1];
-
-	return has_digit(t) && !itok_kernel(t, id, sizeof(id));
-}
-
-/* "reads:" or "read latency" at t[k]. */
-static int readlat_at(const struct itok *t, size_t n, size_t k)
-{
-	if (k < n && itok_eq(&t[k], "reads:"))
-		return 1;
-	return k + 1 < n && itok_eq(&t[k], "read") &&
-	       itok_eq(&t[k + 1], "latency");
-}
-
-static int is_readlat(const struct itok *t, size_t n)
-{
-	if (n > 1 && readlat_at(t, n, 1) && lead_kernel(&t[0]))
-		return 1;
-	if (!readlat_at(t, n, 0))
-		return 0;
-	return itok_eq(&t[0], "reads:") || (n > 2 && itok_eq(&t[2], "min"));
-}
-
-/* An operation's name in dbench's table: letters, digits, '_'. */
-static int op_name(const struct itok *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		if (!isalnum((unsigned char)t->p[i]) && t->p[i] != '_')
-			return 0;
-	return t->n > 0;
-}
-
-/*
- * The operation table of dbench 4: its header, its rule, then rows of a
- * name and numbers; *state is 0 outside, 1 after the header, 2 in rows.
- */
-static int is_op_table(const struct itok *t, size_t n, int *state)
-{
-	double v;
-
-	if (n == 4 && itok_eq(&t[0], "Operation") && itok_eq(&t[1], "Count") &&
-	    itok_eq(&t[2], "AvgLat") && itok_eq(&t[3], "MaxLat")) {
-		*state = 1;
-		return 1;
-	}
-	if (*state == 1 && n == 1 && itok_all(&t[0], '-')) {
-		*state = 2;
-		return 1;
-	}
-	if (*state == 2 && n >= 2 && op_name(&t[0]) && !itok_num(&t[1], &v))
-		return 1;
-	*state = 0;
-	return 0;
-}
-
-/* Lines that are no one's yet: dbench, read latency or prose. */
-static void classify_lines(struct mail *m)
-{
-	struct itok t[ILINE_MAXTOK];
-	struct iline l;
-	size_t pos = 0, n;
-	int lineno = 0, table = 0;
-
-	while (iline_next(m->buf, m->len, &pos, &lineno, &l)) {
-		if (m->seg[l.line] != SEG_PROSE) {
-			table = 0;
-			continue;
-		}
-		n = iline_tokens(&l, t, ILINE_MAXTOK);
-		if (n > ILINE_MAXTOK)
-			n = ILINE_MAXTOK;
-		if (is_op_table(t, n, &table) || dbench_throughput_at(t, n))
-			m->seg[l.line] = SEG_DBENCH;
-		else if (is_readlat(t, n))
-			m->seg[l.line] = SEG_READLAT;
-	}
-}
-
-/* A copy of the mail with the lines of other segments blank; free it. */
-static char *mail_segment(const struct mail *m, enum seg s, size_t *len)
+/* A copy of the mail with its header and signature lines blank; free it. */
+static char *mail_body(const struct mail *m, size_t *len)
 {
 	char *out = malloc(m->len ? m->len : 1);
 	struct iline l;
@@ -207,7 +112,7 @@ static char *mail_segment(const struct mail *m, enum seg s, size_t *len)
 	if (!out)
 		abort();
 	while (iline_next(m->buf, m->len, &pos, &lineno, &l)) {
-		if (m->seg[l.line] == s) {
+		if (m->seg[l.line] == SEG_BODY) {
 			memcpy(out + o, l.p, l.n);
 			o += l.n;
 		}
@@ -234,89 +139,101 @@ static void mail_init(struct mail *m, const char *buf, size_t len)
 	mark_header_sig(m);
 }
 
-/* The tiobench sections of the mail (header and signature blank). */
-static int mail_tiobench(struct mail *m, struct iacc *acc,
-			 struct import_error *err)
+/* The bytes of sp become blanks, line breaks kept. */
+static void blank_spans(char *body, const struct import_spans *sp)
 {
-	struct import_spans sp = { NULL, 0, 0 };
-	size_t len, i;
-	char *body = mail_segment(m, SEG_PROSE, &len);
-	int rc, l;
+	size_t i, j;
 
-	rc = import_tiobench_acc(body, len, acc, &sp, err);
-	for (i = 0; !rc && acc->rs.n && i < sp.n; i++)
-		for (l = sp.v[i].first; l <= sp.v[i].last && l <= m->nlines;
-		     l++)
-			m->seg[l] = SEG_TIOBENCH;
-	free(sp.v);
-	free(body);
-	return rc;
+	for (i = 0; i < sp->n; i++)
+		for (j = sp->v[i].start; j < sp->v[i].end; j++)
+			if (body[j] != '\n')
+				body[j] = ' ';
 }
 
-static const struct {
-	enum seg seg;
-	enum import_format fmt;
-	int (*parse)(const char *, size_t, const char *, struct result_set *,
-		     struct import_error *);
-} kinds[IMPORT_MAX_PARTS] = {
-	{ SEG_TIOBENCH, IMPORT_TIOBENCH, NULL },
-	{ SEG_DBENCH, IMPORT_DBENCH, import_dbench },
-	{ SEG_READLAT, IMPORT_READLAT, import_readlat },
+/* What each kind read from the mail. */
+struct mail_kinds {
+	struct iacc tio;
+	struct import_spans tio_sp;
+	struct itext x[2];	/* dbench, read latency */
 };
 
-/* The kinds present, in order of their first line: how many. */
-static size_t mail_order(const struct mail *m, size_t order[])
+static void mail_kinds_init(struct mail_kinds *k, const char *kernel)
 {
-	int first[IMPORT_MAX_PARTS] = { 0 };
-	size_t i, j, n = 0;
-	int l;
+	memset(k, 0, sizeof(*k));
+	iacc_init(&k->tio);
+	itext_init(&k->x[0], &itext_dbench, kernel);
+	itext_init(&k->x[1], &itext_readlat, kernel);
+}
 
-	for (l = m->nlines; l >= 1; l--)
-		for (i = 0; i < IMPORT_MAX_PARTS; i++)
-			if (m->seg[l] == kinds[i].seg)
-				first[i] = l;
-	for (i = 0; i < IMPORT_MAX_PARTS; i++) {
-		if (!first[i])
-			continue;
-		for (j = n; j > 0 && first[order[j - 1]] > first[i]; j--)
-			order[j] = order[j - 1];
-		order[j] = i;
-		n++;
-	}
+static void mail_kinds_release(struct mail_kinds *k)
+{
+	iacc_release(&k->tio);
+	free(k->tio_sp.v);
+	itext_release(&k->x[0]);
+	itext_release(&k->x[1]);
+}
+
+/* Every kind of the body (which this blanks as it goes); 0 or -1. */
+static int mail_read(struct mail_kinds *k, char *body, size_t len,
+		     struct import_error *err)
+{
+	if (import_tiobench_acc(body, len, &k->tio, &k->tio_sp, err))
+		return -1;
+	blank_spans(body, &k->tio_sp);
+	return itext_read(body, len, k->x, 2, err);
+}
+
+struct mail_part {
+	enum import_format fmt;
+	struct iacc *acc;
+	size_t first;	/* offset of its first result in the body */
+};
+
+static void part_add(struct mail_part *v, size_t *n, enum import_format fmt,
+		     struct iacc *acc, const struct import_spans *sp)
+{
+	struct mail_part p = { fmt, acc, sp->n ? sp->v[0].start : 0 };
+	size_t j;
+
+	if (!acc->rs.n)
+		return;
+	for (j = *n; j > 0 && v[j - 1].first > p.first; j--)
+		v[j] = v[j - 1];
+	v[j] = p;
+	(*n)++;
+}
+
+/* The kinds with results, in the order of their first result. */
+static size_t mail_order(struct mail_kinds *k, struct mail_part v[])
+{
+	size_t n = 0, i;
+
+	part_add(v, &n, IMPORT_TIOBENCH, &k->tio, &k->tio_sp);
+	for (i = 0; i < 2; i++)
+		part_add(v, &n, k->x[i].ops->fmt, &k->x[i].acc, &k->x[i].sp);
 	return n;
 }
 
-/* Each kind's importer on its segment, in order, into all; 0 or -1. */
-static int mail_parts(struct mail *m, const char *kernel, struct iacc *tio,
-		      struct iacc *all, struct import_report *rep,
-		      struct import_error *err)
+/* Each kind's results into out, in order, rep filled; 0 or -1. */
+static int mail_parts(struct mail_kinds *k, struct result_set *out,
+		      struct import_report *rep, struct import_error *err)
 {
-	size_t order[IMPORT_MAX_PARTS], n = mail_order(m, order), i, len;
-	size_t before;
-	char *seg;
-	int rc;
+	struct mail_part v[IMPORT_MAX_PARTS];
+	size_t n = mail_order(k, v), i;
 
-	for (i = 0; i < n; i++) {
-		before = all->rs.n;
-		if (kinds[order[i]].seg == SEG_TIOBENCH) {
-			iacc_commit(tio, &all->rs);
-		} else {
-			seg = mail_segment(m, kinds[order[i]].seg, &len);
-			rc = kinds[order[i]].parse(seg, len, kernel, &all->rs,
-						   err);
-			free(seg);
-			if (rc < 0)
-				return -1;
-		}
-		rep->part[i].fmt = kinds[order[i]].fmt;
-		rep->part[i].first = before;
-		rep->part[i].n = all->rs.n - before;
-	}
-	rep->nparts = n;
 	if (n == 0)
 		return import_fail(err, 0, "format", "no tiobench table, "
 				   "dbench Throughput line or read latency "
 				   "line found");
+	for (i = 0; i < n; i++)
+		if (iacc_check_dups(v[i].acc, err))
+			return -1;
+	for (i = 0; i < n; i++) {
+		rep->part[i].fmt = v[i].fmt;
+		rep->part[i].first = out->n;
+		rep->part[i].n = (size_t)iacc_commit(v[i].acc, out);
+	}
+	rep->nparts = n;
 	return 0;
 }
 
@@ -325,48 +242,56 @@ int import_mail(const char *buf, size_t len, const char *kernel,
 		struct import_error *err)
 {
 	struct import_report r;
-	struct iacc tio, all;
+	struct mail_kinds k;
 	struct mail m;
-	size_t i, before = out->n;
+	size_t blen, before = out->n;
+	char *body;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	iacc_init(&tio);
-	iacc_init(&all);
 	mail_init(&m, buf, len);
-	kernel = import_default_kernel(kernel, out);
-	rc = mail_tiobench(&m, &tio, err);
-	if (!rc) {
-		classify_lines(&m);
-		rc = mail_parts(&m, kernel, &tio, &all, &r, err);
-	}
+	body = mail_body(&m, &blen);
+	mail_kinds_init(&k, import_default_kernel(kernel, out));
+	rc = mail_read(&k, body, blen, err);
+	if (!rc)
+		rc = mail_parts(&k, out, &r, err);
+	mail_kinds_release(&k);
+	free(body);
 	free(m.seg);
-	iacc_release(&tio);
-	if (rc) {
-		iacc_release(&all);
+	if (rc)
 		return -1;
-	}
-	for (i = 0; i < r.nparts; i++)
-		r.part[i].first += before;
 	if (rep)
 		*rep = r;
 	result_set_setstr(&out->format, r.nparts > 1 ? "mail" :
 			  import_format_name(r.part[0].fmt));
-	return iacc_commit(&all, out);
+	return (int)(out->n - before);
 }
 
-/* How many kinds a text holds, for the choice of import_mail. */
+/*
+ * The kinds a text holds, for the choice of import_mail.  Results are
+ * read for a kernel of their own: only whether they are there matters.
+ */
 int import_mail_kinds(const char *buf, size_t len, int tiobench)
 {
+	struct import_error err;
+	struct itext x[2];
 	struct mail m;
-	int l, dbench = 0, readlat = 0;
+	size_t blen, i;
+	char *body;
+	int kinds = tiobench ? 1 << IMPORT_TIOBENCH : 0;
 
 	mail_init(&m, buf, len);
-	classify_lines(&m);
-	for (l = 1; l <= m.nlines; l++) {
-		dbench |= m.seg[l] == SEG_DBENCH;
-		readlat |= m.seg[l] == SEG_READLAT;
+	body = mail_body(&m, &blen);
+	itext_init(&x[0], &itext_dbench, "kernel");
+	itext_init(&x[1], &itext_readlat, "kernel");
+	if (itext_read(body, blen, x, 2, &err))
+		kinds = -1;
+	for (i = 0; i < 2; i++) {
+		if (kinds >= 0 && x[i].acc.rs.n)
+			kinds |= 1 << x[i].ops->fmt;
+		itext_release(&x[i]);
 	}
+	free(body);
 	free(m.seg);
-	return !!tiobench + dbench + readlat;
+	return kinds;
 }

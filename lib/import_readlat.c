@@ -7,94 +7,38 @@
  *   read latency min 0.00 avg 6.1 max 4420.3 > 2s 0.00% > 10s 0.00%
  *
  * Each line may carry a kernel identifier in front ("2.4.22 reads: ...");
- * a pair belongs to the kernel it names, or to the default kernel.  Lines
- * that start otherwise are prose and skipped; a line that starts like a
- * result must have every value, or the import fails naming line and field.
+ * a pair belongs to the kernel it names, or to the default kernel.  The
+ * text is read as tokens (import_text.c), so the lines also import when a
+ * mail archive re-flowed them into one paragraph: a result starts at
+ * "reads: V" or "read latency min" and ends with its last value (the two
+ * shares when "> 2s" follows the maximum).  Everything else is prose and
+ * skipped ("the read latency went up"); a result that has started must
+ * have every value, or the import fails naming line and field.
  */
 #include "import.h"
 
-#include <stdio.h>
-#include <string.h>
-
 #include "import_priv.h"
 
-/* The document being read: results so far, the kernel given. */
-struct readlat {
-	struct iacc acc;
-	const char *dflt;
-};
-
-struct cursor {
-	const struct itok *t;
-	size_t n, i;
-	int line;
-};
-
-static const struct itok *cur_next(struct cursor *c)
-{
-	return c->i < c->n ? &c->t[c->i++] : NULL;
-}
-
-/* A value token for field; trailing '%' or ',' allowed when strip says. */
-static int cur_num(struct cursor *c, const char *field, const char *strip,
-		   double *v, struct import_error *err)
-{
-	const struct itok *t = cur_next(c);
-	char show[64];
-	size_t n;
-
-	if (!t)
-		return import_fail(err, c->line, field, "missing");
-	n = t->n;
-	if (n > 1 && strchr(strip, t->p[n - 1]))
-		n--;
-	if (!num_parse(t->p, n, v))
-		return 0;
-	itok_show(t, show, sizeof(show));
-	return import_fail(err, c->line, field, "not a number '%s'", show);
-}
-
-/* The label word (">2s" may come as ">" "2s"); 0 or -1 with err set. */
-static int cur_label(struct cursor *c, const char *label, const char *field,
-		     struct import_error *err)
-{
-	const struct itok *t = cur_next(c);
-	char show[64];
-
-	if (t && label[0] == '>' && itok_eq(t, ">")) {
-		t = cur_next(c);
-		label++;
-	}
-	if (t && itok_eq(t, label))
-		return 0;
-	if (!t)
-		return import_fail(err, c->line, field, "missing");
-	itok_show(t, show, sizeof(show));
-	return import_fail(err, c->line, field, "expected '%s', found '%s'",
-			   label, show);
-}
-
-static int reads_line(struct iacc *acc, const char *kernel, struct cursor *c,
+/* "reads: V MB, V MB/s" after "reads:". */
+static int reads_rest(struct itext *x, struct irec *r, const char *kernel,
 		      struct import_error *err)
 {
-	const struct itok *t;
 	double mb, rate;
 
-	if (cur_num(c, "reads", "", &mb, err))
+	if (irec_num(r, "reads", "", &mb, err))
 		return -1;
-	t = cur_next(c);
-	if (!t || !(itok_eq(t, "MB,") || itok_eq(t, "MB")))
-		return import_fail(err, c->line, "reads", "expected 'MB,'");
-	if (itok_eq(t, "MB") && c->i < c->n && itok_eq(&c->t[c->i], ","))
-		c->i++;
-	if (cur_num(c, "rate", "", &rate, err))
+	if (!irec_take_word(r, "MB,")) {
+		if (!irec_take_word(r, "MB"))
+			return irec_unfit(r, "reads", "MB,", err);
+		irec_take_word(r, ",");
+	}
+	if (irec_num(r, "rate", "", &rate, err) ||
+	    irec_word(r, "rate", "MB/s", err))
 		return -1;
-	t = cur_next(c);
-	if (!t || !itok_eq(t, "MB/s"))
-		return import_fail(err, c->line, "rate", "expected 'MB/s'");
-	iacc_add(acc, kernel, "readlat.read_mb", "MB", mb, DIR_NONE, c->line);
-	iacc_add(acc, kernel, "readlat.rate", "MB/s", rate, DIR_HIGHER,
-		 c->line);
+	iacc_add(&x->acc, kernel, "readlat.read_mb", "MB", mb, DIR_NONE,
+		 r->line);
+	iacc_add(&x->acc, kernel, "readlat.rate", "MB/s", rate, DIR_HIGHER,
+		 r->line);
 	return 0;
 }
 
@@ -108,79 +52,104 @@ static const struct {
 	{ ">10s", "readlat.lat_10s", "%" },
 };
 
+/* A label; ">2s" may come as "> 2s" (the '>' is dropped as a quote). */
+static int take_label(struct irec *r, const char *label,
+		      struct import_error *err)
+{
+	const char *shown = label;
+	struct itok t;
+
+	if (irec_take_word(r, label))
+		return 0;
+	if (label[0] != '>')
+		return irec_unfit(r, label, label, err);
+	if (irec_take_word(r, label + 1))
+		return 0;
+	if (irec_peek(r, &t) && t.p[0] != '>')
+		shown = label + 1;
+	return irec_unfit(r, label, shown, err);
+}
+
+/* The shares follow the maximum: the next token is ">2s" or "2s". */
+static int shares_follow(const struct irec *r)
+{
+	struct itok t;
+
+	return irec_peek(r, &t) && (itok_eq(&t, ">2s") || itok_eq(&t, "2s"));
+}
+
 /* "min V avg V max V > 2s P% > 10s P%"; the two shares are optional. */
-static int latency_line(struct iacc *acc, const char *kernel,
-			struct cursor *c, struct import_error *err)
+static int latency_rest(struct itext *x, struct irec *r, const char *kernel,
+			struct import_error *err)
 {
 	double v[5];
 	size_t i;
 
 	for (i = 0; i < 5; i++) {
-		if (i == 3 && c->i == c->n)
+		if (i == 3 && !shares_follow(r))
 			break;
-		if (cur_label(c, lat_fields[i].label, lat_fields[i].label,
-			      err) ||
-		    cur_num(c, lat_fields[i].label, "%", &v[i], err))
+		if (take_label(r, lat_fields[i].label, err) ||
+		    irec_num(r, lat_fields[i].label, "%", &v[i], err))
 			return -1;
 	}
 	while (i-- > 0)
-		iacc_add(acc, kernel, lat_fields[i].metric, lat_fields[i].unit,
-			 v[i], DIR_LOWER, c->line);
+		iacc_add(&x->acc, kernel, lat_fields[i].metric,
+			 lat_fields[i].unit, v[i], DIR_LOWER, r->line);
 	return 0;
 }
 
-/* 1 when the tokens at k start a result line (and how many words). */
-static int line_kind(const struct itok *t, size_t n, size_t k, size_t *words)
+/* 1: "reads: V" at t, 2: "read latency min", 0: neither. */
+static int readlat_kind(const struct ilex *lx, const struct itok *t)
 {
-	if (k < n && itok_eq(&t[k], "reads:")) {
-		*words = 1;
-		return 1;
-	}
-	if (k + 1 < n && itok_eq(&t[k], "read") &&
-	    itok_eq(&t[k + 1], "latency")) {
-		*words = 2;
-		return 2;
-	}
-	return 0;
+	struct itok a, b;
+	double v;
+
+	if (itok_eq(t, "reads:"))
+		return ilex_peek(lx, 0, &a) && !itok_num(&a, &v);
+	if (!itok_eq(t, "read") || !ilex_peek(lx, 1, &b))
+		return 0;
+	ilex_peek(lx, 0, &a);
+	return itok_eq(&a, "latency") && itok_eq(&b, "min") ? 2 : 0;
 }
 
-static int one_line(void *ctx, const struct itok *t, size_t n, int line,
-		    struct import_error *err)
+static int readlat_at(struct itext *x, struct ilex *lx, const struct itok *t,
+		      const struct itok *lead, const char **from,
+		      struct import_error *err)
 {
-	struct readlat *r = ctx;
-	struct iacc *acc = &r->acc;
 	char id[IMPORT_NAME_MAX + 1];
-	const char *kernel = r->dflt;
-	struct cursor c = { t, n, 0, line };
-	size_t words = 0;
-	int kind = line_kind(t, n, 0, &words);
+	const char *kernel = x->kernel;
+	const struct itok *first = t;
+	int kind = readlat_kind(lx, t);
+	struct irec r;
 
-	if (!kind) {
-		kind = line_kind(t, n, 1, &words);
-		if (!kind || itok_kernel(&t[0], id, sizeof(id)))
-			return 0;
+	if (!kind)
+		return 0;
+	if (!itok_lead_kernel(lead, t, id, sizeof(id))) {
 		kernel = id;
-		c.i = 1;
+		first = lead;
+		*from = lead->p;
 	}
-	c.i += words;
+	irec_begin(&r, lx, first, t);
+	if (kind == 2)
+		irec_take(&r);	/* "latency" */
 	if (!kernel)
-		return import_fail(err, line, "kernel", "no kernel identifier: "
-				   "none in front of the line and none given");
-	if (kind == 1)
-		return reads_line(acc, kernel, &c, err);
-	return latency_line(acc, kernel, &c, err);
+		return import_fail(err, r.line, "kernel", "no kernel "
+				   "identifier: none in front of the line "
+				   "and none given");
+	if (kind == 1 ? reads_rest(x, &r, kernel, err) :
+	    latency_rest(x, &r, kernel, err))
+		return -1;
+	return 1;
 }
+
+const struct itext_ops itext_readlat = {
+	.name = "read latency",
+	.fmt = IMPORT_READLAT,
+	.at = readlat_at,
+};
 
 int import_readlat(const char *buf, size_t len, const char *kernel,
 		   struct result_set *out, struct import_error *err)
 {
-	struct readlat r;
-
-	iacc_init(&r.acc);
-	r.dflt = import_default_kernel(kernel, out);
-	if (iline_each(buf, len, one_line, &r, err)) {
-		iacc_release(&r.acc);
-		return -1;
-	}
-	return iacc_finish(&r.acc, out, err, "read latency");
+	return itext_import(&itext_readlat, buf, len, kernel, out, err);
 }

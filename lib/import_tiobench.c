@@ -18,7 +18,6 @@
 #include "import.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "import_priv.h"
@@ -309,28 +308,13 @@ static int section_of(const char *metric)
 	return 0;
 }
 
-static void span_add(struct import_spans *sp, int first, int last)
-{
-	if (!sp)
-		return;
-	if (sp->n == sp->alloc) {
-		sp->alloc = sp->alloc ? sp->alloc * 2 : 8;
-		sp->v = realloc(sp->v, sp->alloc * sizeof(*sp->v));
-		if (!sp->v)
-			abort();
-	}
-	sp->v[sp->n].first = first;
-	sp->v[sp->n].last = last;
-	sp->n++;
-}
-
 int import_tiobench_acc(const char *buf, size_t len, struct iacc *acc,
 			struct import_spans *sp, struct import_error *err)
 {
 	struct ilex lx;
 	struct itok t;
-	size_t i, j;
-	int ph, first, r;
+	size_t i, j, start;
+	int ph, r;
 
 	ilex_init(&lx, buf, len, 1);
 	lx.drop_gt = 1;
@@ -338,13 +322,13 @@ int import_tiobench_acc(const char *buf, size_t len, struct iacc *acc,
 		ph = phase_at(&t, &lx);
 		if (ph < 0)
 			continue;
-		first = t.line;
+		start = (size_t)(t.p - buf);
 		ilex_next(&lx, &t);	/* the title's second word */
 		r = section_parse(&lx, ph, acc, err);
 		if (r < 0)
 			return -1;
-		if (r > 0)
-			span_add(sp, first, lx.line);
+		if (r > 0 && sp)
+			import_spans_add(sp, start, lx.pos);
 	}
 	if (iacc_find_dup(acc, &i, &j))
 		return import_fail(err, acc->line[j], cols[C_ID].name,

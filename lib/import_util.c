@@ -6,6 +6,7 @@
  * valid UTF-8 or a sane line length.
  */
 #include "import_priv.h"
+#include "alloc.h"
 #include "ident.h"
 
 #include <jansson.h>
@@ -114,25 +115,6 @@ int iline_next(const char *buf, size_t len, size_t *pos, int *lineno,
 		(*lineno)++;
 	l->line = *lineno;
 	return 1;
-}
-
-int iline_each(const char *buf, size_t len,
-	       int (*fn)(void *ctx, const struct itok *t, size_t n, int line,
-			 struct import_error *err),
-	       void *ctx, struct import_error *err)
-{
-	struct itok t[ILINE_MAXTOK];
-	struct iline l;
-	size_t pos = 0, n;
-	int lineno = 0;
-
-	while (iline_next(buf, len, &pos, &lineno, &l)) {
-		n = iline_tokens(&l, t, ILINE_MAXTOK);
-		if (fn(ctx, t, n > ILINE_MAXTOK ? ILINE_MAXTOK : n, l.line,
-		       err))
-			return -1;
-	}
-	return 0;
 }
 
 size_t iline_tokens(const struct iline *l, struct itok *t, size_t max)
@@ -361,17 +343,23 @@ int iacc_commit(struct iacc *a, struct result_set *out)
 	return (int)n;
 }
 
+int iacc_check_dups(const struct iacc *a, struct import_error *err)
+{
+	const struct result *r;
+	size_t i, j;
+
+	if (!iacc_find_dup(a, &i, &j))
+		return 0;
+	r = &a->rs.v[j];
+	return import_fail(err, a->line[j], "kernel", "kernel '%s' has a "
+			   "second '%s' result (first on line %d)",
+			   r->kernel ? r->kernel : "", r->metric, a->line[i]);
+}
+
 int iacc_finish(struct iacc *a, struct result_set *out,
 		struct import_error *err, const char *format)
 {
-	size_t i, j;
-
-	if (iacc_find_dup(a, &i, &j)) {
-		const struct result *r = &a->rs.v[j];
-
-		import_fail(err, a->line[j], "kernel", "kernel '%s' has a "
-			    "second '%s' result (first on line %d)",
-			    r->kernel ? r->kernel : "", r->metric, a->line[i]);
+	if (iacc_check_dups(a, err)) {
 		iacc_release(a);
 		return -1;
 	}
@@ -380,6 +368,14 @@ int iacc_finish(struct iacc *a, struct result_set *out,
 		return import_fail(err, 0, "", "no %s results found", format);
 	}
 	return iacc_commit(a, out);
+}
+
+void import_spans_add(struct import_spans *sp, size_t start, size_t end)
+{
+	ALLOC_GROW(sp->v, sp->n, sp->alloc);
+	sp->v[sp->n].start = start;
+	sp->v[sp->n].end = end;
+	sp->n++;
 }
 
 const char *import_default_kernel(const char *kernel,
