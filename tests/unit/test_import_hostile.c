@@ -25,7 +25,8 @@ static const char *const data_files[] = {
 	"import-tiobench-quoted-wrapped.txt", "import-tiobench-trimmed.txt",
 	"import-dbench-4.00-2clients.txt", "import-dbench-old-mail.txt",
 	"import-readlat-mail.txt", "import-fio-randread.json",
-	"import-fio-jsonplus.json",
+	"import-fio-jsonplus.json", "mixed-mail.txt",
+	"mixed-mail-reflowed.txt",
 };
 
 #define NFILES (sizeof(data_files) / sizeof(data_files[0]))

@@ -5,7 +5,10 @@
  * lines gives every value of every kind with its kernel, and the report
  * says what each kind contributed; one bad line in any kind fails the
  * whole import naming the mail's own line and the field; quoted mails,
- * mail headers and signatures; files of one kind import as before.
+ * mail headers and signatures; files of one kind import as before; a mail
+ * an archive re-flowed into one paragraph (or re-wrapped, or quoted so)
+ * gives every result of the original, and a result cut short in such a
+ * paragraph fails naming its line and field.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -312,6 +315,252 @@ static void test_one_kind(void **state)
 		     "latency line found");
 }
 
+/*
+ * in as a mail archive re-flows it: its first keep lines as they are, the
+ * rest joined into one paragraph (each line break a blank).  With width
+ * set, the paragraph is wrapped again at blanks into lines of at most
+ * width bytes (runs of blanks become one), each line starting with quote.
+ */
+static void reflow(struct strbuf *out, const char *in, size_t len,
+		   size_t keep, size_t width, const char *quote)
+{
+	size_t i = 0, lines = 0, col = 0, w;
+
+	sb_init(out);
+	for (; i < len && lines < keep; i++) {
+		sb_addc(out, in[i]);
+		lines += in[i] == '\n';
+	}
+	if (!width) {
+		for (; i < len; i++)
+			sb_addc(out, in[i] == '\n' ? ' ' : in[i]);
+		sb_addc(out, '\n');
+		return;
+	}
+	while (i < len) {
+		for (w = 0; i + w < len && in[i + w] != ' ' &&
+		     in[i + w] != '\n'; w++)
+			;
+		if (w && col && col + 1 + w > width) {
+			sb_addc(out, '\n');
+			col = 0;
+		}
+		if (w && !col) {
+			sb_adds(out, quote);
+			col = strlen(quote);
+		} else if (w) {
+			sb_addc(out, ' ');
+			col++;
+		}
+		sb_add(out, in + i, w);
+		col += w;
+		i += w + (i + w < len);
+	}
+	sb_addc(out, '\n');
+}
+
+/* b holds the results of a, in the same order. */
+static void expect_same(const struct result_set *a,
+			const struct result_set *b)
+{
+	size_t i;
+
+	assert_int_equal(b->n, a->n);
+	for (i = 0; i < a->n; i++) {
+		const struct result *x = &a->v[i], *y = &b->v[i];
+
+		if (strcmp(x->kernel, y->kernel) ||
+		    strcmp(x->metric, y->metric) || x->value != y->value ||
+		    strcmp(x->unit, y->unit) || x->dir != y->dir)
+			fail_msg("result %zu: %s %s %.17g, expected %s %s "
+				 "%.17g", i, y->kernel, y->metric, y->value,
+				 x->kernel, x->metric, x->value);
+	}
+	assert_string_equal(b->format, a->format);
+}
+
+static void expect_same_report(const struct import_report *a,
+			       const struct import_report *b)
+{
+	size_t i;
+
+	assert_int_equal(b->nparts, a->nparts);
+	for (i = 0; i < a->nparts; i++)
+		expect_part(b, i, a->part[i].fmt, a->part[i].first,
+			    a->part[i].n);
+}
+
+/* The re-flowed forms of a mail, keep lines (the headers) as they are. */
+static const struct {
+	size_t width;
+	const char *quote;
+} forms[] = {
+	{ 0, "" },		/* one paragraph */
+	{ 72, "" },		/* and wrapped again */
+	{ 60, "> " },		/* and quoted by a reply */
+	{ 76, ">> " },
+	{ 30, "> > " },
+};
+
+#define NFORMS (sizeof(forms) / sizeof(forms[0]))
+
+/* Import file, then each re-flowed form of it: the same results. */
+static void check_reflowed(const char *file, size_t keep, const char *kernel,
+			   int want)
+{
+	struct result_set orig, rs;
+	struct import_report orep, rep;
+	struct import_error err;
+	struct strbuf mail, flowed;
+	size_t i;
+
+	load(&mail, file);
+	result_set_init(&orig);
+	assert_int_equal(import_report_str(IMPORT_AUTO, mail.buf, kernel,
+					   &orig, &orep, &err), want);
+	for (i = 0; i < NFORMS; i++) {
+		reflow(&flowed, mail.buf, mail.len, keep, forms[i].width,
+		       forms[i].quote);
+		result_set_init(&rs);
+		if (import_report_str(IMPORT_AUTO, flowed.buf, kernel, &rs,
+				      &rep, &err) != want)
+			fail_msg("%s, width %zu, quote '%s': line %d field "
+				 "'%s': %s", file, forms[i].width,
+				 forms[i].quote, err.line, err.field, err.msg);
+		expect_same(&orig, &rs);
+		expect_same_report(&orep, &rep);
+		result_set_release(&rs);
+		sb_release(&flowed);
+	}
+	result_set_release(&orig);
+	sb_release(&mail);
+}
+
+/* The three kinds of a mail re-flowed into one paragraph, and wrapped. */
+static void test_mail_reflowed(void **state)
+{
+	struct result_set orig, rs;
+	struct import_error err;
+
+	check_reflowed("mixed-mail.txt", 7, NULL, 110);
+	/* the stored paragraph: headers kept, the body on line 8 */
+	result_set_init(&orig);
+	result_set_init(&rs);
+	assert_int_equal(import_file(IMPORT_AUTO, "mixed-mail.txt", NULL,
+				     &orig, &err), 110);
+	assert_int_equal(import_file(IMPORT_AUTO, "mixed-mail-reflowed.txt",
+				     NULL, &rs, &err), 110);
+	expect_same(&orig, &rs);
+	expect_metric(&rs, B, "dbench.max_latency", 41.5, "ms", DIR_LOWER);
+	expect_metric(&rs, "6.1.190", "dbench.procs", 16, "", DIR_NONE);
+	expect_metric(&rs, "6.1.0-28-cloud-amd64", "readlat.lat_max", 1204.9,
+		      "ms", DIR_LOWER);
+	assert_null(find(&rs, "6.1.0-28-cloud-amd64", "readlat.lat_2s"));
+	result_set_release(&orig);
+	result_set_release(&rs);
+}
+
+/* Files of one kind, re-flowed: the same results, the same format. */
+static void test_one_kind_reflowed(void **state)
+{
+	check_reflowed("import-dbench-old-mail.txt", 0, "2.4.20", 12);
+	check_reflowed("import-dbench-4.00-2clients.txt", 0, "6.1.176", 46);
+	check_reflowed("import-readlat-mail.txt", 0, "6.1.170", 19);
+	check_reflowed("import-tiobench-mail.txt", 0, NULL, 80);
+}
+
+/* Prose around results in a paragraph stays prose. */
+static void test_reflowed_prose(void **state)
+{
+	struct result_set rs;
+	struct import_error err;
+
+	result_set_init(&rs);
+	assert_int_equal(import_str(IMPORT_AUTO,
+		"Numbers: since 6.1 read latency got worse, reads: were slow. "
+		"For scale: Throughput 98.4 MB/sec 16 procs and then 6.1.176 "
+		"reads: 30.1 MB, 0.41 MB/s 6.1.176 read latency min 0.00 avg "
+		"6.1 max 4420.3 The end, 3 clients 2 procs.\n", "6.1.170",
+		&rs, &err), 7);
+	assert_string_equal(rs.format, "mail");
+	expect_metric(&rs, "6.1.170", "dbench.procs", 16, "", DIR_NONE);
+	expect_metric(&rs, "6.1.176", "readlat.lat_max", 4420.3, "ms",
+		      DIR_LOWER);
+	assert_null(find(&rs, "6.1.176", "readlat.lat_2s"));
+	result_set_release(&rs);
+}
+
+/* The re-flowed mail with from replaced by to (cut: ends there). */
+static void flowed_edit(struct strbuf *sb, const char *from, const char *to,
+			int cut)
+{
+	struct strbuf mail;
+	const char *p;
+
+	load(&mail, "mixed-mail-reflowed.txt");
+	p = strstr(mail.buf, from);
+	if (!p)
+		fail_msg("'%s' not in the re-flowed mail", from);
+	sb_init(sb);
+	sb_add(sb, mail.buf, (size_t)(p - mail.buf));
+	sb_adds(sb, to);
+	if (!cut)
+		sb_adds(sb, p + strlen(from));
+	sb_release(&mail);
+}
+
+/* A result cut short inside the paragraph: nothing imported, named. */
+static void test_reflowed_truncated(void **state)
+{
+	static const struct {
+		const char *from, *to;
+		int cut;
+		const char *field, *msg;
+	} cases[] = {
+		{ "431.25 MB/sec  50 clients  50 procs  max_latency=41.5 ms",
+		  "431.25", 0, "Throughput",
+		  "expected 'MB/sec', found 'and'" },
+		{ "max_latency=41.5 ms", "max_latency=", 0, "max_latency",
+		  "not a number 'and'" },
+		{ "(NB=123.0", "(NB=", 1, "NB", "missing" },
+		{ "Throughput 98.4 MB/sec", "Throughput 98.4", 1,
+		  "Throughput", "missing: expected 'MB/sec'" },
+		{ "avg 6.1 max 4420.3", "avg", 0, "avg",
+		  "not a number '2s'" },
+		{ "reads: 141.7 MB, 1.92 MB/s", "reads: 141.7 MB,", 0, "rate",
+		  "not a number '6.1.192+elv-lowlat'" },
+	};
+	struct strbuf sb;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		flowed_edit(&sb, cases[i].from, cases[i].to, cases[i].cut);
+		expect_error(IMPORT_AUTO, sb.buf, NULL, 8, cases[i].field,
+			     cases[i].msg);
+		sb_release(&sb);
+	}
+}
+
+/* Wrapped again, the error names the line the bad token is on. */
+static void test_reflowed_wrapped_error(void **state)
+{
+	struct strbuf sb, flowed;
+	const char *p;
+	int line = 1;
+
+	flowed_edit(&sb, "max_latency=41.5 ms", "max_latency=x41.5 ms", 0);
+	reflow(&flowed, sb.buf, sb.len, 7, 40, "> ");
+	p = strstr(flowed.buf, "max_latency=x41.5");
+	assert_non_null(p);
+	while (p-- > flowed.buf)
+		line += *p == '\n';
+	assert_true(line > 8);
+	expect_error(IMPORT_AUTO, flowed.buf, NULL, line, "max_latency",
+		     "not a number 'x41.5'");
+	sb_release(&flowed);
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +572,11 @@ int main(void)
 		cmocka_unit_test(test_mail_quoted),
 		cmocka_unit_test(test_mail_headers_signature),
 		cmocka_unit_test(test_one_kind),
+		cmocka_unit_test(test_mail_reflowed),
+		cmocka_unit_test(test_one_kind_reflowed),
+		cmocka_unit_test(test_reflowed_prose),
+		cmocka_unit_test(test_reflowed_truncated),
+		cmocka_unit_test(test_reflowed_wrapped_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
