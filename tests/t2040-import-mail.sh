@@ -6,7 +6,9 @@
 # one import; the report (CLI and JSON) lists what each kind contributed.
 # A bad line in the mail's second kind stores nothing and names file,
 # line and field; a repeat stores nothing new; the import limits count
-# the whole mail; a file of one kind imports as it always did.
+# the whole mail; a file of one kind imports as it always did.  The same
+# mail re-flowed by an archive into one paragraph stores the same results
+# (issue 30), and one of its dbench lines cut short stores nothing.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "jq is not installed"
 MAIL=$TOP/tests/data/mixed-mail.txt
@@ -95,4 +97,33 @@ klab import "$TOP/tests/data/import-dbench-old-mail.txt" --kernel 2.4.22 >"$TMP/
 	fail "dbench mail: $(cat "$TMP/out")"
 [ "$(cat "$TMP/out")" = "imported 12 results (format dbench, rig default, suite dbench) into 4 runs" ] ||
 	fail "one-kind report changed: $(cat "$TMP/out")"
+# ---- the mail re-flowed into one paragraph: the same results ----------
+before=$(results)
+FLOWED=$TOP/tests/data/mixed-mail-reflowed.txt
+klab import "$FLOWED" >"$TMP/out" 2>&1 || fail "re-flowed import: $(cat "$TMP/out")"
+expect_grep '^imported 110 results (format mail, rig default, suite tiobench,dbench,readlat) into 8 runs$' "$TMP/out"
+expect_grep '^  tiobench: 80 results into suite tiobench: 6.1.176 40, 6.1.192+elv-lowlat 40$' "$TMP/out"
+expect_grep '^  dbench: 11 results into suite dbench: 6.1.176 4, 6.1.192+elv-lowlat 4, 6.1.190 3$' "$TMP/out"
+expect_grep '^  readlat: 19 results into suite readlat: 6.1.176 7, 6.1.192+elv-lowlat 7, 6.1.0-28-cloud-amd64 5$' "$TMP/out"
+[ "$(results)" = $((before + 110)) ] || fail "stored $(results) results, expected $((before + 110))"
+# each "kernel metric value" of the mail's kernels now twice: the mail's
+# run and the re-flowed mail's
+for s in tiobench dbench readlat; do
+	http GET "/api/runs?suite=$s&limit=100" | jq -r '.runs[].id' |
+	while read -r id; do
+		http GET "/api/runs/$id" |
+			jq -r '.kernel as $k | .results[] | "\($k) \(.metric) \(.value)"'
+	done
+done | grep -v '^2\.4\.' | sort | uniq -c >"$TMP/values"
+[ "$(wc -l <"$TMP/values")" = 110 ] || fail "$(wc -l <"$TMP/values") values, expected 110"
+! grep -v '^ *2 ' "$TMP/values" || fail "values differ between the mail and its re-flowed copy"
+
+# ---- a dbench line cut short inside the paragraph: nothing stored ------
+sed 's/431.25 MB\/sec  50 clients  50 procs  max_latency=41.5 ms/431.25/' \
+	"$FLOWED" >"$TMP/cut-flowed.txt"
+cmp -s "$TMP/cut-flowed.txt" "$FLOWED" && fail "cut mail not made"
+before=$(results)
+klab import "$TMP/cut-flowed.txt" >"$TMP/out" 2>"$TMP/err" && fail "cut mail imported"
+expect_grep "cut-flowed.txt: line 8: field 'Throughput': expected 'MB/sec', found 'and'" "$TMP/err"
+[ "$(results)" = "$before" ] || fail "the cut mail stored something"
 ok "mixed mail imported"
