@@ -370,9 +370,39 @@ static void klabd_release(struct klabd *d)
  */
 static int open_state(struct klabd *d, char *err, size_t errlen);
 
+/* The stages' events and who hears them: the one place that joins a
+ * stage to the ones after it (events.h). */
+static void on_build_ended(struct klabd *d, const struct klabd_event *e)
+{
+	(void)e;
+	driver_kick(d->subrun);	/* a submission may wait for it */
+	driver_kick(d->bisrun);	/* a bisection step too */
+}
+
+static void on_build_failed(struct klabd *d, const struct klabd_event *e)
+{
+	(void)d;
+	alerts_build_failed(e->db, e->id, e->name, e->text);
+}
+
+static void on_rig_offline(struct klabd *d, const struct klabd_event *e)
+{
+	(void)d;
+	alerts_rig_offline(e->db, e->name);
+}
+
+static void events_wire(struct klabd *d)
+{
+	events_subscribe(d, EV_BUILD_DONE, on_build_ended);
+	events_subscribe(d, EV_BUILD_FAILED, on_build_ended);
+	events_subscribe(d, EV_BUILD_FAILED, on_build_failed);
+	events_subscribe(d, EV_RIG_OFFLINE, on_rig_offline);
+}
+
 static int klabd_start(struct klabd *d, const char *argv0, char *err,
 		       size_t errlen)
 {
+	events_wire(d);
 	if (open_state(d, err, errlen) ||
 	    resolve_dirs(d, argv0, err, errlen) ||
 	    rigmgr_init(d, err, errlen))

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "db/db.h"
+#include "klabd/events.h"
 #include "lib/config.h"
 #include "lib/query.h"
 #include "web/web.h"
@@ -99,6 +100,7 @@ struct klabd {
 	struct tracker *tracker;	/* track.c: lines, change points */
 	struct driver *subrun;		/* submissions.c: the driver */
 	struct driver *bisrun;		/* bisect.c: the driver */
+	struct klabd_events events;	/* events.h: who hears what */
 };
 
 struct rig;

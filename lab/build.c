@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "flow/alerts.h"
 #include "lab/build.h"
 #include "lab/catalog.h"
 #include "db/builds.h"
@@ -35,9 +34,7 @@
 #include "lib/ident.h"
 #include "lib/proc.h"
 #include "lib/sha256.h"
-#include "flow/driver.h"
 #include "lab/rig.h"
-#include "flow/submissions.h"
 
 /* build-kernel.sh's option for each sandbox limit of the configuration */
 static const char *const build_limits[][2] = {
@@ -329,6 +326,23 @@ static void build_publish(struct klabd *d, struct db *db,
 	free(rid);
 }
 
+/* Tell the other stages how build id ended, as its row says (every path
+ * to "done" or "failed", the publication's refusals included). */
+static void build_announce(struct klabd *d, struct db *db, int64_t id)
+{
+	struct klabd_event e = { .db = db, .id = id };
+	struct db_build b;
+
+	if (db_build_get(db, id, &b))
+		return;
+	e.kind = !strcmp(b.state, "done") ? EV_BUILD_DONE : EV_BUILD_FAILED;
+	e.name = e.kind == EV_BUILD_DONE ? b.ident : b.base;
+	e.text = b.error;
+	if (!strcmp(b.state, "done") || !strcmp(b.state, "failed"))
+		events_publish(d, &e);
+	db_build_release(&b);
+}
+
 static void build_run(struct klabd *d, struct db *db, struct db_build *b)
 {
 	struct strbuf out = STRBUF_INIT, spec = STRBUF_INIT;
@@ -361,9 +375,10 @@ static void build_run(struct klabd *d, struct db *db, struct db_build *b)
 				"build-kernel.sh failed", out.buf, log);
 		fprintf(stderr, "klabd: build %lld failed (exit %d): %s\n",
 			(long long)b->id, rc, err);
-		alerts_build_failed(db, b->id, b->base, err[0] ? err : "build-kernel.sh failed");
 		free(log);
 	}
+	if (!rc || !__atomic_load_n(&d->stopping, __ATOMIC_RELAXED))
+		build_announce(d, db, b->id);
 	free(patches);
 	sb_release(&spec);
 	sb_release(&out);
@@ -385,7 +400,6 @@ static void *build_main(void *arg)
 			build_run(d, db, &b);
 			db_build_release(&b);
 			klabd_db_put(d, db);
-			driver_kick(d->subrun);	/* a submission may wait for it */
 			pthread_mutex_lock(&d->build_lock);
 			continue;
 		}

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flow/alerts.h"
 #include "db/jobs.h"
 #include "klabd/klabd.h"
 #include "lab/rig.h"
@@ -65,8 +64,12 @@ static void fx_write(struct rig_fx *fx)
 	if (fx->rig_state_set)
 		rc |= db_rig_set_state(db, g->name,
 				       rig_state_name(fx->rig_state));
-	if (fx->rig_state_set && fx->rig_state == RIG_OFFLINE)
-		alerts_rig_offline(db, g->name);
+	if (fx->rig_state_set && fx->rig_state == RIG_OFFLINE) {
+		struct klabd_event e = { .kind = EV_RIG_OFFLINE, .db = db,
+					 .name = g->name };
+
+		events_publish(g->d, &e);
+	}
 	if (fx->klass) {
 		console = fx->console[0] ?
 			rig_read_tail(fx->console, CONSOLE_TAIL) : strdup("");
