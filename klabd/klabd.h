@@ -91,9 +91,9 @@ struct klabd {
 
 	/* the kernel catalog (catalog.c) */
 	pthread_mutex_t cat_lock;	/* files */
-	pthread_mutex_t image_lock;	/* prep's table: nothing slow under it */
+	pthread_mutex_t image_lock;	/* prep's table, nothing slow */
 	struct cat_prep *prep;		/* catalog_prep.c: its thread, table */
-	char *base_image;		/* rig base initramfs, prep's thread's */
+	char *base_image;		/* rig base initramfs (prep's thread) */
 	struct cat_file *files;		/* sha256 -> path, for downloads */
 	size_t nfiles;
 
