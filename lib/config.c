@@ -288,6 +288,24 @@ int parse_double(const char *s, double *out)
 	return 0;
 }
 
+/* The multiplier of a size's unit letter (k, m, g), 1 for none. */
+static long long size_unit(char c)
+{
+	switch (c) {
+	case 'k':
+	case 'K':
+		return 1LL << 10;
+	case 'm':
+	case 'M':
+		return 1LL << 20;
+	case 'g':
+	case 'G':
+		return 1LL << 30;
+	default:
+		return 1;
+	}
+}
+
 int config_parse_size(const char *s, long long *out)
 {
 	char *end;
@@ -299,11 +317,9 @@ int config_parse_size(const char *s, long long *out)
 	v = strtoll(s, &end, 10);
 	if (errno || v < 0 || end == s)
 		return -1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1LL << 10; end++; break;
-	case 'm': case 'M': mul = 1LL << 20; end++; break;
-	case 'g': case 'G': mul = 1LL << 30; end++; break;
-	}
+	mul = size_unit(*end);
+	if (mul > 1)
+		end++;
 	if (*end == 'i' || *end == 'B')
 		end += *end == 'i' ? (end[1] == 'B' ? 2 : 1) : 1;
 	if (*end || v > LLONG_MAX / mul)

@@ -56,7 +56,10 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
 {
 	const int *cancel = arg;
 
-	(void)dltotal; (void)dlnow; (void)ultotal; (void)ulnow;
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
 	return __atomic_load_n(cancel, __ATOMIC_RELAXED) != 0;
 }
 
@@ -76,7 +79,8 @@ int http_request_perform(const struct http_request *rq, struct strbuf *reply,
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (rq->connect_timeout)
-		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, rq->connect_timeout);
+		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT,
+				 rq->connect_timeout);
 	if (rq->timeout)
 		curl_easy_setopt(c, CURLOPT_TIMEOUT, rq->timeout);
 	if (rq->user_agent)

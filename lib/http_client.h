@@ -21,7 +21,7 @@ struct http_request {
 	const char *body;		/* NULL: no body */
 	size_t body_len;
 	const char *content_type;	/* of the body */
-	long timeout;			/* seconds for the whole request, 0: none */
+	long timeout;			/* seconds, whole request; 0: none */
 	long connect_timeout;		/* seconds, 0: libcurl's default */
 	const char *user_agent;		/* NULL: libcurl's */
 	int no_proxy;			/* 1: ignore *_proxy variables */
@@ -30,7 +30,8 @@ struct http_request {
 	 * a return other than n aborts the transfer */
 	size_t (*sink)(const char *data, size_t n, void *arg);
 	void *sink_arg;
-	const char *const *headers;	/* more "Name: value" lines, NULL-ended */
+	/* more "Name: value" lines, NULL-ended */
+	const char *const *headers;
 	const int *cancel;		/* non-zero: abort the transfer */
 };
 

@@ -315,10 +315,13 @@ int proc_run(char *const argv[], const struct proc_opts *o, int *timed_out,
 	o = o ? o : &none;
 	if (timed_out)
 		*timed_out = 0;
-	if (o->out_path && !o->out && (outfd = proc_open_out(o)) < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", o->out_path,
-			 strerror(errno));
-		return -1;
+	if (o->out_path && !o->out) {
+		outfd = proc_open_out(o);
+		if (outfd < 0) {
+			snprintf(err, errlen, "cannot open '%s': %s",
+				 o->out_path, strerror(errno));
+			return -1;
+		}
 	}
 	if ((o->out && pipe2(outp, O_CLOEXEC)) ||
 	    (o->errout && pipe2(errp, O_CLOEXEC))) {

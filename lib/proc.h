@@ -8,8 +8,9 @@
  * whole group can be stopped.  Every descriptor klab opens is
  * close-on-exec (pipe2, open and mkostemp with O_CLOEXEC), and the
  * runner closes every descriptor above 2 in the child as well (libraries
- * may forget O_CLOEXEC): a child inherits only stdin, stdout and stderr.  Output goes to a file, is
- * captured up to a cap (the rest is read and dropped), or is thrown away.
+ * may forget O_CLOEXEC): a child inherits only stdin, stdout and stderr.
+ * Output goes to a file, is captured up to a cap (the rest is read and
+ * dropped), or is thrown away.
  *
  * proc_run() waits, and after its timeout (or when *cancel becomes
  * non-zero) sends SIGTERM to the group and, after a grace period, SIGKILL.

@@ -135,7 +135,7 @@ size_t query_all(struct query *q, const char *key, int split,
 
 			if (strcmp(q->v[i].key, key))
 				continue;
-			while ((c = strchr(v, ','))) {
+			for (c = strchr(v, ','); c; c = strchr(v, ',')) {
 				char *part = strndup(v, (size_t)(c - v));
 
 				if (!part)

@@ -186,7 +186,8 @@ static json_t *result_to_json(const struct result_set *rs,
 	json_object_set_new(o, "metric", json_str(r->metric));
 	json_object_set_new(o, "unit", json_str(r->unit ? r->unit : ""));
 	json_object_set_new(o, "value", v);
-	json_object_set_new(o, "direction", json_string(metric_dir_name(r->dir)));
+	json_object_set_new(o, "direction",
+			    json_string(metric_dir_name(r->dir)));
 	return o;
 }
 

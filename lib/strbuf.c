@@ -114,17 +114,28 @@ void sb_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The HTML entity that stands for c, NULL when c stands for itself. */
+static const char *html_entity(char c)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
+	default: return NULL;
+	}
+}
+
 void sb_add_html(struct strbuf *sb, const char *s)
 {
 	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': sb_adds(sb, "&amp;"); break;
-		case '<': sb_adds(sb, "&lt;"); break;
-		case '>': sb_adds(sb, "&gt;"); break;
-		case '"': sb_adds(sb, "&quot;"); break;
-		case '\'': sb_adds(sb, "&#39;"); break;
-		default: sb_addc(sb, *s);
-		}
+		const char *e = html_entity(*s);
+
+		if (e)
+			sb_adds(sb, e);
+		else
+			sb_addc(sb, *s);
 	}
 }
 
