@@ -27,7 +27,7 @@ struct db_comparison {
 	int stop_on_worse;	/* a headline worse ends it (bisection) */
 	char *state;		/* queued running decided undecided failed */
 	int planned;		/* cells a side asked for so far */
-	char *decided;		/* "METRIC VERDICT" lines carried between looks */
+	char *decided;		/* "METRIC VERDICT" lines from look to look */
 	int open;		/* headline metrics open at the last look */
 	char *error;		/* why it failed, or "" */
 	char *who;		/* who asked for it */

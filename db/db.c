@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * db: opening and closing the database, its pragmas (WAL, foreign keys,
- * a 5 s busy timeout that remembers when it gave up, synchronous=NORMAL), the cache of prepared
- * statements, transactions and the row counts for the home page and the
- * benchmark.  Migrations are in migrate.c, each table family in its own
- * db_*.c file.
+ * a 5 s busy timeout that remembers when it gave up, synchronous=NORMAL),
+ * the cache of prepared statements, transactions and the row counts for
+ * the home page and the benchmark.  Migrations are in migrate.c, each
+ * table family in its own db_*.c file.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 
 #define BUSY_TIMEOUT_MS 5000
 #define BUSY_STEP_MS 10
-#define DB_PAGE_SIZE 4096	/* sqlite's default, the page size klab.db has */
+#define DB_PAGE_SIZE 4096	/* sqlite's default, klab.db's page size */
 #define PAGECACHE_MIB 8LL	/* the slab of all page caches (sqlite_setup) */
 
 static const char sql_begin[] = "BEGIN IMMEDIATE";
@@ -154,8 +154,9 @@ struct db *db_open(const char *path, char *err, size_t errlen)
 		abort();
 	db->path = db_xstrdup(path);
 	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
-		db_seterr(err, errlen, DB_ERR, "cannot open database '%s': %s",
-			  path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		db_seterr(err, errlen, DB_ERR,
+			  "cannot open database '%s': %s", path,
+			  db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto out_close;
 	}
 	sqlite3_extended_result_codes(db->h, 0);

@@ -129,7 +129,7 @@ struct db_import_opts {
 	const char *rig;	/* must exist: DB_NOTFOUND otherwise */
 	const char *suite;	/* must exist: DB_NOTFOUND otherwise */
 	const char *raw_name;	/* e.g. file name; NULL: no raw output */
-	const char *raw;	/* raw output, stored once, linked to every run */
+	const char *raw;	/* raw output, stored once for all runs */
 	size_t raw_len;
 	int64_t job_id;		/* 0: not from a job */
 	/* The rig's configuration for these runs, a canonical text

@@ -64,9 +64,10 @@ static int bis_insert(struct db *db, const struct db_bisection *b,
 		return DB_ERR;
 	*id = sqlite3_last_insert_rowid(db->h);
 	for (i = 0; i < n; i++)
-		if (db_run(db, "INSERT INTO bisection_candidates (bisection_id, "
-			   "idx, label, subject, author, file, kernel) VALUES "
-			   "(?, ?, ?, ?, ?, ?, ?)", "Iisssss", *id, c[i].idx,
+		if (db_run(db, "INSERT INTO bisection_candidates "
+			   "(bisection_id, idx, label, subject, author, file, "
+			   "kernel) VALUES (?, ?, ?, ?, ?, ?, ?)", "Iisssss",
+			   *id, c[i].idx,
 			   c[i].label, c[i].subject, c[i].author, c[i].file,
 			   c[i].kernel) != SQLITE_DONE)
 			return DB_ERR;

@@ -70,7 +70,8 @@ int db_build_take(struct db *db, struct db_build *out)
 		db_rollback(db);
 		return rc;
 	}
-	st = db_prepare(db, "UPDATE builds SET state = 'building' WHERE id = ?");
+	st = db_prepare(db,
+			"UPDATE builds SET state = 'building' WHERE id = ?");
 	if (!st || (sqlite3_bind_int64(st, 1, out->id), sqlite3_step(st)) !=
 	    SQLITE_DONE) {
 		sqlite3_finalize(st);

@@ -53,7 +53,8 @@ int db_cell_runs(struct db *db, const char *const *kernels, size_t nk,
 		db_bind_str(st, 1, kernels[k]);
 		db_bind_str(st, 2, rig);
 		db_bind_str(st, 3, suite);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (rc = sqlite3_step(st); rc == SQLITE_ROW;
+		     rc = sqlite3_step(st)) {
 			if (cnt == alloc) {
 				alloc = alloc ? 2 * alloc : 16;
 				v = db_xrealloc(v, alloc * sizeof(*v));

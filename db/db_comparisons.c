@@ -56,8 +56,8 @@ int db_comparison_add(struct db *db, const struct db_comparison *c,
 	sqlite3_stmt *st = db_prepare(db, "INSERT INTO comparisons (base, "
 		"candidate, rig, suite, scheduler, scale, cmdline, floors, "
 		"max_cells, max_seconds, state, planned, who, created, "
-		"stop_on_worse) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', "
-		"?, ?, ?, ?)");
+		"stop_on_worse) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		"'queued', ?, ?, ?, ?)");
 	int rc;
 
 	if (!st)
@@ -212,9 +212,9 @@ int db_comparison_update(struct db *db, int64_t id, const char *state,
 int db_comparison_cancel(struct db *db, int64_t id)
 {
 	if (cmp_write(db, "comparison cells", "UPDATE jobs SET state = "
-		      "'failed', failure = 'infra', error = 'comparison ' || ?1 "
-		      "|| ' failed', finished = ?2 WHERE state = 'queued' AND "
-		      "id IN (SELECT job_id FROM comparison_jobs WHERE "
+		      "'failed', failure = 'infra', error = 'comparison ' || "
+		      "?1 || ' failed', finished = ?2 WHERE state = 'queued' "
+		      "AND id IN (SELECT job_id FROM comparison_jobs WHERE "
 		      "comparison_id = ?1)", "IT", id) != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h);

@@ -23,7 +23,8 @@
 #include "../lib/sha256.h"
 
 static const char sql_kernel_add[] =
-	"INSERT INTO kernels (ident, source, created) VALUES (?1, 'import', ?2)";
+	"INSERT INTO kernels (ident, source, created)"
+	" VALUES (?1, 'import', ?2)";
 static const char sql_run_count[] =
 	"SELECT count(*) FROM runs"
 	" WHERE kernel_id = ?1 AND rig_id = ?2 AND suite_id = ?3";
@@ -34,7 +35,8 @@ static const char sql_run_add[] =
 static const char sql_import_find[] =
 	"SELECT id, content_sha256 FROM imports WHERE key = ?1";
 static const char sql_import_add[] =
-	"INSERT INTO imports (key, content_sha256, created) VALUES (?1, ?2, ?3)";
+	"INSERT INTO imports (key, content_sha256, created)"
+	" VALUES (?1, ?2, ?3)";
 static const char sql_import_runs[] =
 	"SELECT id FROM runs WHERE import_id = ?1 ORDER BY id";
 static const char sql_metric_find[] =
@@ -162,8 +164,9 @@ static int imp_check(struct imp *im)
 
 static int imp_sqlerr(struct imp *im, const char *what, const char *name)
 {
-	return db_seterr(im->err, im->errlen, DB_ERR, "cannot store %s '%s': %s",
-			 what, name, sqlite3_errmsg(im->db->h));
+	return db_seterr(im->err, im->errlen, DB_ERR,
+			 "cannot store %s '%s': %s", what, name,
+			 sqlite3_errmsg(im->db->h));
 }
 
 /* Step an insert and return its rowid, or 0 after filling the error. */
@@ -330,8 +333,9 @@ static int64_t imp_metric(struct imp *im, const struct result *r)
 				 r->metric, e->unit, unit);
 	if (e->dir != (int)r->dir)
 		return db_seterr(im->err, im->errlen, DB_INVALID,
-				 "metric '%s' is %s-is-better, not %s-is-better",
-				 r->metric, dir_name(e->dir), dir_name(r->dir));
+				 "metric '%s' is %s-is-better, "
+				 "not %s-is-better", r->metric,
+				 dir_name(e->dir), dir_name(r->dir));
 	return e->id;
 }
 

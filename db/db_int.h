@@ -62,7 +62,7 @@ struct db_map {
 struct db_qcache {
 	char *sql;
 	sqlite3_stmt *st;
-	int busy;		/* being run (a nested db_query prepares anew) */
+	int busy;		/* being run (a nested db_query prepares) */
 };
 
 struct db {
@@ -125,9 +125,9 @@ void db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap);
 /*
  * Prepare sql (kept prepared for the next call with the same text, up to
  * DB_QCACHE_MAX texts a connection), bind ?1, ?2, ... from fmt as
- * db_bind() does, run it and reset it.  With how NULL (db_run): step it once and
- * return sqlite's code for the step (SQLITE_DONE when a write went
- * through, SQLITE_ERROR when sql does not prepare; the connection's
+ * db_bind() does, run it and reset it.  With how NULL (db_run): step it
+ * once and return sqlite's code for the step (SQLITE_DONE when a write
+ * went through, SQLITE_ERROR when sql does not prepare; the connection's
  * message says why).  With n NULL (db_run_row): db_row_get() into out.
  * Else (db_run_rows): db_rows_collect() into *(void **)out and *n.
  */
@@ -153,9 +153,9 @@ int db_store(struct db *db, enum db_stmt_id id, const char *sql,
 /* A heap copy of column i, "" when it is NULL. */
 char *db_col_str(sqlite3_stmt *st, int i);
 char *db_xstrdup(const char *s);
-/* A fresh (uncached) statement for rarely run SQL; NULL on error.  The
- * caller finalizes it. */
-sqlite3_stmt *db_prepare(struct db *db, const char *sql);	/* aborts when out of memory */
+/* A fresh (uncached) statement for rarely run SQL; NULL on error, aborts
+ * when out of memory.  The caller finalizes it. */
+sqlite3_stmt *db_prepare(struct db *db, const char *sql);
 void *db_xrealloc(void *p, size_t n);	/* aborts when out of memory */
 
 /*

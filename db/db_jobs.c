@@ -131,8 +131,9 @@ int db_job_fail(struct db *db, int64_t id, const char *klass,
 		const char *error, const char *console, const char *output,
 		int max_attempts)
 {
-	sqlite3_stmt *st = db_prepare(db, "UPDATE jobs SET failure = ?1, error = ?2,"
-		" console = ?3, output = ?4, attempts = attempts + 1, "
+	sqlite3_stmt *st = db_prepare(db, "UPDATE jobs SET failure = ?1, "
+		"error = ?2, console = ?3, output = ?4, "
+		"attempts = attempts + 1, "
 		"state = CASE WHEN ?1 = 'infra' AND attempts + 1 < ?5 "
 		"THEN 'queued' ELSE 'failed' END, finished = CASE WHEN "
 		"?1 = 'infra' AND attempts + 1 < ?5 THEN NULL ELSE ?6 END "
@@ -162,8 +163,9 @@ int db_job_runs(struct db *db, int64_t id, int64_t **runs, size_t *n)
 
 int db_job_requeue_stale(struct db *db)
 {
-	sqlite3_stmt *st = db_prepare(db, "UPDATE jobs SET state = 'queued' WHERE "
-				"state IN ('assigned', 'booting', 'running')");
+	sqlite3_stmt *st = db_prepare(db, "UPDATE jobs SET state = 'queued' "
+				"WHERE state IN ('assigned', 'booting', "
+				"'running')");
 	int rc;
 
 	if (!st)

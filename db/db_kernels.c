@@ -31,7 +31,8 @@ static const char sql_put[] =
 	" FROM kernels k"
 
 static const char sql_get[] = KERNEL_COLS " WHERE k.ident = ?1";
-static const char sql_list[] = KERNEL_COLS " ORDER BY k.created DESC, k.id DESC";
+static const char sql_list[] = KERNEL_COLS
+	" ORDER BY k.created DESC, k.id DESC";
 
 int db_kernel_put(struct db *db, const struct db_kernel *k, char *err,
 		  size_t errlen)

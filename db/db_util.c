@@ -210,17 +210,29 @@ void db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap)
 
 	for (i = 1; *fmt; fmt++, i++) {
 		switch (*fmt) {
-		case 's': db_bind_str0(st, i, va_arg(ap, const char *)); break;
-		case 'z': db_bind_str(st, i, va_arg(ap, const char *)); break;
-		case 'i': sqlite3_bind_int(st, i, va_arg(ap, int)); break;
-		case 'I': sqlite3_bind_int64(st, i, va_arg(ap, int64_t)); break;
+		case 's':
+			db_bind_str0(st, i, va_arg(ap, const char *));
+			break;
+		case 'z':
+			db_bind_str(st, i, va_arg(ap, const char *));
+			break;
+		case 'i':
+			sqlite3_bind_int(st, i, va_arg(ap, int));
+			break;
+		case 'I':
+			sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
+			break;
 		case 'p':
 			v = va_arg(ap, int64_t);
 			if (v > 0)
 				sqlite3_bind_int64(st, i, v);
 			break;
-		case 'd': sqlite3_bind_double(st, i, va_arg(ap, double)); break;
-		case 'T': sqlite3_bind_int64(st, i, (int64_t)time(NULL)); break;
+		case 'd':
+			sqlite3_bind_double(st, i, va_arg(ap, double));
+			break;
+		case 'T':
+			sqlite3_bind_int64(st, i, (int64_t)time(NULL));
+			break;
 		}
 	}
 }

@@ -24,7 +24,8 @@ struct db_job {
 	char *scheduler;	/* "" : leave the rig's default */
 	char *cmdline;		/* extra kernel command line, "" */
 	double scale;
-	char *state;		/* queued assigned booting running done failed */
+	/* queued assigned booting running done failed */
+	char *state;
 	char *failure;		/* "", "infra", "kernel", "benchmark" */
 	char *error;
 	char *console;		/* console log of the failed boot, or "" */

@@ -87,7 +87,8 @@ static const char *const migrations[] = {
 	"  sent_webhook INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX alerts_created ON alerts(created);"
 	"INSERT INTO rigs (name, kind, state, created)"
-	"  VALUES ('default', 'manual', 'idle', CAST(strftime('%s') AS INTEGER));"
+	"  VALUES ('default', 'manual', 'idle',"
+	" CAST(strftime('%s') AS INTEGER));"
 	"INSERT INTO suites (name, description) VALUES"
 	"  ('manual', 'results imported by hand, no suite run by klab'),"
 	"  ('tiobench', 'tiotest threaded sequential and random read/write"
@@ -341,7 +342,8 @@ static const char *const migrations[] = {
 	"  log TEXT NOT NULL DEFAULT '',"
 	"  started INTEGER NOT NULL,"
 	"  finished INTEGER);"
-	"CREATE INDEX submission_stages_sub ON submission_stages(submission_id);"
+	"CREATE INDEX submission_stages_sub"
+	" ON submission_stages(submission_id);"
 	"CREATE TABLE submission_cells ("
 	"  submission_id INTEGER NOT NULL REFERENCES submissions(id),"
 	"  comparison_id INTEGER NOT NULL UNIQUE REFERENCES comparisons(id),"
@@ -396,7 +398,8 @@ static const char *const migrations[] = {
 	"  cells INTEGER NOT NULL DEFAULT 0,"
 	"  created INTEGER NOT NULL,"
 	"  finished INTEGER);"
-	"CREATE INDEX bisection_steps_bis ON bisection_steps(bisection_id, id);",
+	"CREATE INDEX bisection_steps_bis"
+	" ON bisection_steps(bisection_id, id);",
 	/* 13 (issue 12, git bisections): git's own estimate of the steps
 	 * left ("roughly K steps"), -1 where git does not choose them. */
 	"ALTER TABLE bisections ADD COLUMN steps_hint INTEGER NOT NULL "
