@@ -65,7 +65,8 @@ void vd_plan_carry(const struct comparison *prev, struct comparison *cur)
 					continue;
 				m->cells[k].verdict = pc->verdict;
 				m->cells[k].vd.verdict = pc->verdict;
-				m->cells[k].vd.note = "decided at an earlier look";
+				m->cells[k].vd.note =
+					"decided at an earlier look";
 			}
 	}
 }
@@ -89,8 +90,9 @@ static size_t open_headline(const struct comparison *c, size_t *worse)
 				continue;
 			*worse += v == V_WORSE;
 			/* a zero baseline or a NaN can never be decided */
-			n += v == V_UNDECIDED || (v == V_NONE &&
-				!strcmp(m->cells[k].vd.note, "n=1, no verdict"));
+			n += v == V_UNDECIDED ||
+			     (v == V_NONE && !strcmp(m->cells[k].vd.note,
+						     "n=1, no verdict"));
 		}
 	}
 	return n;

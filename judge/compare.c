@@ -17,6 +17,7 @@
 #include "db/cells.h"
 #include "db/reps.h"
 #include "judge/pairs.h"
+#include "lib/alloc.h"
 #include "lib/rigconf.h"
 #include "lib/strbuf.h"
 
@@ -41,9 +42,8 @@ static void names_add(struct names *ns, const char *s)
 	for (i = 0; i < ns->n; i++)
 		if (!strcmp(ns->v[i], s))
 			return;
-	ns->v = realloc(ns->v, (ns->n + 1) * sizeof(*ns->v));
-	if (!ns->v || !(ns->v[ns->n] = strdup(s)))
-		abort();
+	ns->v = xrealloc(ns->v, (ns->n + 1) * sizeof(*ns->v));
+	ns->v[ns->n] = xstrdup(s);
 	ns->n++;
 }
 
@@ -146,8 +146,8 @@ static int scope_derive(struct scope *sc, int field, const char *other,
 	if (ns.n > 1)
 		rc = refuse_mix(&ns, field ? "suites" : "rigs",
 				field ? "suite=" : "rig=", err, errlen);
-	else if (ns.n == 1 && !(*out = strdup(ns.v[0])))
-		abort();
+	else if (ns.n == 1)
+		*out = xstrdup(ns.v[0]);
 	names_free(&ns);
 	return rc;
 }
@@ -280,8 +280,8 @@ static int scope_configs(struct scope *sc,
 		rc = refuse_mix(&ns, "job configurations",
 				"scale=, scheduler= and cmdline=", err,
 				errlen);
-	else if (ns.n == 1 && !(out->config = strdup(ns.v[0])))
-		abort();
+	else if (ns.n == 1)
+		out->config = xstrdup(ns.v[0]);
 	if (!rc)
 		rc = scope_rigconf(sc, &hs, out, err, errlen);
 	names_free(&ns);
@@ -308,10 +308,10 @@ static int scope_build(struct db *db, const char *const *kernels, size_t nk,
 		snprintf(err, errlen, "cannot list the kernels' runs");
 		return rc;
 	}
-	if (rig && !(out->rig = strdup(rig)))
-		abort();
-	if (suite && !(out->suite = strdup(suite)))
-		abort();
+	if (rig)
+		out->rig = xstrdup(rig);
+	if (suite)
+		out->suite = xstrdup(suite);
 	if (!rig)
 		rc = scope_derive(sc, 0, NULL, &out->rig, err, errlen);
 	if (!rc && !suite)
@@ -621,8 +621,7 @@ int compare_build(struct db *db, const char *const *kernels, size_t nk,
 	if (!out->kernels)
 		abort();
 	for (i = 0; i < nk; i++)
-		if (kernels[i] && !(out->kernels[i] = strdup(kernels[i])))
-			abort();
+		out->kernels[i] = xstrdup(kernels[i]);
 	out->nk = nk;
 	out->baseline = baseline;
 	rc = db_samples(db, kernels, nk, rig, suite, NULL, &s, &ns, err,

@@ -77,7 +77,7 @@ struct comparison {
 	 * its short hash and canonical text, "" when not recorded; NULL
 	 * when no run entered. */
 	char *rigconf_hash, *rigconf;
-	size_t rigconf_left_out;	/* unrecorded runs left out beside them */
+	size_t rigconf_left_out;	/* unrecorded runs left out */
 	struct cmp_metric *m;	/* sorted by name */
 	size_t nm;
 	struct vd_policy pol;
@@ -87,8 +87,9 @@ void cmp_opts_default(struct cmp_opts *o);
 /*
  * Options from a compare request: floor=[SUITE/]GLOB:PCT (repeatable,
  * after the configuration's floors: later ones win), correction=holm|bh,
- * pairing=auto|off (off: never test interleaved cells as pairs), scale=, scheduler=, cmdline= (pick one job
- * configuration), rigconf= (pick one rig configuration).  The strings point into q.  DB_INVALID with err set
+ * pairing=auto|off (off: never test interleaved cells as pairs), scale=,
+ * scheduler=, cmdline= (pick one job configuration), rigconf= (pick one
+ * rig configuration).  The strings point into q.  DB_INVALID with err set
  * when a value is malformed.
  */
 int cmp_opts_from_query(struct cmp_opts *o, struct query *q, char *err,

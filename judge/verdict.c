@@ -444,7 +444,8 @@ void vd_test_paired(const struct vd_policy *pol, const struct vd_kind *kind,
 		r->threshold_pct = pol->noise_k * r->noise_pct;
 	/* the quantum of a quantised metric, relative to the baseline */
 	floor_sd = kind->log_scale ? 0 :
-		   pooled_quantum(base, cand, n) / sqrt(12) / (bsum / (double)n);
+		   pooled_quantum(base, cand, n) / sqrt(12) /
+		   (bsum / (double)n);
 	floor_sd = sqrt(2) * fmax(pol->min_cv_pct / 100, floor_sd);
 	se = fmax(sd, floor_sd) / sqrt((double)n);
 	r->p = stats_t_p(mean / se, (double)(n - 1));

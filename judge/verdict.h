@@ -62,7 +62,7 @@ struct vd_floor {
 	double pct;
 };
 
-#define VD_MAX_FLOORS 32		/* the configuration's and a request's */
+#define VD_MAX_FLOORS 32		/* the configuration's, a request's */
 #define VD_MAX_DEFAULT_FLOORS 16	/* the configuration's */
 
 struct config;
