@@ -320,7 +320,8 @@ void chart_svg(struct strbuf *sb, const struct chart *c)
 	axes(sb, &f, c);
 	if (c->ylabel) {
 		sb_addf(sb, "<text x=\"14\" y=\"%d\" font-size=\"12\" "
-			"transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">",
+			"transform=\"rotate(-90 14 %d)\" "
+			"text-anchor=\"middle\">",
 			(f.h - MB + MT) / 2, (f.h - MB + MT) / 2);
 		sb_add_html(sb, c->ylabel);
 		sb_adds(sb, "</text>\n");

@@ -75,7 +75,8 @@ static struct phase *phase_get(struct hists *h, const char *name,
 
 static void run_add(struct hists *h, struct db *db, int64_t run, size_t k)
 {
-	size_t nn = 0, i, len, pl = strlen(HIST_PREFIX), sl = strlen(HIST_SUFFIX);
+	size_t nn = 0, i, len;
+	size_t pl = strlen(HIST_PREFIX), sl = strlen(HIST_SUFFIX);
 	struct lathist one;
 	struct phase *p;
 	char **names = NULL, *data, err[160];
@@ -84,10 +85,11 @@ static void run_add(struct hists *h, struct db *db, int64_t run, size_t k)
 		return;
 	for (i = 0; i < nn; i++) {
 		len = strlen(names[i]);
+		p = NULL;
 		if (len > pl + sl && !strncmp(names[i], HIST_PREFIX, pl) &&
-		    !strcmp(names[i] + len - sl, HIST_SUFFIX) &&
-		    (p = phase_get(h, names[i] + pl, len - pl - sl)) &&
-		    !db_raw_get(db, run, names[i], &data, &len)) {
+		    !strcmp(names[i] + len - sl, HIST_SUFFIX))
+			p = phase_get(h, names[i] + pl, len - pl - sl);
+		if (p && !db_raw_get(db, run, names[i], &data, &len)) {
 			lathist_init(&one);
 			if (!lathist_parse(&one, data, len, err, sizeof(err)))
 				lathist_merge(&p->k[k], &one);

@@ -31,7 +31,8 @@ static json_t *event_json(const struct db_alert_event *e)
 			 "submitter", page_jstr(e->submitter), "title",
 			 page_jstr(e->title), "text", page_jstr(e->text),
 			 "link", page_jstr(e->link), "dedup",
-			 page_jstr(e->dedup), "created", (json_int_t)e->created);
+			 page_jstr(e->dedup), "created",
+			 (json_int_t)e->created);
 }
 
 static json_t *delivery_json(const struct db_alert_delivery *d)
@@ -121,8 +122,8 @@ static void deliveries_table(struct strbuf *sb,
 			  0 : v[i].next_at);
 		page_time(done, sizeof(done), v[i].delivered);
 		sb_addf(sb, "<tr><td class=\"num\">%lld</td><td class=\"num\">"
-			"<a href=\"#event-%lld\">%lld</a></td><td class=\"num\">"
-			"%lld</td>", (long long)v[i].id,
+			"<a href=\"#event-%lld\">%lld</a></td>"
+			"<td class=\"num\">%lld</td>", (long long)v[i].id,
 			(long long)v[i].event_id, (long long)v[i].event_id,
 			(long long)v[i].subscription_id);
 		cell(sb, v[i].channel);
@@ -372,12 +373,14 @@ static void sub_form(struct strbuf *sb, const char *csrf)
 	sb_add_html(sb, csrf);
 	sb_adds(sb, "\"><label>channel <select name=\"channel\"><option>email"
 		"</option><option>webhook</option><option>feed</option>"
-		"</select></label> <label>address or URL <input name=\"target\" "
-		"size=\"40\" maxlength=\"2048\"></label> <label>webhook secret "
+		"</select></label> <label>address or URL "
+		"<input name=\"target\" size=\"40\" maxlength=\"2048\">"
+		"</label> <label>webhook secret "
 		"<input name=\"secret\" maxlength=\"256\" autocomplete=\"off\">"
-		"</label><br><label>rig <input name=\"rig\" size=\"10\"></label> "
-		"<label>suite <input name=\"suite\" size=\"12\"></label> <label>"
-		"metric glob <input name=\"metric\" size=\"20\"></label> <label>"
+		"</label><br><label>rig <input name=\"rig\" size=\"10\">"
+		"</label> <label>suite <input name=\"suite\" size=\"12\">"
+		"</label> <label>metric glob "
+		"<input name=\"metric\" size=\"20\"></label> <label>"
 		"submitter <input name=\"submitter\" size=\"10\"></label><br>"
 		"events (none ticked: all):");
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -409,7 +412,8 @@ int web_subscriptions(const struct web_subs_view *view,
 	say(sb, "notice", view->notice);
 	if (!*view->who) {
 		sb_adds(sb, "<p><a href=\"/login?next=/subscriptions\">Sign in"
-			"</a> to see and manage your alert subscriptions.</p>\n");
+			"</a> to see and manage your alert subscriptions."
+			"</p>\n");
 		page_end(sb);
 		return page_ok(r, CT_HTML);
 	}

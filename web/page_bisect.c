@@ -38,7 +38,8 @@ static void bis_steps_table(struct strbuf *sb, const struct web_bisect *w)
 		sb_add_html(sb, s->kernel);
 		if (s->comparison)
 			sb_addf(sb, " (<a href=\"/comparisons/%lld\">"
-				"comparison %lld</a>)", (long long)s->comparison,
+				"comparison %lld</a>)",
+				(long long)s->comparison,
 				(long long)s->comparison);
 		sb_addf(sb, "</td><td>%d</td><td>", s->cells);
 		sb_add_html(sb, s->delta);

@@ -127,7 +127,8 @@ static void picker_kernels(struct strbuf *sb, struct db *db,
 	sb_adds(sb, "<label>kernels<br><select name=\"k\" multiple "
 		"size=\"8\">");
 	for (i = 0; i < n; i++)
-		page_option(sb, ks[i].ident, ks[i].ident, chosen(cr, ks[i].ident));
+		page_option(sb, ks[i].ident, ks[i].ident,
+			    chosen(cr, ks[i].ident));
 	sb_adds(sb, "</select></label>\n<label>baseline<br>"
 		"<select name=\"base\">");
 	page_option(sb, "", "(first chosen)", 0);
@@ -156,7 +157,8 @@ static void picker(struct strbuf *sb, struct db *db, const struct cmp_req *cr)
 	for (i = 0; i < nr; i++)
 		page_option(sb, rigs[i].name, rigs[i].name,
 		       cr->rig && !strcmp(cr->rig, rigs[i].name));
-	sb_adds(sb, "</select></label>\n<label>suite<br><select name=\"suite\">");
+	sb_adds(sb, "</select></label>\n"
+		"<label>suite<br><select name=\"suite\">");
 	page_option(sb, "", "any", !cr->suite);
 	for (i = 0; i < ns; i++)
 		page_option(sb, suites[i].name, suites[i].name,
@@ -342,7 +344,8 @@ static void section_head(struct strbuf *sb, const struct comparison *c,
 	for (i = 0; i < s->ncols; i++) {
 		sb_adds(sb, "<th class=\"num\"><a href=\"");
 		hist_href(sb, c, s->cols[i].metric);
-		sb_addf(sb, "\" title=\"history\">%s</a></th>", s->cols[i].head);
+		sb_addf(sb, "\" title=\"history\">%s</a></th>",
+			s->cols[i].head);
 	}
 	for (i = 0; i < s->nd; i++)
 		sb_addf(sb, "<th class=\"num\">%s<br>&Delta;%%</th>",
@@ -359,7 +362,8 @@ static void section_table(struct strbuf *sb, const struct comparison *c,
 	for (k = 0; k < c->nk; k++) {
 		if (!row_present(c, s, k))
 			continue;
-		sb_addf(sb, "<tr%s>", k == c->baseline ? " class=\"base\"" : "");
+		sb_addf(sb, "<tr%s>",
+			k == c->baseline ? " class=\"base\"" : "");
 		td_kernel(sb, c, k);
 		for (i = 0; i < s->ncols; i++)
 			td_value(sb, c, compare_find(c, s->cols[i].metric), k,
@@ -539,9 +543,10 @@ static void html_meta(struct strbuf *sb, const struct comparison *c,
 		sb_add_html(sb, c->rigconf);
 		sb_adds(sb, "</small>");
 		if (c->rigconf_left_out)
-			sb_addf(sb, " (%zu runs stored before rig configurations "
-				"were recorded are left out: rigconf=none shows "
-				"them)", c->rigconf_left_out);
+			sb_addf(sb, " (%zu runs stored before rig "
+				"configurations were recorded are left out: "
+				"rigconf=none shows them)",
+				c->rigconf_left_out);
 	}
 	sb_adds(sb, "</p>\n<p><a class=\"permalink\" href=\"/compare?");
 	canonical(sb, cr);

@@ -154,7 +154,8 @@ static json_t *hist_json(const struct hist *h)
 	for (i = 0; i < h->n; i++) {
 		const struct db_sample *s = &h->s[h->order[i]];
 
-		json_array_append_new(pts, json_pack("{s:o, s:I, s:i, s:I, s:f}",
+		json_array_append_new(pts, json_pack(
+			"{s:o, s:I, s:i, s:I, s:f}",
 			"kernel", page_jstr(s->kernel),
 			"run", (json_int_t)s->run_id,
 			"repetition", s->repetition,
@@ -479,20 +480,24 @@ static void hist_picker(struct strbuf *sb, struct db *db,
 		nr = 0;
 	if (db_suite_list(db, &su, &ns))
 		ns = 0;
-	sb_adds(sb, "<form class=\"picker\" method=\"get\" action=\"/history\">");
+	sb_adds(sb, "<form class=\"picker\" method=\"get\" "
+		"action=\"/history\">");
 	select_open(sb, "metric", "metric");
 	for (i = 0; i < nm; i++)
-		page_option(sb, m[i].name, m[i].name, same(h->metric, m[i].name));
+		page_option(sb, m[i].name, m[i].name,
+			    same(h->metric, m[i].name));
 	sb_adds(sb, "</select></label>");
 	select_open(sb, "rig", "rig");
 	page_option(sb, "", "any", !h->rig);
 	for (i = 0; i < nr; i++)
-		page_option(sb, rg[i].name, rg[i].name, same(h->rig, rg[i].name));
+		page_option(sb, rg[i].name, rg[i].name,
+			    same(h->rig, rg[i].name));
 	sb_adds(sb, "</select></label>");
 	select_open(sb, "suite", "suite");
 	page_option(sb, "", "any", !h->suite);
 	for (i = 0; i < ns; i++)
-		page_option(sb, su[i].name, su[i].name, same(h->suite, su[i].name));
+		page_option(sb, su[i].name, su[i].name,
+			    same(h->suite, su[i].name));
 	sb_adds(sb, "</select></label>");
 	select_open(sb, "order", "order");
 	page_option(sb, "kernel", "grouped by kernel", h->by_kernel);

@@ -47,8 +47,8 @@ static void kernels_table(struct strbuf *sb, const struct db_kernel *v,
 			page_link(sb, "/kernels/", v[i].base, v[i].base);
 		sb_adds(sb, "</td><td>");
 		sb_add_html(sb, v[i].source);
-		sb_addf(sb, "</td><td class=\"num\">%lld</td><td>%s</td></tr>\n",
-			(long long)v[i].nruns, t);
+		sb_addf(sb, "</td><td class=\"num\">%lld</td>"
+			"<td>%s</td></tr>\n", (long long)v[i].nruns, t);
 	}
 	sb_adds(sb, "</tbody></table>\n");
 }

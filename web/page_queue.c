@@ -181,7 +181,7 @@ static void error_line(struct strbuf *sb, const char *e)
 			n--;
 	}
 	memcpy(buf, e, n);
-	strcpy(buf + n, e[n] ? "..." : "");
+	snprintf(buf + n, sizeof(buf) - n, "%s", e[n] ? "..." : "");
 	sb_add_html(sb, buf);
 }
 

@@ -45,7 +45,8 @@ void page_runs_table(struct strbuf *sb, const struct db_run *v, size_t n)
 		sb_add_html(sb, v[i].rig);
 		sb_adds(sb, "</td><td>");
 		sb_add_html(sb, v[i].suite);
-		sb_addf(sb, "</td><td class=\"num\">%d</td><td>", v[i].repetition);
+		sb_addf(sb, "</td><td class=\"num\">%d</td><td>",
+			v[i].repetition);
 		sb_add_html(sb, v[i].status);
 		sb_addf(sb, "</td><td>%s</td><td>%s</td><td class=\"num\">%lld"
 			"</td><td>", t0, t1, (long long)v[i].nresults);
@@ -169,7 +170,8 @@ static void run_results_html(struct strbuf *sb, const struct db_run *run,
 		sb_add_html(sb, s[i].metric);
 		sb_addf(sb, "</a></td><td class=\"num\">%s</td><td>", v);
 		sb_add_html(sb, s[i].unit);
-		sb_addf(sb, "</td><td>%s</td></tr>\n", metric_dir_name(s[i].dir));
+		sb_addf(sb, "</td><td>%s</td></tr>\n",
+			metric_dir_name(s[i].dir));
 	}
 	sb_adds(sb, "</tbody></table>\n");
 }
@@ -288,7 +290,8 @@ static void run_reps_html(struct strbuf *sb, struct db *db,
 static json_t *run_json(const struct db_run *run, const struct db_sample *s,
 			size_t n, char **names, size_t nn)
 {
-	json_t *o = page_run_json(run), *res = json_array(), *raw = json_array();
+	json_t *o = page_run_json(run), *res = json_array();
+	json_t *raw = json_array();
 	size_t i;
 
 	for (i = 0; i < n; i++)

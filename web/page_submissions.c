@@ -6,10 +6,11 @@
  * default (scale, scheduler, kernel parameters), lists each stage with
  * its times and log, links the build logs and every cell's job (its
  * console and output), and shows the queue position while the
- * submission waits; it reloads itself every few seconds while it runs.  At the end it shows the verdict table of each
- * rig x suite (the compare page's tables) and the mail-ready text report
- * (?format=text gives the report alone).  The caller (the HTTP layer)
- * loads and judges everything: this file only renders it.
+ * submission waits; it reloads itself every few seconds while it runs.
+ * At the end it shows the verdict table of each rig x suite (the compare
+ * page's tables) and the mail-ready text report (?format=text gives the
+ * report alone).  The caller (the HTTP layer) loads and judges
+ * everything: this file only renders it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -124,8 +125,8 @@ static void html_builds(struct strbuf *sb, const struct web_sub *w)
 			(long long)b->id, (long long)b->id);
 		sb_add_html(sb, b->state);
 		if (*b->log)
-			sb_addf(sb, " (<a href=\"/api/builds/%lld/log\">log</a>)",
-				(long long)b->id);
+			sb_addf(sb, " (<a href=\"/api/builds/%lld/log\">"
+				"log</a>)", (long long)b->id);
 	}
 	sb_adds(sb, "</p>\n");
 }
@@ -165,7 +166,8 @@ static void html_cells(struct strbuf *sb, const struct web_sub *w)
 		sb_adds(sb, "</td><td>");
 		sb_add_html(sb, c->cell->suite);
 		sb_addf(sb, "</td><td><a href=\"/comparisons/%lld\">%lld</a>"
-			"</td><td class=\"%s\">", (long long)c->cell->comparison,
+			"</td><td class=\"%s\">",
+			(long long)c->cell->comparison,
 			(long long)c->cell->comparison,
 			page_verdict_class(c->verdict));
 		sb_add_html(sb, c->summary);
@@ -237,7 +239,8 @@ int web_submission(const struct web_sub *w, struct query *q,
 		if (*w->report)
 			sb_adds(&r->body, w->report);
 		else
-			sb_addf(&r->body, "klab submission %lld: %s, stage %s\n",
+			sb_addf(&r->body,
+				"klab submission %lld: %s, stage %s\n",
 				(long long)w->s->id, w->s->state, w->s->stage);
 		return page_ok(r, CT_TEXT);
 	}
@@ -282,8 +285,8 @@ int web_submissions(const struct db_submission *v, size_t n,
 		"<th>verdict</th><th>note</th></tr>\n");
 	for (i = 0; i < n; i++) {
 		page_time(when, sizeof(when), v[i].created);
-		sb_addf(sb, "<tr><td><a href=\"/submissions/%lld\">%lld</a></td>"
-			"<td>%s</td><td>", (long long)v[i].id,
+		sb_addf(sb, "<tr><td><a href=\"/submissions/%lld\">%lld"
+			"</a></td><td>%s</td><td>", (long long)v[i].id,
 			(long long)v[i].id, when);
 		sb_add_html(sb, v[i].who);
 		sb_adds(sb, "</td><td>");
