@@ -49,7 +49,7 @@ int cpu_stat_read(struct cpu_stat *s)
 		   &v[7], &v[8], &v[9]);
 	if (n < 4)
 		return -1;
-	/* user nice system idle iowait irq softirq steal (guest counted in user) */
+	/* user nice system idle iowait irq softirq steal (guest is in user) */
 	s->total = 0;
 	for (i = 0; i < 8 && i < n; i++)
 		s->total += v[i];

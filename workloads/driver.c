@@ -109,7 +109,8 @@ static int step_wait(struct child *c, const struct driver_env *env,
 
 	while (!child_poll(c)) {
 		if (wl_stopping()) {
-			child_stop(c, 30);	/* time to write partial results */
+			/* time to write partial results */
+			child_stop(c, 30);
 			snprintf(err, errlen, "%s: interrupted", prog);
 			return -1;
 		}
@@ -167,7 +168,8 @@ static void tail_oneline(char *buf, size_t len)
 
 	for (i = 0; buf[i] && o + 3 < sizeof(tmp); i++) {
 		if (buf[i] != '\n') {
-			tmp[o++] = buf[i] == '\t' || buf[i] == '\r' ? ' ' : buf[i];
+			tmp[o++] = buf[i] == '\t' || buf[i] == '\r' ? ' ' :
+				   buf[i];
 			continue;
 		}
 		tmp[o++] = ';';
@@ -271,8 +273,8 @@ static int step_exec(struct step *s, const struct driver_env *env,
 		if (out->error)
 			snprintf(err, errlen, "%s: %s", s->prog, out->error);
 		else
-			snprintf(err, errlen, "%s%s%s", why, tail[0] ? ": " : "",
-				 tail);
+			snprintf(err, errlen, "%s%s%s", why,
+				 tail[0] ? ": " : "", tail);
 	}
 	rc = run_rc || parse_rc ? -1 : 0;
 out_close:

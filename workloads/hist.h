@@ -27,7 +27,7 @@
 struct hist {
 	uint64_t count;
 	uint64_t min, max;	/* exact; min is UINT64_MAX while empty */
-	long double sum;	/* exact for the sizes we see (64-bit mantissa) */
+	long double sum;	/* exact for our sizes (64-bit mantissa) */
 	uint64_t over1, over2;	/* values > 2 s, > 10 s */
 	uint64_t b[HIST_NR];
 };

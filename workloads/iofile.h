@@ -71,7 +71,8 @@ void iofile_slot_close(struct ioslot *s);
 /* Size in bytes of a block device, or of a regular file; -1 on error. */
 int iofile_size(int fd, uint64_t *size);
 
-/* An aligned buffer of len bytes, filled with non-zero bytes.  Aborts on ENOMEM. */
+/* An aligned buffer of len bytes, filled with non-zero bytes.  Aborts on
+ * ENOMEM. */
 void *iofile_buffer(size_t len);
 
 /*

@@ -286,24 +286,26 @@ static int pick_engine(struct run *r, const struct opts *o)
 	return 0;
 }
 
+static const char usage_text[] =
+	"usage: iops --disks D1,D2,... [options]\n"
+	"  -d, --disks LIST       block devices, files or directories\n"
+	"  -t, --threads-per-cpu N  worker threads per CPU (1)\n"
+	"  -b, --block BYTES      request size (4096)\n"
+	"      --rw read|write    random reads (default) or writes\n"
+	"  -e, --engine E         auto, uring or psync (auto)\n"
+	"  -q, --qd N             io_uring queue depth per thread (1)\n"
+	"  -s, --size MB          MiB per file or directory disk (256)\n"
+	"      --buffered         no O_DIRECT\n"
+	"      --ramp SECS        unmeasured start (1)\n"
+	"  -T, --time SECS        measured time (10)\n"
+	"      --timeout SECS     stop with an error after SECS\n"
+	"      --seed N           random offsets seed (1)\n"
+	"      --id KERNEL        identifier (default: uname -r)\n"
+	"  -o, --out FILE         write JSON to FILE\n";
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: iops --disks D1,D2,... [options]\n"
-		"  -d, --disks LIST       block devices, files or directories\n"
-		"  -t, --threads-per-cpu N  worker threads per CPU (1)\n"
-		"  -b, --block BYTES      request size (4096)\n"
-		"      --rw read|write    random reads (default) or writes\n"
-		"  -e, --engine E         auto, uring or psync (auto)\n"
-		"  -q, --qd N             io_uring queue depth per thread (1)\n"
-		"  -s, --size MB          MiB per file or directory disk (256)\n"
-		"      --buffered         no O_DIRECT\n"
-		"      --ramp SECS        unmeasured start (1)\n"
-		"  -T, --time SECS        measured time (10)\n"
-		"      --timeout SECS     stop with an error after SECS\n"
-		"      --seed N           random offsets seed (1)\n"
-		"      --id KERNEL        identifier (default: uname -r)\n"
-		"  -o, --out FILE         write JSON to FILE\n");
+	fputs(usage_text, f);
 }
 
 static int parse_opt(int c, void *ctx)
@@ -335,10 +337,14 @@ static int parse_opt(int c, void *ctx)
 	case 'q': return wl_parse_uint("qd", optarg, 1, 4096, &o->qd);
 	case 's': return wl_parse_u64("size", optarg, 0, 1, 1ull << 40,
 				      &o->size_mb);
-	case 'B': o->buffered = 1; return 0;
+	case 'B':
+		o->buffered = 1;
+		return 0;
 	case 'R': return wl_parse_double("ramp", optarg, 0, 1e6, &o->ramp);
 	case 'T': return wl_parse_double("time", optarg, 0.01, 1e6, &o->time);
-	default: usage(stderr); return -1;
+	default:
+		usage(stderr);
+		return -1;
 	}
 	fprintf(stderr, "invalid value '%s' for --%s\n", optarg,
 		c == 'w' ? "rw" : "engine");

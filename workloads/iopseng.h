@@ -29,7 +29,7 @@ struct iops_shared {
 	unsigned qd;
 	int write;
 	volatile int measuring;	/* completions count while set */
-	volatile int stop;	/* workers finish their in-flight I/O and exit */
+	volatile int stop;	/* workers finish their in-flight I/O, exit */
 };
 
 struct iops_worker {

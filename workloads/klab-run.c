@@ -83,20 +83,37 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	};
 	int c, rc = 0;
 
-	while (!rc && (c = getopt_long(argc, argv, "d:o:s:S:r:h", lo,
-				       NULL)) != -1) {
+	while (!rc) {
+		c = getopt_long(argc, argv, "d:o:s:S:r:h", lo, NULL);
+		if (c == -1)
+			break;
 		switch (c) {
-		case 'd': o->disks = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 's': rc = wl_parse_double("scale", optarg, SUITE_SCALE_MIN,
-					       SUITE_SCALE_MAX, &o->scale);
-			  break;
-		case 'S': o->suites_dir = optarg; break;
-		case 'r': rc = wl_parse_uint("repetitions", optarg, 1, 1000,
-					     &o->reps); break;
-		case 'i': o->id = optarg; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		case 'd':
+			o->disks = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 's':
+			rc = wl_parse_double("scale", optarg, SUITE_SCALE_MIN,
+					     SUITE_SCALE_MAX, &o->scale);
+			break;
+		case 'S':
+			o->suites_dir = optarg;
+			break;
+		case 'r':
+			rc = wl_parse_uint("repetitions", optarg, 1, 1000,
+					   &o->reps);
+			break;
+		case 'i':
+			o->id = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
 		}
 	}
 	if (rc)
@@ -138,7 +155,8 @@ static int check_disks(const char *disks, char *first, size_t len,
 		}
 		if (i == 0) {
 			snprintf(first, len, "%s", path);
-			*first_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+			*first_dir = stat(path, &st) == 0 &&
+				     S_ISDIR(st.st_mode);
 		}
 	}
 	return 0;
@@ -324,10 +342,10 @@ static int plan_check_disk(const struct plan *p, char *err, size_t errlen)
 	double has = disk_space_mb(p->first);
 
 	if (p->s.filesystem && !p->first_is_dir) {
-		snprintf(err, errlen, "suite '%s' needs a file system (%s): disk "
-			 "'%.300s' is not a directory (format and mount it, give "
-			 "the mount point)", p->s.name, p->s.filesystem,
-			 p->first);
+		snprintf(err, errlen, "suite '%s' needs a file system (%s): "
+			 "disk '%.300s' is not a directory (format and mount "
+			 "it, give the mount point)", p->s.name,
+			 p->s.filesystem, p->first);
 		return -1;
 	}
 	if (p->disk_mb <= 0 || has < 0 || has >= p->disk_mb)
@@ -564,10 +582,10 @@ static void add_queue_results(struct result_set *rs, const struct suite *s)
 
 	for (i = 0; i < s->nqueue; i++) {
 		snprintf(name, sizeof(name), "%s", s->queue[i].name);
-		while ((c = strchr(name, '/')))
+		for (c = strchr(name, '/'); c; c = strchr(name, '/'))
 			*c = '.';
-		wl_result(rs, "queue", name, "", strtod(s->queue[i].value, NULL),
-			  DIR_NONE);
+		wl_result(rs, "queue", name, "",
+			  strtod(s->queue[i].value, NULL), DIR_NONE);
 	}
 	for (i = 0; i < s->nvm; i++)
 		wl_result(rs, "vm", s->vm[i].name, "",

@@ -114,7 +114,10 @@ static void journal_replay(int fd, const char *dir)
 	if (r <= 0)
 		return;
 	buf[r] = 0;
-	while (*p && n < 2 * SUITE_MAX_VM && (nl = strchr(p, '\n'))) {
+	while (*p && n < 2 * SUITE_MAX_VM) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
 		*nl = 0;
 		line[n++] = p;
 		p = nl + 1;
@@ -128,9 +131,9 @@ static void journal_replay(int fd, const char *dir)
 		    strstr(line[n], "..") || !digits(sp))
 			continue;
 		if (write_value(line[n], sp))
-			fprintf(stderr, "klab-run: cannot put back %s (%s) left "
-				"by a run that did not finish: %s\n", line[n],
-				sp, strerror(errno));
+			fprintf(stderr, "klab-run: cannot put back %s (%s) "
+				"left by a run that did not finish: %s\n",
+				line[n], sp, strerror(errno));
 		else
 			fprintf(stderr, "klab-run: put back %s = %s, left by a "
 				"run that did not finish\n", line[n], sp);

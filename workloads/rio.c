@@ -286,7 +286,8 @@ static void run_all(struct run *r, const struct opts *o)
 		r->io_ok = r->dev && !devstat_proc_read_bytes(NULL, &r->io0);
 		r->t0 = wl_now_ns();
 		if (start_workers(r->rd, o->readers, reader_run) == 0 &&
-		    wait_loaded(o->time, o->time == 0, &r->load, o, deadline) == 0)
+		    wait_loaded(o->time, o->time == 0, &r->load, o,
+				deadline) == 0)
 			wl_stop_set(WL_STOP_DONE);
 		readers_stop = 1;
 		join_workers(r->rd, o->readers);
@@ -375,32 +376,34 @@ static int emit_text(const struct opts *o,
 	return rc;
 }
 
+static const char usage_text[] =
+	"usage: rio --disk PATH [options]\n"
+	"  -d, --disk PATH       block device, file or directory\n"
+	"  -r, --readers M       reader threads (default 1)\n"
+	"      --random          random reads (default sequential)\n"
+	"      --read-size MB    MiB per reader (64)\n"
+	"  -b, --block BYTES     read size (4096)\n"
+	"      --direct          readers use O_DIRECT\n"
+	"      --at-end          regions at the end of a device (far into\n"
+	"                        a file): never the blocks of a tiotest\n"
+	"                        beside it\n"
+	"  -w, --writers W       streaming writer threads (0)\n"
+	"      --write-size MB   MiB per writer, rewritten in a loop (256)\n"
+	"      --write-block B   write size (1m)\n"
+	"  -c, --load-cmd CMD    background command, run in a fresh\n"
+	"                        directory inside a directory disk,\n"
+	"                        removed afterwards (\"dbench -t 600 50\")\n"
+	"      --warmup SECS     load alone before measuring (2)\n"
+	"  -T, --time SECS       measured time (10; 0: until SIGTERM)\n"
+	"      --timeout SECS    stop with an error after SECS\n"
+	"      --seed N          random offsets seed (1)\n"
+	"      --id KERNEL       identifier (default: uname -r)\n"
+	"      --text            the reads:/read latency lines\n"
+	"  -o, --out FILE        write the output to FILE\n";
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: rio --disk PATH [options]\n"
-		"  -d, --disk PATH       block device, file or directory\n"
-		"  -r, --readers M       reader threads (default 1)\n"
-		"      --random          random reads (default sequential)\n"
-		"      --read-size MB    MiB per reader (64)\n"
-		"  -b, --block BYTES     read size (4096)\n"
-		"      --direct          readers use O_DIRECT\n"
-		"      --at-end          regions at the end of a device (far into\n"
-		"                        a file): never the blocks of a tiotest\n"
-		"                        beside it\n"
-		"  -w, --writers W       streaming writer threads (0)\n"
-		"      --write-size MB   MiB per writer, rewritten in a loop (256)\n"
-		"      --write-block B   write size (1m)\n"
-		"  -c, --load-cmd CMD    background command, run in a fresh\n"
-		"                        directory inside a directory disk,\n"
-		"                        removed afterwards (\"dbench -t 600 50\")\n"
-		"      --warmup SECS     load alone before measuring (2)\n"
-		"  -T, --time SECS       measured time (10; 0: until SIGTERM)\n"
-		"      --timeout SECS    stop with an error after SECS\n"
-		"      --seed N          random offsets seed (1)\n"
-		"      --id KERNEL       identifier (default: uname -r)\n"
-		"      --text            the reads:/read latency lines\n"
-		"  -o, --out FILE        write the output to FILE\n");
+	fputs(usage_text, f);
 }
 
 static int parse_opt(int c, void *ctx)
@@ -408,25 +411,39 @@ static int parse_opt(int c, void *ctx)
 	struct opts *o = ctx;
 
 	switch (c) {
-	case 'd': o->disk = optarg; return 0;
+	case 'd':
+		o->disk = optarg;
+		return 0;
 	case 'r': return wl_parse_uint("readers", optarg, 0, 4096, &o->readers);
-	case 'R': o->random = 1; return 0;
+	case 'R':
+		o->random = 1;
+		return 0;
 	case 's': return wl_parse_u64("read-size", optarg, 0, 1, 1ull << 40,
 				      &o->rsize_mb);
 	case 'b': return wl_parse_u64("block", optarg, 1, 512, 64 << 20,
 				      &o->bs);
-	case 'D': o->direct = 1; return 0;
-	case 'E': o->plan_flags |= IOPLAN_AT_END; return 0;
+	case 'D':
+		o->direct = 1;
+		return 0;
+	case 'E':
+		o->plan_flags |= IOPLAN_AT_END;
+		return 0;
 	case 'w': return wl_parse_uint("writers", optarg, 0, 4096, &o->writers);
 	case 'S': return wl_parse_u64("write-size", optarg, 0, 1, 1ull << 40,
 				      &o->wsize_mb);
 	case 'B': return wl_parse_u64("write-block", optarg, 1, 512, 64 << 20,
 				      &o->wbs);
-	case 'c': o->load_cmd = optarg; return 0;
+	case 'c':
+		o->load_cmd = optarg;
+		return 0;
 	case 'W': return wl_parse_double("warmup", optarg, 0, 1e6, &o->warmup);
 	case 'T': return wl_parse_double("time", optarg, 0, 1e6, &o->time);
-	case 'x': o->text = 1; return 0;
-	default: usage(stderr); return -1;
+	case 'x':
+		o->text = 1;
+		return 0;
+	default:
+		usage(stderr);
+		return -1;
 	}
 }
 

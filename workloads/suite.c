@@ -85,7 +85,8 @@ static int set_attrs(struct suite *s, const char *key, const char *val,
 		k = (size_t)(eq - p);
 		if (!vm && k > 8 && strncmp(p, "iosched/", 8) == 0)
 			name += 8;
-		if (k >= sizeof(a->name) || !all_of(name, k - (name - p), lower) ||
+		if (k >= sizeof(a->name) ||
+		    !all_of(name, k - (name - p), lower) ||
 		    (!vm && k == 9 && strncmp(p, "scheduler", 9) == 0)) {
 			snprintf(err, errlen, vm ? "%s: invalid attribute "
 				 "'%.*s' (a name in /proc/sys/vm/)" :
@@ -107,8 +108,8 @@ static int set_attrs(struct suite *s, const char *key, const char *val,
 			return -1;
 		}
 		if (*n_attr == max) {
-			snprintf(err, errlen, "%s: more than %u attributes", key,
-				 max);
+			snprintf(err, errlen, "%s: more than %u attributes",
+				 key, max);
 			return -1;
 		}
 		a = &arr[(*n_attr)++];
@@ -319,9 +320,11 @@ char *suite_expand(const char *s, const struct suite_vars *v, char *err,
 			snprintf(err, errlen, "unterminated '{' in '%s'", s);
 			goto out_fail;
 		}
-		snprintf(name, sizeof(name), "%.*s", (int)(close - s - 1), s + 1);
+		snprintf(name, sizeof(name), "%.*s", (int)(close - s - 1),
+			 s + 1);
 		if (expand_one(&sb, name, v)) {
-			snprintf(err, errlen, "unknown placeholder '{%s}'", name);
+			snprintf(err, errlen, "unknown placeholder '{%s}'",
+				 name);
 			goto out_fail;
 		}
 		s = close + 1;

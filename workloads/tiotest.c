@@ -172,7 +172,8 @@ static void report_phase(struct result_set *rs, const struct opts *o,
 	snprintf(prefix, sizeof(prefix), "tiobench.%s", name);
 	for (f = 0; f < TIOBENCH_NFIELDS; f++)
 		wl_result(rs, prefix, tiobench_fields[f].key,
-			  tiobench_fields[f].unit, v[f], tiobench_fields[f].dir);
+			  tiobench_fields[f].unit, v[f],
+			  tiobench_fields[f].dir);
 	wl_result_pcts(rs, prefix, h, 1e6, "ms", 1);
 	wl_result(rs, prefix, "ops", "", (double)h->count, DIR_NONE);
 	wl_result(rs, prefix, "elapsed", "s", secs, DIR_NONE);
@@ -180,7 +181,8 @@ static void report_phase(struct result_set *rs, const struct opts *o,
 		wl_result(rs, prefix, "io_busy", "%", (double)(100.0L * h->sum /
 			  ((long double)wall_ns * started)), DIR_NONE);
 		wl_result(rs, prefix, "finish_spread", "%",
-			  100.0 * (double)spread_ns / (double)wall_ns, DIR_NONE);
+			  100.0 * (double)spread_ns / (double)wall_ns,
+			  DIR_NONE);
 	}
 }
 
@@ -378,7 +380,10 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 			usleep(20000);
 		if (drop_regions(ws, o))
 			return -1;
-		if (!o->dev.n || !(left = resident_all(ws, o)))
+		if (!o->dev.n)
+			return 0;
+		left = resident_all(ws, o);
+		if (!left)
 			return 0;
 	}
 	if (drop_cache_root(ws[0].io.r, ws[0].io.fd) == 0)
@@ -461,26 +466,28 @@ out_bad:
 	return -1;
 }
 
+static const char usage_text[] =
+	"usage: tiotest --disk PATH [options]\n"
+	"  -d, --disk PATH     block device, file or directory (--dir)\n"
+	"  -t, --threads N     threads (default 8)\n"
+	"  -s, --size MB       total size in MiB, split over threads (64)\n"
+	"  -b, --block BYTES   block size, k/m suffixes (4096)\n"
+	"  -r, --random N      random requests per thread (4000)\n"
+	"      --phases LIST   seq_write,seq_read,rand_write,rand_read\n"
+	"      --direct        O_DIRECT\n"
+	"      --sync          O_SYNC\n"
+	"      --drop-cache    drop the regions' page cache before each\n"
+	"                      read phase (reads reach the device)\n"
+	"      --timeout SECS  stop with an error after SECS\n"
+	"      --seed N        random offsets seed (1)\n"
+	"      --id KERNEL     identifier (default: uname -r)\n"
+	"      --text          tiobench text sections instead of JSON\n"
+	"      --json FILE     also write the JSON to FILE (with --text)\n"
+	"  -o, --out FILE      write the output to FILE\n";
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: tiotest --disk PATH [options]\n"
-		"  -d, --disk PATH     block device, file or directory (--dir)\n"
-		"  -t, --threads N     threads (default 8)\n"
-		"  -s, --size MB       total size in MiB, split over threads (64)\n"
-		"  -b, --block BYTES   block size, k/m suffixes (4096)\n"
-		"  -r, --random N      random requests per thread (4000)\n"
-		"      --phases LIST   seq_write,seq_read,rand_write,rand_read\n"
-		"      --direct        O_DIRECT\n"
-		"      --sync          O_SYNC\n"
-		"      --drop-cache    drop the regions' page cache before each\n"
-		"                      read phase (reads reach the device)\n"
-		"      --timeout SECS  stop with an error after SECS\n"
-		"      --seed N        random offsets seed (1)\n"
-		"      --id KERNEL     identifier (default: uname -r)\n"
-		"      --text          tiobench text sections instead of JSON\n"
-		"      --json FILE     also write the JSON to FILE (with --text)\n"
-		"  -o, --out FILE      write the output to FILE\n");
+	fputs(usage_text, f);
 }
 
 static int parse_opt(int c, void *ctx)
@@ -488,7 +495,9 @@ static int parse_opt(int c, void *ctx)
 	struct opts *o = ctx;
 
 	switch (c) {
-	case 'd': o->disk = optarg; return 0;
+	case 'd':
+		o->disk = optarg;
+		return 0;
 	case 't': return wl_parse_uint("threads", optarg, 1, 4096,
 				       &o->threads);
 	case 's': return wl_parse_u64("size", optarg, 0, 1, 1ull << 40,
@@ -498,12 +507,24 @@ static int parse_opt(int c, void *ctx)
 	case 'r': return wl_parse_u64("random", optarg, 0, 0, 1ull << 40,
 				      &o->rand_ops);
 	case 'P': return parse_phases(optarg, &o->phases);
-	case 'D': o->direct = 1; return 0;
-	case 'S': o->sync = 1; return 0;
-	case 'x': o->text = 1; return 0;
-	case 'C': o->drop_cache = 1; return 0;
-	case 'j': o->json = optarg; return 0;
-	default: usage(stderr); return -1;
+	case 'D':
+		o->direct = 1;
+		return 0;
+	case 'S':
+		o->sync = 1;
+		return 0;
+	case 'x':
+		o->text = 1;
+		return 0;
+	case 'C':
+		o->drop_cache = 1;
+		return 0;
+	case 'j':
+		o->json = optarg;
+		return 0;
+	default:
+		usage(stderr);
+		return -1;
 	}
 }
 
@@ -549,7 +570,8 @@ static int validate(struct opts *o, int argc, char **argv)
 	per = (o->size_mb << 20) / o->threads / o->bs * o->bs;
 	if (per < o->bs) {
 		fprintf(stderr, "invalid value '%llu' for --size: less than "
-			"one block per thread\n", (unsigned long long)o->size_mb);
+			"one block per thread\n",
+			(unsigned long long)o->size_mb);
 		return -1;
 	}
 	return 0;

@@ -121,7 +121,8 @@ char **wl_argv_split(const char *s, char *err, size_t errlen)
 		sb_init(&w);
 		s = split_word(s, &w, &open);
 		if (open) {
-			snprintf(err, errlen, "unterminated quote in '%s'", w.buf);
+			snprintf(err, errlen, "unterminated quote in '%s'",
+				 w.buf);
 			sb_release(&w);
 			goto out_free;
 		}
@@ -171,7 +172,11 @@ void wl_result(struct result_set *rs, const char *prefix, const char *field,
 void wl_result_pcts(struct result_set *rs, const char *prefix,
 		    const struct hist *h, double div, const char *unit, int all)
 {
-	static const struct { double p; const char *name; int extra; } pc[] = {
+	static const struct {
+		double p;
+		const char *name;
+		int extra;
+	} pc[] = {
 		{ 50, "lat_p50", 0 }, { 90, "lat_p90", 1 },
 		{ 99, "lat_p99", 0 }, { 99.9, "lat_p99_9", 0 },
 		{ 99.99, "lat_p99_99", 1 },
@@ -228,9 +233,15 @@ int wl_parse_common(int c, struct wl_common *cm, void (*usage)(FILE *))
 	case WL_OPT_SEED:
 		return wl_parse_u64("seed", optarg, 0, 0, UINT64_MAX,
 				    &cm->seed);
-	case WL_OPT_ID: cm->id = optarg; return 0;
-	case 'o': cm->out = optarg; return 0;
-	case 'h': usage(stdout); exit(0);
+	case WL_OPT_ID:
+		cm->id = optarg;
+		return 0;
+	case 'o':
+		cm->out = optarg;
+		return 0;
+	case 'h':
+		usage(stdout);
+		exit(0);
 	default: return 1;
 	}
 }
@@ -241,7 +252,10 @@ int wl_getopt(int argc, char **argv, const char *shortopts,
 {
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+	for (;;) {
+		c = getopt_long(argc, argv, shortopts, lo, NULL);
+		if (c == -1)
+			break;
 		rc = wl_parse_common(c, cm, usage);
 		if (rc > 0)
 			rc = fn(c, ctx);

@@ -49,7 +49,8 @@ void wl_result(struct result_set *rs, const char *prefix, const char *field,
  * (wl_result_hist).
  */
 void wl_result_pcts(struct result_set *rs, const char *prefix,
-		    const struct hist *h, double div, const char *unit, int all);
+		    const struct hist *h, double div, const char *unit,
+		    int all);
 
 /*
  * Add the non-empty buckets of h to rs as the latency histogram of phase
