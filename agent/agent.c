@@ -59,16 +59,19 @@ void agent_backoff(const struct agent_config *cfg, unsigned attempt)
 	sleep(s);
 }
 
+static const char usage_text[] =
+	"usage: klab-agent [--url URL] [--rig NAME] [--token TOKEN]\n"
+	"                  [--once] [--no-kexec] [--init] [--workdir DIR]\n"
+	"                  [--disks D1,D2] [--klab-run PATH] [--kexec PATH]\n"
+	"                  [--cmdline-file FILE] [--sysroot DIR]\n"
+	"                  [--poll-wait S] [--backoff-max S]\n"
+	"                  [--cache-dir DIR] [--cache-max MIB]\n"
+	"Settings not given come from klab.url=, klab.rig=, klab.token=\n"
+	"on the kernel command line (docs/AGENT.md).\n";
+
 static void usage(FILE *f)
 {
-	fputs("usage: klab-agent [--url URL] [--rig NAME] [--token TOKEN]\n"
-	      "                  [--once] [--no-kexec] [--init] [--workdir DIR]\n"
-	      "                  [--disks D1,D2] [--klab-run PATH] [--kexec PATH]\n"
-	      "                  [--cmdline-file FILE] [--sysroot DIR]\n"
-	      "                  [--poll-wait S] [--backoff-max S]\n"
-	      "                  [--cache-dir DIR] [--cache-max MIB]\n"
-	      "Settings not given come from klab.url=, klab.rig=, klab.token=\n"
-	      "on the kernel command line (docs/AGENT.md).\n", f);
+	fputs(usage_text, f);
 }
 
 static int parse_secs(const char *opt, const char *v, int *out)
@@ -125,38 +128,68 @@ static const struct option agent_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The string setting option c gives a value, NULL for other options. */
+static char **agent_str_option(struct agent_config *cfg, int c)
+{
+	switch (c) {
+	case 'u': return &cfg->url;
+	case 'r': return &cfg->rig;
+	case 't': return &cfg->token;
+	case 'w': return &cfg->workdir;
+	case 'd': return &cfg->disks;
+	case 'k': return &cfg->klab_run;
+	case 'x': return &cfg->kexec;
+	case 'c': return &cfg->cmdline_file;
+	case 's': return &cfg->sysroot;
+	case 'C': return &cfg->cache_dir;
+	default: return NULL;
+	}
+}
+
 /* 0, 1 for --help, -1 on a bad option. */
 static int agent_options(int argc, char **argv, struct agent_config *cfg)
 {
+	char **str;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", agent_opts, NULL)) != -1) {
+	for (;;) {
+		c = getopt_long(argc, argv, "", agent_opts, NULL);
+		if (c == -1)
+			break;
+		str = agent_str_option(cfg, c);
+		if (str) {
+			alloc_str_set(str, optarg);
+			continue;
+		}
 		switch (c) {
-		case 'u': alloc_str_set(&cfg->url, optarg); break;
-		case 'r': alloc_str_set(&cfg->rig, optarg); break;
-		case 't': alloc_str_set(&cfg->token, optarg); break;
-		case '1': cfg->once = 1; break;
-		case 'n': cfg->no_kexec = 1; break;
-		case 'i': cfg->init = 1; break;
-		case 'w': alloc_str_set(&cfg->workdir, optarg); break;
-		case 'd': alloc_str_set(&cfg->disks, optarg); break;
-		case 'k': alloc_str_set(&cfg->klab_run, optarg); break;
-		case 'x': alloc_str_set(&cfg->kexec, optarg); break;
-		case 'c': alloc_str_set(&cfg->cmdline_file, optarg); break;
-		case 's': alloc_str_set(&cfg->sysroot, optarg); break;
-		case 'p': if (parse_secs("poll-wait", optarg, &cfg->poll_wait))
+		case '1':
+			cfg->once = 1;
+			break;
+		case 'n':
+			cfg->no_kexec = 1;
+			break;
+		case 'i':
+			cfg->init = 1;
+			break;
+		case 'p':
+			if (parse_secs("poll-wait", optarg, &cfg->poll_wait))
 				return -1;
-			  break;
-		case 'b': if (parse_secs("backoff-max", optarg,
-					 &cfg->backoff_max))
+			break;
+		case 'b':
+			if (parse_secs("backoff-max", optarg,
+				       &cfg->backoff_max))
 				return -1;
-			  break;
-		case 'C': alloc_str_set(&cfg->cache_dir, optarg); break;
-		case 'M': if (parse_mib(optarg, &cfg->cache_max))
+			break;
+		case 'M':
+			if (parse_mib(optarg, &cfg->cache_max))
 				return -1;
-			  break;
-		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
 		}
 	}
 	if (optind < argc) {

@@ -119,7 +119,7 @@ static int cache_scan(const char *dir, struct cache_item **items, size_t *n,
 		return -1;
 	}
 	sb_init(&path);
-	while ((e = readdir(d)) != NULL) {
+	for (e = readdir(d); e; e = readdir(d)) {
 		sb_reset(&path);
 		cache_entry_path(&path, dir, e->d_name);
 		if (cache_is_part(e->d_name)) {

@@ -120,7 +120,8 @@ void agent_cmdline_release(struct agent_cmdline *c)
 static int cmdline_is_ours(const char *w)
 {
 	static const char *const keys[] = {
-		"klab.url", "klab.rig", "klab.token", "klab.job", "klab.release",
+		"klab.url", "klab.rig", "klab.token", "klab.job",
+		"klab.release",
 	};
 	size_t i;
 

@@ -182,7 +182,8 @@ static int http_fetch(const struct agent_config *cfg, const char *path,
 	*bytes += hf.bytes;
 	if ((fclose(hf.f) || hf.werr) && (rc == 0 || hf.werr)) {
 		snprintf(err, errlen, "cannot write '%s': %s", part,
-			 hf.werr ? "short write (disk full?)" : strerror(errno));
+			 hf.werr ? "short write (disk full?)" :
+				   strerror(errno));
 		return HTTP_LOCAL;
 	}
 	if (rc == 0 && status != 200) {
@@ -227,7 +228,8 @@ static int http_download_counted(const struct agent_config *cfg,
 		unlink(part);
 		agent_log("download %s: %s (attempt %u of %u)", path, err, i,
 			  attempts);
-		if (rc == HTTP_LOCAL)	/* our disk, not klabd: no use waiting */
+		/* our disk, not klabd: no use waiting */
+		if (rc == HTTP_LOCAL)
 			break;
 		if (i < attempts)
 			agent_backoff(cfg, i);

@@ -234,7 +234,8 @@ static int job_set_sched(const struct agent_config *cfg, long id,
 	sb_init(&path);
 	sb_init(&now);
 	if (strncmp(disk, "/dev/", 5)) {
-		agent_log("job %ld: disk '%s' is a file: no scheduler", id, disk);
+		agent_log("job %ld: disk '%s' is a file: no scheduler", id,
+			  disk);
 		rc = 0;
 	} else if (job_sched_path(cfg, name, &path)) {
 		snprintf(err, errlen, "disk '%s' has no I/O scheduler", disk);
@@ -345,7 +346,7 @@ static void job_raw_dir(json_t *raw, const char *dir, const char *prefix,
 
 	sb_init(&path);
 	sb_init(&name);
-	while (d && (e = readdir(d)) != NULL) {
+	for (e = d ? readdir(d) : NULL; e; e = readdir(d)) {
 		/* results.json and rep-N.json go up as documents */
 		if (e->d_name[0] == '.' ||
 		    (!*prefix && (!strcmp(e->d_name, "results.json") ||
@@ -395,7 +396,8 @@ static int job_upload(const struct agent_config *cfg, const struct job *job,
 	snprintf(path, sizeof(path), "/api/agent/jobs/%ld/results", job->id);
 	for (i = 0; i < 2; i++) {
 		agent_log("job %ld: uploading results (%zu raw outputs)",
-			  job->id, json_object_size(json_object_get(doc, "raw")));
+			  job->id,
+			  json_object_size(json_object_get(doc, "raw")));
 		json_decref(reply);
 		http_json_retry(cfg, "POST", path, doc, 300, 0, &status, &reply,
 				err, sizeof(err));
@@ -465,7 +467,7 @@ static void job_clean_dir(const char *dir, int depth)
 	DIR *d = opendir(dir);
 
 	sb_init(&path);
-	while (d && (e = readdir(d)) != NULL) {
+	for (e = d ? readdir(d) : NULL; e; e = readdir(d)) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		sb_reset(&path);

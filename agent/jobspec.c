@@ -41,8 +41,8 @@ int job_name_ok(const char *s)
 	if (!s || !*s || s[0] == '.')
 		return 0;
 	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789._-+", *s))
+		if (!strchr("abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-+", *s))
 			return 0;
 	return 1;
 }

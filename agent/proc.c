@@ -72,7 +72,7 @@ int proc_supervise(int forever, int *code)
 	for (;;) {
 		pid = fork();
 		if (pid == 0) {
-			/* without a PID 1 to outlive, die with the supervisor */
+			/* no PID 1 to outlive: die with the supervisor */
 			if (!pid1)
 				prctl(PR_SET_PDEATHSIG, SIGTERM, 0L, 0L, 0L);
 			return 1;

@@ -161,7 +161,8 @@ int sysinfo_disk(const char *root, const char *spec, struct disk_info *d,
 		return -1;
 	}
 	snprintf(d->name, sizeof(d->name), "%s", spec);
-	d->size_bytes = S_ISREG(st.st_mode) ? (unsigned long long)st.st_size : 0;
+	d->size_bytes = S_ISREG(st.st_mode) ?
+			(unsigned long long)st.st_size : 0;
 	return 0;
 }
 
@@ -233,7 +234,7 @@ static int disks_discover(const char *root, struct sysinfo *si, char *err,
 			 strerror(errno));
 		return -1;
 	}
-	while ((e = readdir(dir)) != NULL) {
+	for (e = readdir(dir); e; e = readdir(dir)) {
 		if (!disk_is_real(root, e->d_name))
 			continue;
 		if (sysinfo_disk(root, e->d_name, &d, err, errlen) == 0)
