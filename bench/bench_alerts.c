@@ -107,7 +107,8 @@ static double bare_posts(const char *url, int n)
 		rq.timeout = 20;
 		rq.headers = headers;
 		sb_reset(&reply);
-		if (http_request_perform(&rq, &reply, &status, err, sizeof(err)))
+		if (http_request_perform(&rq, &reply, &status, err,
+					 sizeof(err)))
 			exit(1);
 	}
 	sb_release(&reply);
@@ -133,7 +134,8 @@ int main(int argc, char **argv)
 	char err[256];
 	int n;
 
-	if (argc < 4 || (n = (int)strtol(argv[3], NULL, 10)) <= 0) {
+	n = argc < 4 ? 0 : (int)strtol(argv[3], NULL, 10);
+	if (n <= 0) {
 		fputs("usage: bench_alerts DB WEBHOOK_URL N [SMTP_URL]\n",
 		      stderr);
 		return 2;

@@ -43,10 +43,17 @@ static void loadavg(char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* Uniform in (0, 1): 53 bits of the stream, never 0. */
+static double unit_open(uint64_t *s)
+{
+	return ((double)(rand_xorshift64(s) >> 11) + 0.5) /
+	       9007199254740992.0;
+}
+
 static double gauss(uint64_t *s)
 {
-	double u = ((double)(rand_xorshift64(s) >> 11) + 0.5) / 9007199254740992.0;
-	double v = ((double)(rand_xorshift64(s) >> 11) + 0.5) / 9007199254740992.0;
+	double u = unit_open(s);
+	double v = unit_open(s);
 
 	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
 }
@@ -124,7 +131,8 @@ int main(int argc, char **argv)
 		found += n;
 		for (i = 0; i < n; i++)
 			hits += m % every == 0 &&
-				(size_t)labs((long)c[i].idx - (long)points / 2) <= 20;
+				(size_t)labs((long)c[i].idx -
+					     (long)points / 2) <= 20;
 		free(c);
 	}
 	t_cp = now() - t0;
@@ -137,8 +145,8 @@ int main(int argc, char **argv)
 	printf("change points: %.3f s = %.0f x the mean pass, %.1f x the "
 	       "qsort pass; %.2f ms per metric\n", t_cp, t_cp / t_mean,
 	       t_cp / t_sort, t_cp * 1000 / (double)metrics);
-	printf("found %zu change points, %zu of %zu steps within 20 points of their place\n",
-	       found, hits, (metrics + every - 1) / every);
+	printf("found %zu change points, %zu of %zu steps within 20 points "
+	       "of their place\n", found, hits, (metrics + every - 1) / every);
 	printf("load average before: %s; after: %s\n", la0, la1);
 	free(x);
 	free(tmp);

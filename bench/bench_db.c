@@ -166,7 +166,8 @@ static struct span reference(const char *path, long runs, long nm)
 		    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1"
 		    " FROM c WHERE x < 100000)"
 		    " INSERT INTO runs SELECT x FROM c;"
-		    "INSERT INTO metrics SELECT id FROM runs WHERE id <= 10000");
+		    "INSERT INTO metrics SELECT id FROM runs"
+		    " WHERE id <= 10000");
 	if (sqlite3_prepare_v2(h, "INSERT INTO results (run_id, metric_id,"
 			       " value) VALUES (?1, ?2, ?3)", -1, &st,
 			       NULL) != SQLITE_OK)

@@ -91,16 +91,19 @@ static void tiobench_mail(struct strbuf *sb, const char *prefix, int first,
 	char id[64];
 	int s, k;
 
+	static const char tiobench_head[] =
+		"                              File  Blk   Num       "
+		"            Avg      Maximum      Lat%     Lat%    CPU\n"
+		"Identifier                    Size  Size  Thr   Rate  "
+		"(CPU%)  Latency    Latency      >2s      >10s    Eff\n"
+		"---------------------------- ------ ----- ---  ------ "
+		"------ --------- ----------- -------- -------- -----\n";
+
 	sb_adds(sb, "Subject: Re: [PATCH] mq-deadline: shorter read expiry\n\n"
 		"tiobench on the scsi box, 8 threads, 4 KiB blocks.\n\n");
 	for (s = 0; s < 4; s++) {
 		sb_addf(sb, "%s\n", sections[s].title);
-		sb_adds(sb, "                              File  Blk   Num       "
-			"            Avg      Maximum      Lat%     Lat%    CPU\n"
-			"Identifier                    Size  Size  Thr   Rate  "
-			"(CPU%)  Latency    Latency      >2s      >10s    Eff\n"
-			"---------------------------- ------ ----- ---  ------ "
-			"------ --------- ----------- -------- -------- -----\n");
+		sb_adds(sb, tiobench_head);
 		for (k = first; k < first + n; k++) {
 			snprintf(id, sizeof(id), "%s%d", prefix, k);
 			sb_addf(sb, "%-28s %6d %5d %3d %7.2f %5.2f%% %9.3f "

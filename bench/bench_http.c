@@ -182,11 +182,13 @@ static void time_url(CURL *h, const char *url, long n)
 	cpu1 = proc_cpu_s(pid);
 	printf("%s\tserver_median_ms=%.3f\tserver_p90_ms=%.3f\t"
 	       "server_min_ms=%.3f\ttotal_median_ms=%.3f\tbytes=%zu\tn=%ld",
-	       url, quantile(srv, (size_t)n, 0.5), quantile(srv, (size_t)n, 0.9),
+	       url, quantile(srv, (size_t)n, 0.5),
+	       quantile(srv, (size_t)n, 0.9),
 	       quantile(srv, (size_t)n, 0.0), quantile(tot, (size_t)n, 0.5),
 	       bytes, n);
 	if (cpu0 >= 0 && cpu1 >= 0)
-		printf("\tserver_cpu_ms=%.2f", (cpu1 - cpu0) * 1000 / (double)n);
+		printf("\tserver_cpu_ms=%.2f",
+		       (cpu1 - cpu0) * 1000 / (double)n);
 	putchar('\n');
 	free(srv);
 	free(tot);
@@ -231,7 +233,8 @@ static long load_reap(CURLM *m, struct client *cl, char **urls, int nurl,
 	char *url;
 	int left;
 
-	while ((msg = curl_multi_info_read(m, &left))) {
+	for (msg = curl_multi_info_read(m, &left); msg;
+	     msg = curl_multi_info_read(m, &left)) {
 		if (msg->msg != CURLMSG_DONE)
 			continue;
 		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &c);

@@ -38,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/rand.h"
 #include "lib/strbuf.h"
 
 enum kind { AGENT, BROWSER, SUBMITTER, OPERATOR };
@@ -123,9 +124,12 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Uniform in [0, 1) from lib/rand.h's seeded stream (seed 1). */
 static double urand(void)
 {
-	return (double)rand() / ((double)RAND_MAX + 1.0);
+	static uint64_t state = 1;
+
+	return (double)(rand_xorshift64(&state) >> 11) / 9007199254740992.0;
 }
 
 static void stat_add(enum ep ep, double ms)
@@ -389,7 +393,8 @@ static void submitter_go(CURLM *m, struct client *c)
 	snprintf(rig, sizeof(rig), "a%ld", (long)(urand() * (double)L.agents));
 	doc = json_pack("{s:s, s:[{s:s, s:s}], s:[s], s:[s], s:s}", "base",
 			"fake", "patches", "name", name, "text", L.patch,
-			"rigs", rig, "suites", "tiobench", "note", "bench_load");
+			"rigs", rig, "suites", "tiobench", "note",
+			"bench_load");
 	body = json_dumps(doc, JSON_COMPACT);
 	req_start(m, c, EP_SUBMIT, "/api/submissions", body);
 	free(body);
@@ -514,7 +519,7 @@ static long proc_fds(void)
 	dir = opendir(path);
 	if (!dir)
 		return -1;
-	while ((e = readdir(dir)))
+	for (e = readdir(dir); e; e = readdir(dir))
 		n += e->d_name[0] != '.';
 	closedir(dir);
 	return n;
@@ -570,7 +575,8 @@ static struct client *clients_make(size_t *n)
 			snprintf(hdr, sizeof(hdr), "Accept: text/html");
 		else
 			snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s",
-				 L.subtok[c->kind == SUBMITTER ? c->idx + 1 : 0]);
+				 L.subtok[c->kind == SUBMITTER ? c->idx + 1 :
+					  0]);
 		c->hdrs = curl_slist_append(NULL, hdr);
 		c->hdrs = curl_slist_append(c->hdrs, "Content-Type: "
 					    "application/json");
@@ -609,7 +615,8 @@ static void clients_reap(CURLM *m)
 	CURLMsg *msg;
 	int left;
 
-	while ((msg = curl_multi_info_read(m, &left))) {
+	for (msg = curl_multi_info_read(m, &left); msg;
+	     msg = curl_multi_info_read(m, &left)) {
 		if (msg->msg != CURLMSG_DONE)
 			continue;
 		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &c);
@@ -643,7 +650,8 @@ static void run(CURLM *m, struct client *v, size_t n)
 	L.start = next_sample;
 	for (;;) {
 		t = now_s();
-		if (L.setup && L.queued_rigs >= L.agents && !any_busy(v, n, 0)) {
+		if (L.setup && L.queued_rigs >= L.agents &&
+		    !any_busy(v, n, 0)) {
 			L.setup = 0;
 			L.start = t;
 			end = t + (double)L.seconds;
@@ -652,7 +660,8 @@ static void run(CURLM *m, struct client *v, size_t n)
 					urand() * (double)L.ramp :
 					v[i].kind == SUBMITTER ?
 					urand() * L.submit_every : 0);
-			fprintf(stderr, "bench_load: jobs queued, clients start\n");
+			fprintf(stderr,
+				"bench_load: jobs queued, clients start\n");
 		}
 		if (!L.setup && t >= end && !L.stopping)
 			L.stopping = 1;
@@ -763,6 +772,12 @@ static void opt_num(const char *arg, const char *v, double *d, long *l)
 		*l = (long)x;
 }
 
+/* Whether the n bytes of arg before its '=' are name. */
+static int opt_is(const char *arg, size_t n, const char *name)
+{
+	return strlen(name) == n && !strncmp(arg, name, n);
+}
+
 static void opts_parse(int argc, char **argv)
 {
 	static const char *const names[] = { "agents", "browsers",
@@ -785,9 +800,9 @@ static void opts_parse(int argc, char **argv)
 			die("invalid option", argv[i]);
 		n = (size_t)(eq - argv[i]);
 		for (k = 0; k < 9; k++) {
-			if (strlen(names[k]) == n && !strncmp(argv[i], names[k], n))
+			if (opt_is(argv[i], n, names[k]))
 				opt_num(argv[i], eq + 1, NULL, nums[k]);
-			if (strlen(snames[k]) == n && !strncmp(argv[i], snames[k], n))
+			if (opt_is(argv[i], n, snames[k]))
 				*strs[k] = eq + 1;
 		}
 		if (!strncmp(argv[i], "cell=", 5))
@@ -815,7 +830,6 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		die("usage", "bench_load URL option=value...");
 	opts_parse(argc, argv);
-	srand(1);
 	L.patch = file_text(L.patch_file);
 	tokens_read();
 	L.acked_f = fopen(L.acked, "w");

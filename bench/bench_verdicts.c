@@ -28,8 +28,9 @@
  *   bench_verdicts --emit DIR --cv PCT --cells N --shift PCT --pages N
  *                  [--seed S] [--prefix P]
  *       writes the pages as klab-results/1 documents (DIR/PxPAGE-TIME
- *       .json, one per cell, named by its place in time, kernels PxPAGE-base and PxPAGE-cand, prefix
- *       "v" by default) and the verdicts compare_judge() gives them
+ *       .json, one per cell, named by its place in time, kernels
+ *       PxPAGE-base and PxPAGE-cand, prefix "v" by default) and the
+ *       verdicts compare_judge() gives them
  *       (DIR/expected.txt: "PxPAGE METRIC VERDICT" lines) for
  *       bench_verdicts.sh, which imports them into a real klabd and checks
  *       that GET /api/compare agrees.
@@ -352,7 +353,8 @@ static void drift_table(size_t pages)
 	       "worse/better: unpaired | paired | 10%% drop: worse, "
 	       "unpaired | paired |\n|---|---|---|---|---|---|---|\n");
 	table_rows(drift_row, 4, pages);
-	printf("\n%zu pages per row and column; cells interleaved A B B A A B ...; "
+	printf("\n%zu pages per row and column; cells interleaved "
+	       "A B B A A B ...; "
 	       "the drift is a linear change of every metric's level from "
 	       "the first cell to the last; error budget headline %g, "
 	       "secondary %g.\n", pages, 0.008 * alpha_scale,
