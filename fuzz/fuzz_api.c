@@ -32,7 +32,8 @@
  * fuzz_series.c takes the splitting of a series), /api/catalog/available and
  * /api/catalog/debian (Debian's servers) and /api/agent/next (kernels
  * booted) are skipped; the rig is "remote" without power or console
- * commands; the rig manager's thread never starts.  http_handle() has no connection, so no long poll parks.
+ * commands; the rig manager's thread never starts.  http_handle() has no
+ * connection, so no long poll parks.
  *
  * Besides the sanitizers' checks it asserts the API's contract: every
  * answer has a status in 100..599, every JSON answer parses, an error
@@ -165,7 +166,7 @@ static void fuzz_sweep(const char *tmp)
 	DIR *dir = opendir(tmp);
 	long pid;
 
-	while (dir && (e = readdir(dir))) {
+	for (e = dir ? readdir(dir) : NULL; e; e = readdir(dir)) {
 		if (strncmp(e->d_name, "klab-fuzz-api.", 14))
 			continue;
 		errno = 0;
@@ -486,7 +487,10 @@ static char *fuzz_subst(const char *s, size_t len, const char *csrf,
 	char *out;
 
 	sb_init(&sb);
-	while ((at = memmem(s, len, "@csrf@", 6))) {
+	for (;;) {
+		at = memmem(s, len, "@csrf@", 6);
+		if (!at)
+			break;
 		sb_add(&sb, s, (size_t)(at - s));
 		sb_adds(&sb, csrf);
 		len -= (size_t)(at - s) + 6;

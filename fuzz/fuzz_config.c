@@ -49,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	config_init(&c);
 	err[0] = '\0';
 	if (config_parse(&c, "fuzz.conf", text, size, err, sizeof(err))) {
-		if (strncmp(err, "fuzz.conf", 9) || !memchr(err, 0, sizeof(err)))
+		if (strncmp(err, "fuzz.conf", 9) ||
+		    !memchr(err, 0, sizeof(err)))
 			abort();
 	} else {
 		config_check_entries(&c);

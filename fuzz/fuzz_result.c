@@ -88,8 +88,9 @@ static void result_conf_check(const char *canon)
 		if (!nl || !eq || eq > nl)
 			abort();
 		klen = (size_t)(eq - p);
-		if (prev && (strncmp(prev, p, klen < prevlen ? klen : prevlen) > 0 ||
-			     (klen == prevlen && !strncmp(prev, p, klen))))
+		if (prev &&
+		    (strncmp(prev, p, klen < prevlen ? klen : prevlen) > 0 ||
+		     (klen == prevlen && !strncmp(prev, p, klen))))
 			abort();
 		prev = p;
 		prevlen = klen;

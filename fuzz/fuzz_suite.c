@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void suite_check_expand(const char *cmd, double scale)
 {
 	struct suite_vars v = {
-		.scale = scale, .disk = "/dev/sda", .disks = "/dev/sda,/dev/sdb",
-		.id = "6.1.0", .ncpu = 2,
+		.scale = scale, .disk = "/dev/sda",
+		.disks = "/dev/sda,/dev/sdb", .id = "6.1.0", .ncpu = 2,
 	};
 	char err[512] = "", *out;
 
