@@ -156,7 +156,8 @@ static void test_scheduler_line_bad(void **state)
 	static const char *const bad[] = {
 		"", "  \n", "[a] [b]", "[a", "a]", "[]", "[a]b", "a[b]",
 		"a b c d e f g h i",
-		"[abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijklmnopqrstuvwxyz]",
+		"[abcdefghijabcdefghijabcdefghijabcdefghij"
+		"abcdefghijabcdefghijklmnopqrstuvwxyz]",
 	};
 	struct disk_info d;
 	size_t i;
@@ -174,7 +175,8 @@ static void put(const char *root, const char *path, const char *text)
 	FILE *f;
 
 	snprintf(full, sizeof(full), "%s%s", root, path);
-	for (p = full + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+	for (p = strchr(full + strlen(root) + 1, '/'); p;
+	     p = strchr(p + 1, '/')) {
 		*p = '\0';
 		mkdir(full, 0755);
 		*p = '/';
@@ -192,7 +194,8 @@ static void test_sysinfo_fake_tree(void **state)
 	json_t *j;
 
 	assert_non_null(mkdtemp(root));
-	put(root, "/proc/meminfo", "MemTotal:        1004512 kB\nMemFree: 1 kB\n");
+	put(root, "/proc/meminfo",
+	    "MemTotal:        1004512 kB\nMemFree: 1 kB\n");
 	put(root, "/sys/block/sdb/size", "2048\n");
 	put(root, "/sys/block/sdb/device/model", "QEMU HARDDISK   \n");
 	put(root, "/sys/block/sdb/queue/scheduler", "[mq-deadline] none\n");

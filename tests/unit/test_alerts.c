@@ -151,7 +151,8 @@ static void test_mail_headers(void **state)
 				  .target = "alice@example.org" };
 	struct db_alert_event e = { .id = 9, .kind = "worse_found",
 				    .title = "x\r\nBcc: evil@example.org",
-				    .text = "line 1\n.\nline 3", .link = "/c/1" };
+				    .text = "line 1\n.\nline 3",
+				    .link = "/c/1" };
 	struct strbuf sb = STRBUF_INIT;
 	char *end, *p;
 

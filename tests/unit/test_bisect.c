@@ -89,8 +89,9 @@ static void test_table(void **state)
 		if (nx.state != rows[i].state || nx.good != rows[i].good ||
 		    nx.bad != rows[i].bad ||
 		    (rows[i].state != BIS_CANNOT && nx.next != rows[i].at))
-			fail_msg("%s: state %d next %zu range %zu..%zu, expected "
-				 "%d %zu %zu..%zu", rows[i].marks, nx.state,
+			fail_msg("%s: state %d next %zu range %zu..%zu, "
+				 "expected %d %zu %zu..%zu", rows[i].marks,
+				 nx.state,
 				 nx.next, nx.good, nx.bad, rows[i].state,
 				 rows[i].at, rows[i].good, rows[i].bad);
 	}
@@ -308,8 +309,9 @@ static int64_t borrow_fixture(struct db *db, int64_t bis, int64_t from,
 		/* n done base cells, a failed one, a done candidate cell */
 		snprintf(sql, sizeof(sql), "INSERT INTO jobs (id, kernel_id, "
 			 "rig_id, suite_id, state, created) SELECT %lld, %d, "
-			 "r.id, s.id, '%s', 1 FROM rigs r, suites s WHERE r.name "
-			 "= 'x' AND s.name = 'x'; INSERT INTO comparison_jobs VALUES "
+			 "r.id, s.id, '%s', 1 FROM rigs r, suites s WHERE "
+			 "r.name = 'x' AND s.name = 'x'; "
+			 "INSERT INTO comparison_jobs VALUES "
 			 "(%lld, %lld, %d);", (long long)(from + i),
 			 i <= n ? 1 : 2, i == n ? "failed" : "done",
 			 (long long)id, (long long)(from + i), i > n);

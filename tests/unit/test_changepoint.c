@@ -16,11 +16,18 @@
 #include "judge/changepoint.h"
 #include "lib/rand.h"
 
+/* Uniform in (0, 1): 53 bits of the seeded PRNG, never 0. */
+static double unit_open(uint64_t *s)
+{
+	return ((double)(rand_xorshift64(s) >> 11) + 0.5) /
+	       9007199254740992.0;
+}
+
 /* A standard normal deviate (Box-Muller) from the seeded PRNG. */
 static double gauss(uint64_t *s)
 {
-	double u = ((double)(rand_xorshift64(s) >> 11) + 0.5) / 9007199254740992.0;
-	double v = ((double)(rand_xorshift64(s) >> 11) + 0.5) / 9007199254740992.0;
+	double u = unit_open(s);
+	double v = unit_open(s);
 
 	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
 }

@@ -556,7 +556,8 @@ static void test_raw(void **state)
 	static const char bin[] = { 'a', 0, 'b', '\xff' };
 	struct db_import_opts o = { .rig = "default", .suite = "tiobench",
 				    .raw_name = "tiobench.txt",
-				    .raw = "Sequential Reads\n", .raw_len = 17 };
+				    .raw = "Sequential Reads\n",
+				    .raw_len = 17 };
 	struct result_set rs;
 	int64_t *ids;
 	char *data, **names;

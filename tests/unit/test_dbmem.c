@@ -66,7 +66,8 @@ static struct db *warm_handle(struct fixture *f)
 
 	assert_non_null(db);
 	assert_int_equal(sqlite3_exec(db->h,
-		"CREATE TABLE IF NOT EXISTS t_fill (id INTEGER PRIMARY KEY, b BLOB);"
+		"CREATE TABLE IF NOT EXISTS t_fill "
+		"(id INTEGER PRIMARY KEY, b BLOB);"
 		"INSERT INTO t_fill (b) SELECT randomblob(2000) FROM "
 		"(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
 		"FROM c WHERE x < 2000) SELECT x FROM c);"
@@ -92,7 +93,8 @@ static void test_release(void **state)
 					  &hi, 0), SQLITE_OK);
 	assert_true(used < 60);		/* back in the slab */
 	/* still a working handle: the cache fills again */
-	assert_int_equal(sqlite3_exec(db->h, "SELECT SUM(LENGTH(b)) FROM t_fill",
+	assert_int_equal(sqlite3_exec(db->h,
+				      "SELECT SUM(LENGTH(b)) FROM t_fill",
 				      NULL, NULL, NULL), SQLITE_OK);
 	assert_true(db_cache_bytes(db) > 1 * MIB);
 	db_close(db);

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "lib/rand.h"
 #include "workloads/hist.h"
 
 static struct hist *hist_new(void)
@@ -68,13 +69,14 @@ static void test_percentiles_vs_sorted(void **state)
 	uint64_t *v = malloc(N * sizeof(*v));
 	struct hist *h = hist_new();
 	long double sum = 0;
+	uint64_t seed = 42;
 	unsigned i;
 
 	assert_non_null(v);
-	srand(42);
 	for (i = 0; i < N; i++) {
 		/* log-uniform from 1 us to 100 s */
-		double e = 3 + 8 * ((double)rand() / RAND_MAX);
+		double e = 3 + 8 * ((double)(rand_xorshift64(&seed) >> 11) /
+				    9007199254740992.0);
 
 		v[i] = (uint64_t)pow(10, e);
 		hist_add(h, v[i]);
@@ -91,7 +93,8 @@ static void test_percentiles_vs_sorted(void **state)
 	assert_int_equal(hist_percentile(h, 100), v[N - 1]);
 	assert_int_equal(h->min, v[0]);
 	assert_int_equal(h->max, v[N - 1]);
-	assert_true(fabs(hist_mean(h) - (double)(sum / N)) < 1e-6 * hist_mean(h));
+	assert_true(fabs(hist_mean(h) - (double)(sum / N)) <
+		    1e-6 * hist_mean(h));
 	free(h);
 	free(v);
 }

@@ -27,7 +27,8 @@ static void test_real_names(void **state)
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		assert_int_equal(ident_checks(IDENT_KERNEL, ok[i], NULL, 0), 0);
 	assert_int_equal(ident_checks(IDENT_METRIC,
-				      "tiobench.rand_read.lat_max", NULL, 0), 0);
+				      "tiobench.rand_read.lat_max", NULL, 0),
+			 0);
 	assert_int_equal(ident_checks(IDENT_METRIC,
 				      "fio.seq-write_1.read.iops", NULL, 0), 0);
 	assert_int_equal(ident_checks(IDENT_SUITE, "tiobench-under-writes",
@@ -112,7 +113,7 @@ static void test_utf8(void **state)
 	assert_true(utf8_valid("plain", 5));
 	assert_true(utf8_valid("\xc2\xb5s \xe2\x80\xae \xf0\x9f\x98\x80", 12));
 	assert_false(utf8_valid("\xff", 1));
-	assert_false(utf8_valid("\xc0\xaf", 2));		/* overlong '/' */
+	assert_false(utf8_valid("\xc0\xaf", 2));	/* overlong '/' */
 	assert_false(utf8_valid("\xed\xa0\x80", 3));	/* surrogate */
 	assert_false(utf8_valid("\xf4\x90\x80\x80", 4));	/* > U+10FFFF */
 	assert_false(utf8_valid("\xe2\x80", 2));		/* cut short */

@@ -15,7 +15,8 @@
 static void test_parse(void **state)
 {
 	struct query q;
-	const char *s = "k=6.1.176&k=6.1.192%2Belv&rig=scsi&x&format=text+x&=v&bad=%zz%4";
+	const char *s = "k=6.1.176&k=6.1.192%2Belv&rig=scsi&x&format=text+x"
+			"&=v&bad=%zz%4";
 	const char **v;
 	size_t n;
 

@@ -36,7 +36,8 @@ static void feed_run(char c, size_t n)
 static void test_lines(void **state)
 {
 	const char *a = "[    0.000000] Linux version 6.1.0 (gcc)\nbooting\n",
-		   *b = "[   12.3] Kernel pan", *c = "ic - not syncing: VFS\nmore\n";
+		   *b = "[   12.3] Kernel pan",
+		   *c = "ic - not syncing: VFS\nmore\n";
 
 	rig_scan_reset(&scan);
 	feed(a);

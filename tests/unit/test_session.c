@@ -40,7 +40,8 @@ static void test_cap_per_token(void **state)
 	assert_int_equal(session_open(t, a, NOW, ida), SESSION_OK);
 	for (i = 0; i < 20; i++)
 		assert_int_equal(session_open(t, b, NOW, idb[i]), SESSION_OK);
-	assert_int_equal(session_count(t, b, NOW, &mine), 1 + SESSION_PER_TOKEN);
+	assert_int_equal(session_count(t, b, NOW, &mine),
+			 1 + SESSION_PER_TOKEN);
 	assert_int_equal(mine, SESSION_PER_TOKEN);
 	assert_int_equal(session_find(t, ida, NOW, got), 0);
 	assert_string_equal(got, a);

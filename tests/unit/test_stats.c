@@ -34,7 +34,8 @@ static void test_t_distribution(void **state)
 
 static void test_welch(void **state)
 {
-	/* scipy.stats.ttest_ind(a, b, equal_var=False).pvalue = 0.0214 (t=-2.4554, df=24.99) */
+	/* scipy.stats.ttest_ind(a, b, equal_var=False).pvalue = 0.0214
+	 * (t=-2.4554, df=24.99) */
 	const double a[] = { 27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1,
 			     21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4 };
 	const double b[] = { 27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0,

@@ -123,11 +123,12 @@ static void test_load(void **state)
 	suite_release(&s);
 	/* a line too long for the reader is refused, not split in two */
 	{
+		static const char tail[] = "\nwarmup = none\n";
 		char text[6000];
 
 		memset(text, 'x', sizeof(text));
 		memcpy(text, "name = t\nworkload = ", 20);
-		strcpy(text + sizeof(text) - 20, "\nwarmup = none\n");
+		memcpy(text + sizeof(text) - 20, tail, sizeof(tail));
 		assert_int_equal(load_text(text, &s, err, sizeof(err)), -1);
 		if (!strstr(err, "line 2: line longer than 4094"))
 			fail_msg("%s", err);
@@ -219,8 +220,9 @@ static void test_queue_key(void **state)
 
 	(void)state;
 	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
-				   "queue = wbt_lat_usec=0  iosched/read_expire=100"
-				   "\tnr_requests=64\n", &s, err, sizeof(err)), 0);
+				   "queue = wbt_lat_usec=0  "
+				   "iosched/read_expire=100\tnr_requests=64\n",
+				   &s, err, sizeof(err)), 0);
 	assert_int_equal(s.nqueue, 3);
 	assert_string_equal(s.queue[0].name, "wbt_lat_usec");
 	assert_string_equal(s.queue[0].value, "0");
@@ -229,14 +231,18 @@ static void test_queue_key(void **state)
 	assert_string_equal(s.queue[2].name, "nr_requests");
 	suite_release(&s);
 	assert_int_equal(s.nqueue, 0);
-	expect_queue_error("wbt_lat_usec", "expected NAME=VALUE, got 'wbt_lat_usec'");
-	expect_queue_error("../../../etc/passwd=1", "invalid attribute '../../../etc/passwd'");
-	expect_queue_error("iosched/../x=1", "invalid attribute 'iosched/../x'");
+	expect_queue_error("wbt_lat_usec",
+			   "expected NAME=VALUE, got 'wbt_lat_usec'");
+	expect_queue_error("../../../etc/passwd=1",
+			   "invalid attribute '../../../etc/passwd'");
+	expect_queue_error("iosched/../x=1",
+			   "invalid attribute 'iosched/../x'");
 	expect_queue_error("iosched/=1", "invalid attribute 'iosched/'");
 	expect_queue_error("Nr=1", "invalid attribute 'Nr'");
 	expect_queue_error("=1", "invalid attribute ''");
 	expect_queue_error("scheduler=1", "the scheduler is the job's option");
-	expect_queue_error("nr_requests=-1", "must be a decimal integer, got '-1'");
+	expect_queue_error("nr_requests=-1",
+			   "must be a decimal integer, got '-1'");
 	expect_queue_error("nr_requests=", "must be a decimal integer, got ''");
 	expect_queue_error("nr_requests=1\x01", "decimal integer");
 	expect_queue_error("a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1",
@@ -278,7 +284,8 @@ static void test_qattr(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(root));
 	for (i = 0; i < 2; i++) {
-		snprintf(dev.dir[i], sizeof(dev.dir[i]), "%s/sd%c", root, 'a' + i);
+		snprintf(dev.dir[i], sizeof(dev.dir[i]), "%s/sd%c", root,
+			 'a' + i);
 		mkdir(dev.dir[i], 0755);
 		snprintf(p, sizeof(p), "%s/queue", dev.dir[i]);
 		mkdir(p, 0755);
@@ -303,7 +310,8 @@ static void test_qattr(void **state)
 
 	/* sdb has no such attribute: sda's changes are put back */
 	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
-				   "queue = wbt_lat_usec=0 iosched/fifo_batch=4\n",
+				   "queue = wbt_lat_usec=0 "
+				   "iosched/fifo_batch=4\n",
 				   &s, err, sizeof(err)), 0);
 	assert_int_equal(qattr_apply(&st, &s, &dev, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "cannot set block queue attribute "
@@ -388,8 +396,9 @@ static void test_qattr_vm(void **state)
 	mkfile(vm, "dirty_expire_centisecs", "3000\n");
 	mkfile(out, "victim", "7\n");
 	assert_int_equal(load_text("name = t\nworkload = x\nwarmup = none\n"
-				   "vm = dirty_bytes=65536 dirty_background_bytes"
-				   "=32768 dirty_expire_centisecs=500\n", &s,
+				   "vm = dirty_bytes=65536 "
+				   "dirty_background_bytes=32768 "
+				   "dirty_expire_centisecs=500\n", &s,
 				   err, sizeof(err)), 0);
 	assert_int_equal(qattr_apply(&st, &s, &dev, err, sizeof(err)), 0);
 	assert_int_equal(qattr_apply_vm(&st, &s, vm, jn, err, sizeof(err)), 0);
@@ -397,8 +406,9 @@ static void test_qattr_vm(void **state)
 	expect_file(vm, "dirty_bytes", "65536");
 	expect_file(vm, "dirty_expire_centisecs", "500");
 	read_file(jn, buf, sizeof(buf));
-	snprintf(err, sizeof(err), "%s/dirty_ratio 20\n%s/dirty_background_ratio"
-		 " 10\n%s/dirty_expire_centisecs 3000\n", vm, vm, vm);
+	snprintf(err, sizeof(err), "%s/dirty_ratio 20\n"
+		 "%s/dirty_background_ratio 10\n"
+		 "%s/dirty_expire_centisecs 3000\n", vm, vm, vm);
 	assert_string_equal(buf, err);
 
 	/* a second run waits for the lock the first holds */
@@ -443,7 +453,8 @@ static void test_qattr_vm(void **state)
 				   err, sizeof(err)), 0);
 	assert_int_equal(qattr_apply(&st, &s, &dev, err, sizeof(err)), 0);
 	assert_int_equal(qattr_apply_vm(&st, &s, vm, jn, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "cannot set vm setting nope=1 of suite 't'"));
+	assert_non_null(strstr(err,
+			       "cannot set vm setting nope=1 of suite 't'"));
 	assert_non_null(strstr(err, "No such file or directory"));
 	assert_int_equal(st.n, 0);
 	assert_int_equal(st.journal, -1);
@@ -513,7 +524,8 @@ static void test_shipped_suites(void **state)
 {
 	static const char *const names[] = { "tiobench",
 		"tiobench-under-writes", "rio-under-dbench", "iops-alldisks",
-		"dbench", "fio", "tiobench-direct", "tiobench-under-writes-nowbt" };
+		"dbench", "fio", "tiobench-direct",
+		"tiobench-under-writes-nowbt" };
 	const char *dirs[] = { "workloads/suites", "../workloads/suites",
 			       NULL };
 	struct suite s;

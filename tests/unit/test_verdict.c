@@ -146,7 +146,8 @@ static void test_tail_log_scale(void **state)
 	const double b[] = { 10, 12, 11, 10.5, 11.5, 10.8, 11.2 };
 	const double c[] = { 20, 24, 22, 21, 23, 21.6, 22.4 };
 	const double b3[] = { 10, 12, 11 }, c3[] = { 20, 24, 22 };
-	const double bt[] = { 10, 12, 11, 10, 12 }, ct[] = { 20, 24, 22, 20, 24 };
+	const double bt[] = { 10, 12, 11, 10, 12 };
+	const double ct[] = { 20, 24, 22, 20, 24 };
 	struct vd_result r;
 
 	one(&tail_kind, DIR_LOWER, b, 7, c, 7, &r);

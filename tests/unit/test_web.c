@@ -149,7 +149,7 @@ static size_t count(const char *s, const char *needle)
 {
 	size_t n = 0;
 
-	while ((s = strstr(s, needle))) {
+	for (s = strstr(s, needle); s; s = strstr(s, needle)) {
 		n++;
 		s += strlen(needle);
 	}
@@ -179,7 +179,7 @@ static void test_chart_ticks(void **state)
 	assert_true(fabs(t.step - 0.02) < 1e-12);
 	assert_int_equal(t.decimals, 2);
 	assert_true(t.lo <= 0.013 && t.hi >= 0.087);
-	chart_ticks(5, 5, 6, &t);		/* one value: a range around it */
+	chart_ticks(5, 5, 6, &t);	/* one value: a range around it */
 	assert_true(t.lo < 5 && t.hi > 5 && t.n >= 2);
 	chart_ticks(-3, 41, 6, &t);
 	assert_true(t.lo <= -3 && t.hi >= 41);
@@ -364,7 +364,8 @@ static void test_delta_colours(void **state)
 			       "<tr"), 3);	/* header + one per kernel */
 	assert_non_null(strstr(r.body.buf, "<tr class=\"base\">"));
 	assert_non_null(strstr(r.body.buf, "href=\"/compare?k=A&amp;k=B&amp;"
-			       "base=A&amp;rig=scsi&amp;suite=tio\">permalink"));
+			       "base=A&amp;rig=scsi&amp;suite=tio\">"
+			       "permalink"));
 	assert_non_null(strstr(r.body.buf, "/history?metric=tiobench.seq_read"
 			       ".avg_lat&amp;rig=scsi&amp;suite=tio"));
 	web_response_release(&r);
@@ -507,7 +508,8 @@ static void test_runs_raw_rigs(void **state)
 
 	import_pair(f, "A", "B", &b, 0);
 	expect(f, web_runs, "raw=output.txt", "1", 200, HTML,
-	       "<pre class=\"raw\">&lt;b&gt;raw &amp; output&lt;/b&gt;\n</pre>");
+	       "<pre class=\"raw\">&lt;b&gt;raw &amp; output&lt;/b&gt;\n"
+	       "</pre>");
 	expect(f, web_runs, "format=text&raw=output.txt", "1", 200, TEXT,
 	       "<b>raw & output</b>\n");
 	expect(f, web_runs, "", "1", 200, HTML, "tiobench.seq_read.rate");
