@@ -18,6 +18,7 @@
 
 #include "flow/alerts_int.h"
 #include "lib/http_client.h"
+#include "lib/utf8.h"
 
 #define MAX_REPLY (64 * 1024)
 
@@ -93,19 +94,23 @@ char *alerts_webhook_body(const struct alerts_conf *c,
 
 	sb_init(&link);
 	add_link(&link, c, e->link);
-	doc = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
-			"s:s, s:I}", "event", (json_int_t)e->id, "delivery",
+	/* text that is not UTF-8 is repaired by the one rule (lib/utf8.h),
+	 * so every field is sent */
+	doc = json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+			"s:o, s:I}", "event", (json_int_t)e->id, "delivery",
 			(json_int_t)delivery, "subscription", (json_int_t)s->id,
-			"kind", e->kind, "rig", e->rig, "suite", e->suite,
-			"metric", e->metric, "submitter", e->submitter,
-			"title", e->title, "text", e->text, "link", link.buf,
+			"kind", utf8_json_string(e->kind),
+			"rig", utf8_json_string(e->rig),
+			"suite", utf8_json_string(e->suite),
+			"metric", utf8_json_string(e->metric),
+			"submitter", utf8_json_string(e->submitter),
+			"title", utf8_json_string(e->title),
+			"text", utf8_json_string(e->text),
+			"link", utf8_json_string(link.buf),
 			"created", (json_int_t)e->created);
-	/* a field that is not UTF-8 makes json_pack fail: send without it */
-	if (!doc)
-		doc = json_pack("{s:I, s:I, s:s}", "event", (json_int_t)e->id,
-				"delivery", (json_int_t)delivery, "kind",
-				e->kind);
-	out = json_dumps(doc, JSON_COMPACT);
+	out = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	if (!out)
+		abort();	/* out of memory */
 	json_decref(doc);
 	sb_release(&link);
 	return out;
@@ -175,7 +180,10 @@ static size_t mail_read(char *buf, size_t size, size_t n, void *arg)
 static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t x,
 		       curl_off_t y)
 {
-	(void)a; (void)b; (void)x; (void)y;
+	(void)a;
+	(void)b;
+	(void)x;
+	(void)y;
 	return arg && __atomic_load_n((const int *)arg, __ATOMIC_RELAXED);
 }
 

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * ident: the identifier rule and the UTF-8 checks every path in uses (see
- * ident.h).  Pure functions, no allocation except utf8_repair().
+ * ident: the identifier rule every path in uses (see ident.h).  Pure
+ * functions, no allocation.
  */
 #include "ident.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Besides letters and digits; raw output names are paths below the
@@ -146,84 +145,6 @@ int ident_checks(enum ident_kind kind, const char *s, char *err,
 		 size_t errlen)
 {
 	return ident_check(kind, s, s ? strlen(s) : 0, err, errlen);
-}
-
-/* Length of the well-formed sequence at s (1..4), or 0 (RFC 3629). */
-static size_t utf8_seq(const unsigned char *s, size_t avail)
-{
-	unsigned char c = s[0];
-	size_t n, i;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (n > avail)
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;		/* overlong */
-	else if (c == 0xed)
-		hi = 0x9f;		/* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;		/* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f;		/* past U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-size_t utf8_check(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n;
-
-	while (i < len) {
-		n = utf8_seq(p + i, len - i);
-		if (!n)
-			return i;
-		i += n;
-	}
-	return len;
-}
-
-int utf8_valid(const char *s, size_t len)
-{
-	return utf8_check(s, len) == len;
-}
-
-char *utf8_repair(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	char *out = malloc(len * 3 + 1);
-	size_t i = 0, o = 0, n;
-
-	if (!out)
-		abort();
-	while (i < len) {
-		n = p[i] ? utf8_seq(p + i, len - i) : 0;
-		if (n) {
-			memcpy(out + o, p + i, n);
-			o += n;
-			i += n;
-			continue;
-		}
-		memcpy(out + o, "\xef\xbf\xbd", 3);
-		o += 3;
-		i++;
-	}
-	out[o] = '\0';
-	return out;
 }
 
 /* "PREFIX" then one or more digits then '-'. */

@@ -15,14 +15,15 @@
  * "6.12.117+deb12-cloud-amd64", "build-0123456789ab",
  * "tiobench.rand_read.lat_max", "tiobench-under-writes".
  *
- * Also the UTF-8 rules for free text: utf8_valid() says whether a buffer
- * is well-formed UTF-8 (no overlongs, no surrogates, nothing past
- * U+10FFFF), utf8_repair() makes a copy that is.
+ * Free text (titles, notes, raw outputs) is not held to it: lib/utf8.h
+ * makes such text valid UTF-8.
  */
 #ifndef KLAB_IDENT_H
 #define KLAB_IDENT_H
 
 #include <stddef.h>
+
+#include "lib/utf8.h"	/* until every caller includes it */
 
 #define IDENT_MAX 128
 
@@ -63,13 +64,5 @@ int ident_checks(enum ident_kind kind, const char *s, char *err,
  * the second of ".." or "//").  For
  * names that only label things, such as an uploaded file's name. */
 void ident_sanitize(char *s);
-
-/* Byte offset of the first byte that is not well-formed UTF-8, or len
- * when the whole buffer is. */
-size_t utf8_check(const char *s, size_t len);
-int utf8_valid(const char *s, size_t len);
-/* A malloc'd NUL-terminated copy of s with every ill-formed byte replaced
- * by U+FFFD and every NUL by U+FFFD; aborts when out of memory. */
-char *utf8_repair(const char *s, size_t len);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "lib/utf8.h"
 
 /* Where page_begin leaves room for who is signed in (web_page_session);
  * the page's own text comes after it, HTML-escaped, so it cannot hold
@@ -230,16 +231,7 @@ int page_json(struct web_response *r, json_t *doc)
 
 json_t *page_jstr(const char *s)
 {
-	char buf[2048];
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	j = json_string(s);
-	if (j)
-		return j;
-	fmt_ascii(buf, sizeof(buf), s);
-	return json_string(buf);
+	return utf8_json_string(s);
 }
 
 int web_error_json(struct web_response *r, int status, const char *msg)

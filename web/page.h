@@ -61,7 +61,8 @@ int page_json(struct web_response *r, json_t *doc);
 /* Map a DB_* code to a status and send err in q's format. */
 int page_db_error(struct web_response *r, const struct query *q, int rc,
 		  const char *err);
-/* A JSON string of s; bytes that are not UTF-8 become '?'.  NULL: null. */
+/* A JSON string of s, repaired by the one UTF-8 rule (lib/utf8.h).
+ * NULL: null. */
 json_t *page_jstr(const char *s);
 /* "2024-05-01 12:00:03" (UTC), "-" for 0. */
 void page_time(char *buf, size_t len, int64_t t);
