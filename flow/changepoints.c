@@ -3,6 +3,8 @@
  * changepoints: the history's change points kept up to date and alerted
  * once.  See changepoints.h.
  */
+#define CP_MAX_PERMUTATIONS 19999
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "flow/changepoints.h"
 #include "db/changepoints.h"
 #include "judge/changepoint.h"
+#include "judge/verdict.h"
 #include "lib/alloc.h"
 #include "lib/strbuf.h"
 
@@ -237,55 +240,160 @@ static int cp_search(struct db *db, const struct db_sample *s, size_t n,
 	return rc;
 }
 
-/* Refresh one metric's history; the number of new change points or -1. */
+/*
+ * A line's own history only: the samples of kernels a build made (a
+ * submission's or a bisection's A/B pair, a build by hand) are moved past
+ * the end, so the first *kept are the lab's lines (Debian kernels a track
+ * followed, imported histories).  0, or -1 on a database error.
+ */
+static int line_only(struct db *db, struct db_sample *s, size_t n,
+		     size_t *kept)
+{
+	struct db_sample t;
+	size_t i, k = 0;
+	char *src;
+	int drop;
+
+	for (i = 0; i < n; i++) {
+		src = db_kernel_source(db, s[i].kernel);
+		if (!src)
+			return -1;
+		drop = !strcmp(src, "build");
+		free(src);
+		if (drop)
+			continue;
+		t = s[k];
+		s[k++] = s[i];
+		s[i] = t;
+	}
+	*kept = k;
+	return 0;
+}
+
+/* One metric of a refresh: its history, what is searched of it, how. */
+struct cp_series {
+	const char *metric;
+	struct db_sample *s;
+	size_t n, kept;		/* all loaded, the line's first */
+	int searched;		/* directional, with points */
+	enum vd_class klass;
+};
+
+/* Load each metric's history and class it; counts of searched metrics
+ * per class into count.  0 or -1. */
+static int series_load(struct db *db, const char *rig, const char *suite,
+		       struct cp_series *v, size_t n, size_t *count,
+		       char *err, size_t errlen)
+{
+	struct vd_kind kind;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (db_history(db, v[i].metric, rig, suite, 0, &v[i].s,
+			       &v[i].n, err, errlen))
+			return -1;
+		if (line_only(db, v[i].s, v[i].n, &v[i].kept)) {
+			snprintf(err, errlen, "cannot read the kernels of "
+				 "'%s'", v[i].metric);
+			return -1;
+		}
+		if (!v[i].kept || v[i].s[0].dir == DIR_NONE)
+			continue;
+		vd_kind_of(v[i].metric, v[i].s[0].unit, v[i].s[0].dir, &kind);
+		v[i].klass = kind.klass;
+		v[i].searched = 1;
+		count[kind.klass]++;
+	}
+	return 0;
+}
+
+/* The search of one series: the family's alpha split over its metrics
+ * (Bonferroni, at most p->sig), with permutations enough to reach it. */
+static void series_params(const struct cp_params *p,
+			  const struct vd_policy *pol, enum vd_class k,
+			  size_t count, struct cp_params *out)
+{
+	double sig = pol->alpha[k] / (double)(count ? count : 1);
+
+	*out = *p;
+	if (sig < out->sig)
+		out->sig = sig;
+	if ((double)out->permutations < 3.0 / out->sig)
+		out->permutations = (int)(3.0 / out->sig) + 1;
+	if (out->permutations > CP_MAX_PERMUTATIONS)
+		out->permutations = CP_MAX_PERMUTATIONS;
+}
+
+/* Drop the change points under the metric's threshold; the count kept. */
+static size_t over_floor(struct db_changepoint *v, size_t n, double floor)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (fabs(v[i].size_pct) >= floor)
+			v[k++] = v[i];
+	return k;
+}
+
+/* Refresh one series: search, store, alert; new change points or -1. */
 static int cp_metric(struct db *db, const char *rig, const char *suite,
-		     const char *metric, const struct cp_params *p, char *err,
-		     size_t errlen)
+		     const struct cp_series *se, const struct cp_params *p,
+		     const struct vd_policy *pol, char *err, size_t errlen)
 {
 	struct db_changepoint *v = NULL;
-	struct db_sample *s = NULL;
-	size_t n = 0, nv = 0, i;
+	size_t nv = 0, i;
 	int rc, fresh = 0;
 
-	rc = db_history(db, metric, rig, suite, 0, &s, &n, err, errlen);
-	if (rc)
-		return -1;
-	if (cp_search(db, s, n, p, &v, &nv)) {
+	if (se->searched && cp_search(db, se->s, se->kept, p, &v, &nv)) {
 		snprintf(err, errlen, "cannot search the history of '%s'",
-			 metric);
-		db_samples_free(s, n);
+			 se->metric);
 		return -1;
 	}
-	rc = db_changepoints_store(db, rig, suite, metric, v, nv, err, errlen);
+	if (nv)
+		nv = over_floor(v, nv, vd_floor_for(pol, suite, se->metric,
+						    se->klass));
+	rc = db_changepoints_store(db, rig, suite, se->metric, v, nv, err,
+				   errlen);
 	for (i = 0; !rc && i < nv; i++) {
 		if (!v[i].fresh)
 			continue;
-		cp_alert(db, &v[i], rig, suite, metric);
+		cp_alert(db, &v[i], rig, suite, se->metric);
 		fresh++;
 	}
 	free(v);
-	db_samples_free(s, n);
 	return rc ? -1 : fresh;
 }
 
 int changepoints_refresh(struct db *db, const char *rig, const char *suite,
 			 const struct cp_params *p, char *err, size_t errlen)
 {
-	struct cp_params def;
+	size_t count[VC_NCLASSES] = { 0 }, n = 0, i;
+	struct cp_params def, sp;
+	struct vd_policy pol;
+	struct cp_series *v;
 	char **names = NULL;
-	size_t n = 0, i;
 	int rc = 0, k;
 
 	if (!p) {
 		cp_params_default(&def);
 		p = &def;
 	}
+	vd_policy_default(&pol);
 	if (db_changepoint_metrics(db, rig, suite, &names, &n, err, errlen))
 		return -1;
+	v = xcalloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i].metric = names[i];
+	if (series_load(db, rig, suite, v, n, count, err, errlen))
+		rc = -1;
 	for (i = 0; i < n && rc >= 0; i++) {
-		k = cp_metric(db, rig, suite, names[i], p, err, errlen);
+		series_params(p, &pol, v[i].klass, count[v[i].klass], &sp);
+		k = cp_metric(db, rig, suite, &v[i], &sp, &pol, err, errlen);
 		rc = k < 0 ? -1 : rc + k;
 	}
+	for (i = 0; i < n; i++)
+		db_samples_free(v[i].s, v[i].n);
+	free(v);
 	db_names_free(names, n);
 	return rc;
 }

@@ -1,10 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * changepoints: keeps the change points of the lab's history up to date.
- * After new results for a rig x suite, every metric's history there is
- * ordered as the history page orders it, searched with
+ * After new results for a rig x suite, every directional metric's history
+ * there is ordered as the history page orders it, searched with
  * judge/changepoint.h, and stored in the cache (db/changepoints.h); a
  * change point never seen before raises an ALERT_CHANGE_POINT event.
+ * Alerts worth a person's time (issue 32):
+ *  - a history is a line's own: the kernels a build made (a submission's
+ *    or a bisection's A/B pair, a build by hand) are never in it;
+ *  - only directional metrics are searched (never a counter or a
+ *    parameter), each family's error budget the verdicts' (judge/verdict.c:
+ *    headline 0.008, secondary 0.002 per rig x suite) split over its
+ *    metrics, so an unchanged lab raises about one alert in a hundred
+ *    refreshes, not one per refresh;
+ *  - a change point smaller than the metric's verdict threshold (its
+ *    floor: 2% headline, 5% secondary, or the configured one) is dropped.
  */
 #ifndef KLAB_CONTROLLER_CHANGEPOINTS_H
 #define KLAB_CONTROLLER_CHANGEPOINTS_H
