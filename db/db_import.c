@@ -190,6 +190,13 @@ static int64_t imp_kernel_id(struct imp *im, const char *ident)
 
 	if (id != 0)
 		return id > 0 ? id : imp_sqlerr(im, "kernel", ident);
+	/* the names of the lab's own builds are never an import's to make
+	 * (issue 29): results for one come with its build, or not at all */
+	if (ident_lab_owned(ident))
+		return db_seterr(im->err, im->errlen, DB_INVALID, "kernel "
+				 "'%.128s' is a name of the lab's own builds "
+				 "(subN-, bisN-, build-KEY): import under "
+				 "another name", ident);
 	st = db_stmt(im->db, ST_KERNEL_ADD, sql_kernel_add);
 	if (!st)
 		return imp_sqlerr(im, "kernel", ident);

@@ -9,8 +9,9 @@
 #     build-kernel.sh by hand refuses them too; a Makefile that plants
 #     links at every name root once touched changes no host file;
 #  b. an ident is never taken over: an operator's kernel and the lab's
-#     names are refused to a submitter, another build's kernel stays its
-#     own, an unnamed build is named by its key, not its kernelrelease;
+#     names are refused to a submitter (to a build request and to an
+#     import), another build's kernel stays its own, an unnamed build is
+#     named by its key, not its kernelrelease;
 #  c. a "-- " trailer with a diff after it keys its build, so a clean
 #     patch with the same head is never served the trojaned kernel;
 #  d. a patched build cannot write the shared ccache;
@@ -173,6 +174,13 @@ expect_nogrep "build $b:"
 build_json "$TMP/j" alice-k "$D/patches/good-elv.patch"; post_build "$BOB" "$TMP/j"
 c=$(sed -n 's/.*"build":\([0-9]*\).*/\1/p' "$TMP/body")
 wait_build "$c"; expect_grep '"state":"done"'
+# an import cannot make one of the lab's names either
+printf '{"schema":"klab-results/1","results":[{"kernel":"sub99-patched","metric":"m.rate","unit":"MB/s","value":1,"direction":"higher"}]}\n' \
+	>"$TMP/imp.json"
+KLAB_TOKEN=$ALICE klab import "$TMP/imp.json" --rig default --suite manual \
+	>"$TMP/out" 2>&1 && fail "an import made kernel sub99-patched"
+expect_grep "a name of the lab's own builds" "$TMP/out"
+http GET /api/kernels/sub99-patched >/dev/null; expect_status 404
 # unnamed: build-KEY12, not the tree's kernelrelease
 build_json "$TMP/j" "" "$D/patches/series.mbox"; post_build "$BOB" "$TMP/j"
 u=$(sed -n 's/.*"build":\([0-9]*\).*/\1/p' "$TMP/body")
