@@ -146,7 +146,8 @@ void job_release(struct job *job);
 int job_name_ok(const char *s);
 /*
  * A raw output as a JSON string: at most cap bytes of data (a note says
- * when it was cut), bytes that are not UTF-8 replaced by '?'.
+ * when it was cut), repaired by the one UTF-8 rule (lib/utf8.h: U+FFFD
+ * for each byte that is not part of a character, and for each NUL).
  */
 struct json_t *job_raw_text(const char *data, size_t len, size_t cap);
 

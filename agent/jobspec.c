@@ -2,8 +2,8 @@
 /*
  * The job document klabd hands a rig (docs/AGENT.md, call 2) parsed into
  * struct job with every member checked, and raw outputs turned into JSON
- * strings that are safe to upload (capped, valid UTF-8).  Pure functions;
- * see agent.h.
+ * strings that are safe to upload (capped, valid UTF-8 by lib/utf8.h).
+ * Pure functions; see agent.h.
  */
 #include "agent/agent.h"
 
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/alloc.h"
+#include "lib/utf8.h"
 
 /* Copy string member key into *dst; optional members may be null. */
 static int job_str(const json_t *obj, const char *key, int required,
@@ -198,54 +199,18 @@ void job_release(struct job *job)
 	memset(job, 0, sizeof(*job));
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t want, i;
-
-	if (s[0] < 0x80)
-		return s[0] ? 1 : 0;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		want = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		want = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		want = 4;
-	else
-		return 0;
-	if (want > n)
-		return 0;
-	for (i = 1; i < want; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-		return 0;
-	return want;
-}
-
 json_t *job_raw_text(const char *data, size_t len, size_t cap)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const unsigned char *p = (const unsigned char *)data;
-	size_t i = 0, n, max = len < cap ? len : cap;
 	json_t *s;
 
 	sb_init(&sb);
-	while (i < max) {
-		n = utf8_len(p + i, max - i);
-		if (n) {
-			sb_add(&sb, p + i, n);
-			i += n;
-		} else {
-			sb_addc(&sb, '?');
-			i++;
-		}
-	}
+	/* cut first: a character cut in two at cap is repaired as bad bytes */
+	utf8_repair_add(&sb, data, len < cap ? len : cap);
 	if (len > cap)
 		sb_addf(&sb, "\n[klab-agent: cut at %zu of %zu bytes]\n", cap,
 			len);
-	s = json_stringn(sb.buf, sb.len);
+	s = utf8_json_stringn(sb.buf, sb.len);
 	sb_release(&sb);
 	return s;
 }

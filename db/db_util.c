@@ -12,6 +12,7 @@
 
 #include "db_int.h"
 #include "../lib/ident.h"
+#include "../lib/utf8.h"
 
 int db_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
 {
@@ -41,8 +42,9 @@ int db_name_check(enum ident_kind kind, const char *name, char *err,
 
 /*
  * Text from outside reaches sqlite only through these two: a string that
- * is not well-formed UTF-8 is stored repaired (U+FFFD for each bad byte),
- * so nothing read back can break a JSON answer.
+ * is not well-formed UTF-8 is stored repaired by the one rule of
+ * lib/utf8.h (U+FFFD for each bad byte), so nothing read back can break
+ * a JSON answer.
  */
 int db_bind_str(sqlite3_stmt *st, int i, const char *s)
 {

@@ -23,8 +23,6 @@
 
 #include <stddef.h>
 
-#include "lib/utf8.h"	/* until every caller includes it */
-
 #define IDENT_MAX 128
 
 enum ident_kind {

@@ -19,6 +19,7 @@
 #include "alloc.h"
 #include "ident.h"
 #include "import_priv.h"
+#include "utf8.h"
 
 #define RESULTS_SCHEMA "klab-results/1"
 
@@ -146,30 +147,6 @@ void import_error_format(const struct import_error *err, char *buf,
 		snprintf(buf, len, "%s%s", where, err->msg);
 }
 
-/*
- * A JSON string for s: NULL becomes null, bytes that are not valid UTF-8
- * become '?' (jansson refuses invalid UTF-8 outright).
- */
-static json_t *json_str(const char *s)
-{
-	json_t *j;
-	char *copy;
-	size_t i;
-
-	if (!s)
-		return json_null();
-	j = json_string(s);
-	if (j)
-		return j;
-	copy = xstrdup(s);
-	for (i = 0; copy[i]; i++)
-		if ((unsigned char)copy[i] >= 0x80)
-			copy[i] = '?';
-	j = json_string(copy);
-	free(copy);
-	return j;
-}
-
 static json_t *result_to_json(const struct result_set *rs,
 			      const struct result *r)
 {
@@ -181,10 +158,13 @@ static json_t *result_to_json(const struct result_set *rs,
 		json_decref(v);
 		return NULL;
 	}
-	json_object_set_new(o, "kernel", json_str(r->kernel ? r->kernel
-							     : rs->kernel));
-	json_object_set_new(o, "metric", json_str(r->metric));
-	json_object_set_new(o, "unit", json_str(r->unit ? r->unit : ""));
+	/* text from outside: repaired by the one UTF-8 rule (lib/utf8.h) */
+	json_object_set_new(o, "kernel", utf8_json_string(r->kernel ?
+							  r->kernel :
+							  rs->kernel));
+	json_object_set_new(o, "metric", utf8_json_string(r->metric));
+	json_object_set_new(o, "unit", utf8_json_string(r->unit ? r->unit
+								: ""));
 	json_object_set_new(o, "value", v);
 	json_object_set_new(o, "direction",
 			    json_string(metric_dir_name(r->dir)));
@@ -201,12 +181,12 @@ json_t *result_set_to_json(const struct result_set *rs)
 	if (!doc || !arr)
 		goto out_fail;
 	json_object_set_new(doc, "schema", json_string(RESULTS_SCHEMA));
-	json_object_set_new(doc, "kernel", json_str(rs->kernel));
-	json_object_set_new(doc, "rig", json_str(rs->rig));
-	json_object_set_new(doc, "suite", json_str(rs->suite));
-	json_object_set_new(doc, "format", json_str(rs->format));
+	json_object_set_new(doc, "kernel", utf8_json_string(rs->kernel));
+	json_object_set_new(doc, "rig", utf8_json_string(rs->rig));
+	json_object_set_new(doc, "suite", utf8_json_string(rs->suite));
+	json_object_set_new(doc, "format", utf8_json_string(rs->format));
 	json_object_set_new(doc, "incomplete", json_boolean(rs->incomplete));
-	json_object_set_new(doc, "error", json_str(rs->error));
+	json_object_set_new(doc, "error", utf8_json_string(rs->error));
 	for (i = 0; i < rs->n; i++) {
 		json_t *o = result_to_json(rs, &rs->v[i]);
 

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "db/alerts.h"
-#include "lib/ident.h"
+#include "lib/utf8.h"
 #include "page.h"
 
 #define CT_ATOM "application/atom+xml; charset=utf-8"

@@ -37,6 +37,7 @@
 #include "agent/cmdline.c"
 #include "agent/jobspec.c"
 #include "agent/sysinfo.c"
+#include "lib/utf8.h"
 
 static void test_cmdline_parse(void **state)
 {
@@ -293,19 +294,30 @@ static void test_job_parse(void **state)
 
 static void test_raw_text(void **state)
 {
+	static const char hostile[] = "Gr\xc3\xbc\xc3\x9f \xff\xfe\xc3(x)\x80 "
+				      "\xed\xa0\x80 \xc0\xaf \0 end";
+	char *want;
 	json_t *s;
 
+	/* bytes that are not UTF-8: U+FFFD each, as lib/utf8.h's rule */
 	s = job_raw_text("ok \xc3\xa9 \xff\xfe end", 12, 100);
-	assert_string_equal(json_string_value(s), "ok \xc3\xa9 ?? end");
+	assert_string_equal(json_string_value(s),
+			    "ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd end");
 	json_decref(s);
 	/* a cut in the middle of a sequence does not leave half of it */
 	s = job_raw_text("ab\xc3\xa9", 4, 3);
-	assert_non_null(strstr(json_string_value(s), "ab?\n[klab-agent: "
-						  "cut at 3 of 4 bytes]"));
+	assert_non_null(strstr(json_string_value(s), "ab\xef\xbf\xbd\n"
+			       "[klab-agent: cut at 3 of 4 bytes]"));
 	json_decref(s);
 	s = job_raw_text("a\0b", 3, 10);
-	assert_string_equal(json_string_value(s), "a?b");
+	assert_string_equal(json_string_value(s), "a\xef\xbf\xbd" "b");
 	json_decref(s);
+	/* the same output as the rule */
+	want = utf8_repair(hostile, sizeof(hostile) - 1);
+	s = job_raw_text(hostile, sizeof(hostile) - 1, 1000);
+	assert_string_equal(json_string_value(s), want);
+	json_decref(s);
+	free(want);
 }
 
 int main(void)

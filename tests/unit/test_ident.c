@@ -2,14 +2,13 @@
 /*
  * Unit tests for lib/ident.c: the identifier rule every path in uses
  * (what the lab's real names look like, what hostile names look like and
- * how errors name the offending byte) and the UTF-8 checks.
+ * how errors name the offending byte).  The UTF-8 rule: test_utf8.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lib/ident.h"
@@ -106,23 +105,6 @@ static void test_sanitize(void **state)
 	assert_int_equal(ident_checks(IDENT_RAW, t, NULL, 0), 0);
 }
 
-static void test_utf8(void **state)
-{
-	char *r;
-
-	assert_true(utf8_valid("plain", 5));
-	assert_true(utf8_valid("\xc2\xb5s \xe2\x80\xae \xf0\x9f\x98\x80", 12));
-	assert_false(utf8_valid("\xff", 1));
-	assert_false(utf8_valid("\xc0\xaf", 2));	/* overlong '/' */
-	assert_false(utf8_valid("\xed\xa0\x80", 3));	/* surrogate */
-	assert_false(utf8_valid("\xf4\x90\x80\x80", 4));	/* > U+10FFFF */
-	assert_false(utf8_valid("\xe2\x80", 2));		/* cut short */
-	assert_int_equal(utf8_check("ab\xff", 3), 2);
-	r = utf8_repair("a\xff" "b\0c", 5);
-	assert_string_equal(r, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c");
-	free(r);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,7 +112,6 @@ int main(void)
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_sanitize),
-		cmocka_unit_test(test_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,8 @@
  * surrogates, past U+10FFFF, sequences cut short, stray continuation
  * bytes), the repair (U+FFFD per bad byte and per NUL, idempotent), and
  * that each place text leaves klab by gives what the rule gives: the
- * database's bind and read, page_jstr and the alert webhook's body.
+ * database's bind and read, result_set_to_json, page_jstr and the alert
+ * webhook's body (the agent's raw outputs: test_agent).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "db/db_int.h"
 #include "flow/alerts_int.h"
 #include "lib/alloc.h"
+#include "lib/results.h"
 #include "lib/strbuf.h"
 #include "lib/utf8.h"
 #include "web/page.h"
@@ -183,6 +185,23 @@ static void test_db(void **state)
 	free(want);
 }
 
+static void test_results_json(void **state)
+{
+	struct result_set rs;
+	char *want = rule();
+	json_t *doc;
+
+	result_set_init(&rs);
+	result_set_setstr(&rs.rig, hostile);
+	doc = result_set_to_json(&rs);
+	assert_non_null(doc);
+	assert_string_equal(json_string_value(json_object_get(doc, "rig")),
+			    want);
+	json_decref(doc);
+	result_set_release(&rs);
+	free(want);
+}
+
 static void test_page_jstr(void **state)
 {
 	char *want = rule();
@@ -231,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_repair),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_db),
+		cmocka_unit_test(test_results_json),
 		cmocka_unit_test(test_page_jstr),
 		cmocka_unit_test(test_webhook),
 	};
