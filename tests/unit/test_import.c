@@ -589,9 +589,9 @@ static void test_klab(void **state)
 
 	result_set_init(&b);
 	assert_int_equal(import_str(IMPORT_KLAB, "{\"schema\":"
-		"\"klab-results/1\",\"incomplete\":true,\"results\":[{\"metric\":"
-		"\"iops.total\",\"unit\":\"IOPS\",\"value\":5,\"direction\":"
-		"\"higher\"}]}", "6.1.170", &b, &err), 1);
+		"\"klab-results/1\",\"incomplete\":true,\"results\":[{"
+		"\"metric\":\"iops.total\",\"unit\":\"IOPS\",\"value\":5,"
+		"\"direction\":\"higher\"}]}", "6.1.170", &b, &err), 1);
 	expect_metric(&b, "6.1.170", "iops.total", 5, "IOPS", DIR_HIGHER);
 	assert_string_equal(b.format, "klab");
 	assert_int_equal(b.incomplete, 1);

@@ -93,7 +93,7 @@ static void replace_all(struct strbuf *sb, const char *from, const char *to)
 	const char *p = sb->buf, *q;
 
 	sb_init(&out);
-	while ((q = strstr(p, from))) {
+	for (q = strstr(p, from); q; q = strstr(p, from)) {
 		sb_add(&out, p, (size_t)(q - p));
 		sb_adds(&out, to);
 		p = q + strlen(from);
