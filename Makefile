@@ -2,7 +2,8 @@
 # klab: one Makefile for every binary, the tests and the install.
 #
 #   make                 build everything into build/
-#   make check           sanitizer build (ASan+UBSan, -Werror) + every test
+#   make check           checksrc, sanitizer build (ASan+UBSan, -Werror), tests
+#   make checksrc        the house style: scripts/checksrc.sh CHECKSRC_DIRS
 #   make check-slow      the slow tier: real kernel builds and rig runs (CI)
 #   make check-lab       the lab tier: long real-rig runs, the soak (not in CI)
 #   make check-faults    the fault suite: every fault case (docs/FAULTS.md)
@@ -117,10 +118,18 @@ unit: $(UNIT_BINS)
 # alone" after the rest, one by one).  The slow and lab tiers run one at a
 # time: their tests build kernels for the next ones, or measure.
 TEST_JOBS ?= 2
-check:
+check: checksrc
 	$(MAKE) all WERROR=1
 	$(MAKE) O=build/san SANITIZE=1 WERROR=1 all unit
 	tests/run.sh -j $(TEST_JOBS)
+
+# The house style (scripts/checksrc.sh, issue 30), checked before anything
+# is built.  Every directory with C files but the controller's rooms
+# (klabd/, lab/, flow/, http/, cli/: split from controller/, not yet fixed
+# to it); each joins the list once `scripts/checksrc.sh DIR` passes.
+CHECKSRC_DIRS = lib db judge web workloads agent bench fuzz tests
+checksrc:
+	scripts/checksrc.sh $(CHECKSRC_DIRS)
 
 check-slow: all
 	KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t4*.sh tests/t51*.sh
@@ -205,5 +214,5 @@ clean:
 	rm -rf build
 
 .PHONY: all unit check check-slow check-lab check-faults bench install clean \
-	fuzz fuzz-build fuzz-bins fuzz-smoke fuzz-long bench-load soak
+	fuzz fuzz-build fuzz-bins fuzz-smoke fuzz-long bench-load soak checksrc
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
