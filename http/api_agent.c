@@ -48,92 +48,134 @@ int api_agent_register(struct req *rq, struct web_response *r)
 	json_decref(doc);
 	if (rc)
 		return web_error_json(r, rc, err);
-	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
+	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig",
+					   g->name));
 }
 
-static json_t *job_json(struct req *rq, struct rig *g, struct db_job *j,
-			char *err, size_t errlen)
+/*
+ * The job as its rig gets it: 0 with *doc, the rig granted its boot
+ * files; 1 while they are being prepared (catalog_prep.c); -1 with err.
+ */
+static int job_json(struct req *rq, struct rig *g, struct db_job *j,
+		    json_t **doc, char *err, size_t errlen)
 {
-	char *release, *image, *initrd, ksha[65], isha[65], url[2][100];
 	struct strbuf suite = STRBUF_INIT, cmd = STRBUF_INIT;
-	json_t *doc = NULL;
+	struct strbuf text = STRBUF_INIT;
+	struct catalog_boot b;
+	char url[2][100];
+	int rc;
 
-	if (catalog_boot(rq->d, rq->db, j->kernel, &release, &image, &initrd,
-			 err, errlen))
-		return NULL;
+	*doc = NULL;
+	rc = catalog_boot_offer(rq->d, rq->db, j->kernel, g->name, &b, err,
+				errlen);
+	if (rc)
+		return rc;
 	sb_init(&suite);
 	sb_init(&cmd);
+	sb_init(&text);
 	sb_addf(&suite, "%s/workloads/suites/%s.suite", rq->d->top_dir,
 		j->suite);
-	/* this rig, and no other, may now download the two */
-	if (catalog_file_offer(rq->d, image, g->name, ksha) ||
-	    catalog_file_offer(rq->d, initrd, g->name, isha)) {
-		snprintf(err, errlen, "cannot read the boot files of '%s'",
-			 j->kernel);
-		goto out;
-	}
-	snprintf(url[0], sizeof(url[0]), "/api/agent/files/%s", ksha);
-	snprintf(url[1], sizeof(url[1]), "/api/agent/files/%s", isha);
+	snprintf(url[0], sizeof(url[0]), "/api/agent/files/%s", b.image_sha);
+	snprintf(url[1], sizeof(url[1]), "/api/agent/files/%s", b.initrd_sha);
 	sb_addf(&cmd, "console=ttyS0,115200 klab.disks=%d%s%s", g->disks,
 		*j->cmdline ? " " : "", j->cmdline);
-	{
-		struct strbuf text = STRBUF_INIT;
-
-		sb_init(&text);
-		sb_read_file(&text, suite.buf);
-		doc = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
-				"s:s, s:s, s:f, s:[], s:i}", "id",
-				(json_int_t)j->id, "kernel", j->kernel,
-				"release", release, "kernel_url", url[0],
-				"kernel_sha256", ksha, "initrd_url", url[1],
-				"initrd_sha256", isha, "cmdline", cmd.buf,
-				"suite", j->suite, "suite_text", text.buf,
-				"scheduler", j->scheduler, "scale", j->scale,
-				"disks", "timeout", g->job_timeout);
-		sb_release(&text);
-	}
-out:
-	free(release);
-	free(image);
-	free(initrd);
+	sb_read_file(&text, suite.buf);
+	*doc = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
+			 "s:s, s:s, s:f, s:[], s:i}", "id", (json_int_t)j->id,
+			 "kernel", j->kernel, "release", b.release,
+			 "kernel_url", url[0], "kernel_sha256", b.image_sha,
+			 "initrd_url", url[1], "initrd_sha256", b.initrd_sha,
+			 "cmdline", cmd.buf, "suite", j->suite, "suite_text",
+			 text.buf, "scheduler", j->scheduler, "scale",
+			 j->scale, "disks", "timeout", g->job_timeout);
+	sb_release(&text);
 	sb_release(&suite);
 	sb_release(&cmd);
-	return doc;
+	catalog_boot_release(&b);
+	if (*doc)
+		return 0;
+	snprintf(err, errlen, "cannot make the JSON of job %lld",
+		 (long long)j->id);
+	return -1;
+}
+
+/* A poll that is parked past its wait for a job's boot files looks
+ * again after this long (the catalog's thread wakes it when they are
+ * ready: this is the safety net). */
+#define BOOT_FILES_RECHECK_MS 30000
+
+/* No job to answer with: park when w waits and the wait goes on (or the
+ * job's boot files are being prepared), else 204. */
+static int agent_no_job(struct req *rq, struct web_response *r,
+			struct rig_waiter *w, int queued, long left,
+			int preparing)
+{
+	if (queued && preparing)
+		return http_poll_park_more(rq, BOOT_FILES_RECHECK_MS);
+	if (queued && left > 0)
+		return http_poll_park(rq);
+	if (queued)
+		rigmgr_wait_cancel(rq->d, w);
+	r->status = 204;
+	return 204;
+}
+
+/* The job in hand, as JSON into *doc: job_json, with w queued before a
+ * second look while its boot files are being prepared (klabd restarted
+ * under the job), so that their readiness wakes the poll.  0, 1 while
+ * they are (*queued says whether w waits), or -1 with err. */
+static int held_job_json(struct req *rq, struct rig *g, struct db_job *j,
+			 struct rig_waiter *w, int *queued, json_t **doc,
+			 char *err, size_t errlen)
+{
+	int rc = job_json(rq, g, j, doc, err, errlen);
+
+	*queued = 0;
+	if (rc <= 0 || !w || !rigmgr_wait(rq->d, w))
+		return rc;
+	*queued = 1;
+	rc = job_json(rq, g, j, doc, err, errlen);
+	if (rc <= 0) {
+		rigmgr_wait_cancel(rq->d, w);
+		*queued = 0;
+	}
+	return rc;
 }
 
 /*
  * A long poll: the job in hand or a queued one; when there is none, the
  * request is parked (http_poll.h) until the rig manager wakes it or the
  * wait runs out, and runs again from here; 204 once the wait is over or
- * the manager has stopped.
+ * the manager has stopped.  A job is answered with once its boot files
+ * are ready: while the catalog's thread prepares them the poll stays
+ * parked, past its wait too, and no thread waits.
  */
 int api_agent_next(struct req *rq, struct web_response *r)
 {
 	struct rig *g = rq->rig;
-	const char *w = query_get(&rq->q, "wait");
+	const char *ws = query_get(&rq->q, "wait");
+	struct rig_waiter *w;
 	struct db_job j;
 	int64_t id = 0;
 	long wait_s = 30, left;
 	char err[512] = "";
 	json_t *doc;
-	int queued;
+	int queued, preparing, rc;
 
-	if (w && parse_long(w, 0, 300, &wait_s))
+	if (ws && parse_long(ws, 0, 300, &wait_s))
 		return web_error_json(r, 400, "invalid wait");
 	left = http_poll_left(rq, wait_s);
-	queued = rigmgr_next_job(g, &id, left > 0 ? http_poll_waiter(rq) :
-				 NULL);
-	if (!id && queued)
-		return http_poll_park(rq);
-	if (!id) {
-		r->status = 204;
-		return 204;
-	}
+	w = http_poll_waiter(rq);
+	queued = rigmgr_next_job(g, &id, &preparing, w);
+	if (!id)
+		return agent_no_job(rq, r, w, queued, left, preparing);
 	if (db_job_get(rq->db, id, &j))
 		return web_error_json(r, 500, "job vanished");
-	doc = job_json(rq, g, &j, err, sizeof(err));
+	rc = held_job_json(rq, g, &j, w, &queued, &doc, err, sizeof(err));
 	db_job_release(&j);
-	if (!doc) {
+	if (rc > 0)
+		return agent_no_job(rq, r, w, queued, left, 1);
+	if (rc < 0) {
 		/* the controller's fault: never blamed on the kernel */
 		char why[512];
 
@@ -410,9 +452,9 @@ static int agent_results(struct req *rq, struct web_response *r,
 	o.raw_len = rq->body_len;
 	o.job_id = j->id;
 	/* the rig as configured for the job, and the machine it reported */
-	conf = rig_conf_with_suite(rig_conf_text(rq->d, g,
-			json_object_get(doc, "machine")),
-			json_string_value(json_object_get(doc, "suite_sha256")));
+	conf = rig_conf_text(rq->d, g, json_object_get(doc, "machine"));
+	conf = rig_conf_with_suite(conf, json_string_value(
+				   json_object_get(doc, "suite_sha256")));
 	o.rigconf = conf;
 	rc = results_store(rq, &rs, &o, reps, nreps, &ids, &n, err,
 			   sizeof(err));

@@ -171,6 +171,8 @@ struct rig_waiter *http_poll_waiter(struct req *rq)
 	struct http_poll *p = rq->poll;
 	struct http_park *pk = rq->d->park;
 
+	if (!p || !pk)
+		return NULL;
 	/* neither queued nor suspended now: nobody else looks at it */
 	pthread_mutex_lock(&pk->lock);
 	p->woken = 0;
@@ -182,6 +184,25 @@ int http_poll_park(struct req *rq)
 {
 	rq->poll->parked = 1;
 	return 0;
+}
+
+int http_poll_park_more(struct req *rq, long ms)
+{
+	struct http_poll *p = rq->poll;
+	struct timespec now;
+
+	/* neither queued with the timer nor suspended: the handler's */
+	now_mono(&now);
+	if (!ts_before(&now, &p->deadline)) {
+		p->deadline = now;
+		p->deadline.tv_sec += ms / 1000;
+		p->deadline.tv_nsec += (ms % 1000) * 1000000L;
+		if (p->deadline.tv_nsec >= 1000000000L) {
+			p->deadline.tv_sec++;
+			p->deadline.tv_nsec -= 1000000000L;
+		}
+	}
+	return http_poll_park(rq);
 }
 
 void http_poll_suspend(struct http_poll *p)

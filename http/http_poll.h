@@ -32,11 +32,15 @@ struct http_poll {
 /* Milliseconds left of the poll, whose clock starts at wait_s on the
  * first call; 0 past the deadline, when klabd stops or rq has no poll. */
 long http_poll_left(struct req *rq, long wait_s);
-/* The waiter to hand to rigmgr_next_job(), armed afresh. */
+/* The waiter to hand to rigmgr_next_job(), armed afresh; NULL when rq
+ * has no poll (it never parks). */
 struct rig_waiter *http_poll_waiter(struct req *rq);
 /* Answer nothing now: the connection is suspended and the handler runs
  * again on a wake or at the deadline.  Returns 0. */
 int http_poll_park(struct req *rq);
+/* The same past the poll's wait (a job whose boot files are being
+ * prepared): a poll whose deadline has passed gets ms more.  Returns 0. */
+int http_poll_park_more(struct req *rq, long ms);
 
 /* For http.c. */
 void http_poll_init(struct http_poll *p, struct klabd *d, void *conn);

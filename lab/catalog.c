@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The kernel catalog and the rig images.  See catalog.h.  The heavy work is
- * done by the scripts in kernels/; this file runs them, reads their
- * key=value records and keeps the database in step.
+ * The kernel catalog and the table of files served to agents.  See
+ * catalog.h.  The heavy work is done by the scripts in kernels/; this file
+ * runs them, reads their key=value records and keeps the database in
+ * step.  The boot files of a kernel are prepared by catalog_prep.c.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,117 +205,6 @@ int catalog_available(struct klabd *d, struct strbuf *out, char *err,
 			      errlen) ? -1 : 0;
 }
 
-/* The rig base image, built once per klabd run from the rig binaries. */
-static const char *base_image(struct klabd *d, char *err, size_t errlen)
-{
-	static const char *const progs[] = { "klab-agent", "tiotest", "rio",
-					     "iops", "klab-run" };
-	struct strbuf out = STRBUF_INIT, suites = STRBUF_INIT;
-	char paths[5][1024];
-	const char *args[9];
-	size_t i;
-
-	if (d->base_image)
-		return d->base_image;
-	args[0] = "base";
-	for (i = 0; i < 5; i++) {
-		snprintf(paths[i], sizeof(paths[i]), "%s/%s", d->rig_bin_dir,
-			 progs[i]);
-		args[i + 1] = paths[i];
-	}
-	sb_init(&suites);
-	sb_addf(&suites, "%s/workloads/suites", d->top_dir);
-	args[6] = suites.buf;
-	args[7] = NULL;
-	sb_init(&out);
-	if (catalog_script(d, "mkinitramfs.sh", args, &out, err, errlen) == 0)
-		d->base_image = strndup(out.buf, strcspn(out.buf, "\n"));
-	sb_release(&out);
-	sb_release(&suites);
-	return d->base_image;
-}
-
-/* Concatenate a and b into path unless it exists.  0 or -1. */
-static int concat_files(const char *a, const char *b, const char *path)
-{
-	struct strbuf sb = STRBUF_INIT, tmp = STRBUF_INIT;
-	int fd, rc = -1;
-
-	if (access(path, R_OK) == 0)
-		return 0;
-	sb_init(&sb);
-	sb_init(&tmp);
-	if (sb_read_file(&sb, a) || (b && *b && sb_read_file(&sb, b)))
-		goto out;
-	sb_addf(&tmp, "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto out;
-	if (write(fd, sb.buf, sb.len) == (ssize_t)sb.len && !fsync(fd))
-		rc = 0;
-	close(fd);
-	if (!rc)
-		rc = rename(tmp.buf, path);
-	if (rc)
-		unlink(tmp.buf);
-out:
-	sb_release(&sb);
-	sb_release(&tmp);
-	return rc;
-}
-
-int catalog_boot(struct klabd *d, struct db *db, const char *ident,
-		 char **release, char **image, char **initrd, char *err,
-		 size_t errlen)
-{
-	struct db_kernel_boot b;
-	struct strbuf path = STRBUF_INIT;
-	char sa[65], sb_[65];
-	const char *base;
-	int rc = -1;
-
-	*release = *image = *initrd = NULL;
-	if (db_kernel_get_boot(db, ident, &b)) {
-		snprintf(err, errlen, "kernel '%s' has no bootable image in "
-			 "the catalog", ident);
-		return -1;
-	}
-	/* image_lock serialises the image builds only: whoever waits on it
-	 * needs the image; downloads (cat_lock) never wait for a build */
-	pthread_mutex_lock(&d->image_lock);
-	base = base_image(d, err, errlen);
-	if (!base)
-		goto out;
-	sb_init(&path);
-	sb_addf(&path, "%s/initrd", d->data_dir);
-	mkdir(path.buf, 0755);
-	/* the hashes name the image; known ones are reused (a 38 MB base
-	 * hashed at every job hand-out, under image_lock, held the lab
-	 * to a few jobs a second: docs/PERFORMANCE-LOG.md, "Load, the
-	 * profile and the limit") */
-	if (catalog_file_register(d, base, sa) ||
-	    (*b.modules && catalog_file_register(d, b.modules, sb_))) {
-		snprintf(err, errlen, "cannot read the rig image parts of '%s'",
-			 ident);
-		goto out;
-	}
-	sb_addf(&path, "/%.16s-%.16s.cpio.gz", sa, *b.modules ? sb_ : "none");
-	if (concat_files(base, b.modules, path.buf)) {
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf,
-			 strerror(errno));
-		goto out;
-	}
-	*release = strdup(b.release);
-	*image = strdup(b.image);
-	*initrd = sb_detach(&path, NULL);
-	rc = 0;
-out:
-	pthread_mutex_unlock(&d->image_lock);
-	sb_release(&path);
-	db_kernel_boot_release(&b);
-	return rc;
-}
-
 /* Forget which rigs may download f. */
 static void file_rigs_clear(struct cat_file *f)
 {
@@ -389,21 +277,23 @@ int catalog_file_register(struct klabd *d, const char *path, char sha[65])
 	return 0;
 }
 
-int catalog_file_offer(struct klabd *d, const char *path, const char *rig,
-		       char sha[65])
+int catalog_file_grant(struct klabd *d, const char *path, const char *sha,
+		       const char *rig)
 {
 	struct cat_file *f;
+	struct stat st;
 	size_t i;
 	int rc = -1;
 
-	if (catalog_file_register(d, path, sha))
+	if (stat(path, &st))
 		return -1;
 	pthread_mutex_lock(&d->cat_lock);
 	for (i = 0; i < d->nfiles; i++) {
 		f = &d->files[i];
-		/* changed since it was hashed above: -1, never a grant of
-		 * bytes nobody looked at */
-		if (strcmp(f->path, path) || strcmp(f->sha, sha))
+		/* changed since it was hashed: -1, never a grant of bytes
+		 * nobody looked at */
+		if (strcmp(f->path, path) || strcmp(f->sha, sha) ||
+		    f->size != st.st_size || f->mtime != st.st_mtime)
 			continue;
 		if (!file_rig_allowed(f, rig)) {
 			ALLOC_GROW(f->rigs, f->nrigs, f->arigs);
@@ -413,6 +303,14 @@ int catalog_file_offer(struct klabd *d, const char *path, const char *rig,
 	}
 	pthread_mutex_unlock(&d->cat_lock);
 	return rc;
+}
+
+int catalog_file_offer(struct klabd *d, const char *path, const char *rig,
+		       char sha[65])
+{
+	if (catalog_file_register(d, path, sha))
+		return -1;
+	return catalog_file_grant(d, path, sha, rig);
 }
 
 const char *catalog_file_path(struct klabd *d, const char *sha,
@@ -440,6 +338,7 @@ void catalog_release(struct klabd *d)
 {
 	size_t i;
 
+	catalog_stop(d);
 	for (i = 0; i < d->nfiles; i++) {
 		free(d->files[i].path);
 		file_rigs_clear(&d->files[i]);

@@ -38,7 +38,7 @@ enum rig_state {
 	RIG_ASSIGNED,		/* job handed out, kexec not yet announced */
 	RIG_RUNNING,		/* agent checked in on the job's kernel */
 	RIG_RECOVERING,		/* cold boot after a failure */
-	RIG_STARTING,		/* its worker halts / power-cycles / starts it */
+	RIG_STARTING,		/* its worker halts, power-cycles, starts it */
 };
 
 /*
@@ -146,8 +146,9 @@ const char *rig_state_name(enum rig_state s);
  * use them); rigmgr_start starts the manager thread (after HTTP has
  * bound its port, which QEMU rigs are given).  At shutdown:
  * rigmgr_quiesce wakes every long poll and ends the manager's loop
- * (before HTTP stops), rigmgr_stop joins the manager and the workers and
- * halts the rigs (after HTTP and the builders stopped), rigmgr_free
+ * (before HTTP stops), rigmgr_stop stops the catalog's thread (which
+ * kicks the manager), joins the manager and the workers and halts the
+ * rigs (after HTTP and the builders stopped), rigmgr_free
  * frees them.  Each is safe after a partial start.
  */
 int rigmgr_init(struct klabd *d, char *err, size_t errlen);
@@ -178,10 +179,17 @@ struct rig_waiter {
 /*
  * Is there a job for g now?  Never blocks: *job is the job in hand or a
  * queued one handed out now, 0 when none; then, if w is not NULL and the
- * manager runs, w is queued to be woken.  Returns 1 when w is queued, 0
- * otherwise.
+ * manager runs, w is queued to be woken (it was queued before the queue
+ * was read, so it may have been woken already).  A queued job is handed
+ * out only once its boot files are ready (catalog_boot_want): until then
+ * *job is 0, *preparing 1, and w is woken when they are.  Returns 1 when
+ * w is queued (or was woken meanwhile), 0 otherwise.
  */
-int rigmgr_next_job(struct rig *g, int64_t *job, struct rig_waiter *w);
+int rigmgr_next_job(struct rig *g, int64_t *job, int *preparing,
+		    struct rig_waiter *w);
+/* Queue w to be woken (a job in hand whose boot files are not ready):
+ * 1 when queued, 0 when the manager stopped. */
+int rigmgr_wait(struct klabd *d, struct rig_waiter *w);
 /* Take w off the queue if it is on it. */
 void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w);
 int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen);
@@ -221,7 +229,7 @@ struct rig_fx {
 	char why[512];
 	const char *output;		/* the caller's, valid until publish */
 	int attempts;
-	char console[512];		/* its tail goes with a kernel failure */
+	char console[512];		/* its tail joins a kernel failure */
 };
 
 void rig_fx_take(struct rig *g, struct rig_fx *fx);

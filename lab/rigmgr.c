@@ -29,8 +29,10 @@
  *  - No other lock is taken while mgr_lock is held (a rig's pub_lock
  *    and the database pool's are taken without it), but for waking the
  *    parked polls: mgr_lock, then http_poll's park lock, then
- *    libmicrohttpd's resume (a flag and a wake-up write, never blocking).  take_job (the long
- *    poll's hand-out) drops mgr_lock around its database work.
+ *    libmicrohttpd's resume (a flag and a wake-up write, never blocking).
+ *    take_job (the long poll's hand-out) drops mgr_lock around its
+ *    database work and its look at the catalog's boot files (image_lock,
+ *    a table read: the files are prepared by the catalog's thread).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,11 +44,12 @@
 #include "klabd/klabd.h"
 #include "lib/list.h"
 #include "http/auth.h"
+#include "lab/catalog.h"
 #include "lab/rig.h"
 #include "lab/rig_conf.h"
 
 #define CONSOLE_SCAN_MAX (1 << 20)	/* console bytes scanned per tick */
-#define SCAN_PERIOD_MS 500		/* a console is read at most this often */
+#define SCAN_PERIOD_MS 500		/* ms between two reads of a console */
 #define MAX_INFRA_ATTEMPTS 3
 #define WAIT_RETRY_MS 2000		/* base kernel not fetched yet */
 
@@ -428,9 +431,12 @@ static int hand_out_log_due(void)
 /*
  * Hand out the next queued job of g: called with the lock held, which it
  * drops around the database work (g->taking keeps a second poller of the
- * rig out meanwhile).  0 when none.
+ * rig out meanwhile).  0 when none.  A job goes out once its boot files
+ * are ready (else it stays queued and *preparing is set: the catalog's
+ * thread prepares them, then kicks the manager), or cannot be made (its
+ * hand-out fails it, infra).
  */
-static int64_t take_job(struct rig *g)
+static int64_t take_job(struct rig *g, int *preparing)
 {
 	struct db_job j;
 	struct db *db;
@@ -445,7 +451,10 @@ static int64_t take_job(struct rig *g)
 	if (!db && hand_out_log_due())
 		fprintf(stderr, "klabd: hand-out: %s\n", err);
 	if (db && db_job_next(db, g->name, &j) == DB_OK) {
-		if (!db_job_set_state(db, j.id, "assigned"))
+		if (catalog_boot_want(g->d, db, j.kernel, err,
+				      sizeof(err)) == 1)
+			*preparing = 1;
+		else if (!db_job_set_state(db, j.id, "assigned"))
 			id = j.id;
 		db_job_release(&j);
 	}
@@ -467,22 +476,48 @@ static int64_t take_job(struct rig *g)
 	return id;
 }
 
-int rigmgr_next_job(struct rig *g, int64_t *job, struct rig_waiter *w)
+/* Queue w to be woken unless the manager stopped; lock held.  1 when w
+ * is queued. */
+static int waiter_queue(struct klabd *d, struct rig_waiter *w)
+{
+	if (w && !w->queued && d->mgr_running) {
+		LIST_PUSH(d->waiters, w);
+		w->queued = 1;
+	}
+	return w && w->queued;
+}
+
+int rigmgr_next_job(struct rig *g, int64_t *job, int *preparing,
+		    struct rig_waiter *w)
 {
 	struct klabd *d = g->d;
 	int queued;
 
 	*job = 0;
+	*preparing = 0;
 	pthread_mutex_lock(&d->mgr_lock);
+	/* queued before the queue is read: a wake while take_job has the
+	 * lock dropped (a job queued, boot files ready) is not lost, the
+	 * poll runs again at once (http_poll_suspend) */
+	queued = waiter_queue(d, w);
 	if ((g->state == RIG_RUNNING || g->state == RIG_ASSIGNED) && g->job)
 		*job = g->job;
 	else if (g->state == RIG_IDLE)
-		*job = take_job(g);
-	if (!*job && w && !w->queued && d->mgr_running) {
-		LIST_PUSH(d->waiters, w);
-		w->queued = 1;
+		*job = take_job(g, preparing);
+	if (*job && queued && w->queued) {
+		LIST_UNLINK(d->waiters, w);
+		w->queued = 0;
 	}
-	queued = w && w->queued;
+	pthread_mutex_unlock(&d->mgr_lock);
+	return queued && !*job;
+}
+
+int rigmgr_wait(struct klabd *d, struct rig_waiter *w)
+{
+	int queued;
+
+	pthread_mutex_lock(&d->mgr_lock);
+	queued = waiter_queue(d, w);
 	pthread_mutex_unlock(&d->mgr_lock);
 	return queued;
 }
@@ -731,6 +766,9 @@ void rigmgr_stop(struct klabd *d)
 	size_t i;
 
 	rigmgr_quiesce(d);
+	/* the catalog's thread kicks the manager, and a worker's cold boot
+	 * may wait for it: it stops first (its waiters return) */
+	catalog_stop(d);
 	if (d->mgr_started)
 		pthread_join(d->mgr, NULL);
 	d->mgr_started = 0;

@@ -5,7 +5,8 @@
  * the same, for every path, also when two paths hold the same bytes (a
  * base's and a patched kernel's initramfs: before, the second path was
  * hashed again on every hand-out); a changed file is hashed again; a
- * hash finds a path holding it.
+ * hash finds a path holding it; a grant to a rig never hashes, and
+ * refuses a file changed since it was hashed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,6 +63,7 @@ static void test_two_paths(void **state)
 	(void)state;
 	memset(&d, 0, sizeof(d));
 	pthread_mutex_init(&d.cat_lock, NULL);
+	pthread_mutex_init(&d.image_lock, NULL);
 	snprintf(dir, sizeof(dir), "%s/klab-catalog-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	assert_non_null(mkdtemp(dir));
@@ -101,10 +103,54 @@ static void test_two_paths(void **state)
 	rmdir(dir);
 }
 
+/* A grant (a job's hand-out) looks, never hashes: a file changed since
+ * it was hashed, or never registered, or with another hash, is refused
+ * until it is registered again. */
+static void test_grant(void **state)
+{
+	struct klabd d;
+	char a[300], sa[65], again[65];
+	int status = 0;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	pthread_mutex_init(&d.cat_lock, NULL);
+	pthread_mutex_init(&d.image_lock, NULL);
+	snprintf(dir, sizeof(dir), "%s/klab-catalog-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	put("image", "kernel bytes", a, sizeof(a));
+	memset(sa, '0', 64);
+	sa[64] = '\0';
+	assert_int_equal(catalog_file_grant(&d, a, sa, "r1"), -1);
+	assert_int_equal(catalog_file_register(&d, a, sa), 0);
+	assert_int_equal(catalog_file_grant(&d, a, sa, "r1"), 0);
+	assert_string_equal(catalog_file_path(&d, sa, "r1", &status), a);
+
+	put("image", "other kernel bytes", a, sizeof(a));
+	assert_int_equal(catalog_file_grant(&d, a, sa, "r2"), -1);
+	assert_null(catalog_file_path(&d, sa, "r2", &status));
+	assert_int_equal(status, 403);
+	assert_int_equal(catalog_file_register(&d, a, again), 0);
+	assert_string_not_equal(again, sa);
+	assert_int_equal(catalog_file_grant(&d, a, sa, "r2"), -1);
+	assert_int_equal(catalog_file_grant(&d, a, again, "r2"), 0);
+	assert_string_equal(catalog_file_path(&d, again, "r2", &status), a);
+	/* the new bytes start with no rig */
+	assert_null(catalog_file_path(&d, again, "r1", &status));
+
+	catalog_release(&d);
+	pthread_mutex_destroy(&d.image_lock);
+	pthread_mutex_destroy(&d.cat_lock);
+	unlink(a);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_paths),
+		cmocka_unit_test(test_grant),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
