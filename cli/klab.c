@@ -24,84 +24,88 @@
 static const char *base_url = "http://127.0.0.1:8080";
 static char *token;	/* Bearer token for every request, or NULL */
 
+/* klab --help, and after a usage error on stderr. */
+static const char usage_text[] =
+	"usage: klab [--url URL] [--token TOKEN] COMMAND [ARGS]\n"
+	"\n"
+	"  import FILE [--kernel ID] [--rig R] [--suite S] [--format F]\n"
+	"        import tiobench / dbench / read-latency text (a mail may\n"
+	"        mix them), fio json or klab results json (FILE '-' reads\n"
+	"        stdin); all or nothing\n"
+	"  compare A B ... [--base A] [--rig R] [--suite S]\n"
+	"        [--scale F] [--scheduler X] [--cmdline TEXT]\n"
+	"        [--rigconf HASH|none]\n"
+	"        [--floor [SUITE/]GLOB:PCT] [--format text|csv|json|html]\n"
+	"        [--fail-on-worse | --fail-on-any-worse]\n"
+	"        compare kernels; text is ready to paste into mail;\n"
+	"        --fail-on-worse counts decided \"worse\" on headline\n"
+	"        metrics only, --fail-on-any-worse on every metric\n"
+	"  compare-run A B --rig R --suite S [--max-cells N]\n"
+	"        [--scale F] [--scheduler X] [--cmdline TEXT]\n"
+	"        [--floor [SUITE/]GLOB:PCT] [--stop-on-worse] [--wait]\n"
+	"        judge B against A on its own interleaved A B cells,\n"
+	"        added until every headline metric is decided or the\n"
+	"        cap (cells a side) is reached; prints the id, and with\n"
+	"        --wait the progress and the text report\n"
+	"  history METRIC [--rig R] [--suite S] [--limit N]\n"
+	"        [--format text|csv|json]   one metric across runs\n"
+	"  kernels | rigs | suites | runs [--kernel ID] | metrics\n"
+	"        list what klabd knows\n"
+	"  kernel add debian PKG|newest-6.1|newest-6.12\n"
+	"  kernel list [--available]        catalog / Debian's archive\n"
+	"  job add K1 [K2...] --rig R --suite S [--scheduler X]\n"
+	"        [--scale F] [--repeat N] [--cmdline TEXT]\n"
+	"        queue cells; repetitions interleave the kernels\n"
+	"  jobs [--rig R] | job show ID     the queue, failures, consoles\n"
+	"  rig online NAME                  bring an offline rig back\n"
+	"  build BASE [PATCH...] [--ident ID] [--wait]\n"
+	"        build a kernel (BASE: debian-6.1, debian-6.12, or a\n"
+	"        [base NAME] of klabd's config: NAME, or NAME@COMMIT\n"
+	"        for a git base); it joins the catalog when built\n"
+	"  builds | build show ID | build log ID\n"
+	"  track debian newest-6.1|newest-6.12 --rig R[,R2] --suite S\n"
+	"        watch a Debian kernel line: each new kernel is fetched\n"
+	"        and queued with the previous one (operators)\n"
+	"  tracks [--format json] | untrack ID   the tracked lines\n"
+	"  changepoints [METRIC] [--rig R] [--suite S] [--format json]\n"
+	"        change points found on the history\n"
+	"  submit BASE PATCH... [--rig R,..] [--suite S,..] [--note T]\n"
+	"        [--max-cells N] [--scale F] [--scheduler X]\n"
+	"        [--cmdline TEXT] [--wait]\n"
+	"        test a patch series (files, an mbox, '-' for stdin):\n"
+	"        checked at once, built, run interleaved against BASE on\n"
+	"        each rig and suite, every cell with --scale,\n"
+	"        --scheduler, --cmdline; --wait follows it and prints the\n"
+	"        report (exit 0 nothing worse, 4 worse, 5 undecided)\n"
+	"  submissions | submission show|report|cancel ID\n"
+	"  bisect --series FILE --base B | --debian GOOD BAD |\n"
+	"        --git BASE GOOD BAD, --rig R --suite S --metric M\n"
+	"        [--max-cells N] [--scale F] [--scheduler X]\n"
+	"        [--cmdline TEXT] [--wait]\n"
+	"        find the first bad patch, release or commit; every\n"
+	"        step's cells run with --scale, --scheduler, --cmdline\n"
+	"  bisections [--format json]\n"
+	"  queue                            what each rig runs and waits for\n"
+	"\n"
+	"List commands print a table; --format json gives the data.\n"
+	"  audit [--limit N]                who did what (operators)\n"
+	"  subscribe --email ADDR|--webhook URL|--feed [--secret S]\n"
+	"        [--rig R] [--suite S] [--metric GLOB] [--submitter U]\n"
+	"        [--event K,...]   be told of events (klab help alerts)\n"
+	"  subscriptions [--format json] | unsubscribe ID\n"
+	"  alert test ID | alerts [--format json]  test, see the outbox\n"
+	"  health                           is klabd up\n"
+	"\n"
+	"The URL defaults to $KLAB_URL, else http://127.0.0.1:8080.\n"
+	"The token (klabd token add) comes from --token, $KLAB_TOKEN\n"
+	"or ~/.config/klab/token.\n"
+	"Exit: 0 ok, 1 refused by klabd, 2 usage, 3 unreachable,\n"
+	"4 regression found (compare --fail-on-worse, compare-run --wait,\n"
+	"submit --wait), 5 compare-run / submit --wait ended undecided.\n";
+
 static void usage(FILE *f)
 {
-	fputs("usage: klab [--url URL] [--token TOKEN] COMMAND [ARGS]\n"
-	      "\n"
-	      "  import FILE [--kernel ID] [--rig R] [--suite S] [--format F]\n"
-	      "        import tiobench / dbench / read-latency text (a mail may\n"
-	      "        mix them), fio json or klab results json (FILE '-' reads\n"
-	      "        stdin); all or nothing\n"
-	      "  compare A B ... [--base A] [--rig R] [--suite S]\n"
-	      "        [--scale F] [--scheduler X] [--cmdline TEXT]\n"
-	      "        [--rigconf HASH|none]\n"
-	      "        [--floor [SUITE/]GLOB:PCT] [--format text|csv|json|html]\n"
-	      "        [--fail-on-worse | --fail-on-any-worse]\n"
-	      "        compare kernels; text is ready to paste into mail;\n"
-	      "        --fail-on-worse counts decided \"worse\" on headline\n"
-	      "        metrics only, --fail-on-any-worse on every metric\n"
-	      "  compare-run A B --rig R --suite S [--max-cells N]\n"
-	      "        [--scale F] [--scheduler X] [--cmdline TEXT]\n"
-	      "        [--floor [SUITE/]GLOB:PCT] [--stop-on-worse] [--wait]\n"
-	      "        judge B against A on its own interleaved A B cells,\n"
-	      "        added until every headline metric is decided or the\n"
-	      "        cap (cells a side) is reached; prints the id, and with\n"
-	      "        --wait the progress and the text report\n"
-	      "  history METRIC [--rig R] [--suite S] [--limit N]\n"
-	      "        [--format text|csv|json]   one metric across runs\n"
-	      "  kernels | rigs | suites | runs [--kernel ID] | metrics\n"
-	      "        list what klabd knows\n"
-	      "  kernel add debian PKG|newest-6.1|newest-6.12\n"
-	      "  kernel list [--available]        catalog / Debian's archive\n"
-	      "  job add K1 [K2...] --rig R --suite S [--scheduler X]\n"
-	      "        [--scale F] [--repeat N] [--cmdline TEXT]\n"
-	      "        queue cells; repetitions interleave the kernels\n"
-	      "  jobs [--rig R] | job show ID     the queue, failures, consoles\n"
-	      "  rig online NAME                  bring an offline rig back\n"
-	      "  build BASE [PATCH...] [--ident ID] [--wait]\n"
-	      "        build a kernel (BASE: debian-6.1, debian-6.12, or a\n"
-	      "        [base NAME] of klabd's config: NAME, or NAME@COMMIT\n"
-	      "        for a git base); it joins the catalog when built\n"
-	      "  builds | build show ID | build log ID\n"
-	      "  track debian newest-6.1|newest-6.12 --rig R[,R2] --suite S\n"
-	      "        watch a Debian kernel line: each new kernel is fetched\n"
-	      "        and queued with the previous one (operators)\n"
-	      "  tracks [--format json] | untrack ID   the tracked lines\n"
-	      "  changepoints [METRIC] [--rig R] [--suite S] [--format json]\n"
-	      "        change points found on the history\n"
-	      "  submit BASE PATCH... [--rig R,..] [--suite S,..] [--note T]\n"
-	      "        [--max-cells N] [--scale F] [--scheduler X]\n"
-	      "        [--cmdline TEXT] [--wait]\n"
-	      "        test a patch series (files, an mbox, '-' for stdin):\n"
-	      "        checked at once, built, run interleaved against BASE on\n"
-	      "        each rig and suite, every cell with --scale,\n"
-	      "        --scheduler, --cmdline; --wait follows it and prints the\n"
-	      "        report (exit 0 nothing worse, 4 worse, 5 undecided)\n"
-	      "  submissions | submission show|report|cancel ID\n"
-	      "  bisect --series FILE --base B | --debian GOOD BAD |\n"
-	      "        --git BASE GOOD BAD, --rig R --suite S --metric M\n"
-	      "        [--max-cells N] [--scale F] [--scheduler X]\n"
-	      "        [--cmdline TEXT] [--wait]\n"
-	      "        find the first bad patch, release or commit; every\n"
-	      "        step's cells run with --scale, --scheduler, --cmdline\n"
-	      "  bisections [--format json]\n"
-	      "  queue                            what each rig runs and waits for\n"
-	      "\n"
-	      "List commands print a table; --format json gives the data.\n"
-	      "  audit [--limit N]                who did what (operators)\n"
-	      "  subscribe --email ADDR|--webhook URL|--feed [--secret S]\n"
-	      "        [--rig R] [--suite S] [--metric GLOB] [--submitter U]\n"
-	      "        [--event K,...]   be told of events (klab help alerts)\n"
-	      "  subscriptions [--format json] | unsubscribe ID\n"
-	      "  alert test ID | alerts [--format json]  test, see the outbox\n"
-	      "  health                           is klabd up\n"
-	      "\n"
-	      "The URL defaults to $KLAB_URL, else http://127.0.0.1:8080.\n"
-	      "The token (klabd token add) comes from --token, $KLAB_TOKEN\n"
-	      "or ~/.config/klab/token.\n"
-	      "Exit: 0 ok, 1 refused by klabd, 2 usage, 3 unreachable,\n"
-	      "4 regression found (compare --fail-on-worse, compare-run --wait,\n"
-	      "submit --wait), 5 compare-run / submit --wait ended undecided.\n", f);
+	fputs(usage_text, f);
 }
 
 
@@ -197,6 +201,35 @@ void qadd(struct strbuf *q, const char *key, const char *value)
 }
 
 
+/* Where the value of option o goes, or NULL when o takes none. */
+static const char **value_opt(struct args *a, const char *o)
+{
+	const struct {
+		const char *name;
+		const char **dst;
+	} opts[] = {
+		{ "--kernel", &a->kernel },
+		{ "--rig", &a->rig },
+		{ "--suite", &a->suite },
+		{ "--format", &a->format },
+		{ "--base", &a->base },
+		{ "--limit", &a->limit },
+		{ "--repeat", &a->repeat },
+		{ "--rigconf", &a->rigconf },
+		{ "--ident", &a->ident },
+		{ "--floor", &a->floor },
+		{ "--max-cells", &a->max_cells },
+		{ "--note", &a->note },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (!strcmp(o, opts[i].name))
+			return opts[i].dst;
+	}
+	return job_config_opt(a, o);
+}
+
 static int parse_cmd_args(int argc, char **argv, struct args *a)
 {
 	int i;
@@ -223,19 +256,7 @@ static int parse_cmd_args(int argc, char **argv, struct args *a)
 			a->stop_on_worse = 1;
 			continue;
 		}
-		if (!strcmp(o, "--kernel")) dst = &a->kernel;
-		else if (!strcmp(o, "--rig")) dst = &a->rig;
-		else if (!strcmp(o, "--suite")) dst = &a->suite;
-		else if (!strcmp(o, "--format")) dst = &a->format;
-		else if (!strcmp(o, "--base")) dst = &a->base;
-		else if (!strcmp(o, "--limit")) dst = &a->limit;
-		else if (!strcmp(o, "--repeat")) dst = &a->repeat;
-		else if (!strcmp(o, "--rigconf")) dst = &a->rigconf;
-		else if (!strcmp(o, "--ident")) dst = &a->ident;
-		else if (!strcmp(o, "--floor")) dst = &a->floor;
-		else if (!strcmp(o, "--max-cells")) dst = &a->max_cells;
-		else if (!strcmp(o, "--note")) dst = &a->note;
-		else dst = job_config_opt(a, o);
+		dst = value_opt(a, o);
 		if (dst) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "klab: option '%s' needs a "
@@ -672,9 +693,10 @@ static int cmd_audit(struct args *a)
 	json_array_foreach(json_object_get(doc, "audit"), i, row) {
 		time_t t = (time_t)json_integer_value(json_object_get(row,
 								      "at"));
+		struct tm tm;
 
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
-			 gmtime(&t));
+			 gmtime_r(&t, &tm));
 		json_object_set_new(row, "when", json_string(when));
 	}
 	cli_table_print(json_object_get(doc, "audit"), cols);
@@ -775,7 +797,8 @@ int main(int argc, char **argv)
 		return EX_USAGE;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	token = token_load(opt_token);
-	if ((c = command_find(cmd)))
+	c = command_find(cmd);
+	if (c)
 		rc = c->run ? c->run(&a) : c->run_named(cmd, &a);
 	else if (klab_alerts_cmd(cmd))
 		rc = cmd_alerts(cmd, argc - i, argv + i);

@@ -76,9 +76,10 @@ static int cmd_subscribe(const struct sub_opts *o)
 	json_t *doc;
 
 	if (!!o->email + !!o->webhook + o->feed != 1) {
-		fputs("klab: usage: klab subscribe --email ADDR | --webhook URL "
-		      "| --feed [--secret S] [--rig R] [--suite S] [--metric "
-		      "GLOB] [--submitter U] [--event K,...]\n", stderr);
+		fputs("klab: usage: klab subscribe --email ADDR | --webhook "
+		      "URL | --feed [--secret S] [--rig R] [--suite S] "
+		      "[--metric GLOB] [--submitter U] [--event K,...]\n",
+		      stderr);
 		return EX_USAGE;
 	}
 	doc = json_pack("{s:s}", "channel", o->email ? "email" : o->webhook ?
@@ -105,8 +106,9 @@ static void filter_text(json_t *s, char *out, size_t len)
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) && used < len; i++) {
 		v = json_string_value(json_object_get(s, keys[i]));
 		if (v && *v)
-			used += (size_t)snprintf(out + used, len - used, "%s%s=%s",
-						 used ? " " : "", keys[i], v);
+			used += (size_t)snprintf(out + used, len - used,
+						 "%s%s=%s", used ? " " : "",
+						 keys[i], v);
 	}
 	if (!out[0])
 		snprintf(out, len, "any");

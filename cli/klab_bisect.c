@@ -76,13 +76,16 @@ static json_t *bis_request(int argc, char **argv, int *wait)
 		} else if (!strcmp(o, "--debian") && v && i + 2 < argc) {
 			json_object_set_new(doc, "kind", json_string("debian"));
 			json_object_set_new(doc, "good", json_string(v));
-			json_object_set_new(doc, "bad", json_string(argv[i + 2]));
+			json_object_set_new(doc, "bad",
+					    json_string(argv[i + 2]));
 			i += 2;
 		} else if (!strcmp(o, "--git") && v && i + 3 < argc) {
 			json_object_set_new(doc, "kind", json_string("git"));
 			json_object_set_new(doc, "base", json_string(v));
-			json_object_set_new(doc, "good", json_string(argv[i + 2]));
-			json_object_set_new(doc, "bad", json_string(argv[i + 3]));
+			json_object_set_new(doc, "good",
+					    json_string(argv[i + 2]));
+			json_object_set_new(doc, "bad",
+					    json_string(argv[i + 3]));
 			i += 3;
 		} else if (!strcmp(o, "--series") && v) {
 			json_object_set_new(doc, "kind", json_string("series"));
@@ -102,7 +105,8 @@ static json_t *bis_request(int argc, char **argv, int *wait)
 			json_object_set_new(doc, o + 2, json_string(v));
 			i++;
 		} else {
-			fprintf(stderr, "klab: bisect: unknown option '%s'\n", o);
+			fprintf(stderr, "klab: bisect: unknown option '%s'\n",
+				o);
 			bad = 1;
 		}
 	}

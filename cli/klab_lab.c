@@ -35,7 +35,8 @@ int job_config_add(json_t *doc, const struct args *a)
 		return -1;
 	}
 	if (a->scheduler)
-		json_object_set_new(doc, "scheduler", json_string(a->scheduler));
+		json_object_set_new(doc, "scheduler",
+				    json_string(a->scheduler));
 	if (a->cmdline)
 		json_object_set_new(doc, "cmdline", json_string(a->cmdline));
 	if (a->scale)

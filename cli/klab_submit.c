@@ -50,7 +50,8 @@ void cli_table_print(json_t *rows, const char *const *cols)
 		w[n] = (int)strlen(cols[n]);
 	json_array_foreach(rows, i, e)
 		for (j = 0; j < n; j++) {
-			cell_text(json_object_get(e, cols[j]), buf, sizeof(buf));
+			cell_text(json_object_get(e, cols[j]), buf,
+				  sizeof(buf));
 			if ((int)strlen(buf) > w[j])
 				w[j] = (int)strlen(buf);
 		}
@@ -59,7 +60,8 @@ void cli_table_print(json_t *rows, const char *const *cols)
 		       j + 1 < n ? "  " : "\n");
 	json_array_foreach(rows, i, e)
 		for (j = 0; j < n; j++) {
-			cell_text(json_object_get(e, cols[j]), buf, sizeof(buf));
+			cell_text(json_object_get(e, cols[j]), buf,
+				  sizeof(buf));
 			printf("%-*s%s", j + 1 < n ? w[j] : 0, buf,
 			       j + 1 < n ? "  " : "\n");
 		}
@@ -122,7 +124,8 @@ static int sub_progress(json_t *doc, char *line, size_t len)
 		     json_integer_value(json_object_get(doc, "id")),
 		     st ? st : "?", stage ? stage : "?");
 	if (stage && !strcmp(stage, "build") && n > 0 && (size_t)n < len)
-		n += snprintf(line + n, len - (size_t)n, ": base %s, patched %s",
+		n += snprintf(line + n, len - (size_t)n,
+			      ": base %s, patched %s",
 			      json_string_value(json_object_get(p,
 			      "build_base")), json_string_value(
 			      json_object_get(p, "build_patched")));
@@ -270,7 +273,8 @@ int cmd_submission(struct args *a)
 		return rc;
 	}
 	if (!strcmp(a->pos[0], "report")) {
-		snprintf(path, sizeof(path), "/submissions/%ld?format=text", id);
+		snprintf(path, sizeof(path), "/submissions/%ld?format=text",
+			 id);
 		return get_print(path, NULL);
 	}
 	snprintf(path, sizeof(path), "/api/submissions/%ld", id);
@@ -367,7 +371,8 @@ int cli_kv_list(const char *path, const char *key, const char *const *cols,
 	for (p = res.body.buf; rc == EX_OK && p && *p; p = nl + (*nl == '\n')) {
 		nl = p + strcspn(p, "\n");
 		if (nl > p)
-			json_array_append_new(rows, kv_line(p, (size_t)(nl - p)));
+			json_array_append_new(rows,
+					      kv_line(p, (size_t)(nl - p)));
 	}
 	if (rc == EX_OK && format && !strcmp(format, "json")) {
 		doc = json_pack("{s:O}", key, rows);
