@@ -129,9 +129,11 @@ static int apply_auth_config(struct klabd *d, char *err, size_t errlen)
 {
 	const char *v;
 
-	if ((v = config_get(&d->cfg, "", "job_cmdline_allow")))
+	v = config_get(&d->cfg, "", "job_cmdline_allow");
+	if (v)
 		alloc_str_set(&d->cmdline_allow, v);
-	if ((v = config_get(&d->cfg, "", "read_access"))) {
+	v = config_get(&d->cfg, "", "read_access");
+	if (v) {
 		if (strcmp(v, "open") && strcmp(v, "token")) {
 			snprintf(err, errlen, "%s: read_access: expected "
 				 "'open' or 'token', got '%s'", d->cfg.path, v);
@@ -193,15 +195,18 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 	long long sz;
 	size_t i;
 
-	if ((v = config_get(&d->cfg, "", "listen")) &&
-	    set_listen(d, v, err, errlen))
+	v = config_get(&d->cfg, "", "listen");
+	if (v && set_listen(d, v, err, errlen))
 		return -1;
-	for (i = 0; i < ALLOC_ARRAY_SIZE(klabd_strs); i++)
-		if ((v = config_get(&d->cfg, "", klabd_strs[i].key)))
+	for (i = 0; i < ALLOC_ARRAY_SIZE(klabd_strs); i++) {
+		v = config_get(&d->cfg, "", klabd_strs[i].key);
+		if (v)
 			alloc_str_set(klabd_str_field(d, i), v);
+	}
 	if (apply_auth_config(d, err, errlen))
 		return -1;
-	if ((v = config_get(&d->cfg, "", "max_builds"))) {
+	v = config_get(&d->cfg, "", "max_builds");
+	if (v) {
 		long n;
 
 		if (parse_long(v, 1, 8, &n)) {
@@ -211,12 +216,13 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 		}
 		d->max_builds = (int)n;
 	}
-	if ((v = config_get(&d->cfg, "", "fault_downloads"))) {
+	v = config_get(&d->cfg, "", "fault_downloads");
+	if (v) {
 		long n;
 
 		if (parse_long(v, 0, 1000000, &n)) {
-			snprintf(err, errlen, "%s: invalid fault_downloads '%s'",
-				 d->cfg.path, v);
+			snprintf(err, errlen, "%s: invalid fault_downloads "
+				 "'%s'", d->cfg.path, v);
 			return -1;
 		}
 		d->fault_downloads = (int)n;
@@ -224,7 +230,8 @@ static int apply_config(struct klabd *d, char *err, size_t errlen)
 	if (http_config(d, err, errlen) ||
 	    vd_defaults_from_config(&d->cfg, err, errlen))
 		return -1;
-	if ((v = config_get(&d->cfg, "", "max_upload"))) {
+	v = config_get(&d->cfg, "", "max_upload");
+	if (v) {
 		if (config_parse_size(v, &sz) || sz <= 0) {
 			snprintf(err, errlen, "%s: invalid max_upload '%s'",
 				 d->cfg.path, v);
@@ -262,17 +269,29 @@ static int parse_args(struct klabd *d, int argc, char **argv,
 				     errlen) ||
 			apply_config(d, err, errlen)))
 		return -1;
-	while ((c = getopt_long(argc, argv, "c:l:d:m:D:p:B:h", opts, NULL)) != -1) {
+	for (;;) {
+		c = getopt_long(argc, argv, "c:l:d:m:D:p:B:h", opts, NULL);
+		if (c == -1)
+			break;
 		switch (c) {
-		case 'c': break;
+		case 'c':	/* read in the first pass */
+			break;
 		case 'l':
 			if (set_listen(d, optarg, err, errlen))
 				return -1;
 			break;
-		case 'd': alloc_str_set(&d->db_path, optarg); break;
-		case 'D': alloc_str_set(&d->data_dir, optarg); break;
-		case 'p': *port_file = optarg; break;
-		case 'B': alloc_str_set(&d->rig_bin_dir, optarg); break;
+		case 'd':
+			alloc_str_set(&d->db_path, optarg);
+			break;
+		case 'D':
+			alloc_str_set(&d->data_dir, optarg);
+			break;
+		case 'p':
+			*port_file = optarg;
+			break;
+		case 'B':
+			alloc_str_set(&d->rig_bin_dir, optarg);
+			break;
 		case 'm':
 			if (config_parse_size(optarg, &sz) || sz <= 0) {
 				snprintf(err, errlen, "invalid size '%s'",
@@ -281,8 +300,12 @@ static int parse_args(struct klabd *d, int argc, char **argv,
 			}
 			d->max_upload = sz;
 			break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); exit(2);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
 		}
 	}
 	if (optind < argc) {
@@ -511,8 +534,10 @@ static int token_list(struct db *db)
 	}
 	for (i = 0; i < n; i++) {
 		time_t t = (time_t)v[i].created;
+		struct tm tm;
 
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime(&t));
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M",
+			 gmtime_r(&t, &tm));
 		printf("%-24s %-10s %s\n", v[i].name, v[i].role, when);
 	}
 	db_tokens_free(v, n);
@@ -551,18 +576,27 @@ static int token_main(int argc, char **argv)
 	int c, rc = 2;
 
 	config_init(&cfg);
-	while ((c = getopt_long(argc, argv, "d:c:r:", opts, NULL)) != -1) {
-		if (c == 'd') dbpath = optarg;
-		else if (c == 'c') cfgpath = optarg;
-		else if (c == 'r') role = optarg;
-		else goto out_usage;
+	for (;;) {
+		c = getopt_long(argc, argv, "d:c:r:", opts, NULL);
+		if (c == -1)
+			break;
+		if (c == 'd')
+			dbpath = optarg;
+		else if (c == 'c')
+			cfgpath = optarg;
+		else if (c == 'r')
+			role = optarg;
+		else
+			goto out_usage;
 	}
 	argc -= optind;
 	argv += optind;
 	if (cfgpath && config_load(&cfg, cfgpath, err, sizeof(err)))
 		goto out_err;
-	if (!dbpath)
-		dbpath = (v = config_get(&cfg, "", "db")) ? v : "klab.db";
+	if (!dbpath) {
+		v = config_get(&cfg, "", "db");
+		dbpath = v ? v : "klab.db";
+	}
 	if (argc < 1 || (!strcmp(argv[0], "list") ? argc != 1 : argc != 2))
 		goto out_usage;
 	if (!strcmp(argv[0], "add") && auth_role_parse(role) < 0) {
@@ -630,7 +664,8 @@ static int open_state(struct klabd *d, char *err, size_t errlen)
 	api_suites_register(d, db);
 	klabd_db_put(d, db);
 	for (i = 1; i < KLABD_POOL_START; i++) {
-		if (!(db = db_open(d->db_path, err, errlen)))
+		db = db_open(d->db_path, err, errlen);
+		if (!db)
 			return -1;
 		klabd_db_put(d, db);
 	}
