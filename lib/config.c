@@ -61,6 +61,8 @@ enum config_line_kind config_line(const char *p, size_t len, char **key,
 	size_t i = 0;
 
 	*key = *value = NULL;
+	if (memchr(p, '\0', len))
+		return CONFIG_NUL;
 	while (i < len && isspace((unsigned char)p[i]))
 		i++;
 	if (i == len || p[i] == '#')
@@ -81,6 +83,31 @@ enum config_line_kind config_line(const char *p, size_t len, char **key,
 	return CONFIG_PAIR;
 }
 
+void config_reader_init(struct config_reader *r, const char *text,
+			size_t len)
+{
+	memset(r, 0, sizeof(*r));
+	r->text = text;
+	r->len = len;
+}
+
+int config_reader_next(struct config_reader *r,
+		       enum config_line_kind *kind, char **key, char **value)
+{
+	const char *nl;
+
+	*key = *value = NULL;
+	if (r->off >= r->len)
+		return 0;
+	r->p = r->text + r->off;
+	nl = memchr(r->p, '\n', r->len - r->off);
+	r->n = nl ? (size_t)(nl - r->p) : r->len - r->off;
+	r->off += r->n + 1;
+	r->line++;
+	*kind = config_line(r->p, r->n, key, value);
+	return 1;
+}
+
 static void add(struct config_entry **v, size_t *n, size_t *alloc,
 		const char *section, char *key, char *value, int line)
 {
@@ -92,57 +119,54 @@ static void add(struct config_entry **v, size_t *n, size_t *alloc,
 	(*n)++;
 }
 
-static int parse_line(struct config *c, char **section, const char *p,
-		      size_t len, int line, char *err, size_t errlen)
+/* Take the line r just read into c (it owns key and value from here). */
+static int parse_line(struct config *c, char **section,
+		      const struct config_reader *r,
+		      enum config_line_kind kind, char *key, char *value,
+		      char *err, size_t errlen)
 {
-	char *key, *value;
-
-	switch (config_line(p, len, &key, &value)) {
+	switch (kind) {
 	case CONFIG_BLANK:
 		return 0;
 	case CONFIG_SECTION:
 		free(*section);
 		*section = key;
-		add(&c->sec, &c->nsec, &c->sec_alloc, key, NULL, NULL, line);
+		add(&c->sec, &c->nsec, &c->sec_alloc, key, NULL, NULL,
+		    r->line);
 		return 0;
 	case CONFIG_PAIR:
-		add(&c->v, &c->n, &c->alloc, *section, key, value, line);
+		add(&c->v, &c->n, &c->alloc, *section, key, value, r->line);
 		return 0;
+	case CONFIG_NUL:
+		snprintf(err, errlen, "%s:%d: NUL byte in line", c->path,
+			 r->line);
+		return -1;
 	case CONFIG_BAD:
 		break;
 	}
-	if (len && *p == '[')
+	if (r->n && *r->p == '[')
 		snprintf(err, errlen, "%s:%d: unterminated section '%.*s'",
-			 c->path, line, (int)(len > 80 ? 80 : len), p);
+			 c->path, r->line, (int)(r->n > 80 ? 80 : r->n), r->p);
 	else
 		snprintf(err, errlen, "%s:%d: expected 'key = value'", c->path,
-			 line);
+			 r->line);
 	return -1;
 }
 
 int config_parse(struct config *c, const char *path, const char *text,
 		 size_t len, char *err, size_t errlen)
 {
-	char *section = strdup("");
-	size_t i = 0;
-	int line = 0, rc = 0;
+	struct config_reader r;
+	enum config_line_kind kind;
+	char *section = xstrdup(""), *key, *value;
+	int rc = 0;
 
 	free(c->path);
-	c->path = strdup(path ? path : "<config>");
-	while (i < len && !rc) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
-
-		line++;
-		if (memchr(text + i, '\0', l)) {
-			snprintf(err, errlen, "%s:%d: NUL byte in line",
-				 c->path, line);
-			rc = -1;
-			break;
-		}
-		rc = parse_line(c, &section, text + i, l, line, err, errlen);
-		i += l + 1;
-	}
+	c->path = xstrdup(path ? path : "<config>");
+	config_reader_init(&r, text, len);
+	while (!rc && config_reader_next(&r, &kind, &key, &value))
+		rc = parse_line(c, &section, &r, kind, key, value, err,
+				errlen);
 	free(section);
 	return rc;
 }
@@ -203,28 +227,21 @@ int config_check(const struct config *c, const struct config_key *schema,
 
 char *config_record_get(const char *rec, const char *key)
 {
-	const char *p = rec, *nl;
+	struct config_reader r;
+	enum config_line_kind kind;
 	char *k, *v, *found = NULL;
-	size_t l;
 
-	while (p && *p) {
-		nl = strchr(p, '\n');
-		l = nl ? (size_t)(nl - p) : strlen(p);
-		if (config_line(p, l, &k, &v) == CONFIG_PAIR &&
-		    !strcmp(k, key)) {
+	config_reader_init(&r, rec, rec ? strlen(rec) : 0);
+	while (config_reader_next(&r, &kind, &k, &v)) {
+		if (kind == CONFIG_PAIR && !strcmp(k, key)) {
 			free(found);
 			found = v;
 			v = NULL;
 		}
 		free(k);
 		free(v);
-		p = nl ? nl + 1 : NULL;
 	}
-	if (!found)
-		found = strdup("");
-	if (!found)
-		abort();
-	return found;
+	return found ? found : xstrdup("");
 }
 
 int config_load(struct config *c, const char *path, char *err,

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config: klab's key = value text, read by klabd (its configuration file)
- * and by klabd from the kernels/ scripts (their key=value records).
+ * config: klab's key = value text, its one reader.  Read by klabd (its
+ * configuration file), by klabd from the kernels/ scripts (their
+ * key=value records) and by klab-run and klabd from the suite files
+ * (workloads/suite.c).
  *
  *     listen = 127.0.0.1:8080
  *     db = /var/lib/klab/klab.db
@@ -10,18 +12,25 @@
  *     kind = qemu
  *     token = abc#def
  *
- * The rules, for both readers (config_line() is their one home):
+ * The rules, for every reader (config_line() is their one home, and
+ * struct config_reader their one loop over the lines):
+ *  - lines end at '\n', the last one may lack it;
  *  - a line is split at its first '='; key and value are trimmed of
- *    surrounding white space, and the key must not be empty;
+ *    surrounding white space (isspace: a '\r' before the newline too),
+ *    and the key must not be empty;
  *  - a line whose first non-blank character is '#' is a comment (as in
  *    systemd's unit files); '#' anywhere else is part of the value;
  *  - blank lines are ignored; "[NAME]" starts a section; keys before any
  *    section belong to section "";
+ *  - a line holding a NUL byte is none of these;
  *  - the last of repeated keys wins.
  * The configuration file is strict: any other line is an error, and
  * config_check() refuses keys and sections that the schema does not list.
  * Records are lenient: lines that are not key=value are skipped.
- * Errors name the file and line: "klabd.conf:12: expected 'key = value'".
+ * Suite files are strict and narrower (workloads/suite.h): no sections,
+ * each key once, lines of at most 4094 bytes.
+ * Errors name the file and line: "klabd.conf:12: expected 'key = value'";
+ * a suite's as "'FILE' line 12: expected 'key = value'".
  */
 #ifndef KLAB_CONFIG_H
 #define KLAB_CONFIG_H
@@ -57,6 +66,7 @@ enum config_line_kind {
 	CONFIG_BLANK,		/* empty or comment */
 	CONFIG_SECTION,		/* [name]: *key = trimmed name */
 	CONFIG_PAIR,		/* key = value */
+	CONFIG_NUL,		/* a line holding a NUL byte */
 	CONFIG_BAD,		/* none of these */
 };
 
@@ -67,6 +77,28 @@ enum config_line_kind {
  */
 enum config_line_kind config_line(const char *p, size_t len, char **key,
 				  char **value);
+
+/*
+ * The lines of key = value text, one after another, each split by
+ * config_line(): the one loop of config_parse(), config_record_get() and
+ * suite_load().  After a config_reader_next() that returned 1, line is
+ * that line's number (from 1), p and n the line without its newline.
+ */
+struct config_reader {
+	const char *text;
+	size_t len, off;
+	int line;
+	const char *p;
+	size_t n;
+};
+
+void config_reader_init(struct config_reader *r, const char *text,
+			size_t len);
+/* The next line: 1 with *kind, *key and *value as config_line() gives
+ * them (the caller frees *key and *value), or 0 at the end of the text
+ * (*key and *value NULL). */
+int config_reader_next(struct config_reader *r,
+		       enum config_line_kind *kind, char **key, char **value);
 
 void config_init(struct config *c);
 void config_release(struct config *c);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * suite: parse suite files and expand their placeholders (see suite.h and
- * docs/SUITES.md).
+ * docs/SUITES.md).  The lines are read by lib/config.c's key = value
+ * reader, the one klabd's configuration uses; the keys, their values and
+ * what a suite refuses beyond that are here.
  */
 #include "workloads/suite.h"
 
@@ -12,20 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
+#include "lib/config.h"
 #include "lib/strbuf.h"
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
-			 e[-1] == '\r'))
-		*--e = 0;
-	return s;
-}
+/* The longest line a suite may have, its newline left out (the old
+ * reader's 4096-byte buffer): a longer one is refused, never split. */
+#define SUITE_LINE_MAX 4094
 
 static char **field(struct suite *s, const char *key)
 {
@@ -193,46 +188,61 @@ static int check_suite(struct suite *s, char *err, size_t errlen)
 	return 0;
 }
 
-int suite_load(struct suite *s, const char *path, char *err, size_t errlen)
+/*
+ * One line of a suite file, as lib/config.c's reader split it: 0, or -1
+ * with msg saying why.  A suite has no sections ("[x]" is no key).
+ */
+static int suite_line(struct suite *s, const struct config_reader *r,
+		      enum config_line_kind kind, const char *key,
+		      const char *value, char *msg, size_t msglen)
 {
-	char line[4096], msg[512];
-	int lineno = 0, rc = 0;
-	FILE *f;
-
-	memset(s, 0, sizeof(*s));
-	s->path = strdup(path);
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "cannot read suite '%s': %s", path,
-			 strerror(errno));
+	if (r->n > SUITE_LINE_MAX) {
+		snprintf(msg, msglen, "line longer than %d bytes",
+			 SUITE_LINE_MAX);
 		return -1;
 	}
-	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		char *p, *eq;
-		size_t len = strlen(line);
-
-		lineno++;
-		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
-			snprintf(msg, sizeof(msg), "line longer than %zu bytes",
-				 sizeof(line) - 2);
-			rc = -1;
-			break;
-		}
-		p = trim(line);
-		if (!*p || *p == '#')
-			continue;
-		eq = strchr(p, '=');
-		if (!eq) {
-			snprintf(msg, sizeof(msg), "expected 'key = value'");
-			rc = -1;
-			break;
-		}
-		*eq = 0;
-		rc = set_key(s, trim(p), trim(eq + 1), msg, sizeof(msg));
+	switch (kind) {
+	case CONFIG_BLANK:
+		return 0;
+	case CONFIG_PAIR:
+		return set_key(s, key, value, msg, msglen);
+	case CONFIG_NUL:
+		snprintf(msg, msglen, "NUL byte in line");
+		return -1;
+	case CONFIG_SECTION:
+	case CONFIG_BAD:
+		break;
 	}
-	fclose(f);
+	snprintf(msg, msglen, "expected 'key = value'");
+	return -1;
+}
+
+int suite_load(struct suite *s, const char *path, char *err, size_t errlen)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct config_reader r;
+	enum config_line_kind kind;
+	char msg[512], *key, *value;
+	int rc = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->path = xstrdup(path);
+	sb_init(&text);
+	if (sb_read_file(&text, path) < 0) {
+		snprintf(err, errlen, "cannot read suite '%s': %s", path,
+			 strerror(errno));
+		sb_release(&text);
+		return -1;
+	}
+	config_reader_init(&r, text.buf, text.len);
+	while (!rc && config_reader_next(&r, &kind, &key, &value)) {
+		rc = suite_line(s, &r, kind, key, value, msg, sizeof(msg));
+		free(key);
+		free(value);
+	}
+	sb_release(&text);
 	if (rc) {
-		snprintf(err, errlen, "'%s' line %d: %s", path, lineno, msg);
+		snprintf(err, errlen, "'%s' line %d: %s", path, r.line, msg);
 		return -1;
 	}
 	return check_suite(s, err, errlen);

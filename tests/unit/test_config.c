@@ -2,8 +2,9 @@
 /*
  * Unit tests for lib/config.c: the key = value rules shared by klabd's
  * configuration and the scripts' records ('#' only at the start of a
- * line, values keep '#'), and the strict check against klabd's schema
- * (unknown keys and sections named with file and line).
+ * line, values keep '#'), the one loop over the lines (config_reader,
+ * which the suite files read through too), and the strict check against
+ * klabd's schema (unknown keys and sections named with file and line).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -142,6 +143,57 @@ static void test_record(void **state)
 	free(v);
 }
 
+/* The one loop over the lines (config_parse, config_record_get and the
+ * suite files read through it). */
+static void test_reader(void **state)
+{
+	static const char text[] = "a = 1\r\n\n  # c\n[s x]\nbad\nk=v\0w\n"
+				   "last=2";
+	static const struct {
+		enum config_line_kind kind;
+		const char *key, *value, *line;
+	} want[] = {
+		{ CONFIG_PAIR, "a", "1", "a = 1\r" },
+		{ CONFIG_BLANK, NULL, NULL, "" },
+		{ CONFIG_BLANK, NULL, NULL, "  # c" },
+		{ CONFIG_SECTION, "s x", NULL, "[s x]" },
+		{ CONFIG_BAD, NULL, NULL, "bad" },
+		{ CONFIG_NUL, NULL, NULL, "k=v" },	/* p holds the rest */
+		{ CONFIG_PAIR, "last", "2", "last=2" },
+	};
+	struct config_reader r;
+	enum config_line_kind kind;
+	char *key, *value;
+	size_t i;
+
+	config_reader_init(&r, text, sizeof(text) - 1);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_int_equal(config_reader_next(&r, &kind, &key, &value),
+				 1);
+		assert_int_equal(r.line, (int)i + 1);
+		assert_int_equal(kind, want[i].kind);
+		assert_memory_equal(r.p, want[i].line, strlen(want[i].line));
+		if (kind == CONFIG_NUL)
+			assert_int_equal(r.n, 5);
+		else
+			assert_int_equal(r.n, strlen(want[i].line));
+		if (want[i].key)
+			assert_string_equal(key, want[i].key);
+		else
+			assert_null(key);
+		if (want[i].value)
+			assert_string_equal(value, want[i].value);
+		else
+			assert_null(value);
+		free(key);
+		free(value);
+	}
+	assert_int_equal(config_reader_next(&r, &kind, &key, &value), 0);
+	assert_null(key);
+	config_reader_init(&r, "", 0);
+	assert_int_equal(config_reader_next(&r, &kind, &key, &value), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_every_rig_key),
 		cmocka_unit_test(test_nul),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_reader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

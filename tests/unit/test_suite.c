@@ -78,18 +78,25 @@ static void test_argv_split(void **state)
 	assert_string_equal(err, "empty command");
 }
 
-static int load_text(const char *text, struct suite *s, char *err,
-		     size_t len)
+/* Load the n bytes at text (NULs too) as a suite file. */
+static int load_bytes(const char *text, size_t n, struct suite *s,
+		      char *err, size_t len)
 {
 	char path[] = "/tmp/klab-test-suite-XXXXXX";
 	int fd = mkstemp(path), rc;
 
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(write(fd, text, n), (ssize_t)n);
 	close(fd);
 	rc = suite_load(s, path, err, len);
 	unlink(path);
 	return rc;
+}
+
+static int load_text(const char *text, struct suite *s, char *err,
+		     size_t len)
+{
+	return load_bytes(text, strlen(text), s, err, len);
 }
 
 static void test_load(void **state)
@@ -134,6 +141,77 @@ static void test_load(void **state)
 			fail_msg("%s", err);
 		suite_release(&s);
 	}
+}
+
+/* The load fails at line, with msg after "line N: ". */
+static void expect_line_error(const char *text, size_t n, int line,
+			      const char *msg)
+{
+	struct suite s;
+	char err[512], want[128];
+
+	assert_int_equal(load_bytes(text, n, &s, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "' line %d: %s", line, msg);
+	if (!strstr(err, want))
+		fail_msg("expected '...%s', got '%s'", want, err);
+	suite_release(&s);
+}
+
+#define LINE_ERROR(lit, line, msg) \
+	expect_line_error(lit, sizeof(lit) - 1, line, msg)
+
+/*
+ * The lines as lib/config.c's reader reads them, klabd.conf's rules
+ * (issue 30: one key=value reader): what suite.c's own reader did, and
+ * the few places it now answers as klabd.conf does.
+ */
+static void test_load_lines(void **state)
+{
+	static const char rest[] = "\nname = t\nworkload = x\nwarmup = none\n";
+	struct suite s;
+	char err[512], text[4200];
+	size_t n = 4094;
+
+	/* indented comments, CRLF, blanks around '=', '#' inside a value,
+	 * an empty value, no newline at the end */
+	assert_int_equal(load_text("  # c\r\n\r\nname=t\r\n"
+				   "description =\n\tworkload =  x # y \n"
+				   "warmup = none", &s, err, sizeof(err)), 0);
+	assert_string_equal(s.name, "t");
+	assert_string_equal(s.description, "");
+	assert_string_equal(s.workload, "x # y");
+	assert_null(s.warmup);
+	suite_release(&s);
+	/* split at the first '=' only */
+	assert_int_equal(load_text("name = t\nworkload = a=b c={1}\n"
+				   "warmup = none\n", &s, err, sizeof(err)),
+			 0);
+	assert_string_equal(s.workload, "a=b c={1}");
+	suite_release(&s);
+	/* a suite has no sections, and no empty key */
+	LINE_ERROR("name = t\n[rig a]\n", 2, "expected 'key = value'");
+	LINE_ERROR("name = t\n  = x\n", 2, "expected 'key = value'");
+	LINE_ERROR("name = t\nfoo = x\n", 2, "unknown key 'foo'");
+	/* a NUL byte is refused (the old reader cut the line there) */
+	LINE_ERROR("name = t\nworkload = a\0b\n", 2, "NUL byte in line");
+	LINE_ERROR("# a\0\n", 1, "NUL byte in line");
+	/* lines up to 4094 bytes (newline left out), comments too */
+	memset(text, ' ', sizeof(text));
+	memcpy(text, "# ", 2);
+	memcpy(text + n, rest, sizeof(rest) - 1);
+	assert_int_equal(load_bytes(text, n + sizeof(rest) - 1, &s, err,
+				    sizeof(err)), 0);
+	suite_release(&s);
+	text[n] = ' ';
+	memcpy(text + n + 1, rest, sizeof(rest) - 1);
+	expect_line_error(text, n + sizeof(rest), 1,
+			  "line longer than 4094 bytes");
+	/* an unreadable file names the file */
+	assert_int_equal(suite_load(&s, "/nonexistent/x.suite", err,
+				    sizeof(err)), -1);
+	assert_string_equal(err, "cannot read suite '/nonexistent/x.suite': "
+			    "No such file or directory");
+	suite_release(&s);
 }
 
 static void test_disk_keys(void **state)
@@ -566,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_expand_errors),
 		cmocka_unit_test(test_argv_split),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_load_lines),
 		cmocka_unit_test(test_disk_keys),
 		cmocka_unit_test(test_tail),
 		cmocka_unit_test(test_queue_key),
