@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * What every JSON handler of klabd shares: writing a JSON answer and
- * reading a JSON request body, with errors that say what was wrong.
+ * reading a JSON request body, with errors that say what was wrong; the
+ * statuses of the services' outcomes (klabd/outcome.h), in one table.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "http/api_util.h"
+#include "http/auth.h"
 #include "klabd/klabd.h"
 
 int api_reply(struct web_response *r, int status, json_t *doc)
@@ -302,4 +304,45 @@ int api_job_config_fields(struct web_response *r, json_t *doc,
 	    api_field_str(r, doc, "cmdline", 0, cmdline))
 		return -1;
 	return 0;
+}
+
+int api_outcome_status(enum outcome o)
+{
+	static const int status[] = {
+		[OUT_OK] = 200,
+		[OUT_INVALID] = 400,
+		[OUT_FORBIDDEN] = 403,
+		[OUT_NOTFOUND] = 404,
+		[OUT_CONFLICT] = 409,
+		[OUT_TOOBIG] = 413,
+		[OUT_REFUSED] = 422,
+		[OUT_BUSY] = 503,
+		[OUT_ERROR] = 500,
+	};
+
+	if ((unsigned)o >= sizeof(status) / sizeof(status[0]) || !status[o])
+		return 500;
+	return status[o];
+}
+
+int api_error(struct web_response *r, enum outcome o, const char *err)
+{
+	return web_error_json(r, api_outcome_status(o), err);
+}
+
+struct caller api_caller(const struct req *rq)
+{
+	struct caller c = { rq->who, rq->role == ROLE_OPERATOR };
+
+	return c;
+}
+
+void api_patch_refused(struct req *rq, enum outcome o, const char *base,
+		       const char *err)
+{
+	if (o != OUT_REFUSED && o != OUT_TOOBIG)
+		return;
+	auth_audit(rq, "patch refused", base, "%.400s", err);
+	fprintf(stderr, "klabd: patches of '%s' refused: %s\n",
+		rq->who[0] ? rq->who : "anonymous", err);
 }

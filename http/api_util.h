@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "klabd/klabd.h"
+#include "klabd/outcome.h"
 #include "lib/ident.h"
 
 int api_field_str(struct web_response *r, json_t *doc, const char *key,
@@ -32,8 +33,8 @@ int api_field_bool(struct web_response *r, json_t *doc, const char *key,
  * The job configuration every way of queueing cells takes (a job, a
  * comparison run, a bisection): "scale" (absent: 0, the suite's own),
  * "scheduler" and "cmdline" (absent: "", the rig's default and nothing
- * added), strings borrowed from doc; checked by api_job_config_check
- * (klabd.h).  0, or -1 after a 400.
+ * added), strings borrowed from doc; checked by job_config_check
+ * (lab/job_check.h).  0, or -1 after a 400.
  */
 int api_job_config_fields(struct web_response *r, json_t *doc,
 			  double *scale, const char **scheduler,
@@ -42,5 +43,25 @@ int api_job_config_fields(struct web_response *r, json_t *doc,
  * it in errors ("kernels[2]").  The string, or NULL after a 400. */
 const char *api_value_ident(struct web_response *r, json_t *v,
 			    const char *what, enum ident_kind kind);
+
+
+/*
+ * A service's answer as HTTP: the one table of statuses (OUT_OK 200,
+ * OUT_INVALID 400, OUT_FORBIDDEN 403, OUT_NOTFOUND 404, OUT_CONFLICT
+ * 409, OUT_TOOBIG 413, OUT_REFUSED 422, OUT_BUSY 503, OUT_ERROR and
+ * anything else 500), and the JSON error of o with the message err.
+ */
+int api_outcome_status(enum outcome o);
+int api_error(struct web_response *r, enum outcome o, const char *err);
+/* Who rq is, as a service of flow/ and lab/ takes it (rq's strings). */
+struct caller api_caller(const struct req *rq);
+/*
+ * After a call that checked a request's series on base (a build, a
+ * submission, a bisection): when it refused a patch (OUT_REFUSED,
+ * OUT_TOOBIG) the refusal goes into the audit log ("patch refused") and
+ * klabd's log, naming the caller; any other outcome records nothing.
+ */
+void api_patch_refused(struct req *rq, enum outcome o, const char *base,
+		       const char *err);
 
 #endif
