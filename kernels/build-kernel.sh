@@ -155,7 +155,7 @@ base_resolve() {
 		spec=${BASE#git:}
 		BASE_GIT=${spec%@*} rev=${spec##*@}
 		t=$(git -C "$BASE_GIT" rev-parse --verify -q "$rev^{commit}") ||
-			die "unknown base '$BASE': no commit '$rev' in '$BASE_GIT'"
+			fail 1 no_commit "unknown base '$BASE': no commit '$rev' in '$BASE_GIT'"
 		BASE_COMMIT=$t
 		BASE_ID="git commit $t tree $(git -C "$BASE_GIT" rev-parse "$t^{tree}")" ;;
 	dir:*)
