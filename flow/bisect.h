@@ -26,6 +26,7 @@
 #include "flow/comparisons.h"
 #include "db/bisect.h"
 #include "klabd/klabd.h"
+#include "klabd/outcome.h"
 #include "flow/submissions.h"
 
 #define BIS_MAX_METRICS 8
@@ -58,13 +59,17 @@ struct bis_input {
 /*
  * Check in (kind, rig, suite, metrics, cap, job configuration; a series
  * split into its patches, stored and applied to base; a Debian range
- * resolved against the archive's list) and store a bisection by
- * rq->who.  0 with *id set, else an HTTP status (400, 403 a kernel
- * parameter not allowed, 404 unknown rig, 422 a patch that does not
- * apply, 500) with err naming the problem; nothing is stored then.
+ * resolved against the archive's list) and store a bisection by c.
+ * OUT_OK with *id set, else an outcome with err naming the problem, and
+ * nothing stored: OUT_INVALID, OUT_FORBIDDEN a kernel parameter not
+ * allowed, OUT_NOTFOUND an unknown rig, git base or release, OUT_REFUSED
+ * and OUT_TOOBIG a patch refused (as build_series_check: the caller
+ * records these two), OUT_BUSY, OUT_ERROR.
  */
-int bisection_create(struct req *rq, const struct bis_input *in,
-		     int64_t *id, char *err, size_t errlen);
+enum outcome bisection_create(struct klabd *d, struct db *db,
+			      const struct caller *c,
+			      const struct bis_input *in, int64_t *id,
+			      char *err, size_t errlen);
 
 /* A bisection as its page and the API show it. */
 struct bis_view {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Checking a bisection in (bisection_create, bisect.h).  The rig, suite,
- * metrics, cap and job configuration (api_job_config_check, as for jobs
+ * metrics, cap and job configuration (job_config_check, as for jobs
  * and comparison runs) are checked first.  A series is split into its
  * patches (sub_series_messages and sub_series_split, as a submission's),
  * each message stored as a file of its own so that a step can build
@@ -16,27 +16,30 @@
  * bad, and git bisect adds the commits it chooses as it goes.  A refusal
  * names the problem and stores nothing.
  */
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/auth.h"
 #include "flow/bisect.h"
+#include "flow/driver.h"
+#include "judge/bisect.h"
 #include "lab/build.h"
 #include "lab/catalog.h"
-#include "judge/bisect.h"
+#include "lab/job_check.h"
+#include "lab/rig.h"
 #include "lib/alloc.h"
 #include "lib/ident.h"
-#include "flow/driver.h"
-#include "lab/rig.h"
 
 #define BIS_MAX_CANDS (SUB_MAX_PATCHES + 1)
 
-/* Candidates being gathered, their strings owned. */
+/* Candidates being gathered, their strings owned; a series' messages as
+ * build_series_check takes them (names in c[i + 1].file, texts the
+ * request's). */
 struct bis_cands {
 	struct db_bis_cand c[BIS_MAX_CANDS];
 	size_t n;
+	struct build_patch bp[BIS_MAX_CANDS];
+	size_t nbp;
 };
 
 static void cands_release(struct bis_cands *cs)
@@ -50,6 +53,7 @@ static void cands_release(struct bis_cands *cs)
 		free(cs->c[i].file);
 	}
 	cs->n = 0;
+	cs->nbp = 0;
 }
 
 static void cand_add(struct bis_cands *cs, const char *label,
@@ -86,24 +90,26 @@ static void msg_author(const char *s, size_t len, char *out, size_t outlen)
 	}
 }
 
-/* Every message with a diff of the files, one JSON {name, text} each
- * into files and one candidate each into cs (after candidate 0). */
-static int series_split(const struct bis_input *in, struct bis_cands *cs,
-			json_t *files, char *err, size_t errlen)
+/* Every message with a diff of the files, one candidate each into cs
+ * (after candidate 0) with its message in cs->bp. */
+static enum outcome series_split(const struct bis_input *in,
+				 struct bis_cands *cs, char *err,
+				 size_t errlen)
 {
 	char (*subj)[SUB_SUBJECT_MAX + 1] = calloc(2, sizeof(*subj));
-	static size_t off[SUB_MAX_PATCHES + 1], len[SUB_MAX_PATCHES + 1];
+	size_t off[SUB_MAX_PATCHES + 1], len[SUB_MAX_PATCHES + 1];
 	char name[64], author[200], label[300];
 	struct db_sub_patch p[2];
+	enum outcome o = OUT_OK;
 	size_t i, m, nm, np;
-	int rc = 0, k;
+	int k;
 
 	if (!subj)
 		abort();
-	for (i = 0; !rc && i < in->nfiles; i++) {
+	for (i = 0; o == OUT_OK && i < in->nfiles; i++) {
 		nm = sub_series_messages(&in->file[i], off, len,
 					 SUB_MAX_PATCHES + 1);
-		for (m = 0; !rc && m < nm; m++) {
+		for (m = 0; o == OUT_OK && m < nm; m++) {
 			struct sub_file f = { in->file[i].name,
 					      in->file[i].text + off[m],
 					      len[m] };
@@ -117,7 +123,7 @@ static int series_split(const struct bis_input *in, struct bis_cands *cs,
 			if (cs->n >= BIS_MAX_CANDS) {
 				snprintf(err, errlen, "too many patches: at "
 					 "most %d", SUB_MAX_PATCHES);
-				rc = 400;
+				o = OUT_INVALID;
 				break;
 			}
 			msg_author(f.text, f.len, author, sizeof(author));
@@ -125,49 +131,43 @@ static int series_split(const struct bis_input *in, struct bis_cands *cs,
 			snprintf(label, sizeof(label), "[%zu] %s", cs->n,
 				 subj[0]);
 			cand_add(cs, label, subj[0], author, name);
-			json_array_append_new(files, json_pack("{s:s, s:s%}",
-					      "name", name, "text", f.text,
-					      f.len));
+			cs->bp[cs->nbp].name = cs->c[cs->n - 1].file;
+			cs->bp[cs->nbp].text = f.text;
+			cs->bp[cs->nbp++].len = f.len;
 		}
 	}
 	free(subj);
-	return rc;
+	return o;
 }
 
 /* A series: its candidates, the files stored (paths into each file),
  * the base as the build queue wants it into base. */
-static int series_cands(struct req *rq, const struct bis_input *in,
-			struct bis_cands *cs, struct strbuf *base,
-			char *err, size_t errlen)
+static enum outcome series_cands(struct klabd *d, const struct bis_input *in,
+				 struct bis_cands *cs, struct strbuf *base,
+				 char *err, size_t errlen)
 {
 	struct strbuf spec = STRBUF_INIT, paths = STRBUF_INIT;
-	json_t *files = json_array();
 	char *commit = NULL, *p;
+	enum outcome o = OUT_INVALID;
 	size_t i;
-	int rc;
 
 	sb_init(&spec);
 	sb_init(&paths);
 	cand_add(cs, "base", "", "", "");
-	if (!in->base || !*in->base) {
+	if (!in->base || !*in->base)
 		snprintf(err, errlen, "field 'base': missing");
-		rc = 400;
-	} else if (!in->nfiles) {
+	else if (!in->nfiles)
 		snprintf(err, errlen, "no patch: a series to bisect is needed");
-		rc = 400;
-	} else if (build_base_resolve(rq->d, in->base, &spec, err, errlen)) {
-		rc = 400;
-	} else {
-		rc = series_split(in, cs, files, err, errlen);
-	}
-	if (!rc && cs->n < 2) {
+	else if (!build_base_resolve(d, in->base, &spec, err, errlen))
+		o = series_split(in, cs, err, errlen);
+	if (o == OUT_OK && cs->n < 2) {
 		snprintf(err, errlen, "no patch: no diff found in the series");
-		rc = 400;
+		o = OUT_INVALID;
 	}
-	if (!rc)
-		rc = build_series_check(rq, in->base, spec.buf, files, &paths,
-					&commit, err, errlen);
-	if (!rc) {
+	if (o == OUT_OK)
+		o = build_series_check(d, spec.buf, cs->bp, cs->nbp, &paths,
+				       &commit, err, errlen);
+	if (o == OUT_OK) {
 		build_base_queued(in->base, commit ? commit : "", base);
 		for (i = 1, p = paths.buf; i < cs->n && *p; i++) {
 			size_t k = strcspn(p, "\n");
@@ -180,10 +180,9 @@ static int series_cands(struct req *rq, const struct bis_input *in,
 		}
 	}
 	free(commit);
-	json_decref(files);
 	sb_release(&spec);
 	sb_release(&paths);
-	return rc;
+	return o;
 }
 
 struct deb_pkg {
@@ -235,14 +234,15 @@ static int deb_parse(const char *list, struct deb_pkg *v, size_t max,
 	return 0;
 }
 
-static int debian_cands(struct req *rq, const struct bis_input *in,
-			struct bis_cands *cs, char *err, size_t errlen)
+static enum outcome debian_cands(struct klabd *d, const struct bis_input *in,
+				 struct bis_cands *cs, char *err,
+				 size_t errlen)
 {
 	struct strbuf out = STRBUF_INIT;
 	struct deb_pkg *v = calloc(BIS_MAX_CANDS * 4, sizeof(*v));
+	enum outcome o = OUT_OK;
 	char line[32];
 	size_t n = 0, i;
-	int rc = 0;
 
 	if (!v)
 		abort();
@@ -250,7 +250,7 @@ static int debian_cands(struct req *rq, const struct bis_input *in,
 	if (!in->good || !in->bad || !*in->good || !*in->bad) {
 		snprintf(err, errlen, "fields 'good' and 'bad': the versions "
 			 "of the range (6.1.170, 6.1.192)");
-		rc = 400;
+		o = OUT_INVALID;
 		goto out;
 	}
 	deb_line(in->good, line, sizeof(line));
@@ -258,16 +258,16 @@ static int debian_cands(struct req *rq, const struct bis_input *in,
 	    strverscmp(in->good, in->bad) >= 0) {
 		snprintf(err, errlen, "'%.60s'..'%.60s' is not a range of one "
 			 "kernel line, good first", in->good, in->bad);
-		rc = 400;
+		o = OUT_INVALID;
 		goto out;
 	}
-	if (catalog_available(rq->d, &out, err, errlen)) {
-		rc = 500;
+	if (catalog_available(d, &out, err, errlen)) {
+		o = OUT_ERROR;
 		goto out;
 	}
 	deb_parse(out.buf, v, BIS_MAX_CANDS * 4, line, &n);
 	qsort(v, n, sizeof(*v), deb_cmp);
-	for (i = 0; i < n && !rc; i++) {
+	for (i = 0; i < n && o == OUT_OK; i++) {
 		if (strverscmp(v[i].upstream, in->good) < 0 ||
 		    strverscmp(v[i].upstream, in->bad) > 0)
 			continue;
@@ -275,28 +275,28 @@ static int debian_cands(struct req *rq, const struct bis_input *in,
 			continue;	/* one package a version */
 		if (cs->n >= BIS_MAX_CANDS) {
 			snprintf(err, errlen, "too many releases in the range");
-			rc = 400;
+			o = OUT_INVALID;
 			break;
 		}
 		cand_add(cs, v[i].upstream, "", "", v[i].package);
 	}
-	if (!rc && (!cs->n || strcmp(cs->c[0].label, in->good) ||
+	if (o == OUT_OK && (!cs->n || strcmp(cs->c[0].label, in->good) ||
 		    strcmp(cs->c[cs->n - 1].label, in->bad))) {
 		snprintf(err, errlen, "kernel '%.60s' not in the archive",
 			 cs->n && !strcmp(cs->c[0].label, in->good) ?
 			 in->bad : in->good);
-		rc = 404;
+		o = OUT_NOTFOUND;
 	}
 out:
 	free(v);
 	sb_release(&out);
-	return rc;
+	return o;
 }
 
 /* The git bases of the configuration, ", "-joined into sb. */
-static void git_bases(struct req *rq, struct strbuf *sb)
+static void git_bases(struct klabd *d, struct strbuf *sb)
 {
-	const struct config *cfg = &rq->d->cfg;
+	const struct config *cfg = &d->cfg;
 	const char *last = "";
 	size_t i, pl = strlen("base ");
 
@@ -316,20 +316,20 @@ static void git_bases(struct req *rq, struct strbuf *sb)
 /* A git range: the base by its name, good and bad resolved in its
  * repository, good an ancestor of bad; candidate 0 good, 1 bad (git
  * bisect adds the others as it goes), git's ideal steps into *hint. */
-static int git_cands(struct req *rq, const struct bis_input *in,
-		     struct bis_cands *cs, struct strbuf *base, int *hint,
-		     char *err, size_t errlen)
+static enum outcome git_cands(struct klabd *d, const struct bis_input *in,
+			      struct bis_cands *cs, struct strbuf *base,
+			      int *hint, char *err, size_t errlen)
 {
 	struct strbuf names = STRBUF_INIT;
+	enum outcome o = OUT_INVALID;
 	struct db_bis_cand g, b;
 	const char *repo = NULL;
 	long count = 0;
-	int rc = 400;
 
 	sb_init(&names);
 	memset(&g, 0, sizeof(g));
 	memset(&b, 0, sizeof(b));
-	git_bases(rq, &names);
+	git_bases(d, &names);
 	if (!in->base || !*in->base) {
 		snprintf(err, errlen, "field 'base': missing, name a git base "
 			 "of the configuration: %.300s", names.buf);
@@ -341,11 +341,11 @@ static int git_cands(struct req *rq, const struct bis_input *in,
 			 "%.300s", names.buf);
 		goto out;
 	}
-	repo = bis_git_repo(rq->d, in->base);
+	repo = bis_git_repo(d, in->base);
 	if (!repo) {
 		snprintf(err, errlen, "field 'base': unknown git base '%.64s', "
 			 "expected one of: %.300s", in->base, names.buf);
-		rc = 404;
+		o = OUT_NOTFOUND;
 		goto out;
 	}
 	if (!in->good || !*in->good || !in->bad || !*in->bad) {
@@ -369,88 +369,101 @@ static int git_cands(struct req *rq, const struct bis_input *in,
 	cand_add(cs, b.label, b.subject, b.author, b.file);
 	sb_addf(base, "%s", in->base);
 	*hint = (int)bisect_ideal_steps(count > 0 ? (size_t)count : 1);
-	rc = 0;
+	o = OUT_OK;
 out:
 	db_bis_cand_release(&g);
 	db_bis_cand_release(&b);
 	sb_release(&names);
-	return rc;
+	return o;
 }
 
-/* Rig, suite, metrics, cap, job configuration: 0 or a status; metrics
- * joined into ms. */
-static int bis_check(struct req *rq, const struct bis_input *in,
-		     struct strbuf *ms, char *err, size_t errlen)
+/* Rig, suite, metrics, cap, job configuration; metrics joined into ms. */
+static enum outcome bis_check(struct klabd *d, const struct bis_input *in,
+			      struct strbuf *ms, char *err, size_t errlen)
 {
 	size_t i;
 
 	if (!in->rig || !*in->rig) {
 		snprintf(err, errlen, "field 'rig': missing");
-		return 400;
+		return OUT_INVALID;
 	}
-	if (!rigmgr_find(rq->d, in->rig)) {
+	if (!rigmgr_find(d, in->rig)) {
 		snprintf(err, errlen, "unknown rig '%.100s'", in->rig);
-		return 404;
+		return OUT_NOTFOUND;
 	}
 	if (!in->suite || !*in->suite) {
 		snprintf(err, errlen, "field 'suite': missing");
-		return 400;
+		return OUT_INVALID;
 	}
-	if (api_suite_check(rq->d, in->suite, err, errlen))
-		return 400;
+	if (job_suite_check(d, in->suite, err, errlen))
+		return OUT_INVALID;
 	if (!in->nmetrics) {
 		snprintf(err, errlen, "field 'metrics': name the metric that "
 			 "regresses");
-		return 400;
+		return OUT_INVALID;
 	}
 	for (i = 0; i < in->nmetrics; i++) {
 		if (ident_checks(IDENT_METRIC, in->metric[i], err, errlen))
-			return 400;
+			return OUT_INVALID;
 		sb_addf(ms, "%s%s", i ? "," : "", in->metric[i]);
 	}
 	if (in->max_cells && (in->max_cells < 3 ||
 			      in->max_cells > SUB_MAX_CELLS)) {
 		snprintf(err, errlen, "field 'max_cells': between 3 (the first "
 			 "look) and %d", SUB_MAX_CELLS);
-		return 400;
+		return OUT_INVALID;
 	}
-	return api_job_config_check(rq->d, in->scale, in->scheduler,
-				    in->cmdline, err, errlen);
+	return job_config_check(d, in->scale, in->scheduler, in->cmdline, err,
+				errlen);
 }
 
-int bisection_create(struct req *rq, const struct bis_input *in,
-		     int64_t *id, char *err, size_t errlen)
+/* The candidates of in's kind into cs (a series' or git's base as the
+ * build queue takes it into base, git's ideal steps into *hint). */
+static enum outcome bis_cands(struct klabd *d, const struct bis_input *in,
+			      struct bis_cands *cs, struct strbuf *base,
+			      int *hint, char *err, size_t errlen)
+{
+	enum outcome o;
+
+	if (in->kind && !strcmp(in->kind, "series")) {
+		o = series_cands(d, in, cs, base, err, errlen);
+	} else if (in->kind && !strcmp(in->kind, "debian")) {
+		o = debian_cands(d, in, cs, err, errlen);
+	} else if (in->kind && !strcmp(in->kind, "git")) {
+		o = git_cands(d, in, cs, base, hint, err, errlen);
+	} else {
+		snprintf(err, errlen, "field 'kind': '%.40s' is not series, "
+			 "debian or git", in->kind ? in->kind : "");
+		o = OUT_INVALID;
+	}
+	if (o == OUT_OK && cs->n < 2) {
+		snprintf(err, errlen, "nothing to bisect: the range has one "
+			 "kernel");
+		o = OUT_INVALID;
+	}
+	return o;
+}
+
+enum outcome bisection_create(struct klabd *d, struct db *db,
+			      const struct caller *c,
+			      const struct bis_input *in, int64_t *id,
+			      char *err, size_t errlen)
 {
 	struct strbuf ms = STRBUF_INIT, base = STRBUF_INIT;
 	struct bis_cands *cs = calloc(1, sizeof(*cs));
 	struct db_bisection b;
-	int rc, hint = -1;
+	enum outcome o;
+	int hint = -1;
 
 	if (!cs)
 		abort();
 	sb_init(&ms);
 	sb_init(&base);
 	memset(&b, 0, sizeof(b));
-	rc = bis_check(rq, in, &ms, err, errlen);
-	if (rc)
-		goto out;
-	if (in->kind && !strcmp(in->kind, "series")) {
-		rc = series_cands(rq, in, cs, &base, err, errlen);
-	} else if (in->kind && !strcmp(in->kind, "debian")) {
-		rc = debian_cands(rq, in, cs, err, errlen);
-	} else if (in->kind && !strcmp(in->kind, "git")) {
-		rc = git_cands(rq, in, cs, &base, &hint, err, errlen);
-	} else {
-		snprintf(err, errlen, "field 'kind': '%.40s' is not series, "
-			 "debian or git", in->kind ? in->kind : "");
-		rc = 400;
-	}
-	if (!rc && cs->n < 2) {
-		snprintf(err, errlen, "nothing to bisect: the range has one "
-			 "kernel");
-		rc = 400;
-	}
-	if (rc)
+	o = bis_check(d, in, &ms, err, errlen);
+	if (o == OUT_OK)
+		o = bis_cands(d, in, cs, &base, &hint, err, errlen);
+	if (o != OUT_OK)
 		goto out;
 	b.kind = (char *)in->kind;
 	b.base = base.buf;
@@ -468,20 +481,20 @@ int bisection_create(struct req *rq, const struct bis_input *in,
 	b.scale = in->scale;
 	b.scheduler = (char *)(in->scheduler ? in->scheduler : "");
 	b.cmdline = (char *)(in->cmdline ? in->cmdline : "");
-	b.who = rq->who;
-	rc = db_bisection_add(rq->db, &b, cs->c, cs->n, id, err, errlen) ?
-	     500 : 0;
-	if (!rc && hint >= 0)
-		db_bisection_set_hint(rq->db, *id, hint);
-	if (!rc) {
-		auth_audit(rq, "bisection add", in->kind, "bisection %lld: "
-			   "%zu candidates", (long long)*id, cs->n - 1);
-		driver_kick(rq->d->bisrun);
+	b.who = (char *)c->who;
+	if (db_bisection_add(db, &b, cs->c, cs->n, id, err, errlen)) {
+		o = OUT_ERROR;
+		goto out;
 	}
+	if (hint >= 0)
+		db_bisection_set_hint(db, *id, hint);
+	caller_audit(db, c, "bisection add", in->kind, "bisection %lld: "
+		     "%zu candidates", (long long)*id, cs->n - 1);
+	driver_kick(d->bisrun);
 out:
 	cands_release(cs);
 	free(cs);
 	sb_release(&ms);
 	sb_release(&base);
-	return rc;
+	return o;
 }

@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "flow/alerts.h"
-#include "http/auth.h"
 #include "lab/build.h"
 #include "lab/catalog.h"
 #include "flow/driver.h"
@@ -163,45 +162,48 @@ static void sub_cells_stop(struct db *db, int64_t id, const char *why)
 	db_sub_cells_free(c, n);
 }
 
-int submission_cancel(struct req *rq, int64_t id, char *err, size_t errlen)
+enum outcome submission_cancel(struct klabd *d, struct db *db,
+			       const struct caller *c, int64_t id, char *err,
+			       size_t errlen)
 {
 	struct db_submission s;
+	enum outcome o = OUT_OK;
 	char why[300];
-	int rc = db_submission_get(rq->db, id, &s);
+	int rc = db_submission_get(db, id, &s);
 
 	if (rc) {
 		snprintf(err, errlen, "%s submission %lld", rc == DB_NOTFOUND ?
 			 "unknown" : "cannot read", (long long)id);
-		return http_status_of(rc);
+		return outcome_of_db(rc);
 	}
-	if (strcmp(s.who, rq->who) && rq->role != ROLE_OPERATOR) {
+	if (strcmp(s.who, c->who) && !c->operator) {
 		snprintf(err, errlen, "submission %lld is '%.100s''s: only "
 			 "its submitter or an operator may cancel it",
 			 (long long)id, s.who);
-		rc = 403;
+		o = OUT_FORBIDDEN;
 	} else if (strcmp(s.state, "running")) {
 		snprintf(err, errlen, "submission %lld has already ended (%s)",
 			 (long long)id, s.state);
-		rc = 409;
+		o = OUT_CONFLICT;
 	} else {
-		snprintf(why, sizeof(why), "cancelled by %.200s", rq->who);
-		rc = db_submission_update(rq->db, id, "cancelled", NULL, NULL,
+		snprintf(why, sizeof(why), "cancelled by %.200s", c->who);
+		rc = db_submission_update(db, id, "cancelled", NULL, NULL,
 					  why, NULL);
 		if (rc) {	/* it ended in the meantime */
 			snprintf(err, errlen, "submission %lld has already "
 				 "ended", (long long)id);
-			rc = rc == DB_NOTFOUND ? 409 : 500;
+			o = rc == DB_NOTFOUND ? OUT_CONFLICT : OUT_ERROR;
 			goto out;
 		}
-		db_submission_stage_end(rq->db, id, s.stage, "cancelled", why);
-		sub_cells_stop(rq->db, id, why);
-		auth_audit(rq, "submission cancel", s.who, "submission %lld",
-			   (long long)id);
-		rigmgr_kick(rq->d);
+		db_submission_stage_end(db, id, s.stage, "cancelled", why);
+		sub_cells_stop(db, id, why);
+		caller_audit(db, c, "submission cancel", s.who,
+			     "submission %lld", (long long)id);
+		rigmgr_kick(d);
 	}
 out:
 	db_submission_release(&s);
-	return rc;
+	return o;
 }
 
 /* ---- the stages ------------------------------------------------------ */

@@ -26,6 +26,7 @@
 #include "db/builds.h"
 #include "db/submissions.h"
 #include "klabd/klabd.h"
+#include "klabd/outcome.h"
 
 /* patch files (or pastes) of a request; patches after splitting */
 #define SUB_MAX_FILES PATCH_MAX_FILES
@@ -80,17 +81,24 @@ int sub_json_patches(struct web_response *r, struct json_t *doc,
 		     struct sub_file *file, size_t *n, size_t max);
 /*
  * Check in (base, rigs, suites, job configuration, patches split and
- * applied with build-kernel.sh --check) and store a submission by
- * rq->who; the driver takes it from there.  0 with *id set, else an HTTP
- * status (400 bad input, 404 unknown rig, 403 a kernel parameter not
- * allowed, 422 a patch that does not apply, 500) with err naming the
- * problem; nothing is stored then.
+ * applied with build-kernel.sh --check) and store a submission by c;
+ * the driver takes it from there.  OUT_OK with *id set, else an outcome
+ * with err naming the problem, and nothing stored: OUT_INVALID bad
+ * input, OUT_NOTFOUND an unknown rig, OUT_FORBIDDEN a kernel parameter
+ * not allowed, OUT_REFUSED and OUT_TOOBIG a patch refused (one that does
+ * not apply, the caps of build_series_check: the caller records these
+ * two), OUT_BUSY, OUT_ERROR.
  */
-int submission_create(struct req *rq, const struct sub_input *in,
-		      int64_t *id, char *err, size_t errlen);
-/* Cancel submission id for rq (its submitter, or an operator): 0, or an
- * HTTP status with err set (403 another's, 404, 409 already ended). */
-int submission_cancel(struct req *rq, int64_t id, char *err, size_t errlen);
+enum outcome submission_create(struct klabd *d, struct db *db,
+			       const struct caller *c,
+			       const struct sub_input *in, int64_t *id,
+			       char *err, size_t errlen);
+/* Cancel submission id for c (its submitter, or an operator): OUT_OK,
+ * or an outcome with err set (OUT_FORBIDDEN another's, OUT_NOTFOUND,
+ * OUT_CONFLICT already ended, OUT_ERROR). */
+enum outcome submission_cancel(struct klabd *d, struct db *db,
+			       const struct caller *c, int64_t id, char *err,
+			       size_t errlen);
 
 /* A submission as its page and the API show it. */
 struct sub_view {

@@ -4,27 +4,26 @@
  * resolved as the kernel builder names it, the rigs and suites named or
  * taken from the configuration (submit_rigs, submit_suites,
  * submit_max_cells), the job configuration of their cells checked as a
- * job's (api_job_config_check: 400 naming 'scale' or 'scheduler', 403
- * naming 'cmdline'), the series split into patches as build-kernel.sh
- * splits it (messages of an mbox, those without a diff such as a cover
- * letter dropped; each keeps its subject without "[PATCH n/m]"), then
- * stored and applied to the base with build-kernel.sh --check.  Any
+ * job's (job_config_check, lab/job_check.h: invalid naming 'scale' or
+ * 'scheduler', forbidden naming 'cmdline'), the series split into
+ * patches as build-kernel.sh splits it (messages of an mbox, those
+ * without a diff such as a cover letter dropped; each keeps its subject
+ * without "[PATCH n/m]"), then stored and applied to the base with
+ * build-kernel.sh --check (build_series_check, lab/build.h).  Any
  * refusal names the problem (the patch, file and hunk of one that does
  * not apply) and stores nothing.
  */
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "http/api_util.h"
-#include "http/auth.h"
-#include "lab/build.h"
-#include "lib/alloc.h"
 #include "flow/driver.h"
-#include "lab/rig.h"
 #include "flow/submissions.h"
+#include "lab/build.h"
+#include "lab/job_check.h"
+#include "lab/rig.h"
+#include "lib/alloc.h"
 
 #define SUB_MAX_CELLS_DEFAULT 20
 #define SUB_NOTE_MAX 1000
@@ -224,55 +223,92 @@ static size_t list_join(struct klabd *d, const char *const *v, size_t n,
 	return k;
 }
 
-/* Rigs and suites named or defaulted, each known: 0 or a status. */
-static int cells_check(struct req *rq, const struct sub_input *in,
-		       struct strbuf *rigs, struct strbuf *suites, char *err,
-		       size_t errlen)
+/* Rigs and suites named or defaulted, each known. */
+static enum outcome cells_check(struct klabd *d, const struct sub_input *in,
+				struct strbuf *rigs, struct strbuf *suites,
+				char *err, size_t errlen)
 {
 	char name[128];
 	const char *p;
 	size_t n;
 
-	if (!list_join(rq->d, in->rig, in->nrigs, "submit_rigs", rigs)) {
+	if (!list_join(d, in->rig, in->nrigs, "submit_rigs", rigs)) {
 		snprintf(err, errlen, "no rig: name one ('rigs'), or set "
 			 "submit_rigs in klabd's configuration");
-		return 400;
+		return OUT_INVALID;
 	}
-	if (!list_join(rq->d, in->suite, in->nsuites, "submit_suites",
-		       suites)) {
+	if (!list_join(d, in->suite, in->nsuites, "submit_suites", suites)) {
 		snprintf(err, errlen, "no suite: name one ('suites'), or set "
 			 "submit_suites in klabd's configuration");
-		return 400;
+		return OUT_INVALID;
 	}
 	for (p = rigs->buf; *p; p += n + (p[n] == ',')) {
 		n = strcspn(p, ",");
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
-		if (n >= sizeof(name) || !rigmgr_find(rq->d, name)) {
+		if (n >= sizeof(name) || !rigmgr_find(d, name)) {
 			snprintf(err, errlen, "unknown rig '%.100s'", name);
-			return 404;
+			return OUT_NOTFOUND;
 		}
 	}
 	for (p = suites->buf; *p; p += n + (p[n] == ',')) {
 		n = strcspn(p, ",");
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
-		if (api_suite_check(rq->d, name, err, errlen))
-			return 400;
+		if (job_suite_check(d, name, err, errlen))
+			return OUT_INVALID;
 	}
-	return 0;
+	return OUT_OK;
 }
 
-/* The series: every file split, each with a diff; the JSON list for
- * build_patches_store into files.  0 or a status. */
-static int series_check(const struct sub_input *in, struct db_sub_patch *p,
-			size_t *np, char subj[][SUB_SUBJECT_MAX + 1],
-			json_t *files, char *err, size_t errlen)
+/* What a request is checked into, its strings owned: the cells' lists,
+ * the patches split (their subjects in subj), the stored files and the
+ * base as the queue takes it. */
+struct sub_checked {
+	struct strbuf rigs, suites, paths, queued;
+	struct db_sub_patch p[SUB_MAX_PATCHES];
+	char subj[SUB_MAX_PATCHES][SUB_SUBJECT_MAX + 1];
+	size_t np;
+	int max_cells;
+};
+
+static struct sub_checked *sub_checked_create(void)
+{
+	struct sub_checked *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		abort();
+	sb_init(&k->rigs);
+	sb_init(&k->suites);
+	sb_init(&k->paths);
+	sb_init(&k->queued);
+	return k;
+}
+
+static void sub_checked_destroy(struct sub_checked *k)
 {
 	size_t i;
-	int k;
+
+	for (i = 0; i < k->np; i++)
+		free(k->p[i].name);
+	sb_release(&k->rigs);
+	sb_release(&k->suites);
+	sb_release(&k->paths);
+	sb_release(&k->queued);
+	free(k);
+}
+
+/* The series: every file split into k's patches, each with a diff; the
+ * files as build_series_check takes them into bp. */
+static enum outcome series_check(const struct sub_input *in,
+				 struct sub_checked *k,
+				 struct build_patch *bp, char *err,
+				 size_t errlen)
+{
+	size_t i;
+	int n;
 
 	if (!in->nfiles) {
 		snprintf(err, errlen, "no patch: upload a series or paste one");
-		return 400;
+		return OUT_INVALID;
 	}
 	for (i = 0; i < in->nfiles; i++) {
 		const struct sub_file *f = &in->file[i];
@@ -280,71 +316,74 @@ static int series_check(const struct sub_input *in, struct db_sub_patch *p,
 		if (sub_blank(f->text, f->len)) {
 			snprintf(err, errlen, "patch '%.200s' is empty",
 				 f->name);
-			return 400;
+			return OUT_INVALID;
 		}
-		k = sub_series_split(f, p, np, subj);
-		if (k < 0)
+		n = sub_series_split(f, k->p, &k->np, k->subj);
+		if (n < 0)
 			snprintf(err, errlen, "too many patches: at most %d",
 				 SUB_MAX_PATCHES);
-		else if (!k)
+		else if (!n)
 			snprintf(err, errlen, "patch '%.200s' is not a patch: "
 				 "no diff found in it", f->name);
-		if (k <= 0)
-			return 400;
-		json_array_append_new(files, json_pack("{s:s, s:s%}", "name",
-				      f->name, "text", f->text, f->len));
+		if (n <= 0)
+			return OUT_INVALID;
+		bp[i].name = f->name;
+		bp[i].text = f->text;
+		bp[i].len = f->len;
 	}
-	return 0;
+	return OUT_OK;
 }
 
-/* Store the files and check that the series applies to base: 0, or a
- * status with err (422 names the patch, the file and the hunk). */
-static int series_apply(struct req *rq, const char *base, json_t *files,
-			struct strbuf *paths, struct strbuf *queued,
-			char *err, size_t errlen)
+/* Store the files and check that the series applies to base (OUT_REFUSED
+ * names the patch, the file and the hunk); the stored paths and the base
+ * as the queue takes it into k. */
+static enum outcome series_apply(struct klabd *d, const char *base,
+				 const struct build_patch *bp, size_t n,
+				 struct sub_checked *k, char *err,
+				 size_t errlen)
 {
 	struct strbuf spec = STRBUF_INIT;
 	char *commit = NULL;
-	int rc;
+	enum outcome o;
 
 	sb_init(&spec);
-	if (build_base_resolve(rq->d, base, &spec, err, errlen)) {
-		rc = 400;
+	if (build_base_resolve(d, base, &spec, err, errlen)) {
+		o = OUT_INVALID;
 		goto out;
 	}
-	rc = build_series_check(rq, base, spec.buf, files, paths, &commit,
-				err, errlen);
-	if (!rc)
-		build_base_queued(base, commit ? commit : "", queued);
+	o = build_series_check(d, spec.buf, bp, n, &k->paths, &commit, err,
+			       errlen);
+	if (o == OUT_OK)
+		build_base_queued(base, commit ? commit : "", &k->queued);
 out:
 	free(commit);
 	sb_release(&spec);
-	return rc;
+	return o;
 }
 
-static int sub_store(struct req *rq, struct db_submission *s,
+static int sub_store(struct db *db, struct db_submission *s,
 		     const struct db_sub_patch *p, size_t n, int64_t *id,
 		     char *err, size_t errlen)
 {
 	char log[300];
-	int rc = db_begin(rq->db) ? DB_ERR : DB_OK;
+	int rc = db_begin(db) ? DB_ERR : DB_OK;
 
 	snprintf(log, sizeof(log), "%zu patch%s appl%s to %.200s\n", n,
 		 n == 1 ? "" : "es", n == 1 ? "ies" : "y", s->base);
 	if (!rc)
-		rc = db_submission_add(rq->db, s, p, n, log, id, err, errlen);
+		rc = db_submission_add(db, s, p, n, log, id, err, errlen);
 	if (rc) {
-		db_rollback(rq->db);
+		db_rollback(db);
 		return rc;
 	}
-	return db_commit(rq->db);
+	return db_commit(db);
 }
 
 /* The number of cells a side: asked, the configuration's or 20. */
-static int cells_cap(struct req *rq, long asked, int *out, char *err,
-		     size_t errlen)
+static enum outcome cells_cap(struct klabd *d, long asked, int *out,
+			      char *err, size_t errlen)
 {
-	const char *v = config_get(&rq->d->cfg, "", "submit_max_cells");
+	const char *v = config_get(&d->cfg, "", "submit_max_cells");
 	struct vd_plan plan;
 	long n = asked;
 
@@ -354,67 +393,73 @@ static int cells_cap(struct req *rq, long asked, int *out, char *err,
 	if (n < 1 || n > SUB_MAX_CELLS || vd_plan_set_cap(&plan, (size_t)n)) {
 		snprintf(err, errlen, "field 'max_cells': between %zu (the "
 			 "first look) and %d", plan.looks[0], SUB_MAX_CELLS);
-		return 400;
+		return OUT_INVALID;
 	}
 	*out = (int)n;
-	return 0;
+	return OUT_OK;
 }
 
-int submission_create(struct req *rq, const struct sub_input *in,
-		      int64_t *id, char *err, size_t errlen)
+/* Everything of in checked, in the order a refusal is named, into k:
+ * the patches stored and applied last. */
+static enum outcome sub_check(struct klabd *d, const struct sub_input *in,
+			      struct sub_checked *k, char *err,
+			      size_t errlen)
 {
-	char (*subj)[SUB_SUBJECT_MAX + 1] = calloc(SUB_MAX_PATCHES,
-						   sizeof(*subj));
-	struct strbuf rigs = STRBUF_INIT, suites = STRBUF_INIT,
-		      paths = STRBUF_INIT, queued = STRBUF_INIT;
-	struct db_sub_patch p[SUB_MAX_PATCHES];
-	struct db_submission s;
-	json_t *files = json_array();
-	size_t np = 0, i;
-	int rc;
+	struct build_patch bp[SUB_MAX_FILES];
+	enum outcome o;
 
-	sb_init(&rigs); sb_init(&suites); sb_init(&paths); sb_init(&queued);
-	memset(&s, 0, sizeof(s));
-	if (!subj)
-		abort();
 	if (!in->base || !*in->base) {
 		snprintf(err, errlen, "field 'base': missing");
-		rc = 400;
-	} else if (in->note && strlen(in->note) > SUB_NOTE_MAX) {
+		return OUT_INVALID;
+	}
+	if (in->note && strlen(in->note) > SUB_NOTE_MAX) {
 		snprintf(err, errlen, "field 'note': at most %d bytes",
 			 SUB_NOTE_MAX);
-		rc = 400;
-	} else if (!(rc = cells_cap(rq, in->max_cells, &s.max_cells, err,
-				    errlen)) &&
-		   !(rc = cells_check(rq, in, &rigs, &suites, err, errlen)) &&
-		   !(rc = api_job_config_check(rq->d, in->scale, in->scheduler,
-					       in->cmdline, err, errlen)) &&
-		   !(rc = series_check(in, p, &np, subj, files, err, errlen)))
-		rc = series_apply(rq, in->base, files, &paths, &queued, err,
-				  errlen);
-	if (!rc) {
-		s.base = queued.buf;
-		s.files = paths.buf;
-		s.rigs = rigs.buf;
-		s.suites = suites.buf;
-		s.note = (char *)(in->note ? in->note : "");
-		s.scale = in->scale;
-		s.scheduler = (char *)(in->scheduler ? in->scheduler : "");
-		s.cmdline = (char *)(in->cmdline ? in->cmdline : "");
-		s.who = rq->who;
-		rc = sub_store(rq, &s, p, np, id, err, errlen) ? 500 : 0;
+		return OUT_INVALID;
 	}
-	for (i = 0; i < np; i++)
-		free(p[i].name);
-	free(subj);
-	json_decref(files);
-	sb_release(&rigs); sb_release(&suites); sb_release(&paths);
-	sb_release(&queued);
-	if (!rc) {
-		auth_audit(rq, "submission add", in->base, "submission %lld: "
-			   "%zu patches", (long long)*id, np);
-		driver_kick(rq->d->subrun);
-	}
-	return rc;
+	o = cells_cap(d, in->max_cells, &k->max_cells, err, errlen);
+	if (o == OUT_OK)
+		o = cells_check(d, in, &k->rigs, &k->suites, err, errlen);
+	if (o == OUT_OK)
+		o = job_config_check(d, in->scale, in->scheduler, in->cmdline,
+				     err, errlen);
+	if (o == OUT_OK)
+		o = series_check(in, k, bp, err, errlen);
+	if (o == OUT_OK)
+		o = series_apply(d, in->base, bp, in->nfiles, k, err, errlen);
+	return o;
 }
 
+enum outcome submission_create(struct klabd *d, struct db *db,
+			       const struct caller *c,
+			       const struct sub_input *in, int64_t *id,
+			       char *err, size_t errlen)
+{
+	struct sub_checked *k = sub_checked_create();
+	struct db_submission s;
+	enum outcome o = sub_check(d, in, k, err, errlen);
+
+	if (o != OUT_OK)
+		goto out;
+	memset(&s, 0, sizeof(s));
+	s.base = k->queued.buf;
+	s.files = k->paths.buf;
+	s.rigs = k->rigs.buf;
+	s.suites = k->suites.buf;
+	s.note = (char *)(in->note ? in->note : "");
+	s.max_cells = k->max_cells;
+	s.scale = in->scale;
+	s.scheduler = (char *)(in->scheduler ? in->scheduler : "");
+	s.cmdline = (char *)(in->cmdline ? in->cmdline : "");
+	s.who = (char *)c->who;
+	if (sub_store(db, &s, k->p, k->np, id, err, errlen)) {
+		o = OUT_ERROR;
+		goto out;
+	}
+	caller_audit(db, c, "submission add", in->base, "submission %lld: "
+		     "%zu patches", (long long)*id, k->np);
+	driver_kick(d->subrun);
+out:
+	sub_checked_destroy(k);
+	return o;
+}

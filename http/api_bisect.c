@@ -48,12 +48,34 @@ static int json_metrics(struct web_response *r, json_t *doc,
 	return 0;
 }
 
+/* bisection_create for rq: a refused patch recorded (api_patch_refused). */
+static enum outcome bis_create(struct req *rq, const struct bis_input *in,
+			       int64_t *id, char *err, size_t errlen)
+{
+	struct caller c = api_caller(rq);
+	enum outcome o;
+
+	o = bisection_create(rq->d, rq->db, &c, in, id, err, errlen);
+	api_patch_refused(rq, o, in->base, err);
+	return o;
+}
+
+/* bis_create for a page: 0, or the status of its refusal. */
+static int bis_create_status(struct req *rq, const struct bis_input *in,
+			     int64_t *id, char *err, size_t errlen)
+{
+	enum outcome o = bis_create(rq, in, id, err, errlen);
+
+	return o == OUT_OK ? 0 : api_outcome_status(o);
+}
+
 /* POST /api/bisections */
 int api_bisection_add(struct req *rq, struct web_response *r)
 {
 	struct bis_input in;
 	long long maxc = 0;
 	char err[800] = "";
+	enum outcome o;
 	json_t *doc;
 	int64_t id = 0;
 	int rc;
@@ -77,8 +99,8 @@ int api_bisection_add(struct req *rq, struct web_response *r)
 		goto out;
 	}
 	in.max_cells = (long)maxc;
-	rc = bisection_create(rq, &in, &id, err, sizeof(err));
-	rc = rc ? web_error_json(r, rc, err) :
+	o = bis_create(rq, &in, &id, err, sizeof(err));
+	rc = o != OUT_OK ? api_error(r, o, err) :
 	     api_reply_started(r, "/bisections", id);
 out:
 	json_decref(doc);
@@ -311,7 +333,7 @@ int page_bisect_submission(struct req *rq, struct web_response *r)
 		rc = bis_from_sub(&v, query_get(&rq->q, "metric"), &in, texts,
 				  err, sizeof(err));
 	if (!rc)
-		rc = bisection_create(rq, &in, &bid, err, sizeof(err));
+		rc = bis_create_status(rq, &in, &bid, err, sizeof(err));
 	for (i = 0; i < in.nfiles; i++)
 		sb_release(&texts[i]);
 	free(texts);
@@ -365,7 +387,7 @@ int page_bisection_post(struct req *rq, struct web_response *r)
 	}
 	in.max_cells = n;
 	if (!rc)
-		rc = bisection_create(rq, &in, &id, err, sizeof(err));
+		rc = bis_create_status(rq, &in, &id, err, sizeof(err));
 	if (rc) {
 		form_field_name(err);
 		return web_bisect_form(&rq->q, rq->csrf, rc, err, r);

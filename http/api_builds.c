@@ -1,282 +1,113 @@
 // SPDX-License-Identifier: MIT
 /*
  * Build requests over HTTP: POST /api/builds checks the patch series at
- * once (refusing one that does not apply, naming patch, file and hunk) and
- * queues the build; GET /api/builds[/ID[/log]] follows it.  The base is a
- * name the configuration knows (build_base_resolve), never a path; a git
- * base is queued at the exact commit the check found.
+ * once (build_series_check, lab/build_check.c: refusing one that does
+ * not apply, naming patch, file and hunk) and queues the build; GET
+ * /api/builds[/ID[/log]] follows it.  The base is a name the
+ * configuration knows (build_base_resolve), never a path; a git base is
+ * queued at the exact commit the check found.
  */
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "http/api_util.h"
-#include "lab/build.h"
-#include "lab/catalog.h"
 #include "db/builds.h"
+#include "http/api_util.h"
 #include "http/auth.h"
 #include "klabd/klabd.h"
+#include "lab/build.h"
 #include "lib/alloc.h"
-#include "lib/patchcheck.h"
 
-/* A patch name safe as a file name: [A-Za-z0-9._-], not starting with '.' */
-static void safe_name(const char *in, char *out, size_t len)
+/* The request's "patches" as build_series_check takes them, *n of them
+ * (heap; texts borrowed from patches).  An entry without a string name
+ * or text keeps NULL there: build_series_check refuses it in its turn. */
+static struct build_patch *patches_of(json_t *patches, size_t *n)
 {
-	size_t i, j = 0;
-
-	for (i = 0; in[i] && j + 1 < len; i++) {
-		char c = in[i];
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-		    (c == '.' && j))
-			out[j++] = c;
-	}
-	if (!j)
-		j = (size_t)snprintf(out, len, "patch");
-	out[j] = '\0';
-}
-
-/* Remove what build_patches_store wrote: each path, its directory, and
- * the request's directory above them. */
-static void patches_remove(const char *paths)
-{
-	char path[1400], *sl;
-	const char *p = paths;
-	size_t n;
-
-	while (p && *p) {
-		n = strcspn(p, "\n");
-		snprintf(path, sizeof(path), "%.*s", (int)n, p);
-		unlink(path);
-		if ((sl = strrchr(path, '/')) != NULL) {
-			*sl = '\0';
-			rmdir(path);	/* NN */
-			if ((sl = strrchr(path, '/')) != NULL) {
-				*sl = '\0';
-				rmdir(path);	/* the request's */
-			}
-		}
-		p += n + (p[n] == '\n');
-	}
-}
-
-/* One patch as DIR/NN/NAME; its path added to paths. */
-static int patch_write(const char *dir, size_t i, const char *n,
-		       json_t *t, struct strbuf *paths, char *err,
-		       size_t errlen)
-{
-	char name[128], path[1400];
-	FILE *f;
-
-	safe_name(n, name, sizeof(name));
-	snprintf(path, sizeof(path), "%s/%02zu", dir, i + 1);
-	if (mkdir(path, 0755)) {
-		snprintf(err, errlen, "cannot create '%.400s': %s", path,
-			 strerror(errno));
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/%02zu/%s", dir, i + 1, name);
-	f = fopen(path, "wxe");	/* O_CLOEXEC: other threads fork */
-	if (!f || fwrite(json_string_value(t), 1, json_string_length(t),
-			 f) != json_string_length(t) || fclose(f)) {
-		snprintf(err, errlen, "cannot write '%.400s'", path);
-		if (f)
-			unlink(path);
-		return -1;
-	}
-	sb_addf(paths, "%s%s", paths->len ? "\n" : "", path);
-	return 0;
-}
-
-/* The caps and the rule of lib/patchcheck.h on a request's patches,
- * before anything is written: 0, or 400, 413 or 422 with err. */
-static int patches_precheck(json_t *patches, char *err, size_t errlen)
-{
-	size_t i, total = 0, line;
-	char why[300];
-	json_t *p;
-
-	if (json_array_size(patches) > PATCH_MAX_FILES) {
-		snprintf(err, errlen, "field 'patches': %zu patch files, at "
-			 "most %d", json_array_size(patches), PATCH_MAX_FILES);
-		return 413;
-	}
-	json_array_foreach(patches, i, p) {
-		const char *n = json_string_value(json_object_get(p, "name"));
-		json_t *t = json_object_get(p, "text");
-
-		if (!n || !json_is_string(t)) {
-			snprintf(err, errlen, "patches[%zu]: needs 'name' and "
-				 "'text' strings", i);
-			return 400;
-		}
-		total += json_string_length(t);
-		if (total > PATCH_MAX_BYTES) {
-			snprintf(err, errlen, "field 'patches': over %u bytes "
-				 "in all", PATCH_MAX_BYTES);
-			return 413;
-		}
-		if (patch_check(json_string_value(t), json_string_length(t),
-				why, sizeof(why), &line)) {
-			snprintf(err, errlen, "cannot apply patch '%.200s': "
-				 "%s (line %zu)", n, why, line);
-			return 422;
-		}
-	}
-	return 0;
-}
-
-/* Store each patch under DATA/patches/REQ/NN/NAME, REQ a directory of the
- * request's own; paths '\n'-joined.  On failure nothing stays. */
-int build_patches_store(struct klabd *d, json_t *patches,
-			 struct strbuf *paths, char *err, size_t errlen)
-{
-	char dir[1100];
-	json_t *p;
+	struct build_patch *p;
+	json_t *e, *t;
 	size_t i;
 
-	snprintf(dir, sizeof(dir), "%s/patches", d->data_dir);
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create '%.400s': %s", dir,
-			 strerror(errno));
-		return -1;
+	*n = json_array_size(patches);
+	p = xcalloc(*n, sizeof(*p));
+	json_array_foreach(patches, i, e) {
+		t = json_object_get(e, "text");
+		p[i].name = json_string_value(json_object_get(e, "name"));
+		p[i].text = json_is_string(t) ? json_string_value(t) : NULL;
+		p[i].len = json_is_string(t) ? json_string_length(t) : 0;
 	}
-	snprintf(dir, sizeof(dir), "%s/patches/req-XXXXXX", d->data_dir);
-	if (!mkdtemp(dir) || chmod(dir, 0755)) {
-		snprintf(err, errlen, "cannot create a directory in "
-			 "'%.400s/patches': %s", d->data_dir, strerror(errno));
-		return -1;
-	}
-	json_array_foreach(patches, i, p) {
-		if (patch_write(dir, i, json_string_value(json_object_get(p,
-				"name")), json_object_get(p, "text"), paths,
-				err, errlen)) {
-			patches_remove(paths->buf);
-			rmdir(dir);
-			sb_reset(paths);
-			return -1;
-		}
-	}
-	if (!paths->len)
-		rmdir(dir);
-	return 0;
+	return p;
 }
 
-/* build-kernel.sh --check on the base spec: 0 when every patch applies,
- * else err.  *commit: the full commit of a git base, "" for others.  The
- * check is bounded: its own time limit, and at most BUILD_CHECKS_MAX at
- * once (-2 when that many run). */
-static int checks_running;
-
-static int patches_check_run(struct klabd *d, const char *spec,
-			     const char *paths, char **commit, char *err,
-			     size_t errlen)
+/* The series of a request on base (spec its build-kernel.sh --base)
+ * checked and stored: its paths, and the base as the queue takes it. */
+static enum outcome build_series(struct req *rq, const char *base,
+				 const char *spec, json_t *patches,
+				 struct strbuf *paths, struct strbuf *queued,
+				 char *err, size_t errlen)
 {
-	struct strbuf out = STRBUF_INIT;
-	const char **args;
-	char *p = xstrdup(paths), lim[16];
+	char *commit = NULL;
+	struct build_patch *p;
+	enum outcome o;
 	size_t n;
-	int rc;
 
-	args = build_args(d, spec, p, &n);
-	snprintf(lim, sizeof(lim), "%d", BUILD_CHECK_SECONDS);
-	args[n++] = "--check";
-	args[n++] = "--time-limit";	/* the last one counts */
-	args[n++] = lim;
-	args[n] = NULL;
-	sb_init(&out);
-	rc = catalog_script_timed(d, "build-kernel.sh", args,
-				  (BUILD_CHECK_SECONDS + 60) * 1000L, &out,
-				  err, errlen);
-	*commit = catalog_record_get(out.buf, "base_commit");
-	sb_release(&out);
-	free(args);
+	p = patches_of(patches, &n);
+	o = build_series_check(rq->d, spec, p, n, paths, &commit, err, errlen);
+	api_patch_refused(rq, o, base, err);
+	if (o == OUT_OK)
+		build_base_queued(base, commit ? commit : "", queued);
+	free(commit);
 	free(p);
-	return rc;
+	return o;
 }
 
-int build_patches_check(struct klabd *d, const char *spec,
-			 const char *paths, char **commit, char *err,
-			 size_t errlen)
+/* Queue the build of a request whose base resolved to spec. */
+static int build_queue(struct req *rq, struct web_response *r,
+		       const char *base, const char *ident, const char *spec,
+		       json_t *patches)
 {
+	struct strbuf paths = STRBUF_INIT, queued = STRBUF_INIT;
+	int operator = rq->role == ROLE_OPERATOR;
+	char err[700] = "";
+	enum outcome o;
+	int64_t id;
 	int rc;
 
-	if (__atomic_add_fetch(&checks_running, 1, __ATOMIC_SEQ_CST) >
-	    BUILD_CHECKS_MAX) {
-		__atomic_sub_fetch(&checks_running, 1, __ATOMIC_SEQ_CST);
-		*commit = xstrdup("");
-		snprintf(err, errlen, "%d patch checks are running, the most "
-			 "at once: retry in a minute", BUILD_CHECKS_MAX);
-		return -2;
+	sb_init(&paths);
+	sb_init(&queued);
+	o = build_ident_check(rq->d, rq->db, ident, operator, err,
+			      sizeof(err));
+	if (o == OUT_OK)
+		o = build_series(rq, base, spec, patches, &paths, &queued, err,
+				 sizeof(err));
+	if (o != OUT_OK) {
+		rc = api_error(r, o, err);
+	} else if (db_build_add(rq->db, ident ? ident : "", queued.buf,
+				paths.buf, rq->who, operator, &id)) {
+		rc = web_error_json(r, 500, "cannot queue the build");
+	} else {
+		build_kick(rq->d);
+		auth_audit(rq, "build add", base, "build %lld, ident '%s'",
+			   (long long)id, ident ? ident : "");
+		rc = api_reply(r, 202, json_pack("{s:I}", "build",
+						 (json_int_t)id));
 	}
-	rc = patches_check_run(d, spec, paths, commit, err, errlen);
-	__atomic_sub_fetch(&checks_running, 1, __ATOMIC_SEQ_CST);
+	sb_release(&queued);
+	sb_release(&paths);
 	return rc;
-}
-
-int build_series_check(struct req *rq, const char *base, const char *spec,
-		       json_t *patches, struct strbuf *paths, char **commit,
-		       char *err, size_t errlen)
-{
-	int rc;
-
-	*commit = NULL;
-	rc = patches_precheck(patches, err, errlen);
-	if (!rc && build_patches_store(rq->d, patches, paths, err, errlen))
-		rc = 500;
-	if (!rc) {
-		rc = build_patches_check(rq->d, spec, paths->buf, commit, err,
-					 errlen);
-		if (rc == 1 && strstr(err, "no commit"))
-			snprintf(err, errlen, "field 'base': no such commit "
-				 "in that base");
-		if (rc && !err[0])
-			snprintf(err, errlen, "the patch check failed");
-		rc = !rc ? 0 : rc == 2 ? 422 : rc == -2 ? 503 :
-		     rc == 1 && strstr(err, "field 'base'") ? 400 : 500;
-		if (rc)
-			patches_remove(paths->buf);
-	}
-	if (rc == 422 || rc == 413) {
-		auth_audit(rq, "patch refused", base, "%.400s", err);
-		fprintf(stderr, "klabd: patches of '%s' refused: %s\n",
-			rq->who[0] ? rq->who : "anonymous", err);
-	}
-	if (rc)
-		sb_reset(paths);
-	return rc;
-}
-
-/* What the queue stores: the request's base, a git base at its commit. */
-void build_base_queued(const char *base, const char *commit,
-			struct strbuf *sb)
-{
-	if (*commit)
-		sb_addf(sb, "%.*s@%s", (int)strcspn(base, "@"), base, commit);
-	else
-		sb_addf(sb, "%s", base);
 }
 
 int api_build_add(struct req *rq, struct web_response *r)
 {
 	json_t *doc = api_body(rq, r, 0), *patches;
-	struct strbuf paths = STRBUF_INIT, spec = STRBUF_INIT,
-		      queued = STRBUF_INIT;
+	struct strbuf spec = STRBUF_INIT;
 	const char *base = NULL, *ident = NULL;
-	char err[700] = "", *commit = NULL;
-	int64_t id;
+	char err[700] = "";
 	int rc;
 
 	if (!doc)
 		return r->status;
-	sb_init(&paths);
 	sb_init(&spec);
-	sb_init(&queued);
 	patches = json_object_get(doc, "patches");
 	if (api_field_str(r, doc, "base", 1, &base) ||
 	    api_field_ident(r, doc, "ident", IDENT_KERNEL, 0, &ident))
@@ -285,28 +116,9 @@ int api_build_add(struct req *rq, struct web_response *r)
 		rc = web_error_json(r, 400, err);
 	else if (patches && !json_is_array(patches))
 		rc = web_error_json(r, 400, "field 'patches': expected a list");
-	else if ((rc = build_ident_check(rq->d, rq->db, ident,
-					 rq->role == ROLE_OPERATOR, err,
-					 sizeof(err))))
-		rc = web_error_json(r, rc, err);
-	else if ((rc = build_series_check(rq, base, spec.buf, patches, &paths,
-					  &commit, err, sizeof(err))))
-		rc = web_error_json(r, rc, err);
-	else if (build_base_queued(base, commit, &queued),
-		 db_build_add(rq->db, ident ? ident : "", queued.buf,
-			      paths.buf, rq->who, rq->role == ROLE_OPERATOR,
-			      &id))
-		rc = web_error_json(r, 500, "cannot queue the build");
-	else {
-		build_kick(rq->d);
-		auth_audit(rq, "build add", base, "build %lld, ident '%s'",
-			   (long long)id, ident ? ident : "");
-		rc = api_reply(r, 202, json_pack("{s:I}", "build", (json_int_t)id));
-	}
-	free(commit);
-	sb_release(&queued);
+	else
+		rc = build_queue(rq, r, base, ident, spec.buf, patches);
 	sb_release(&spec);
-	sb_release(&paths);
 	json_decref(doc);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "flow/comparisons.h"
 #include "klabd/klabd.h"
 #include "flow/driver.h"
+#include "lab/job_check.h"
 #include "lab/rig.h"
 #include "web/report.h"
 
@@ -92,7 +93,7 @@ static int cmp_fields(struct web_response *r, json_t *doc,
 static int cmp_refuse(struct req *rq, struct db_comparison *c,
 		      struct vd_plan *plan, char *err, size_t errlen)
 {
-	int rc;
+	enum outcome o;
 
 	if (!strcmp(c->base, c->candidate)) {
 		snprintf(err, errlen, "base and candidate are the same catalog "
@@ -104,12 +105,12 @@ static int cmp_refuse(struct req *rq, struct db_comparison *c,
 		snprintf(err, errlen, "unknown rig '%s'", c->rig);
 		return 404;
 	}
-	if (api_suite_check(rq->d, c->suite, err, errlen))
+	if (job_suite_check(rq->d, c->suite, err, errlen))
 		return 403;
-	rc = api_job_config_check(rq->d, c->scale, c->scheduler, c->cmdline,
-				  err, errlen);
-	if (rc)
-		return rc;
+	o = job_config_check(rq->d, c->scale, c->scheduler, c->cmdline, err,
+			     errlen);
+	if (o != OUT_OK)
+		return api_outcome_status(o);
 	vd_plan_default(plan);
 	if (c->max_seconds < 0)
 		c->max_seconds = plan->max_seconds;

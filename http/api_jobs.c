@@ -17,6 +17,7 @@
 #include "db/db.h"
 #include "db/jobs.h"
 #include "klabd/klabd.h"
+#include "lab/job_check.h"
 #include "lab/rig.h"
 #include "workloads/suite.h"
 
@@ -44,104 +45,6 @@ static json_t *job_json(const struct db_job *j, int full)
 static json_t *job_brief_json(const void *elem)
 {
 	return job_json(elem, 0);
-}
-
-/* Kernel parameters a job may add to the rig's command line unless the
- * configuration's job_cmdline_allow says otherwise: "key=" allows key=VALUE,
- * a bare word allows that flag.  klab.*, init= and the like never pass. */
-#define CMDLINE_ALLOW_DEFAULT "elevator= scsi_mod.use_blk_mq= " \
-	"dm_mod.use_blk_mq= mq-deadline.fifo_batch= block.events_dfl_poll_msecs= " \
-	"mitigations= transparent_hugepage= nohz= maxcpus= quiet " \
-	"loglevel= ignore_loglevel"
-
-/* Is word (KEY=VALUE or FLAG) in the space-separated allow-list? */
-static int cmdline_word_ok(const char *allow, const char *w, size_t n)
-{
-	const char *eq = memchr(w, '=', n), *p = allow;
-	size_t klen = eq ? (size_t)(eq - w) + 1 : n, e;
-
-	while (*p) {
-		p += strspn(p, " \t");
-		e = strcspn(p, " \t");
-		if (e == klen && !memcmp(p, w, klen))
-			return 1;
-		p += e;
-	}
-	return 0;
-}
-
-/* 0 when every word of cmdline is allowed, else -1 with err naming it. */
-static int cmdline_check(const struct klabd *d, const char *cmdline,
-			 char *err, size_t errlen)
-{
-	const char *allow = d->cmdline_allow ? d->cmdline_allow :
-		CMDLINE_ALLOW_DEFAULT, *p = cmdline;
-	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
-		"QRSTUVWXYZ0123456789_.,:=/-";
-	size_t n;
-
-	while (p && *p) {
-		p += strspn(p, " ");
-		n = strcspn(p, " ");
-		if (!n)
-			break;
-		if (strspn(p, ok) < n || !cmdline_word_ok(allow, p, n)) {
-			snprintf(err, errlen, "kernel parameter '%.*s' is not "
-				 "allowed (job_cmdline_allow: %s)", (int)n, p,
-				 allow);
-			return -1;
-		}
-		p += n;
-	}
-	return 0;
-}
-
-int api_job_config_check(const struct klabd *d, double scale,
-			 const char *scheduler, const char *cmdline,
-			 char *err, size_t errlen)
-{
-	char why[600];
-
-	if (scale != 0 && !(scale >= SUITE_SCALE_MIN &&
-			    scale <= SUITE_SCALE_MAX)) {
-		snprintf(err, errlen, "field 'scale': %g is not between %g and "
-			 "%g (0 or none: the suite's own, 1)", scale,
-			 SUITE_SCALE_MIN, SUITE_SCALE_MAX);
-		return 400;
-	}
-	if (scheduler && *scheduler &&
-	    ident_checks(IDENT_SCHEDULER, scheduler, why, sizeof(why))) {
-		snprintf(err, errlen, "field 'scheduler': %s", why);
-		return 400;
-	}
-	if (cmdline_check(d, cmdline, why, sizeof(why))) {
-		snprintf(err, errlen, "field 'cmdline': %s", why);
-		return 403;
-	}
-	return 0;
-}
-
-/* 0 when suite names a suite of workloads/suites/, else -1 with err. */
-int api_suite_check(const struct klabd *d, const char *suite, char *err,
-		       size_t errlen)
-{
-	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
-		"QRSTUVWXYZ0123456789_-";
-	char path[4096];
-
-	if (!*suite || strspn(suite, ok) != strlen(suite) ||
-	    strlen(suite) > 64) {
-		snprintf(err, errlen, "invalid suite name '%.80s'", suite);
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/workloads/suites/%s.suite",
-		 d->top_dir ? d->top_dir : ".", suite);
-	if (access(path, R_OK)) {
-		snprintf(err, errlen, "unknown suite '%s': not in "
-			 "workloads/suites/", suite);
-		return -1;
-	}
-	return 0;
 }
 
 int api_suites_register(const struct klabd *d, struct db *db)
@@ -274,6 +177,7 @@ int api_job_add(struct req *rq, struct web_response *r)
 	struct db_job_new jn;
 	long long repeat;
 	char err[700] = "";
+	enum outcome o;
 	int rc;
 
 	if (!doc)
@@ -284,13 +188,14 @@ int api_job_add(struct req *rq, struct web_response *r)
 		json_decref(doc);
 		return r->status;
 	}
-	rc = api_suite_check(rq->d, jn.suite, err, sizeof(err)) ? 403 :
-	     api_job_config_check(rq->d, jn.scale, jn.scheduler, jn.cmdline,
-				  err, sizeof(err));
-	if (rc) {
+	/* an unknown suite is refused to a job as forbidden (403) */
+	o = job_suite_check(rq->d, jn.suite, err, sizeof(err)) ?
+	    OUT_FORBIDDEN : job_config_check(rq->d, jn.scale, jn.scheduler,
+					     jn.cmdline, err, sizeof(err));
+	if (o != OUT_OK) {
 		json_decref(ks);
 		json_decref(doc);
-		return web_error_json(r, rc, err);
+		return api_error(r, o, err);
 	}
 	ids = json_array();
 	rc = jobs_insert(rq, &jn, ks, repeat ? repeat : 1, ids, err,

@@ -221,12 +221,25 @@ static int in_from_query(struct req *rq, struct sub_input *in, int raw,
 	return rc;
 }
 
+/* submission_create for rq: a refused patch recorded (api_patch_refused). */
+static enum outcome sub_create(struct req *rq, const struct sub_input *in,
+			       int64_t *id, char *err, size_t errlen)
+{
+	struct caller c = api_caller(rq);
+	enum outcome o;
+
+	o = submission_create(rq->d, rq->db, &c, in, id, err, errlen);
+	api_patch_refused(rq, o, in->base, err);
+	return o;
+}
+
 /* POST /api/submissions: JSON, or a raw series with ?base=&rig=... */
 int api_submission_add(struct req *rq, struct web_response *r)
 {
 	struct sub_input in;
 	json_t *doc = NULL;
 	char err[800] = "";
+	enum outcome o;
 	int64_t id = 0;
 	int rc;
 
@@ -243,8 +256,8 @@ int api_submission_add(struct req *rq, struct web_response *r)
 		rc = web_error_json(r, 400, err);
 		goto out;
 	}
-	rc = submission_create(rq, &in, &id, err, sizeof(err));
-	rc = rc ? web_error_json(r, rc, err) :
+	o = sub_create(rq, &in, &id, err, sizeof(err));
+	rc = o != OUT_OK ? api_error(r, o, err) :
 	     api_reply_started(r, "/submissions", id);
 out:
 	json_decref(doc);
@@ -368,15 +381,16 @@ int api_submissions(struct req *rq, struct web_response *r)
 /* POST /api/submissions/ID/cancel */
 int api_submission_cancel(struct req *rq, struct web_response *r)
 {
+	struct caller c = api_caller(rq);
 	char err[400] = "";
+	enum outcome o;
 	long id;
-	int rc;
 
 	if (api_arg_id(rq, r, "submission", &id))
 		return r->status;
-	rc = submission_cancel(rq, id, err, sizeof(err));
-	if (rc)
-		return web_error_json(r, rc, err);
+	o = submission_cancel(rq->d, rq->db, &c, id, err, sizeof(err));
+	if (o != OUT_OK)
+		return api_error(r, o, err);
 	return api_reply(r, 200, json_pack("{s:I, s:s}", "id",
 					   (json_int_t)id, "state",
 					   "cancelled"));
@@ -451,15 +465,16 @@ int page_submissions(struct req *rq, struct web_response *r)
 /* POST /submissions/ID/cancel from the status page (session + CSRF). */
 int page_submission_cancel(struct req *rq, struct web_response *r)
 {
+	struct caller c = api_caller(rq);
 	char err[400] = "";
+	enum outcome o;
 	long id;
-	int rc;
 
 	if (parse_long(rq->arg, 1, 0x7fffffffL, &id))
 		return web_error_page(r, &rq->q, 404, "no such submission");
-	rc = submission_cancel(rq, id, err, sizeof(err));
-	if (rc)
-		return web_error_page(r, &rq->q, rc, err);
+	o = submission_cancel(rq->d, rq->db, &c, id, err, sizeof(err));
+	if (o != OUT_OK)
+		return web_error_page(r, &rq->q, api_outcome_status(o), err);
 	snprintf(r->location, sizeof(r->location), "/submissions/%ld", id);
 	r->status = 303;
 	return 303;
@@ -505,14 +520,14 @@ int page_submit_post(struct req *rq, struct web_response *r)
 {
 	struct sub_input in;
 	char err[800] = "";
+	enum outcome o;
 	int64_t id = 0;
-	int rc;
 
 	memset(&in, 0, sizeof(in));
-	rc = in_from_query(rq, &in, 0, err, sizeof(err)) ? 400 :
-	     submission_create(rq, &in, &id, err, sizeof(err));
-	if (rc)
-		return submit_form(rq, r, rc, err);
+	o = in_from_query(rq, &in, 0, err, sizeof(err)) ? OUT_INVALID :
+	    sub_create(rq, &in, &id, err, sizeof(err));
+	if (o != OUT_OK)
+		return submit_form(rq, r, api_outcome_status(o), err);
 	snprintf(r->location, sizeof(r->location), "/submissions/%lld",
 		 (long long)id);
 	r->status = 303;

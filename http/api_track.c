@@ -15,6 +15,7 @@
 #include "db/track.h"
 #include "klabd/klabd.h"
 #include "flow/track.h"
+#include "lab/job_check.h"
 
 static json_t *track_json(const void *elem)
 {
@@ -154,7 +155,7 @@ static int track_check_body(struct req *rq, struct db_track *t, int *status,
 			 "or newest-6.12)", t->line);
 		return -1;
 	}
-	if (api_suite_check(rq->d, t->suite, err, errlen))
+	if (job_suite_check(rq->d, t->suite, err, errlen))
 		return -1;
 	*status = 404;
 	if (db_suite_get(rq->db, t->suite, &su)) {

@@ -238,22 +238,10 @@ int api_agent_file(struct req *rq, struct web_response *r);
 int api_job_add(struct req *rq, struct web_response *r);
 int api_jobs(struct req *rq, struct web_response *r);
 int api_rig_online(struct req *rq, struct web_response *r);
-/* A job's suite (a suite of workloads/suites/): 0, or -1 with err
- * naming what is refused. */
-int api_suite_check(const struct klabd *d, const char *suite, char *err,
-		    size_t errlen);
 /* Register (or describe anew) every suite of workloads/suites/ in the
- * database, as its file names and describes it; how many. */
+ * database, as its file names and describes it; how many.  (A job's
+ * suite and configuration are checked by lab/job_check.h.) */
 int api_suites_register(const struct klabd *d, struct db *db);
-/* The one check of a job configuration (api_job_config_fields in
- * api_util.h; scale 0: the suite's own, scheduler and cmdline "": the
- * rig's default, nothing added): 0, or an HTTP status with err naming
- * the field: 400 for a scale out of klab-run's range or a scheduler that
- * is not a name (lib/ident.h), 403 for a kernel parameter
- * job_cmdline_allow does not allow. */
-int api_job_config_check(const struct klabd *d, double scale,
-			 const char *scheduler, const char *cmdline,
-			 char *err, size_t errlen);
 /* comparisons.c: comparison runs with adaptive repetition */
 int api_comparison_add(struct req *rq, struct web_response *r);
 int api_comparisons(struct req *rq, struct web_response *r);

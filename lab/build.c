@@ -247,30 +247,31 @@ const char **build_args(struct klabd *d, const char *base, char *patches,
 	return args;
 }
 
-int build_ident_check(struct klabd *d, struct db *db, const char *ident,
-		      int operator, char *err, size_t errlen)
+enum outcome build_ident_check(struct klabd *d, struct db *db,
+			       const char *ident, int operator, char *err,
+			       size_t errlen)
 {
+	enum outcome o = OUT_OK;
 	struct db_kernel k;
-	int rc = 0;
 
 	if (!ident || !*ident)
-		return 0;
+		return OUT_OK;
 	if (ident_lab_owned(ident)) {
 		snprintf(err, errlen, "field 'ident': '%.128s' is a name of "
 			 "the lab's own (subN-, bisN-, build-): choose another",
 			 ident);
-		return 400;
+		return OUT_INVALID;
 	}
 	if (operator || db_kernel_get(db, ident, &k) != DB_OK)
-		return 0;
+		return OUT_OK;
 	if (!*k.build_key) {
 		snprintf(err, errlen, "field 'ident': kernel '%.128s' exists "
 			 "(%.40s); only an operator may replace it", ident,
 			 k.source);
-		rc = 409;
+		o = OUT_CONFLICT;
 	}
 	db_kernel_release(&k);
-	return rc;
+	return o;
 }
 
 static void build_publish(struct klabd *d, struct db *db,

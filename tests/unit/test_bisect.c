@@ -7,7 +7,7 @@
  * every first-bad position of ranges of 1 to 64 candidates, with and
  * without unbuildable steps, counted against the ideal log2(n).  And a
  * bisection's job configuration: the check it shares with jobs and
- * comparison runs (api_job_config_check), its row in the database
+ * comparison runs (job_config_check), its row in the database
  * (migration 14's defaults) and how its page and report name it.  And
  * the good end's cells lent to a later step (db_bisection_borrow): only
  * done base-side cells of that kernel from the bisection's own steps,
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "klabd/klabd.h"
+#include "lab/job_check.h"
 #include "db/bisect.h"
 #include "db/comparisons.h"
 #include "db/db_int.h"
@@ -174,16 +175,16 @@ static void test_names(void **state)
 	assert_int_equal(bisect_ideal_steps(1), 0);
 }
 
-/* err of api_job_config_check(scale, sched, cmdline) starts with want,
- * the status is status. */
+/* err of job_config_check(scale, sched, cmdline) starts with want, the
+ * outcome is o. */
 static void config_refused(const struct klabd *d, double scale,
-			   const char *sched, const char *cmdline, int status,
-			   const char *want)
+			   const char *sched, const char *cmdline,
+			   enum outcome o, const char *want)
 {
 	char err[700] = "";
 
-	assert_int_equal(api_job_config_check(d, scale, sched, cmdline, err,
-					      sizeof(err)), status);
+	assert_int_equal(job_config_check(d, scale, sched, cmdline, err,
+					  sizeof(err)), o);
 	if (strncmp(err, want, strlen(want)))
 		fail_msg("'%s' does not start with '%s'", err, want);
 }
@@ -195,29 +196,33 @@ static void test_config_check(void **state)
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
-	assert_int_equal(api_job_config_check(&d, 0, "", "", err,
-					      sizeof(err)), 0);
-	assert_int_equal(api_job_config_check(&d, 0.05, "mq-deadline",
-					      "elevator=none quiet", err,
-					      sizeof(err)), 0);
-	assert_int_equal(api_job_config_check(&d, 10000, "none", NULL, err,
-					      sizeof(err)), 0);
-	config_refused(&d, -1, "", "", 400, "field 'scale': -1 is not");
-	config_refused(&d, 0.00001, "", "", 400, "field 'scale'");
-	config_refused(&d, 20000, "", "", 400, "field 'scale'");
-	config_refused(&d, 1, "bfq;reboot", "", 400, "field 'scheduler': "
-		       "scheduler name 'bfq;reboot' has a character not "
-		       "allowed at byte 4");
-	config_refused(&d, 1, "mq deadline", "", 400, "field 'scheduler'");
-	config_refused(&d, 1, "../x", "", 400, "field 'scheduler'");
-	config_refused(&d, 1, "", "init=/bin/sh", 403, "field 'cmdline': "
-		       "kernel parameter 'init=/bin/sh' is not allowed");
-	config_refused(&d, 1, "", "quiet $(id)", 403, "field 'cmdline': "
-		       "kernel parameter '$(id)'");
+	assert_int_equal(job_config_check(&d, 0, "", "", err, sizeof(err)),
+			 OUT_OK);
+	assert_int_equal(job_config_check(&d, 0.05, "mq-deadline",
+					  "elevator=none quiet", err,
+					  sizeof(err)), OUT_OK);
+	assert_int_equal(job_config_check(&d, 10000, "none", NULL, err,
+					  sizeof(err)), OUT_OK);
+	config_refused(&d, -1, "", "", OUT_INVALID,
+		       "field 'scale': -1 is not");
+	config_refused(&d, 0.00001, "", "", OUT_INVALID, "field 'scale'");
+	config_refused(&d, 20000, "", "", OUT_INVALID, "field 'scale'");
+	config_refused(&d, 1, "bfq;reboot", "", OUT_INVALID,
+		       "field 'scheduler': scheduler name 'bfq;reboot' has a "
+		       "character not allowed at byte 4");
+	config_refused(&d, 1, "mq deadline", "", OUT_INVALID,
+		       "field 'scheduler'");
+	config_refused(&d, 1, "../x", "", OUT_INVALID, "field 'scheduler'");
+	config_refused(&d, 1, "", "init=/bin/sh", OUT_FORBIDDEN,
+		       "field 'cmdline': kernel parameter 'init=/bin/sh' is "
+		       "not allowed");
+	config_refused(&d, 1, "", "quiet $(id)", OUT_FORBIDDEN,
+		       "field 'cmdline': kernel parameter '$(id)'");
 	d.cmdline_allow = "foo=";
-	assert_int_equal(api_job_config_check(&d, 1, "", "foo=1", err,
-					      sizeof(err)), 0);
-	config_refused(&d, 1, "", "elevator=none", 403, "field 'cmdline'");
+	assert_int_equal(job_config_check(&d, 1, "", "foo=1", err,
+					  sizeof(err)), OUT_OK);
+	config_refused(&d, 1, "", "elevator=none", OUT_FORBIDDEN,
+		       "field 'cmdline'");
 }
 
 /* Bisection id of db has the job configuration scale, sched, cmdline. */
