@@ -236,30 +236,20 @@ int api_jobs(struct req *rq, struct web_response *r)
 	return rc;
 }
 
-struct rig *api_rig_bring_online(struct req *rq, struct web_response *r,
-				 const char *via)
-{
-	struct rig *g = rigmgr_find(rq->d, rq->arg);
-	char err[300];
-
-	if (!g) {
-		snprintf(err, sizeof(err), "unknown rig '%s'", rq->arg);
-		web_error_json(r, 404, err);
-		return NULL;
-	}
-	rigmgr_online(g);
-	auth_audit(rq, "rig online", g->name, "%s", via);
-	return g;
-}
-
 /* POST /api/rigs/NAME/online */
 int api_rig_online(struct req *rq, struct web_response *r)
 {
-	struct rig *g = api_rig_bring_online(rq, r, "over the api");
+	struct caller c = api_caller(rq);
+	char err[300];
+	struct rig *g;
+	enum outcome o;
 
-	if (!g)
-		return r->status;
-	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig", g->name));
+	o = rigmgr_bring_online(rq->d, rq->db, &c, rq->arg, "over the api",
+				&g, err, sizeof(err));
+	if (o != OUT_OK)
+		return api_error(r, o, err);
+	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig",
+					   g->name));
 }
 
 /* GET /api/catalog/available: Debian's kernels, as text */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "http/api_util.h"
 #include "http/auth.h"
 #include "db/tokens.h"
 #include "lib/rand.h"
@@ -412,8 +413,15 @@ int web_logout_post(struct req *rq, struct web_response *r)
 /* POST /rigs/NAME/online from the rigs page (operator, session + CSRF). */
 int web_rig_online_post(struct req *rq, struct web_response *r)
 {
-	if (!api_rig_bring_online(rq, r, "from the rigs page"))
-		return r->status;
+	struct caller c = api_caller(rq);
+	char err[300];
+	struct rig *g;
+	enum outcome o;
+
+	o = rigmgr_bring_online(rq->d, rq->db, &c, rq->arg,
+				"from the rigs page", &g, err, sizeof(err));
+	if (o != OUT_OK)
+		return api_error(r, o, err);
 	snprintf(r->location, sizeof(r->location), "/rigs");
 	r->status = 303;
 	return 303;

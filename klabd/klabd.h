@@ -250,10 +250,6 @@ int page_comparison(struct req *rq, struct web_response *r);
  * steps every unfinished comparison run, so a restart resumes them;
  * driver_kick(d->cmprun) after a change. */
 long cmprun_pass(void *arg);
-/* Bring the rig named by rq->arg online and audit it (via says how); the
- * rig, or NULL with a 404 in r. */
-struct rig *api_rig_bring_online(struct req *rq, struct web_response *r,
-				 const char *via);
 int api_catalog_available(struct req *rq, struct web_response *r);
 int api_catalog_debian(struct req *rq, struct web_response *r);
 int api_build_add(struct req *rq, struct web_response *r);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "klabd/outcome.h"
 #include "lib/proc.h"
 
 struct klabd;
@@ -204,6 +205,17 @@ int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
 		    size_t errlen);
 /* Operator: bring an offline rig back (cold boot). */
 int rigmgr_online(struct rig *g);
+/*
+ * Bring rig name back for c (rigmgr_online) and record it in the audit
+ * log ("rig online", via saying how it was asked): OUT_OK with *out the
+ * rig, or OUT_NOTFOUND with err naming it.
+ */
+struct caller;
+struct db;
+enum outcome rigmgr_bring_online(struct klabd *d, struct db *db,
+				 const struct caller *c, const char *name,
+				 const char *via, struct rig **out, char *err,
+				 size_t errlen);
 /* Wake pollers after new jobs were queued. */
 void rigmgr_kick(struct klabd *d);
 

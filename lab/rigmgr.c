@@ -621,6 +621,23 @@ int rigmgr_online(struct rig *g)
 	return 0;
 }
 
+enum outcome rigmgr_bring_online(struct klabd *d, struct db *db,
+				 const struct caller *c, const char *name,
+				 const char *via, struct rig **out, char *err,
+				 size_t errlen)
+{
+	struct rig *g = rigmgr_find(d, name);
+
+	*out = g;
+	if (!g) {
+		snprintf(err, errlen, "unknown rig '%s'", name);
+		return OUT_NOTFOUND;
+	}
+	rigmgr_online(g);
+	caller_audit(db, c, "rig online", g->name, "%s", via);
+	return OUT_OK;
+}
+
 void rigmgr_kick(struct klabd *d)
 {
 	pthread_mutex_lock(&d->mgr_lock);
