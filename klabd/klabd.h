@@ -38,7 +38,8 @@ struct http_limits {
 	int max_per_ip;		/* max_connections_per_ip, default 128 */
 	int timeout;		/* connection_timeout: idle s, default 30 */
 	int header_timeout;	/* s to send a request's headers, default 10 */
-	long long upload_memory;	/* bodies in flight, 0: 4 x max_upload */
+	/* upload_memory: bodies in flight, 0: 4 x max_upload */
+	long long upload_memory;
 };
 
 struct klabd {
@@ -47,7 +48,8 @@ struct klabd {
 	int port;		/* 0: pick a free one (printed at start) */
 	long long max_upload;	/* bytes, default 16 MiB */
 	char *data_dir;		/* kernels, images, rig dirs, logs */
-	char *top_dir;		/* klab's source/install tree (suites, scripts) */
+	/* klab's source/install tree (suites, scripts) */
+	char *top_dir;
 	char *rig_bin_dir;	/* agent + workloads put into rig images */
 	char *public_url;	/* how agents reach us, for the rig cmdline */
 	struct auth *auth;	/* sessions and the CSRF key (auth.c) */
