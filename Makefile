@@ -125,9 +125,9 @@ check: checksrc
 
 # The house style (scripts/checksrc.sh, issue 30), checked before anything
 # is built.  Every directory with C files but the controller's rooms
-# (klabd/, lab/, flow/, http/, cli/: split from controller/, not yet fixed
+# still to come (lab/, flow/, http/: split from controller/, not yet fixed
 # to it); each joins the list once `scripts/checksrc.sh DIR` passes.
-CHECKSRC_DIRS = lib db judge web workloads agent bench fuzz tests
+CHECKSRC_DIRS = lib db judge web workloads agent bench fuzz tests cli klabd
 checksrc:
 	scripts/checksrc.sh $(CHECKSRC_DIRS)
 
