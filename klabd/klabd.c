@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -27,7 +26,6 @@
 #include "flow/bisect.h"
 #include "lab/build.h"
 #include "lab/catalog.h"
-#include "db/tokens.h"
 #include "flow/driver.h"
 #include "judge/verdict.h"
 #include "klabd/klabd.h"
@@ -472,164 +470,6 @@ static void klabd_stop(struct klabd *d)
 	klabd_db_close_idle(d);
 }
 
-/* The database holds token hashes and results: owner only, with the
- * WAL files sqlite creates beside it. */
-static void db_path_private(const char *path)
-{
-	static const char *const sfx[] = { "", "-wal", "-shm" };
-	char p[4096];
-	size_t i;
-
-	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
-		if (chmod(p, 0600) && errno != ENOENT)
-			fprintf(stderr, "klabd: cannot chmod '%s': %s\n", p,
-				strerror(errno));
-	}
-}
-
-/* Who runs `klabd token` on this host, for the audit log. */
-static const char *local_user(char *buf, size_t len)
-{
-	struct passwd *pw = getpwuid(getuid());
-
-	if (pw)
-		snprintf(buf, len, "local:%s", pw->pw_name);
-	else
-		snprintf(buf, len, "local:uid %u", (unsigned)getuid());
-	return buf;
-}
-
-static int token_add(struct db *db, const char *name, const char *role)
-{
-	char secret[AUTH_HEX_LEN + 1], hash[AUTH_HEX_LEN + 1], err[300] = "";
-	char who[128];
-
-	if (rand_hex(secret, AUTH_TOKEN_BYTES)) {
-		fprintf(stderr, "klabd: cannot draw a token: %s\n",
-			strerror(errno));
-		return 1;
-	}
-	auth_hash_hex(secret, hash);
-	if (db_token_add(db, name, role, hash, err, sizeof(err))) {
-		fprintf(stderr, "klabd: %s\n", err);
-		return 1;
-	}
-	db_audit_add(db, local_user(who, sizeof(who)), "operator",
-		     "token add", name, role);
-	/* the only time the secret is shown */
-	printf("%s\n", secret);
-	return 0;
-}
-
-static int token_list(struct db *db)
-{
-	struct db_token *v = NULL;
-	size_t n = 0, i;
-	char when[32];
-
-	if (db_token_list(db, &v, &n)) {
-		fprintf(stderr, "klabd: cannot list tokens\n");
-		return 1;
-	}
-	for (i = 0; i < n; i++) {
-		time_t t = (time_t)v[i].created;
-		struct tm tm;
-
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M",
-			 gmtime_r(&t, &tm));
-		printf("%-24s %-10s %s\n", v[i].name, v[i].role, when);
-	}
-	db_tokens_free(v, n);
-	return 0;
-}
-
-static int token_revoke(struct db *db, const char *name)
-{
-	int rc = db_token_revoke(db, name);
-	char who[128];
-
-	if (rc == DB_NOTFOUND)
-		fprintf(stderr, "klabd: no token named '%s'\n", name);
-	else if (rc)
-		fprintf(stderr, "klabd: cannot revoke token '%s'\n", name);
-	else
-		db_audit_add(db, local_user(who, sizeof(who)), "operator",
-			     "token revoke", name, "");
-	return rc ? 1 : 0;
-}
-
-/* klabd token add NAME --role R | list | revoke NAME, on the database of
- * --db or of --config's "db =", without starting the server. */
-static int token_main(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "role", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *dbpath = NULL, *cfgpath = NULL, *role = NULL, *v;
-	struct config cfg;
-	char err[512] = "";
-	struct db *db = NULL;
-	int c, rc = 2;
-
-	config_init(&cfg);
-	for (;;) {
-		c = getopt_long(argc, argv, "d:c:r:", opts, NULL);
-		if (c == -1)
-			break;
-		if (c == 'd')
-			dbpath = optarg;
-		else if (c == 'c')
-			cfgpath = optarg;
-		else if (c == 'r')
-			role = optarg;
-		else
-			goto out_usage;
-	}
-	argc -= optind;
-	argv += optind;
-	if (cfgpath && config_load(&cfg, cfgpath, err, sizeof(err)))
-		goto out_err;
-	if (!dbpath) {
-		v = config_get(&cfg, "", "db");
-		dbpath = v ? v : "klab.db";
-	}
-	if (argc < 1 || (!strcmp(argv[0], "list") ? argc != 1 : argc != 2))
-		goto out_usage;
-	if (!strcmp(argv[0], "add") && auth_role_parse(role) < 0) {
-		snprintf(err, sizeof(err), "invalid role '%s': expected "
-			 "'submitter' or 'operator'", role ? role : "");
-		goto out_err;
-	}
-	db = db_open(dbpath, err, sizeof(err));
-	if (!db)
-		goto out_err;
-	db_path_private(dbpath);
-	if (!strcmp(argv[0], "add"))
-		rc = token_add(db, argv[1], role);
-	else if (!strcmp(argv[0], "list"))
-		rc = token_list(db);
-	else if (!strcmp(argv[0], "revoke"))
-		rc = token_revoke(db, argv[1]);
-	else
-		goto out_usage;
-	goto out;
-out_usage:
-	usage(stderr);
-	rc = 2;
-	goto out;
-out_err:
-	fprintf(stderr, "klabd: %s\n", err);
-	rc = 1;
-out:
-	db_close(db);
-	config_release(&cfg);
-	return rc;
-}
-
 /* One klabd per database: the flock on DB.lock, held until exit.  A
  * second klabd would run the same rigs, builds and jobs twice. */
 static int lock_db(struct klabd *d, char *err, size_t errlen)
@@ -669,7 +509,7 @@ static int open_state(struct klabd *d, char *err, size_t errlen)
 			return -1;
 		klabd_db_put(d, db);
 	}
-	db_path_private(d->db_path);
+	klabd_db_private(d->db_path);
 	d->auth = auth_create(err, errlen);
 	return d->auth ? 0 : -1;
 }

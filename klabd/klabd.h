@@ -198,6 +198,11 @@ struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
  * "klabd: WHAT: cause" and gives NULL. */
 struct db *klabd_db_get_logged(struct klabd *d, const char *what);
 void klabd_db_put(struct klabd *d, struct db *db);
+/* The database file and its WAL files owner only (they hold token
+ * hashes and results). */
+void klabd_db_private(const char *path);
+/* token.c: `klabd token ...` (argv from "token"); the exit status. */
+int token_main(int argc, char **argv);
 /* Close the idle handles (at stop, after HTTP; a handle taken and put
  * back later is closed by the next call). */
 void klabd_db_close_idle(struct klabd *d);

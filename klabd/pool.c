@@ -6,10 +6,12 @@
  * It lives with klabd's main, below every room that uses it, so no room
  * depends on the HTTP server for its database.
  */
+#include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "db/db.h"
 #include "klabd/klabd.h"
@@ -115,4 +117,20 @@ void klabd_db_close_idle(struct klabd *d)
 	d->pool = NULL;
 	d->npool = d->pool_alloc = 0;
 	pthread_mutex_unlock(&d->pool_lock);
+}
+
+/* The database holds token hashes and results: owner only, with the
+ * WAL files sqlite creates beside it. */
+void klabd_db_private(const char *path)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char p[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		if (chmod(p, 0600) && errno != ENOENT)
+			fprintf(stderr, "klabd: cannot chmod '%s': %s\n", p,
+				strerror(errno));
+	}
 }
