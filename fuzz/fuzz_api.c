@@ -201,9 +201,9 @@ static int fuzz_tokens(char *err, size_t errlen)
 
 	if (!db)
 		return -1;
-	auth_hash_hex(FUZZ_SUBMIT, hash);
+	secret_hash_hex(FUZZ_SUBMIT, hash);
 	rc = db_token_add(db, "fz-submit", "submitter", hash, err, errlen);
-	auth_hash_hex(FUZZ_OPER, hash);
+	secret_hash_hex(FUZZ_OPER, hash);
 	if (rc == DB_OK)
 		rc = db_token_add(db, "fz-oper", "operator", hash, err, errlen);
 	klabd_db_put(&fuzz_d, db);

@@ -33,20 +33,6 @@ struct auth {
 	struct session_table *sessions;
 };
 
-void auth_hash_hex(const char *secret, char out[AUTH_HEX_LEN + 1])
-{
-	sha256_hex(secret, strlen(secret), out);
-}
-
-int auth_hex_equal(const char *a, const char *b)
-{
-	size_t n = strlen(a);
-
-	if (n != strlen(b))
-		return 0;
-	return CRYPTO_memcmp(a, b, n) == 0;
-}
-
 const char *auth_role_name(int role)
 {
 	switch (role) {
@@ -124,7 +110,7 @@ static int user_by_hash(struct req *rq, const char *h)
 	if (db_token_list(rq->db, &v, &n))
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (!auth_hex_equal(v[i].hash, h) || found == 0)
+		if (!secret_equal(v[i].hash, h) || found == 0)
 			continue;
 		snprintf(rq->who, sizeof(rq->who), "%s", v[i].name);
 		rq->role = auth_role_parse(v[i].role);
@@ -141,7 +127,7 @@ static int user_by_token(struct req *rq, const char *secret,
 {
 	if (!*secret)
 		return 1;
-	auth_hash_hex(secret, h);
+	secret_hash_hex(secret, h);
 	return user_by_hash(rq, h);
 }
 
@@ -292,7 +278,7 @@ int auth_request(struct req *rq, const struct route *rt,
 	/* a form acting for a signed-in user proves it came from our page */
 	field = query_get(&rq->q, "csrf");
 	if (form && rt->role >= ROLE_SUBMITTER &&
-	    (!field || !rq->csrf[0] || !auth_hex_equal(field, rq->csrf)))
+	    (!field || !rq->csrf[0] || !secret_equal(field, rq->csrf)))
 		return deny(r, 403, "missing or wrong csrf token: reload the "
 			    "page and try again");
 	return 0;

@@ -33,10 +33,6 @@ enum auth_role {
 struct auth *auth_create(char *err, size_t errlen);
 void auth_destroy(struct auth *a);
 
-/* The stored form of a secret: hex SHA-256. */
-void auth_hash_hex(const char *secret, char out[AUTH_HEX_LEN + 1]);
-/* Constant-time equality of two NUL-terminated hex strings. */
-int auth_hex_equal(const char *a, const char *b);
 const char *auth_role_name(int role);
 /* ROLE_SUBMITTER or ROLE_OPERATOR, -1 for anything else. */
 int auth_role_parse(const char *s);

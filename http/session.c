@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "http/auth.h"
+#include "lib/sha256.h"
 #include "lib/rand.h"
 #include "http/session.h"
 
@@ -104,7 +105,7 @@ int session_find(struct session_table *t, const char *id, time_t now,
 		return -1;
 	pthread_mutex_lock(&t->lock);
 	for (i = 0; i < SESSION_SLOTS; i++) {
-		if (!live(&t->s[i], now) || !auth_hex_equal(t->s[i].id, id))
+		if (!live(&t->s[i], now) || !secret_equal(t->s[i].id, id))
 			continue;
 		memcpy(hash, t->s[i].hash, SESSION_HEX_LEN + 1);
 		found = 0;
@@ -121,7 +122,7 @@ void session_close(struct session_table *t, const char *id)
 		return;
 	pthread_mutex_lock(&t->lock);
 	for (i = 0; i < SESSION_SLOTS; i++)
-		if (t->s[i].id[0] && auth_hex_equal(t->s[i].id, id))
+		if (t->s[i].id[0] && secret_equal(t->s[i].id, id))
 			memset(&t->s[i], 0, sizeof(t->s[i]));
 	pthread_mutex_unlock(&t->lock);
 }

@@ -16,6 +16,7 @@
 #include "db/tokens.h"
 #include "http/auth.h"
 #include "klabd/klabd.h"
+#include "lib/sha256.h"
 #include "lib/rand.h"
 
 static const char token_usage[] =
@@ -45,7 +46,7 @@ static int token_add(struct db *db, const char *name, const char *role)
 			strerror(errno));
 		return 1;
 	}
-	auth_hash_hex(secret, hash);
+	secret_hash_hex(secret, hash);
 	if (db_token_add(db, name, role, hash, err, sizeof(err))) {
 		fprintf(stderr, "klabd: %s\n", err);
 		return 1;

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "http/auth.h"
 #include "db/jobs.h"
 #include "klabd/klabd.h"
 #include "lib/alloc.h"
@@ -316,7 +315,7 @@ struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
 		return g;
 	}
 	g->token = strdup(cfg_str(d, sec, "token", tok));
-	auth_hash_hex(g->token, g->token_hash);
+	secret_hash_hex(g->token, g->token_hash);
 	g->base_kernel = strdup(cfg_str(d, sec, "base_kernel", ""));
 	g->power_cmd = strdup(cfg_str(d, sec, "power_cycle", ""));
 	g->console_cmd = strdup(cfg_str(d, sec, "console", ""));

@@ -43,7 +43,7 @@
 #include "db/jobs.h"
 #include "klabd/klabd.h"
 #include "lib/list.h"
-#include "http/auth.h"
+#include "lib/sha256.h"
 #include "lab/catalog.h"
 #include "lab/rig.h"
 #include "lab/rig_conf.h"
@@ -656,7 +656,7 @@ struct rig *rigmgr_find(struct klabd *d, const char *name)
 	return NULL;
 }
 
-/* Every rig's hash is compared, in constant time (auth_hex_equal). */
+/* Every rig's hash is compared, in constant time (secret_equal). */
 struct rig *rigmgr_by_token(struct klabd *d, const char *token)
 {
 	struct rig *found = NULL;
@@ -665,9 +665,9 @@ struct rig *rigmgr_by_token(struct klabd *d, const char *token)
 
 	if (!token || !*token)
 		return NULL;
-	auth_hash_hex(token, h);
+	secret_hash_hex(token, h);
 	for (i = 0; i < d->nrigs; i++)
-		if (auth_hex_equal(d->rigs[i]->token_hash, h) && !found)
+		if (secret_equal(d->rigs[i]->token_hash, h) && !found)
 			found = d->rigs[i];
 	return found;
 }

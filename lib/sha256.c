@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,4 +100,18 @@ int sha256_hex_ok(const char *s)
 {
 	return s && strlen(s) == SHA256_HEX_LEN &&
 	       strspn(s, "0123456789abcdef") == SHA256_HEX_LEN;
+}
+
+void secret_hash_hex(const char *secret, char out[SHA256_HEX_LEN + 1])
+{
+	sha256_hex(secret, strlen(secret), out);
+}
+
+int secret_equal(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (n != strlen(b))
+		return 0;
+	return CRYPTO_memcmp(a, b, n) == 0;
 }

@@ -33,6 +33,11 @@ void sha256_final_hex(struct sha256 *ctx, char out[SHA256_HEX_LEN + 1]);
 void sha256_hex(const void *data, size_t len, char out[SHA256_HEX_LEN + 1]);
 /* Hex digest of a file; 0, or -1 with errno set. */
 int sha256_file_hex(const char *path, char out[SHA256_HEX_LEN + 1]);
+/* The stored form of a secret (a token): its hex SHA-256. */
+void secret_hash_hex(const char *secret, char out[SHA256_HEX_LEN + 1]);
+/* Constant-time equality of two NUL-terminated strings of hex (hashes of
+ * secrets): CRYPTO_memcmp, never strcmp. */
+int secret_equal(const char *a, const char *b);
 /* 1 when s is a hash as sha256_hex writes it: 64 lowercase hex digits. */
 int sha256_hex_ok(const char *s);
 

@@ -187,10 +187,10 @@ grep -q "$(printf %s "$SUB" | sha256sum | cut -c1-64)" "$TMP/dump" || fail "no h
 ok "tokens stored as SHA-256 hashes, database mode 600"
 
 # constant-time comparison (code review): every token check goes
-# through auth_hex_equal, which is CRYPTO_memcmp
-grep -q 'CRYPTO_memcmp(a, b, n)' "$TOP/http/auth.c" || fail "auth_hex_equal lost CRYPTO_memcmp"
+# through secret_equal (lib/sha256.c), which is CRYPTO_memcmp
+grep -q 'CRYPTO_memcmp(a, b, n)' "$TOP/lib/sha256.c" || fail "secret_equal lost CRYPTO_memcmp"
 sed -n '/^struct rig \*rigmgr_by_token/,/^}/p' "$TOP/lab/rigmgr.c" >"$TMP/bytoken"
-expect_grep 'auth_hex_equal' "$TMP/bytoken"
+expect_grep 'secret_equal' "$TMP/bytoken"
 expect_nogrep 'strcmp' "$TMP/bytoken"
 ok "tokens compared with CRYPTO_memcmp"
 
