@@ -115,14 +115,18 @@ static int sub_button_post(struct req *rq, struct web_response *r, int test)
 
 	if (rc)
 		return subs_page(rq, r, rc, NULL, refusal(r, err, sizeof(err)));
-	if (test)
+	if (test) {
 		rc = alerts_sub_test(rq, &s, NULL, NULL, err, sizeof(err));
-	else if ((rc = db_alert_sub_delete(rq->db, s.id)) == 0)
-		auth_audit(rq, "unsubscribe", s.channel, "subscription %lld",
-			   (long long)s.id);
-	else
-		snprintf(err, sizeof(err), "cannot delete subscription %lld",
-			 (long long)s.id);
+	} else {
+		rc = db_alert_sub_delete(rq->db, s.id);
+		if (rc == 0)
+			auth_audit(rq, "unsubscribe", s.channel,
+				   "subscription %lld", (long long)s.id);
+		else
+			snprintf(err, sizeof(err),
+				 "cannot delete subscription %lld",
+				 (long long)s.id);
+	}
 	snprintf(msg, sizeof(msg), test ? "Test alert queued for "
 		 "subscription %lld." : "Subscription %lld deleted.",
 		 (long long)s.id);

@@ -51,7 +51,8 @@ int api_status(struct req *rq, struct web_response *r)
 
 	klabd_mem(rq->d, &m);
 	return api_reply(r, 200,
-			 json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I}}",
+			 json_pack("{s:{s:I, s:I, s:I, s:I}, "
+				   "s:{s:I, s:I, s:I, s:I}}",
 				   "malloc", "heap", (json_int_t)m.heap,
 				   "in_use", (json_int_t)m.in_use,
 				   "free", (json_int_t)m.free,
@@ -660,7 +661,8 @@ int api_compare(struct req *rq, struct web_response *r)
 	nk = query_all(&rq->q, "k", 1, &k);
 	if (nk < 1) {
 		free(k);
-		return web_error_json(r, 400, "name kernels to compare with k=");
+		return web_error_json(r, 400,
+				      "name kernels to compare with k=");
 	}
 	for (i = 0; base && i < nk; i++)
 		if (!strcmp(k[i], base))
@@ -680,7 +682,8 @@ int api_compare(struct req *rq, struct web_response *r)
 	if (rc)
 		return reply_db_error(r, rc, err);
 	doc = report_json(&c);
-	if (query_get(&rq->q, "hist") && !strcmp(query_get(&rq->q, "hist"), "1"))
+	if (query_get(&rq->q, "hist") &&
+	    !strcmp(query_get(&rq->q, "hist"), "1"))
 		json_object_set_new(doc, "hist", compare_hist_json(rq->db, &c));
 	rc = api_reply(r, 200, doc);
 	compare_release(&c);
@@ -711,7 +714,8 @@ int api_history(struct req *rq, struct web_response *r)
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, json_pack("{s:s, s:f, s:I, s:i, s:I, "
 				      "s:s}", "kernel", s[i].kernel, "value",
-				      s[i].value, "run", (json_int_t)s[i].run_id,
+				      s[i].value, "run",
+				      (json_int_t)s[i].run_id,
 				      "repetition", s[i].repetition, "time",
 				      (json_int_t)s[i].time, "rigconf",
 				      s[i].rigconf ? s[i].rigconf : ""));

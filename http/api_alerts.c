@@ -52,9 +52,12 @@ static int events_field(struct web_response *r, json_t *doc,
 	else if (json_is_array(v))
 		json_array_foreach(v, i, e) {
 			if (!json_is_string(e))
-				return web_error_json(r, 400, "field 'events': "
-						      "expected a list of strings");
-			sb_addf(out, "%s%s", i ? "," : "", json_string_value(e));
+				return web_error_json(r, 400,
+						      "field 'events': "
+						      "expected a list "
+						      "of strings");
+			sb_addf(out, "%s%s", i ? "," : "",
+				json_string_value(e));
 		}
 	else if (v && !json_is_null(v))
 		return web_error_json(r, 400, "field 'events': expected a "
@@ -146,9 +149,12 @@ int alerts_sub_create(struct req *rq, struct web_response *r, json_t *doc,
 
 	sb_init(&events);
 	memset(&s, 0, sizeof(s));
-	if ((rc = sub_target(rq, r, doc, &s, secret, len)) ||
-	    (rc = sub_filter(r, doc, &s)) || (rc = events_field(r, doc,
-								&events)))
+	rc = sub_target(rq, r, doc, &s, secret, len);
+	if (!rc)
+		rc = sub_filter(r, doc, &s);
+	if (!rc)
+		rc = events_field(r, doc, &events);
+	if (rc)
 		goto out;
 	s.events = events.buf;
 	s.owner = rq->who;
@@ -292,7 +298,8 @@ int api_subscription_test(struct req *rq, struct web_response *r)
 		rc = web_error_json(r, 500, err);
 	else
 		rc = api_reply(r, 202, json_pack("{s:I, s:I}", "event",
-				(json_int_t)event, "deliveries", (json_int_t)n));
+				(json_int_t)event, "deliveries",
+				(json_int_t)n));
 	db_alert_sub_release(&s);
 	return rc;
 }
@@ -338,21 +345,26 @@ int api_alert_emit(struct req *rq, struct web_response *r)
 	else if (!alerts_kind_known(ev.kind))
 		rc = web_error_json(r, 400, "field 'kind': expected "
 				    "submission_finished, worse_found, "
-				    "change_point, rig_offline or build_failed");
+				    "change_point, rig_offline or "
+				    "build_failed");
 	else if (ev.title && strpbrk(ev.title, "\r\n"))
 		rc = web_error_json(r, 400, "field 'title': one line, without "
 				    "CR or LF");
 	else if (ev.link && *ev.link != '/')
 		rc = web_error_json(r, 400, "field 'link': a path on klabd, "
 				    "starting with '/'");
-	else if ((rc = alerts_emit_to(rq->db, &ev, 0, &event, &n, err,
-				      sizeof(err))) == DB_ERR)
-		rc = web_error_json(r, 500, err);
-	else
-		rc = api_reply(r, rc == DB_REPEATED ? 200 : 201, json_pack(
-			"{s:I, s:I, s:b}", "event", (json_int_t)event,
-			"deliveries", (json_int_t)n, "repeated",
-			rc == DB_REPEATED));
+	else {
+		rc = alerts_emit_to(rq->db, &ev, 0, &event, &n, err,
+				    sizeof(err));
+		if (rc == DB_ERR)
+			rc = web_error_json(r, 500, err);
+		else
+			rc = api_reply(r, rc == DB_REPEATED ? 200 : 201,
+				json_pack("{s:I, s:I, s:b}", "event",
+					  (json_int_t)event, "deliveries",
+					  (json_int_t)n, "repeated",
+					  rc == DB_REPEATED));
+	}
 	json_decref(doc);
 	return rc;
 }

@@ -191,7 +191,8 @@ static json_t *row_json(const void *elem)
 
 	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:s, "
 			 "s:{s:i, s:i}, s:{s:i, s:i}, s:i, s:i, s:i, s:f, "
-			 "s:b, s:i, s:s, s:I, s:I}", "id", (json_int_t)c->id, "state",
+			 "s:b, s:i, s:s, s:I, s:I}", "id", (json_int_t)c->id,
+			 "state",
 			 c->state, "base", c->base, "candidate", c->candidate,
 			 "rig", c->rig, "suite", c->suite, "scheduler",
 			 c->scheduler, "scale", c->scale, "cmdline",

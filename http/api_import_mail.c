@@ -50,7 +50,8 @@ static int check_limits(const struct result_set *rs,
 
 /* Kind i of rep into its suite; its runs appended to *ids. */
 static int store_kind(struct db *db, const struct result_set *rs,
-		      const struct import_part *p, const struct db_import_opts *base,
+		      const struct import_part *p,
+		      const struct db_import_opts *base,
 		      int first, struct import_kind_runs *kr, int64_t **ids,
 		      size_t *nids, char *err, size_t errlen)
 {

@@ -60,7 +60,7 @@ int api_suites_register(const struct klabd *d, struct db *db)
 	dh = opendir(dir);
 	if (!dh)
 		return 0;
-	while ((e = readdir(dh))) {
+	for (e = readdir(dh); e; e = readdir(dh)) {
 		size_t len = strlen(e->d_name);
 
 		if (len < 7 || strcmp(e->d_name + len - 6, ".suite"))
@@ -70,8 +70,8 @@ int api_suites_register(const struct klabd *d, struct db *db)
 			goto next;
 		if (strlen(s.name) != len - 6 ||
 		    strncmp(s.name, e->d_name, len - 6)) {
-			snprintf(err, sizeof(err), "'%.600s': name '%.80s' is not the "
-				 "file's", path, s.name);
+			snprintf(err, sizeof(err), "'%.600s': name '%.80s' "
+				 "is not the file's", path, s.name);
 			goto next;
 		}
 		if (db_suite_put(db, s.name, s.description ? s.description :

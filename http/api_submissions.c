@@ -50,8 +50,8 @@ static int json_list(struct web_response *r, json_t *doc, const char *key,
 	}
 	json_array_foreach(x, i, e) {
 		if (!json_is_string(e)) {
-			snprintf(msg, sizeof(msg), "field '%s[%zu]': expected a "
-				 "string", key, i);
+			snprintf(msg, sizeof(msg), "field '%s[%zu]': "
+				 "expected a string", key, i);
 			return web_error_json(r, 400, msg), -1;
 		}
 		v[(*n)++] = json_string_value(e);
@@ -279,7 +279,8 @@ static json_t *sub_row_json(const void *elem)
 			 s->max_cells, "scale", s->scale, "scheduler",
 			 s->scheduler, "cmdline", s->cmdline,
 			 "kernels", "base", s->kernel[0], "patched",
-			 s->kernel[1], "builds", "base", (json_int_t)s->build[0],
+			 s->kernel[1], "builds", "base",
+			 (json_int_t)s->build[0],
 			 "patched", (json_int_t)s->build[1], "created",
 			 (json_int_t)s->created, "finished",
 			 (json_int_t)s->finished);
@@ -317,7 +318,8 @@ static void progress_json(const struct sub_view *v, json_t *o)
 			    "headline_total", (json_int_t)total, "build_base",
 			    v->build[0].id ? v->build[0].state : "not queued",
 			    "build_patched", v->build[1].id ?
-			    v->build[1].state : "not queued", "ahead", v->ahead));
+			    v->build[1].state : "not queued", "ahead",
+			    v->ahead));
 }
 
 /* GET /api/submissions/ID: the submission with its patches, stages and

@@ -155,12 +155,13 @@ static int user_by_session(struct req *rq)
 static int type_listed(const char *types, const char *ct)
 {
 	size_t n = strlen(ct);
-	const char *p = types;
+	const char *p;
 
-	while (n && (p = strstr(p, ct))) {
+	if (!n)
+		return 0;
+	for (p = strstr(types, ct); p; p = strstr(p + n, ct)) {
 		if ((p == types || p[-1] == ' ') && (!p[n] || p[n] == ' '))
 			return 1;
-		p += n;
 	}
 	return 0;
 }
@@ -369,8 +370,8 @@ int web_login_post(struct req *rq, struct web_response *r)
 	if (rc == SESSION_FULL) {
 		/* never by signing someone else out */
 		snprintf(msg, sizeof(msg), "cannot sign in now: all %d "
-			 "sessions are held by other signed-in users, try again "
-			 "later", SESSION_SLOTS);
+			 "sessions are held by other signed-in users, "
+			 "try again later", SESSION_SLOTS);
 		web_login(msg, next, r);
 		r->status = 503;
 		return 503;

@@ -19,7 +19,8 @@
 
 enum auth_role {
 	ROLE_OPEN,		/* anyone: health, the login page */
-	ROLE_READ,		/* anyone, or any token with read_access=token */
+	ROLE_READ,		/* anyone, or any token with
+				 * read_access=token */
 	ROLE_AGENT,		/* a rig's own token */
 	ROLE_SUBMITTER,		/* submit, import, build, queue jobs */
 	ROLE_OPERATOR,		/* also rigs, kernels, suites, audit */

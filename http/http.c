@@ -565,7 +565,8 @@ static int http_nofile(struct klabd *d, char *err, size_t errlen)
 	n = (int)((rl.rlim_cur > FD_SPARE ? rl.rlim_cur - FD_SPARE : 0) / 2);
 	if (n < d->lim.threads) {
 		snprintf(err, errlen, "only %llu file descriptors allowed: too "
-			 "few for max_connections", (unsigned long long)rl.rlim_cur);
+			 "few for max_connections",
+			 (unsigned long long)rl.rlim_cur);
 		return -1;
 	}
 	fprintf(stderr, "klabd: only %llu file descriptors allowed: "

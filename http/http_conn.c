@@ -5,8 +5,8 @@
  * and removed by libmicrohttpd's notifications; a reaper thread looks at
  * the list every REAP_TICK_MS and shuts down the connections whose
  * request has not arrived in time: its headers within header_timeout,
- * its body at BODY_RATE on average beyond that.  What it did goes to stderr at most
- * once a minute.
+ * its body at BODY_RATE on average beyond that.  What it did goes to
+ * stderr at most once a minute.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -277,7 +277,8 @@ void http_guard_stop(struct klabd *d)
 	pthread_mutex_unlock(&g->lock);
 	if (g->running)
 		pthread_join(g->reaper, NULL);
-	while ((c = g->head)) {
+	while (g->head) {
+		c = g->head;
 		LIST_UNLINK(g->head, c);
 		free(c);
 	}

@@ -102,10 +102,12 @@ static const struct route routes[] = {
 	{ "POST", "/api/comparisons", SUBMIT, api_comparison_add, NULL },
 	{ "GET", "/api/comparisons", READ, api_comparisons, NULL },
 	{ "GET", "/api/comparisons/*", READ, api_comparisons, NULL },
-	{ "POST", "/api/submissions", SUBMIT, api_submission_add, SUBMIT_TYPES },
+	{ "POST", "/api/submissions", SUBMIT, api_submission_add,
+	  SUBMIT_TYPES },
 	{ "GET", "/api/submissions", READ, api_submissions, NULL },
 	{ "GET", "/api/submissions/*", READ, api_submissions, NULL },
-	{ "POST", "/api/submissions/*/cancel", SUBMIT, api_submission_cancel, NULL },
+	{ "POST", "/api/submissions/*/cancel", SUBMIT, api_submission_cancel,
+	  NULL },
 	{ "GET", "/api/queue", READ, api_queue, NULL },
 	{ "POST", "/api/bisections", SUBMIT, api_bisection_add, NULL },
 	{ "GET", "/api/bisections", READ, api_bisections, NULL },
@@ -146,12 +148,14 @@ static const struct route routes[] = {
 	{ "POST", "/submit", SUBMIT, page_submit_post, FORM },
 	{ "GET", "/submissions", READ, page_submissions, NULL },
 	{ "GET", "/submissions/*", READ, page_submissions, NULL },
-	{ "POST", "/submissions/*/cancel", SUBMIT, page_submission_cancel, FORM },
+	{ "POST", "/submissions/*/cancel", SUBMIT, page_submission_cancel,
+	  FORM },
 	{ "GET", "/queue", READ, page_queue, NULL },
 	{ "GET", "/bisections", READ, page_bisections, NULL },
 	{ "POST", "/bisections", SUBMIT, page_bisection_post, FORM },
 	{ "GET", "/bisections/*", READ, page_bisections, NULL },
-	{ "POST", "/submissions/*/bisect", SUBMIT, page_bisect_submission, FORM },
+	{ "POST", "/submissions/*/bisect", SUBMIT, page_bisect_submission,
+	  FORM },
 	{ "GET", "/login", OPEN, web_login_form, NULL },
 	{ "POST", "/login", OPEN, web_login_post, FORM },
 	{ "POST", "/logout", SUBMIT, web_logout_post, FORM },
@@ -210,7 +214,8 @@ const struct route *route_find(const char *method, const char *path,
 		if (!route_match(rt->pattern, path, buf, len, arg, arg2))
 			continue;
 		if (strcmp(method, rt->method) &&
-		    !(strcmp(method, "HEAD") == 0 && !strcmp(rt->method, "GET"))) {
+		    !(strcmp(method, "HEAD") == 0 &&
+		      !strcmp(rt->method, "GET"))) {
 			*bad_method = 1;
 			continue;
 		}
