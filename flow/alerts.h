@@ -27,7 +27,7 @@ struct alert_event {
 	/* what subscriptions filter on; NULL when it does not apply */
 	const char *rig, *suite, *metric, *submitter;
 	const char *title;	/* one line */
-	const char *text;	/* plain-text body: the report, ready for mail */
+	const char *text;	/* plain-text body: the report, for mail */
 	const char *link;	/* path on klabd ("/submissions/12"), or NULL */
 	/* the same kind and key are the same change: alerted once */
 	const char *dedup;

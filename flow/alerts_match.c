@@ -56,9 +56,10 @@ int alerts_kinds_check(const char *list, char *err, size_t errlen)
 		snprintf(kind, sizeof(kind), "%.*s", (int)(n < 63 ? n : 63),
 			 list);
 		if (n >= sizeof(kind) || !alerts_kind_known(kind)) {
-			snprintf(err, errlen, "unknown event kind '%s': expected "
-				 "submission_finished, worse_found, change_point, "
-				 "rig_offline, build_failed or bisection_done", kind);
+			snprintf(err, errlen, "unknown event kind '%s': "
+				 "expected submission_finished, worse_found, "
+				 "change_point, rig_offline, build_failed or "
+				 "bisection_done", kind);
 			return -1;
 		}
 		list += n;
@@ -79,7 +80,8 @@ int alerts_match(const struct alert_filter *f, const struct alert_event *ev)
 {
 	if (f->events && *f->events && !list_has(f->events, ev->kind))
 		return 0;
-	if (!field_match(f->rig, ev->rig) || !field_match(f->suite, ev->suite) ||
+	if (!field_match(f->rig, ev->rig) ||
+	    !field_match(f->suite, ev->suite) ||
 	    !field_match(f->submitter, ev->submitter))
 		return 0;
 	if (f->metric && *f->metric &&
@@ -102,8 +104,9 @@ int alerts_email_check(const char *addr, char *err, size_t errlen)
 
 	for (p = addr; *p; p++) {
 		if (!email_char_ok((unsigned char)*p)) {
-			snprintf(err, errlen, "invalid email address: character "
-				 "0x%02x is not allowed", (unsigned char)*p);
+			snprintf(err, errlen, "invalid email address: "
+				 "character 0x%02x is not allowed",
+				 (unsigned char)*p);
 			return -1;
 		}
 	}

@@ -506,7 +506,8 @@ long bisrun_pass(void *arg)
 	struct db *db;
 	size_t n = 0, i;
 
-	if (!(db = klabd_db_get_logged(d, "bisections")))
+	db = klabd_db_get_logged(d, "bisections");
+	if (!db)
 		return BISRUN_PERIOD_S;
 	if (db_bisection_list(db, 1, 0, &v, &n))
 		fprintf(stderr, "klabd: cannot list the bisections\n");

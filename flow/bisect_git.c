@@ -33,8 +33,8 @@
 #define BASE_PREFIX "base "
 
 /* git -C dir args...: its exit status, its stdout into out (emptied
- * first; may be NULL), or -1 with err set; err holds git's last stderr line when it
- * fails. */
+ * first; may be NULL), or -1 with err set; err holds git's last stderr
+ * line when it fails. */
 static int git_run(const char *dir, const char *const *args,
 		   struct strbuf *out, char *err, size_t errlen)
 {

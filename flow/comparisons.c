@@ -391,7 +391,8 @@ long cmprun_pass(void *arg)
 	struct db *db;
 	size_t n = 0, i;
 
-	if (!(db = klabd_db_get_logged(d, "comparisons")))
+	db = klabd_db_get_logged(d, "comparisons");
+	if (!db)
 		return CMPRUN_PERIOD_S;
 	if (db_comparison_list(db, 1, 0, &v, &n))
 		fprintf(stderr, "klabd: cannot list the comparisons\n");

@@ -117,7 +117,7 @@ void driver_release_all(void)
 	struct driver *dr;
 
 	pthread_mutex_lock(&stopped_lock);
-	while ((dr = stopped)) {
+	for (dr = stopped; dr; dr = stopped) {
 		stopped = dr->next;
 		driver_free(dr);
 	}

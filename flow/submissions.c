@@ -389,18 +389,23 @@ static int sub_cells_start(struct klabd *d, struct db *db,
 	int rc = db_begin(db) ? DB_ERR : DB_OK, ended = 0;
 
 	/* a cancel in the meantime wins */
-	if (!rc && !(rc = db_submission_get(db, s->id, &now))) {
-		ended = strcmp(now.state, "running") != 0;
-		db_submission_release(&now);
+	if (!rc) {
+		rc = db_submission_get(db, s->id, &now);
+		if (!rc) {
+			ended = strcmp(now.state, "running") != 0;
+			db_submission_release(&now);
+		}
 	}
 	if (!rc && ended) {
 		db_rollback(db);
 		return DB_OK;
 	}
-	while (!rc && (pr = list_next(pr, rig, sizeof(rig))))
-		for (ps = s->suites; !rc && (ps = list_next(ps, suite,
-							   sizeof(suite)));)
+	for (pr = list_next(pr, rig, sizeof(rig)); !rc && pr;
+	     pr = list_next(pr, rig, sizeof(rig))) {
+		for (ps = list_next(s->suites, suite, sizeof(suite));
+		     !rc && ps; ps = list_next(ps, suite, sizeof(suite)))
 			rc = sub_cell_add(db, s, rig, suite, err, errlen);
+	}
 	if (!rc && (db_submission_update(db, s->id, NULL, "cells", NULL, NULL,
 					 NULL) ||
 		    db_submission_stage_begin(db, s->id, "cells")))
@@ -537,7 +542,8 @@ long subrun_pass(void *arg)
 	struct db *db;
 	size_t n = 0, i;
 
-	if (!(db = klabd_db_get_logged(d, "submissions")))
+	db = klabd_db_get_logged(d, "submissions");
+	if (!db)
 		return SUBRUN_PERIOD_S;
 	if (db_submission_list(db, 1, 0, &v, &n))
 		fprintf(stderr, "klabd: cannot list the submissions\n");

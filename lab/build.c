@@ -84,8 +84,8 @@ void build_base_list(struct klabd *d, struct strbuf *sb)
 		if (strncmp(sec, BASE_PREFIX, pl) || !strcmp(sec, last))
 			continue;
 		last = sec;
-		sb_addf(sb, ", %s%s", sec + pl, config_get(&d->cfg, sec, "git") ?
-			"@COMMIT" : "");
+		sb_addf(sb, ", %s%s", sec + pl,
+			config_get(&d->cfg, sec, "git") ? "@COMMIT" : "");
 	}
 }
 
@@ -166,8 +166,9 @@ static int build_config_check(struct klabd *d, char *err, size_t errlen)
 		if (!base_name_ok(sec + pl, strlen(sec + pl)) ||
 		    !strcmp(sec + pl, "debian-6.1") ||
 		    !strcmp(sec + pl, "debian-6.12"))
-			snprintf(err, errlen, "%s:%d: invalid base name '%.64s'",
-				 d->cfg.path, d->cfg.v[i].line, sec + pl);
+			snprintf(err, errlen, "%s:%d: invalid base name "
+				 "'%.64s'", d->cfg.path, d->cfg.v[i].line,
+				 sec + pl);
 		else if (!dir == !git)
 			snprintf(err, errlen, "%s:%d: [%.80s]: expected 'dir' "
 				 "or 'git', one of them", d->cfg.path,
@@ -322,8 +323,18 @@ static void build_publish(struct klabd *d, struct db *db,
 	fprintf(stderr, "klabd: build %lld: %s (%s)\n", (long long)b->id,
 		ident, cache);
 	sb_release(&prov);
-	free(ver); free(img); free(bk); free(ph); free(ch); free(cc);
-	free(secs); free(sz); free(pn); free(key); free(cache); free(log);
+	free(ver);
+	free(img);
+	free(bk);
+	free(ph);
+	free(ch);
+	free(cc);
+	free(secs);
+	free(sz);
+	free(pn);
+	free(key);
+	free(cache);
+	free(log);
 	free(rid);
 }
 

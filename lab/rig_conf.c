@@ -102,8 +102,8 @@ static void drive_opts(const struct rig *g, struct strbuf *lines)
 		size_t n = strcspn(p, "\n");
 
 		next = p + n + (p[n] == '\n');
-		if (strncmp(p, "-blockdev\n", 10) && strncmp(p, "-object\n", 8) &&
-		    strncmp(p, "-device\n", 8))
+		if (strncmp(p, "-blockdev\n", 10) &&
+		    strncmp(p, "-object\n", 8) && strncmp(p, "-device\n", 8))
 			continue;
 		n = strcspn(next, "\n");
 		if (!first_disk_arg(next, n))
@@ -114,7 +114,8 @@ static void drive_opts(const struct rig *g, struct strbuf *lines)
 			size_t m = strcspn(o, ",\n");
 
 			if (!strncmp(o, "filename=", 9) ||
-			    !strncmp(o, "scsi-id=", 8) || !strncmp(o, "lun=", 4))
+			    !strncmp(o, "scsi-id=", 8) ||
+			    !strncmp(o, "lun=", 4))
 				continue;
 			sb_addf(&opts, "%s%.*s", o == next ? "" : ",", (int)m,
 				o);
@@ -293,8 +294,10 @@ struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
 	g->kind = strdup(cfg_str(d, sec, "kind", "qemu"));
 	g->profile = strdup(cfg_str(d, sec, "profile", "scsi"));
 	manydisk = !strcmp(g->profile, "manydisk");
-	if (cfg_int(d, sec, "cpus", manydisk ? 4 : 1, 1, 64, &v[0], err, errlen) ||
-	    cfg_int(d, sec, "memory_mb", 1024, 128, 65536, &v[1], err, errlen) ||
+	if (cfg_int(d, sec, "cpus", manydisk ? 4 : 1, 1, 64, &v[0], err,
+		    errlen) ||
+	    cfg_int(d, sec, "memory_mb", 1024, 128, 65536, &v[1], err,
+		    errlen) ||
 	    cfg_int(d, sec, "disk_mb", manydisk ? 32 : 512, 8, 1 << 20, &v[2],
 		    err, errlen) ||
 	    cfg_int(d, sec, "boot_timeout", 120, 5, 3600, &v[3], err, errlen) ||
@@ -336,8 +339,9 @@ struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
 			 "'ssd' or 'host', got '%s'", d->cfg.path, sec,
 			 g->disk_model);
 	else if (*g->pin && !pin_valid(g->pin))
-		snprintf(err, errlen, "%s: [%s] pin: expected VCPUS/OTHERS, two "
-			 "host CPU lists such as '1/0' or '2-3/0-1', got '%s'",
+		snprintf(err, errlen, "%s: [%s] pin: expected VCPUS/OTHERS, "
+			 "two host CPU lists such as '1/0' or '2-3/0-1', got "
+			 "'%s'",
 			 d->cfg.path, sec, g->pin);
 	g->state = strcmp(cfg_str(d, sec, "autostart", "yes"), "no") ?
 		RIG_COLD : RIG_OFFLINE;
@@ -392,7 +396,8 @@ int rig_register(struct klabd *d, struct db *db, struct rig *g, char *err,
 	if (db_rig_put(db, &r, err, errlen) ||
 	    db_rig_set_token(db, g->name, g->token_hash)) {
 		if (!err[0])
-			snprintf(err, errlen, "cannot record rig '%s'", g->name);
+			snprintf(err, errlen, "cannot record rig '%s'",
+				 g->name);
 		return -1;
 	}
 	return 0;

@@ -55,9 +55,10 @@ void rig_scan_feed(struct rig_scan *s, const char *buf, size_t n)
 		take = nl ? (size_t)(nl - buf) : n;
 		if (!s->overlong) {
 			size_t room = sizeof(s->line) - s->len;
+			size_t part = take < room ? take : room;
 
-			memcpy(s->line + s->len, buf, take < room ? take : room);
-			s->len += take < room ? take : room;
+			memcpy(s->line + s->len, buf, part);
+			s->len += part;
 			if (take >= room) {
 				/* full: match what we have, skip the rest */
 				rig_scan_line(s, s->line, s->len);
