@@ -61,7 +61,7 @@ def doc(rig, job, kernel):
                        "raw": {"klab-run.log": "x" * 65536}}).encode()
 
 
-def upload(url, rig, job, kernel, secs, results, lock):
+def upload(url, rig, job, kernel, secs, results, lock, live):
     u = urlparse(url)
     body = doc(rig, job, kernel)
     head = ("POST /api/agent/jobs/%d/results HTTP/1.1\r\nHost: %s\r\n"
@@ -91,6 +91,9 @@ def upload(url, rig, job, kernel, secs, results, lock):
         pass
     with lock:
         results.append((job, status))
+        # each answer as it comes, for a caller that acts on the first
+        with open(live, "a") as f:
+            f.write("%d %s\n" % (job, status))
 
 
 def uploads(url, jobs_file, out, slow):
@@ -99,7 +102,8 @@ def uploads(url, jobs_file, out, slow):
     results, lock, threads = [], threading.Lock(), []
     for rig, job in rows:
         secs = 0.3 + 0.1 * rig if slow else 0
-        t = threading.Thread(target=upload, args=(url, rig, job, kernel, secs, results, lock))
+        t = threading.Thread(target=upload, args=(url, rig, job, kernel, secs,
+                                                  results, lock, out + ".live"))
         t.start()
         threads.append(t)
     for t in threads:

@@ -107,6 +107,10 @@ stop_klabd() {
 }
 
 klab() { "$KLAB_BIN/klab" "$@"; }
+# The tests read and poke the database beside a running klabd: wait for
+# its write lock (as klabd's own handles do) instead of failing at once
+# with "database is locked" when a loaded machine slows its transaction.
+sqlite3() { command sqlite3 -cmd '.timeout 10000' "$@"; }
 
 # http METHOD PATH [curl args...]: prints body, sets STATUS.  Sends
 # $KLAB_TOKEN unless the arguments carry their own Authorization header

@@ -69,7 +69,15 @@ http GET /api/submissions/1 >/dev/null
 
 python3 "$TOP/tests/fault-agents.py" upload "$URL" "$TMP/jobs" "$TMP/up1" "$K" &
 UP=$!
-sleep 1.6
+# the kill lands after the first upload is answered, while the slower ones
+# (up to 3.4 s each) are still sending: on the first answer, not at a
+# fixed time, so a loaded machine does not move it past them all
+i=0
+until grep -q ' 20[01]$' "$TMP/up1.live" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 600 ] && fail "no upload answered in 60 s: $(cat "$TMP/up1.live" 2>/dev/null)"
+	sleep 0.1
+done
 kill -KILL "$KLABD_PID"; wait "$KLABD_PID" 2>/dev/null; KLABD_PID=
 echo "klabd killed during the uploads"
 wait $UP
