@@ -7,8 +7,8 @@
  * This header is shared by the agent's files: the configuration (the only
  * mutable state the agent keeps), the pure parsers the unit tests exercise
  * (kernel command line, scheduler line, job document), and one function
- * group per file: sysinfo.c, http.c, proc.c, kexec.c, job.c (cache.c
- * has its own header, cache.h).
+ * group per file: sysinfo.c, http.c, proc.c, kexec.c, job.c, upload.c
+ * (cache.c has its own header, cache.h).
  */
 #ifndef KLAB_AGENT_H
 #define KLAB_AGENT_H
@@ -239,8 +239,24 @@ int job_fetch_boot(const struct agent_config *cfg, const struct job *job,
 		   size_t errlen);
 /* Download, load and kexec into job's kernel; returns only on failure. */
 int job_switch(const struct agent_config *cfg, const struct job *job);
+
+/* ---- upload.c: a job's results or failure to klabd ---- */
+
+#define JOB_RUN_LOG "klab-run.log"	/* klab-run's output, in the job dir */
+#define JOB_RAW_DEPTH 3	/* out/, out/raw/, one more level */
+
 /* POST /api/agent/jobs/ID/fail {"class":..,"error":..,"output":..}. */
 int job_fail(const struct agent_config *cfg, long id, const char *cls,
 	     const char *error, const char *output);
+/*
+ * Add to doc (results.json, kept by the caller) the raw outputs below
+ * out and the log runlog, every out/rep-N.json and the suite text's
+ * hash, then POST it until klabd answers (once more without the raw
+ * outputs on 413); a refusal is reported with job_fail.  0 when klabd
+ * took the outcome, -1 otherwise.
+ */
+int job_upload_results(const struct agent_config *cfg, const struct job *job,
+		       struct json_t *doc, const char *out,
+		       const char *runlog);
 
 #endif

@@ -28,10 +28,11 @@
  * writes the jobs whose upload got a 201 to ACKED (one id a line) and,
  * with PID set, klabd's VmRSS, threads and open descriptors every 5 s to
  * SAMPLES (CSV).  Exit 0 when there was no error.
+ *
+ * This file: the options, the clients and the run; what each client asks
+ * is in bench_load_client.c, the figures in bench_load_report.c.
  */
 #include <curl/curl.h>
-#include <dirent.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,16 +41,9 @@
 
 #include "lib/rand.h"
 #include "lib/strbuf.h"
+#include "bench/bench_load.h"
 
-enum kind { AGENT, BROWSER, SUBMITTER, OPERATOR };
-enum { AGENT_FILES = 8 };	/* boot files an agent holds */
-enum ep {
-	EP_REGISTER, EP_POLL_JOB, EP_POLL_LATE, EP_POLL_EMPTY, EP_FILE,
-	EP_CHECKIN,
-	EP_RESULTS, EP_COMPARE, EP_HISTORY, EP_SUBPAGE, EP_SUBMIT, EP_JOBS,
-	EP_N
-};
-static const char *const ep_name[EP_N] = {
+const char *const ep_name[EP_N] = {
 	"POST /api/agent/register", "GET /api/agent/next (a job waiting)",
 	"GET /api/agent/next (a job queued during the wait)",
 	"GET /api/agent/next (204 after the wait)", "GET /api/agent/files/*",
@@ -58,65 +52,19 @@ static const char *const ep_name[EP_N] = {
 	"GET /submissions/N", "POST /api/submissions", "POST /api/jobs",
 };
 
-struct stat_ep {
-	double *ms;
-	size_t n, alloc;
-	unsigned long errors;
-};
-
-/* what an agent does next */
-enum step { S_REGISTER, S_POLL, S_KERNEL, S_INITRD, S_CHECKIN, S_UPLOAD };
-
-struct client {
-	enum kind kind;
-	int idx;
-	CURL *h;
-	struct curl_slist *hdrs;
-	int busy;		/* a request in flight */
-	double next_at;		/* when idle: start the next request */
-	double t0;		/* when the request in flight was started */
-	enum ep ep;
-	enum step step;
-	long long job;
-	long taken;		/* jobs handed to this agent */
-	char kurl[128], iurl[128];
-	char ksha[65], isha[65];
-	char cache[AGENT_FILES][65];	/* boot files held, by sha256: a ring */
-	int ncache;
-	int page, first_cell;
-	struct strbuf resp, req;
-};
-
-static struct {
-	const char *url, *k1, *k2, *compare, *history, *patch_file;
-	const char *tokens, *acked, *samples, *secret;
-	long agents, browsers, submitters, seconds, ramp, poll, jobs, busy;
-	long pid;
-	double cell, think, submit_every;
-	char *patch;
-	char **subtok;
-	long max_sub;
-	int stopping, setup;
-	long queued_rigs;
-	struct stat_ep st[EP_N];
-	FILE *acked_f, *samples_f;
-	double start;
-	unsigned long acked_n;
-	unsigned long long file_bytes;
-	unsigned long cache_hits, downloads;
-} L = {
+struct load L = {
 	.agents = 1000, .browsers = 20, .submitters = 5, .seconds = 600,
 	.ramp = 60, .poll = 30, .jobs = 8, .busy = 2, .cell = 180,
 	.think = 2, .submit_every = 60, .max_sub = 1, .secret = "load",
 };
 
-static void die(const char *what, const char *msg)
+void die(const char *what, const char *msg)
 {
 	fprintf(stderr, "bench_load: %s: %s\n", what, msg);
 	exit(1);
 }
 
-static double now_s(void)
+double now_s(void)
 {
 	struct timespec ts;
 
@@ -125,24 +73,11 @@ static double now_s(void)
 }
 
 /* Uniform in [0, 1) from lib/rand.h's seeded stream (seed 1). */
-static double urand(void)
+double urand(void)
 {
 	static uint64_t state = 1;
 
 	return (double)(rand_xorshift64(&state) >> 11) / 9007199254740992.0;
-}
-
-static void stat_add(enum ep ep, double ms)
-{
-	struct stat_ep *s = &L.st[ep];
-
-	if (s->n == s->alloc) {
-		s->alloc = s->alloc ? 2 * s->alloc : 1024;
-		s->ms = realloc(s->ms, s->alloc * sizeof(*s->ms));
-		if (!s->ms)
-			abort();
-	}
-	s->ms[s->n++] = ms;
 }
 
 /* Answers are kept, but the downloads: counted only. */
@@ -155,384 +90,6 @@ static size_t keep(char *p, size_t size, size_t n, void *arg)
 	else
 		sb_add(&c->resp, p, size * n);
 	return size * n;
-}
-
-/* ---- requests --------------------------------------------------------- */
-
-static void req_start(CURLM *m, struct client *c, enum ep ep,
-		      const char *path, const char *body)
-{
-	char url[1024];
-
-	snprintf(url, sizeof(url), "%s%s", L.url, path);
-	sb_reset(&c->resp);
-	curl_easy_setopt(c->h, CURLOPT_URL, url);
-	if (body) {
-		sb_reset(&c->req);
-		sb_adds(&c->req, body);
-		curl_easy_setopt(c->h, CURLOPT_POSTFIELDS, c->req.buf);
-		curl_easy_setopt(c->h, CURLOPT_POSTFIELDSIZE, (long)c->req.len);
-	} else {
-		curl_easy_setopt(c->h, CURLOPT_HTTPGET, 1L);
-	}
-	c->ep = ep;
-	c->busy = 1;
-	c->t0 = now_s();
-	if (curl_multi_add_handle(m, c->h) != CURLM_OK)
-		die(url, "cannot add the request");
-}
-
-/* The upload: 40 metrics, 3 repetitions of them, a raw log. */
-static void agent_results_doc(struct strbuf *sb)
-{
-	static const char *const phase[] = { "seq_read", "seq_write",
-		"rand_read", "rand_write" };
-	static const char *const what[] = { "rate", "avg_lat", "lat_p50",
-		"lat_p90", "lat_p99", "lat_p99_9", "cpu", "cpu_eff", "lat_2s",
-		"lat_10s" };
-	int rep, p, w;
-
-	sb_adds(sb, "{\"schema\":\"klab-results/1\",\"suite\":\"tiobench\","
-		"\"format\":\"tiobench\",\"results\":[");
-	for (rep = 0; rep <= 3; rep++) {
-		if (rep == 1)
-			sb_adds(sb, "],\"repetitions\":[");
-		if (rep)
-			sb_addf(sb, "%s{\"schema\":\"klab-results/1\","
-				"\"results\":[", rep > 1 ? "," : "");
-		for (p = 0; p < 4; p++)
-			for (w = 0; w < 10; w++)
-				sb_addf(sb, "%s{\"metric\":\"tiobench.%s.%s\","
-					"\"unit\":\"%s\",\"value\":%.3f,"
-					"\"direction\":\"%s\"}",
-					p || w ? "," : "", phase[p], what[w],
-					w == 0 ? "MB/s" : w == 6 ? "%" :
-					w == 7 ? "" : "ms",
-					100 + 10 * urand(),
-					w ? "lower" : "higher");
-		if (rep)
-			sb_adds(sb, "]}");
-	}
-	sb_adds(sb, "],\"machine\":{\"cpus\":8,\"disks\":[{\"name\":\"sda\","
-		"\"model\":\"LOAD HDD\",\"size_bytes\":4000787030016}]},"
-		"\"raw\":{\"klab-run.log\":\"");
-	for (p = 0; p < 64; p++)
-		sb_addf(sb, "repetition %d: tiotest -t 8 -f 1024 ... done\\n",
-			p);
-	sb_adds(sb, "\"}}");
-}
-
-static void agent_go(CURLM *m, struct client *c)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char path[256];
-
-	sb_init(&sb);
-	switch (c->step) {
-	case S_REGISTER:
-	case S_CHECKIN:
-		sb_addf(&sb, "{\"kernel_release\":\"6.1.0-load\",\"job\":%lld}",
-			c->step == S_CHECKIN ? c->job : 0);
-		req_start(m, c, c->step == S_CHECKIN ? EP_CHECKIN : EP_REGISTER,
-			  "/api/agent/register", sb.buf);
-		break;
-	case S_POLL:
-		snprintf(path, sizeof(path), "/api/agent/next?wait=%ld",
-			 L.poll);
-		req_start(m, c, EP_POLL_JOB, path, NULL);
-		break;
-	case S_KERNEL:
-	case S_INITRD:
-		req_start(m, c, EP_FILE, c->step == S_KERNEL ? c->kurl :
-			  c->iurl, NULL);
-		break;
-	case S_UPLOAD:
-		agent_results_doc(&sb);
-		snprintf(path, sizeof(path), "/api/agent/jobs/%lld/results",
-			 c->job);
-		req_start(m, c, EP_RESULTS, path, sb.buf);
-		break;
-	}
-	sb_release(&sb);
-}
-
-/* Whether the agent holds the boot file of sha256 sha. */
-static int agent_holds(const struct client *c, const char *sha)
-{
-	int i;
-
-	for (i = 0; *sha && i < c->ncache && i < AGENT_FILES; i++)
-		if (!strcmp(c->cache[i], sha))
-			return 1;
-	return 0;
-}
-
-static void agent_keep(struct client *c, const char *sha)
-{
-	if (*sha && !agent_holds(c, sha))
-		snprintf(c->cache[c->ncache++ % AGENT_FILES], 65, "%s", sha);
-}
-
-/* The step after a job was taken or a file downloaded: the next file the
- * agent does not hold (a hit is counted once, when the job is taken),
- * else the check-in. */
-static enum step agent_next_file(struct client *c, enum step from)
-{
-	if (from < S_KERNEL) {
-		if (agent_holds(c, c->ksha))
-			L.cache_hits++;
-		else
-			return S_KERNEL;
-	}
-	if (from < S_INITRD && c->iurl[0]) {
-		if (agent_holds(c, c->isha))
-			L.cache_hits++;
-		else
-			return S_INITRD;
-	}
-	return S_CHECKIN;
-}
-
-/* The job of a 200 poll answer; 0 when it has none. */
-static int agent_take_job(struct client *c)
-{
-	json_t *doc = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
-	json_t *j = json_object_get(doc, "job");
-	const char *k = json_string_value(json_object_get(j, "kernel_url"));
-	const char *i = json_string_value(json_object_get(j, "initrd_url"));
-	const char *ks = json_string_value(json_object_get(j, "kernel_sha256"));
-	const char *is = json_string_value(json_object_get(j, "initrd_sha256"));
-
-	c->job = json_integer_value(json_object_get(j, "id"));
-	snprintf(c->kurl, sizeof(c->kurl), "%s", k ? k : "");
-	snprintf(c->iurl, sizeof(c->iurl), "%s", i ? i : "");
-	snprintf(c->ksha, sizeof(c->ksha), "%s", ks ? ks : "");
-	snprintf(c->isha, sizeof(c->isha), "%s", is ? is : "");
-	json_decref(doc);
-	return c->job > 0 && c->kurl[0];
-}
-
-/* After an answer: the agent's next step and when; 0, or -1 (error). */
-static int agent_done(struct client *c, long code, double t)
-{
-	double len;
-
-	switch (c->step) {
-	case S_REGISTER:
-		c->step = S_POLL;
-		return code == 200 ? 0 : -1;
-	case S_POLL:
-		if (code == 204) {
-			c->ep = EP_POLL_EMPTY;
-			return 0;
-		}
-		if (code != 200 || !agent_take_job(c))
-			return -1;
-		/* a busy rig's first JOBS jobs were queued before it polled
-		 * (its latency is klabd's); any other job came while the
-		 * poll waited, and its latency includes that wait */
-		if (c->idx % L.busy || ++c->taken > L.jobs)
-			c->ep = EP_POLL_LATE;
-		c->step = agent_next_file(c, S_POLL);
-		return 0;
-	case S_KERNEL:
-	case S_INITRD:
-		if (code != 200) {
-			c->step = S_CHECKIN;
-			return -1;
-		}
-		L.downloads++;
-		agent_keep(c, c->step == S_KERNEL ? c->ksha : c->isha);
-		c->step = agent_next_file(c, c->step);
-		return 0;
-	case S_CHECKIN:
-		len = L.cell * (0.5 + urand());
-		if (c->first_cell)
-			len *= urand();
-		c->first_cell = 0;
-		c->next_at = t + len;
-		c->step = S_UPLOAD;
-		return code == 200 ? 0 : -1;
-	case S_UPLOAD:
-		if (code != 201) {
-			c->next_at = t + 1;	/* the agent retries */
-			return -1;
-		}
-		fprintf(L.acked_f, "%lld\n", c->job);
-		L.acked_n++;
-		c->step = S_POLL;
-		return 0;
-	}
-	return -1;
-}
-
-static void browser_go(CURLM *m, struct client *c)
-{
-	char path[128];
-
-	switch (c->page++ % 3) {
-	case 0:
-		req_start(m, c, EP_COMPARE, L.compare, NULL);
-		break;
-	case 1:
-		req_start(m, c, EP_HISTORY, L.history, NULL);
-		break;
-	default:
-		snprintf(path, sizeof(path), "/submissions/%ld",
-			 1 + (long)(urand() * (double)L.max_sub));
-		req_start(m, c, EP_SUBPAGE, path, NULL);
-	}
-}
-
-static void submitter_go(CURLM *m, struct client *c)
-{
-	json_t *doc;
-	char name[64], rig[32], *body;
-
-	snprintf(name, sizeof(name), "load-%d-%d.patch", c->idx, c->page++);
-	snprintf(rig, sizeof(rig), "a%ld", (long)(urand() * (double)L.agents));
-	doc = json_pack("{s:s, s:[{s:s, s:s}], s:[s], s:[s], s:s}", "base",
-			"fake", "patches", "name", name, "text", L.patch,
-			"rigs", rig, "suites", "tiobench", "note",
-			"bench_load");
-	body = json_dumps(doc, JSON_COMPACT);
-	req_start(m, c, EP_SUBMIT, "/api/submissions", body);
-	free(body);
-	json_decref(doc);
-}
-
-/* The operators' share of the setup: jobs on every BUSY-th rig. */
-static void operator_go(CURLM *m, struct client *c)
-{
-	char body[256];
-	long rig = L.queued_rigs;
-
-	L.queued_rigs += L.busy;
-	snprintf(body, sizeof(body), "{\"kernels\":[\"%s\",\"%s\"],\"rig\":"
-		 "\"a%ld\",\"suite\":\"tiobench\",\"repeat\":%ld}", L.k1, L.k2,
-		 rig, (L.jobs + 1) / 2);
-	req_start(m, c, EP_JOBS, "/api/jobs", body);
-}
-
-static void client_go(CURLM *m, struct client *c)
-{
-	switch (c->kind) {
-	case AGENT:
-		agent_go(m, c);
-		break;
-	case BROWSER:
-		browser_go(m, c);
-		break;
-	case SUBMITTER:
-		submitter_go(m, c);
-		break;
-	case OPERATOR:
-		operator_go(m, c);
-		break;
-	}
-}
-
-static void report_error(struct client *c, long code, CURLcode rc)
-{
-	static int shown;
-	const char *body = c->resp.buf ? c->resp.buf : "", *p;
-
-	if (shown++ >= 20)
-		return;
-	/* a page's message stands after its header */
-	p = strstr(body, "</header>");
-	fprintf(stderr, "bench_load: %s (client %d): %s %ld: %.300s\n",
-		ep_name[c->ep], c->idx, rc ? curl_easy_strerror(rc) : "HTTP",
-		code, p ? p + 9 : body);
-	fflush(stderr);
-}
-
-/* A request ended: statistics, then the client's next step. */
-static void client_done(struct client *c, CURLcode rc)
-{
-	double t = now_s(), ms = (t - c->t0) * 1000;
-	long code = 0;
-	int bad = 0;
-	json_t *doc;
-
-	curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &code);
-	c->busy = 0;
-	c->next_at = t;
-	if (rc != CURLE_OK) {
-		bad = 1;
-		c->next_at = t + 1;
-	} else if (c->kind == AGENT) {
-		bad = agent_done(c, code, t);
-	} else if (c->kind == BROWSER) {
-		bad = code != 200;
-		c->next_at = t + L.think * (0.5 + urand());
-	} else if (c->kind == SUBMITTER) {
-		bad = code != 201;
-		doc = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
-		if (!bad && json_integer_value(json_object_get(doc, "id")) >
-		    L.max_sub)
-			L.max_sub = json_integer_value(json_object_get(doc,
-								      "id"));
-		json_decref(doc);
-		c->next_at = t + L.submit_every * (0.5 + urand());
-	} else {
-		bad = code != 201;
-	}
-	if (c->ep == EP_POLL_EMPTY)
-		ms -= (double)L.poll * 1000;
-	if (bad) {
-		L.st[c->ep].errors++;
-		report_error(c, code, rc);
-	} else {
-		stat_add(c->ep, ms);
-	}
-}
-
-/* ---- klabd from /proc ----------------------------------------------- */
-
-static long proc_status(const char *field)
-{
-	char path[64], line[256];
-	size_t n = strlen(field);
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", L.pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':')
-			v = strtol(line + n + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
-static long proc_fds(void)
-{
-	char path[64];
-	struct dirent *e;
-	long n = 0;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%ld/fd", L.pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	for (e = readdir(dir); e; e = readdir(dir))
-		n += e->d_name[0] != '.';
-	closedir(dir);
-	return n;
-}
-
-static void sample(double t)
-{
-	if (!L.samples_f)
-		return;
-	fprintf(L.samples_f, "%.0f,%ld,%ld,%ld,%lu,%lu\n", t - L.start,
-		proc_status("VmRSS"), proc_status("Threads"), proc_fds(),
-		(unsigned long)L.st[EP_RESULTS].n, L.acked_n);
-	fflush(L.samples_f);
 }
 
 /* ---- the run ------------------------------------------------------- */
@@ -679,55 +236,6 @@ static void run(CURLM *m, struct client *v, size_t n)
 		clients_reap(m);
 	}
 	sample(now_s());
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double quantile(const double *v, size_t n, double q)
-{
-	size_t i = (size_t)(q * (double)n + 0.5);
-
-	return n ? v[i >= n ? n - 1 : i > 0 ? i - 1 : 0] : NAN;
-}
-
-/* "\tX" with PREC decimals, or "\t-" for a figure that has none. */
-static void put_fig(double x, int prec)
-{
-	if (isnan(x))
-		fputs("\t-", stdout);
-	else
-		printf("\t%.*f", prec, x);
-}
-
-static unsigned long report(double secs)
-{
-	unsigned long errors = 0;
-	int e;
-
-	printf("endpoint\tn\tper_s\tp50_ms\tp99_ms\tmax_ms\terrors\n");
-	for (e = 0; e < EP_N; e++) {
-		struct stat_ep *s = &L.st[e];
-
-		qsort(s->ms, s->n, sizeof(*s->ms), cmp_double);
-		errors += s->errors;
-		printf("%s\t%zu", ep_name[e], s->n);
-		/* the operators queue their jobs once, at the start: no rate */
-		put_fig(e == EP_JOBS ? NAN : (double)s->n / secs, 2);
-		put_fig(quantile(s->ms, s->n, 0.5), 1);
-		put_fig(quantile(s->ms, s->n, 0.99), 1);
-		put_fig(s->n ? s->ms[s->n - 1] : NAN, 1);
-		printf("\t%lu\n", s->errors);
-	}
-	printf("acked uploads\t%lu\n", L.acked_n);
-	printf("downloaded\t%.1f MB/s\n", (double)L.file_bytes / secs / 1e6);
-	printf("boot files\t%lu downloaded, %lu held (agent cache)\n",
-	       L.downloads, L.cache_hits);
-	return errors;
 }
 
 static char *file_text(const char *path)

@@ -21,15 +21,23 @@ bench_build() {
 	mkdir -p "$B"
 }
 
-# bench_cc OBJ NAME FLAGS...: compile bench/NAME.c with the project's
-# warnings against OBJ's libcore.a into $B/NAME; FLAGS (libraries) last.
+# bench_cc OBJ NAME FLAGS...: compile bench/NAME.c and its parts
+# bench/NAME_*.c (bench_load_client.c, ...) with the project's warnings
+# against OBJ's libcore.a into $B/NAME; FLAGS (libraries) last.
 bench_cc() {
 	_obj=$1
 	_name=$2
 	shift 2
+	_src="bench/$_name.c"
+	for _part in "bench/${_name}"_*.c; do
+		if [ -e "$_part" ]; then
+			_src="$_src $_part"
+		fi
+	done
+	# shellcheck disable=SC2086
 	cc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wstrict-prototypes \
 		-Wvla -Wno-unused-parameter -Wmissing-prototypes -Wshadow \
-		-Wformat=2 -I. -o "$B/$_name" "bench/$_name.c" \
+		-Wformat=2 -I. -o "$B/$_name" $_src \
 		"$_obj/libcore.a" "$@"
 }
 

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * klab: what the command-line client's files share: exit codes, the
- * parsed arguments of a command and the HTTP calls to klabd (klab.c); the
- * commands that queue and follow the lab's work live in klab_lab.c.
+ * parsed arguments of a command (klab.c: usage, options, the command
+ * table, main), the HTTP calls to klabd (klab_http.c), and the commands,
+ * one file per resource: results (klab_results.c), lists, the catalog,
+ * audit and health (klab_list.c), the lab's work (klab_lab.c),
+ * submissions and the queue (klab_submit.c), tracks (klab_track.c),
+ * alerts (klab_alerts.c) and bisections (klab_bisect.c).
  */
 #ifndef KLAB_CLI_H
 #define KLAB_CLI_H
@@ -33,6 +37,12 @@ struct args {
 	int stop_on_worse;
 };
 
+/* klab_http.c.  Where klabd is (url, NULL for http://127.0.0.1:8080) and
+ * the token of every request: opt_token, else $KLAB_TOKEN, else
+ * ~/.config/klab/token (none: no token); libcurl set up.  Undone by
+ * cli_http_release. */
+void cli_http_init(const char *url, const char *opt_token);
+void cli_http_release(void);
 /* method path?query to klabd, with body (or NULL); EX_OK or EX_CONNECT. */
 int http_call(const char *method, const char *path,
 	      const struct strbuf *query, const char *body, size_t len,
@@ -64,6 +74,18 @@ int get_json(const char *path, json_t **doc);
  * it); EX_OK or the exit code of a failed fetch. */
 int cli_follow(const char *path, int (*progress)(json_t *doc, char *line,
 						 size_t len), json_t **doc);
+
+/* klab_results.c: import, compare, history */
+int cmd_import(struct args *a);
+int cmd_compare(struct args *a);
+int cmd_history(struct args *a);
+/* klab_list.c: klab kernels | rigs | suites | runs | metrics | jobs |
+ * builds (what names the list: a table, or --format json), kernel,
+ * audit, health */
+int cmd_list(const char *what, struct args *a);
+int cmd_kernel(struct args *a);
+int cmd_audit(struct args *a);
+int cmd_health(struct args *a);
 
 /* klab_lab.c.  The job configuration options (--scale, --scheduler,
  * --cmdline) of every command that queues cells (job add, compare-run,
