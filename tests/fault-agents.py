@@ -28,7 +28,10 @@ def call(url, method, path, token, body=None):
                                  headers={"Authorization": "Bearer " + token,
                                           "Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(req, timeout=30) as r:
+        # a poll for a job whose boot files are being prepared is parked
+        # until they are, even with wait=0: on a new machine that is the
+        # rig base image built first (minutes)
+        with urllib.request.urlopen(req, timeout=900) as r:
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
@@ -39,7 +42,7 @@ def take(url, n, out):
     for i in range(n):
         call(url, "POST", "/api/agent/register", "t%d" % i,
              {"kernel_release": "6.1.0-host", "job": 0})
-    deadline = time.time() + 60
+    deadline = time.time() + 900
     while len(jobs) < n and time.time() < deadline:
         for i in range(n):
             if i in jobs:
