@@ -123,7 +123,8 @@ check: checksrc
 	$(MAKE) O=build/san SANITIZE=1 WERROR=1 all unit
 	tests/run.sh -j $(TEST_JOBS)
 
-# The house style (scripts/checksrc.sh, issue 30), checked before anything
+# The house style (scripts/checksrc.sh, issue 30) and the rooms' order
+# (scripts/rooms.sh: no include points up), checked before anything
 # is built.  Every directory with C files: each of the controller's rooms
 # (klabd/ lab/ flow/ http/ cli/) passes it since the split from
 # controller/ (issue 30).
@@ -131,6 +132,7 @@ CHECKSRC_DIRS = lib db judge web workloads agent bench fuzz tests cli klabd lab 
 	flow http
 checksrc:
 	scripts/checksrc.sh $(CHECKSRC_DIRS)
+	scripts/rooms.sh
 
 check-slow: all
 	KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh tests/t4*.sh tests/t51*.sh
