@@ -8,58 +8,8 @@
  * histograms a database kept as those raw outputs into rows, keeping
  * every byte the API answers.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <sqlite3.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "db/db.h"
+#include "web_testlib.h"	/* the temporary database */
 #include "db/db_int.h"	/* white-box: the schema put back to 19 */
-
-struct fixture {
-	char dir[64];
-	char path[128];
-	struct db *db;
-	char err[256];
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
-
-	assert_non_null(f);
-	snprintf(f->dir, sizeof(f->dir), "%s/klab-test-hist.XXXXXX",
-		 tmp && *tmp && strlen(tmp) < 32 ? tmp : "/tmp");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->path, sizeof(f->path), "%s/klab.db", f->dir);
-	f->db = db_open(f->path, f->err, sizeof(f->err));
-	assert_non_null(f->db);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	char p[160];
-
-	db_close(f->db);
-	snprintf(p, sizeof(p), "%s-wal", f->path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", f->path);
-	unlink(p);
-	unlink(f->path);
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
 
 /* A histogram of n buckets: upper 100 (i + 1), count i + 1. */
 static void hist_make(struct lathist *h, size_t n)
@@ -73,11 +23,10 @@ static void hist_make(struct lathist *h, size_t n)
 
 /* One run of kernel k with the histograms of phases (NULL-ended), each
  * of nb buckets; its id. */
-static int64_t import_run(struct fixture *f, const char *k,
+static int64_t import_run(struct wfix *f, const char *k,
 			  const char *const *phases, size_t nb)
 {
-	struct db_import_opts o = { .rig = "default",
-				    .suite = "iops-alldisks" };
+	struct db_import_opts o = { .rig = "scsi", .suite = "tio" };
 	struct result_set rs;
 	struct lathist h;
 	int64_t *ids, id;
@@ -100,7 +49,7 @@ static int64_t import_run(struct fixture *f, const char *k,
 	return id;
 }
 
-static void expect_raw(struct fixture *f, int64_t run, const char *name,
+static void expect_raw(struct wfix *f, int64_t run, const char *name,
 		       const char *text)
 {
 	char *data;
@@ -112,7 +61,7 @@ static void expect_raw(struct fixture *f, int64_t run, const char *name,
 	free(data);
 }
 
-static void expect_names(struct fixture *f, int64_t run,
+static void expect_names(struct wfix *f, int64_t run,
 			 const char *const *want, size_t nwant)
 {
 	char **names;
@@ -132,7 +81,7 @@ static void test_import_rows(void **state)
 	static const char *const phases[] = { "iops", "iops.dev", "x", NULL };
 	static const char *const names[] = { "hist/iops.dev.json",
 					     "hist/iops.json", "hist/x.json" };
-	struct fixture *f = *state;
+	struct wfix *f = *state;
 	struct db_hist *v;
 	size_t n, i;
 	int64_t run = import_run(f, "6.1.1", phases, 3);
@@ -180,7 +129,7 @@ static void test_import_rows(void **state)
 static void test_bad_row(void **state)
 {
 	static const char *const phases[] = { "a", "b", NULL };
-	struct fixture *f = *state;
+	struct wfix *f = *state;
 	int64_t run = import_run(f, "6.1.1", phases, 2);
 	struct db_hist *v;
 	char *data;
@@ -216,7 +165,7 @@ static void test_migrate_20(void **state)
 	static const char *const names[] = { "hist/a.json", "hist/b.json",
 					     "hist/c.json", "hist/d.json",
 					     "same.json" };
-	struct fixture *f = *state;
+	struct wfix *f = *state;
 	int64_t run = import_run(f, "6.1.1", NULL, 0);
 	struct db_hist *v;
 	size_t n;
@@ -267,12 +216,12 @@ static void test_migrate_20(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_import_rows, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_bad_row, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_20, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_import_rows, wfix_setup,
+						wfix_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_row, wfix_setup,
+						wfix_teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_20, wfix_setup,
+						wfix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
