@@ -226,8 +226,22 @@ int db_raw_put(struct db *db, int64_t run_id, const char *name,
 /* *data is malloc'd (NUL-terminated for convenience). */
 int db_raw_get(struct db *db, int64_t run_id, const char *name, char **data,
 	       size_t *len);
-/* Names of the raw outputs of a run. */
+/* Names of the raw outputs of a run, sorted; its latency histograms
+ * among them as "hist/<phase>.json" (db_hist.c), read as their JSON. */
 int db_raw_list(struct db *db, int64_t run_id, char ***names, size_t *n);
+
+/* ---- latency histograms (db_hist.c) ------------------------------- */
+struct db_hist {
+	char *phase;		/* "iops", "tiobench.seq_read" */
+	struct lathist h;
+};
+
+/* The histograms of a run, as numbers (no text is parsed), in the order
+ * of their raw output names; one that breaks lathist's rules is left
+ * out.  DB_OK with *out (free it with db_hists_free) or DB_ERR. */
+int db_hist_list(struct db *db, int64_t run_id, struct db_hist **out,
+		 size_t *n);
+void db_hists_free(struct db_hist *v, size_t n);
 
 /* Counts for the home page and the benchmark. */
 int64_t db_count(struct db *db, const char *what);	/* "results", ... */

@@ -5,7 +5,8 @@
  * one transaction (BEGIN IMMEDIATE, or a savepoint inside a caller's
  * transaction) creates the kernels it does not know, one run per distinct
  * kernel (repetition = earlier runs of kernel x rig x suite + 1), the
- * metrics it does not know, every result and the raw output.
+ * metrics it does not know, every result, the latency histograms and the
+ * raw output.
  *
  * This is the hot path of the lab: metric ids are cached in the handle
  * (dropped on every rollback, so they never outlive what they point to),
@@ -233,12 +234,12 @@ static const char *run_status(const struct imp *im, const struct imp_kernel *k)
 
 /*
  * The latency histograms of the set belong to its kernel (to its only
- * kernel when it names none): raw outputs "hist/<phase>.json" of that run.
+ * kernel when it names none): rows of run_hists for that run (db_hist.c),
+ * each read as the raw output "hist/<phase>.json".
  */
 static int imp_hists(struct imp *im, const struct imp_kernel *k)
 {
 	const struct result_set *rs = im->rs;
-	char name[IDENT_MAX + 16];
 	size_t i;
 
 	if (rs->kernel ? strcmp(rs->kernel, k->ident) : im->nk != 1)
@@ -246,10 +247,10 @@ static int imp_hists(struct imp *im, const struct imp_kernel *k)
 	for (i = 0; i < rs->nhist; i++) {
 		if (strlen(rs->hist[i].phase) > IDENT_MAX - 10)
 			continue;	/* no room for its name: not kept */
-		snprintf(name, sizeof(name), "hist/%s.json", rs->hist[i].phase);
-		if (db_raw_put(im->db, k->run_id, name, rs->hist[i].json,
-			       strlen(rs->hist[i].json)) != DB_OK)
-			return imp_sqlerr(im, "raw output", name);
+		if (db_hist_put(im->db, k->run_id, rs->hist[i].phase,
+				&rs->hist[i].h) != DB_OK)
+			return imp_sqlerr(im, "latency histogram",
+					  rs->hist[i].phase);
 	}
 	return DB_OK;
 }

@@ -38,6 +38,7 @@ enum db_stmt_id {
 	ST_COUNT_KERNELS, ST_COUNT_RIGS, ST_COUNT_SUITES, ST_COUNT_METRICS,
 	ST_COUNT_RUNS, ST_COUNT_RESULTS, ST_COUNT_RAW, ST_COUNT_ALERTS,
 	ST_COUNT_BLOBS, ST_COUNT_IMPORTS,
+	ST_HIST_PUT, ST_HIST_LIST, ST_HIST_GET,
 	ST__COUNT
 };
 
@@ -167,6 +168,20 @@ int64_t db_raw_blob(struct db *db, const void *data, size_t len,
 		    const char *sha256_hex);
 int db_raw_link(struct db *db, int64_t run_id, const char *name,
 		int64_t blob_id);
+
+/*
+ * Latency histograms (db_hist.c): the histogram of a run's phase into
+ * run_hists (replacing one there), DB_OK or DB_ERR; the raw output
+ * "hist/<phase>.json" of one, as the compact JSON the API serves
+ * (*data malloc'd), DB_OK / DB_NOTFOUND / DB_ERR; and migration 20,
+ * which moves the histograms stored as those raw outputs into rows, in
+ * the migration's transaction, DB_OK or DB_ERR.
+ */
+int db_hist_put(struct db *db, int64_t run_id, const char *phase,
+		const struct lathist *h);
+int db_hist_raw(struct db *db, int64_t run_id, const char *name, char **data,
+		size_t *len);
+int db_hist_migrate(struct db *db);
 
 /*
  * Arrays that grow (git's ALLOC_GROW): make room for element nr of x,

@@ -6,7 +6,10 @@
  * is stored once in raw_blobs under its SHA-256; raw_outputs links a run
  * and a name to a blob, so an upload that made 500 runs is stored once.
  * Putting a name again replaces the link.  Rows of schema 3 and older
- * keep their content inline and are read as before.
+ * keep their content inline and are read as before.  A run's latency
+ * histograms are rows of run_hists (db_hist.c) and read as the raw
+ * outputs "hist/<phase>.json" they were until schema 20; a raw output
+ * stored under such a name comes first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +28,9 @@ static const char sql_raw_get[] =
 	" LEFT JOIN raw_blobs b ON b.id = r.blob_id"
 	" WHERE r.run_id = ?1 AND r.name = ?2";
 static const char sql_raw_list[] =
-	"SELECT name FROM raw_outputs WHERE run_id = ?1 ORDER BY name";
+	"SELECT name FROM raw_outputs WHERE run_id = ?1"
+	" UNION SELECT 'hist/' || phase || '.json' FROM run_hists"
+	" WHERE run_id = ?1 ORDER BY 1";
 static const char sql_blob_add[] =
 	"INSERT INTO raw_blobs (sha256, size, content) VALUES (?1, ?2, ?3)"
 	" ON CONFLICT (sha256) DO NOTHING";
@@ -121,7 +126,9 @@ int db_raw_get(struct db *db, int64_t run_id, const char *name, char **data,
 	db_stmt_done(st);
 	if (rc == SQLITE_ROW)
 		return DB_OK;
-	return rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
+	if (rc == SQLITE_DONE)
+		return db_hist_raw(db, run_id, name, data, len);
+	return DB_ERR;
 }
 
 int db_raw_list(struct db *db, int64_t run_id, char ***names, size_t *n)

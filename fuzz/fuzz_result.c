@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target for what klabd parses of an agent's upload,
- * POST /api/agent/jobs/ID/results (docs/AGENT.md, step 6), in the order
- * agent_results() in http/api_agent.c takes it: the "raw" names
- * (ident_checks IDENT_RAW), each "repetitions" element re-serialised and
- * read by import_klab, the document itself by import_klab for the job's
- * kernel, and the "machine" member into the rig's configuration text
- * (rig_conf_text for a remote rig).  Besides the sanitizers it asserts:
- * a failed import leaves no results and names its cause, a stored result
- * has a metric and a finite value, and the configuration text is
- * canonical (sorted "key=value" lines, no line without '=', every key
- * once), so that the run's rigconf hash is well defined.
+ * POST /api/agent/jobs/ID/results (docs/AGENT.md, step 6), as
+ * agent_results() in http/api_agent.c takes it: upload_parse (lib/upload.h:
+ * the body parsed once; its "raw" names, its "repetitions" and the
+ * document itself read by import_klab_doc for the job's kernel), and the
+ * "machine" member into the rig's configuration text (rig_conf_text for
+ * a remote rig); and the document's text by import_klab, as `klab import`
+ * sends it.  Besides the sanitizers it asserts: a refused upload names
+ * its cause, a failed import too and leaves no results, a stored result
+ * has a metric and a finite value, every raw output kept has a valid
+ * name, the text kept as "results.json" is the upload without "raw", and
+ * the configuration text is canonical (sorted "key=value" lines, no line
+ * without '=', every key once), so that the run's rigconf hash is well
+ * defined.
  */
 #include <jansson.h>
 #include <math.h>
@@ -24,14 +27,24 @@
 #include "lib/ident.h"
 #include "lib/import.h"
 #include "lib/rigconf.h"
+#include "lib/upload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void results_check(const struct result_set *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		if (!rs->v[i].metric || !rs->v[i].metric[0] ||
+		    !isfinite(rs->v[i].value))
+			abort();
+}
 
 static void result_import_check(const char *buf, size_t len)
 {
 	struct import_error ie;
 	struct result_set rs;
-	size_t i;
 
 	memset(&ie, 0, sizeof(ie));
 	result_set_init(&rs);
@@ -39,41 +52,51 @@ static void result_import_check(const char *buf, size_t len)
 		if (rs.n || !ie.msg[0] || !memchr(ie.msg, 0, sizeof(ie.msg)))
 			abort();
 	} else {
-		for (i = 0; i < rs.n; i++)
-			if (!rs.v[i].metric || !rs.v[i].metric[0] ||
-			    !isfinite(rs.v[i].value))
-				abort();
+		results_check(&rs);
 	}
 	result_set_release(&rs);
 }
 
-static void result_reps_check(json_t *arr)
+/* "results.json" as kept: the body, or a document without "raw". */
+static void stored_check(const struct upload *u, const char *buf,
+			 size_t len)
 {
-	json_t *e;
-	size_t i;
-	char *text;
+	json_t *doc;
 
-	if (!json_is_array(arr) || json_array_size(arr) > 1000)
+	if (!u->stored)
+		abort();
+	if (!u->stored_own) {
+		if (u->stored != buf || u->stored_len != len)
+			abort();
 		return;
-	json_array_foreach(arr, i, e) {
-		text = json_dumps(e, JSON_COMPACT);
-		if (text)
-			result_import_check(text, strlen(text));
-		free(text);
 	}
+	doc = json_loadb(u->stored, u->stored_len, 0, NULL);
+	if (!json_is_object(doc) || json_object_get(doc, "raw"))
+		abort();
+	json_decref(doc);
 }
 
-static void result_raw_check(json_t *raw)
+static void upload_check(const char *buf, size_t len)
 {
-	const char *name;
-	char why[300];
-	json_t *v;
+	struct upload u;
+	char err[600] = "";
+	size_t i;
 
-	json_object_foreach(raw, name, v) {
-		why[0] = '\0';
-		if (ident_checks(IDENT_RAW, name, why, sizeof(why)) && !why[0])
+	if (upload_parse(&u, buf, len, 1, "6.1.0-fuzz", err, sizeof(err))) {
+		if (!err[0])
 			abort();
+		upload_release(&u);
+		return;
 	}
+	results_check(&u.rs);
+	for (i = 0; i < u.nreps; i++)
+		results_check(&u.reps[i]);
+	for (i = 0; i < u.nraw; i++)
+		if (ident_checks(IDENT_RAW, u.raw[i].name, NULL, 0) ||
+		    !u.raw[i].text)
+			abort();
+	stored_check(&u, buf, len);
+	upload_release(&u);
 }
 
 /* Every line "key=value", keys strictly ascending. */
@@ -122,11 +145,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	json_t *doc = json_loadb((const char *)data, size, 0, NULL);
 
-	if (json_is_object(doc)) {
-		result_raw_check(json_object_get(doc, "raw"));
-		result_reps_check(json_object_get(doc, "repetitions"));
+	upload_check((const char *)data, size);
+	if (json_is_object(doc))
 		result_machine_check(json_object_get(doc, "machine"));
-	}
 	result_import_check((const char *)data, size);
 	json_decref(doc);
 	return 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The agent side of the API (docs/AGENT.md) and the job queue: agents
- * register, long-poll for work, announce kexec, upload results (stored
- * once per job with each repetition's own values, acknowledged only when
+ * register, long-poll for work, announce kexec, upload results (read
+ * once, lib/upload.h; stored once per job with each repetition's own
+ * values and the raw outputs in one transaction, acknowledged only when
  * stored; a run that did not complete ends its job as a benchmark
  * failure) and report failures; users queue jobs and bring rigs back
  * online.
@@ -21,7 +22,7 @@
 #include "db/reps.h"
 #include "http/http_poll.h"
 #include "klabd/klabd.h"
-#include "lib/import.h"
+#include "lib/upload.h"
 #include "lab/rig.h"
 #include "lab/rig_conf.h"
 #include "flow/track.h"
@@ -186,51 +187,6 @@ int api_agent_next(struct req *rq, struct web_response *r)
 	return api_reply(r, 200, json_pack("{s:o}", "job", doc));
 }
 
-/* The raw outputs attached ("raw": {name: text}) are well named
- * strings; 0, or -1 after a 400 naming the first that is not. */
-static int check_raws(struct web_response *r, json_t *raw)
-{
-	const char *name;
-	char why[300], err[400];
-	json_t *v;
-
-	if (raw && !json_is_object(raw)) {
-		web_error_json(r, 400, "field 'raw': expected an object");
-		return -1;
-	}
-	json_object_foreach(raw, name, v) {
-		if (ident_checks(IDENT_RAW, name, why, sizeof(why))) {
-			snprintf(err, sizeof(err), "field 'raw': %s", why);
-			web_error_json(r, 400, err);
-			return -1;
-		}
-		if (!json_is_string(v)) {
-			snprintf(err, sizeof(err), "field 'raw.%s': expected "
-				 "a string", name);
-			web_error_json(r, 400, err);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Store the raw outputs the agent attached ("raw": {name: text}). */
-static void store_raws(struct req *rq, json_t *raw, const int64_t *ids,
-		       size_t n)
-{
-	const char *name;
-	json_t *v;
-	size_t i;
-
-	json_object_foreach(raw, name, v) {
-		if (!json_is_string(v))
-			continue;
-		for (i = 0; i < n; i++)
-			db_raw_put(rq->db, ids[i], name, json_string_value(v),
-				   json_string_length(v));
-	}
-}
-
 static int ack(struct web_response *r, int status, const int64_t *ids,
 	       size_t n)
 {
@@ -268,92 +224,16 @@ static int results_due(struct rig *g, const struct db_job *j)
 	       !*j->failure;
 }
 
-/* The uploaded document, for the job's kernel only; 0, or -1 after a
- * 400 (not a klab-results/1 document) or 403 (another kernel). */
-static int results_parse(struct req *rq, struct web_response *r,
-			 const struct db_job *j, struct result_set *rs)
+/*
+ * The run, its repetitions and its raw outputs (each linked to every run
+ * the upload made), all or nothing: an agent told "stored" has all of it
+ * stored, and a failure stores none of it.
+ */
+static int results_store(struct req *rq, const struct upload *u,
+			 const struct db_import_opts *o, int64_t **ids,
+			 size_t *n, char *err, size_t errlen)
 {
-	struct import_error ie;
-	char err[600], msg[400];
-	size_t i;
-
-	memset(&ie, 0, sizeof(ie));
-	if (import_klab(rq->body, rq->body_len, j->kernel, rs, &ie) < 0) {
-		import_error_format(&ie, msg, sizeof(msg));
-		snprintf(err, sizeof(err), "job %lld results: %s",
-			 (long long)j->id, msg);
-		web_error_json(r, 400, err);
-		return -1;
-	}
-	for (i = 0; i < rs->n; i++)
-		if (rs->v[i].kernel && strcmp(rs->v[i].kernel, j->kernel)) {
-			snprintf(err, sizeof(err), "results for kernel '%s', "
-				 "job %lld is for '%s'", rs->v[i].kernel,
-				 (long long)j->id, j->kernel);
-			web_error_json(r, 403, err);
-			return -1;
-		}
-	return 0;
-}
-
-/* The uploaded "repetitions": klab-results/1 documents, parsed into
- * reps[0..*n) (rep i + 1 each); 0, or -1 after a 400 naming the first
- * that is not one. */
-static int reps_parse(struct web_response *r, const struct db_job *j,
-		      json_t *arr, struct result_set **reps, size_t *n)
-{
-	struct import_error ie;
-	char err[600], msg[400], *text;
-	size_t i;
-	int bad;
-
-	*reps = NULL;
-	*n = 0;
-	if (!arr)
-		return 0;
-	if (!json_is_array(arr) || json_array_size(arr) > 1000) {
-		web_error_json(r, 400, "field 'repetitions': expected an array "
-			       "of at most 1000 documents");
-		return -1;
-	}
-	*reps = calloc(json_array_size(arr) + 1, sizeof(**reps));
-	if (!*reps)
-		abort();
-	for (i = 0; i < json_array_size(arr); i++) {
-		text = json_dumps(json_array_get(arr, i), JSON_COMPACT);
-		result_set_init(&(*reps)[i]);
-		(*n)++;
-		memset(&ie, 0, sizeof(ie));
-		bad = !text || import_klab(text, strlen(text), j->kernel,
-					   &(*reps)[i], &ie) < 0;
-		free(text);
-		if (bad) {
-			import_error_format(&ie, msg, sizeof(msg));
-			snprintf(err, sizeof(err), "field 'repetitions[%zu]': "
-				 "%s", i, msg);
-			web_error_json(r, 400, err);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static void reps_free(struct result_set *reps, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		result_set_release(&reps[i]);
-	free(reps);
-}
-
-/* The run and its repetitions, all or nothing. */
-static int results_store(struct req *rq, struct result_set *rs,
-			 const struct db_import_opts *o,
-			 const struct result_set *reps, size_t nreps,
-			 int64_t **ids, size_t *n, char *err, size_t errlen)
-{
-	size_t i;
+	size_t i, k;
 	int rc;
 
 	if (db_begin(rq->db) != DB_OK) {
@@ -361,11 +241,21 @@ static int results_store(struct req *rq, struct result_set *rs,
 			 (long long)o->job_id);
 		return DB_ERR;
 	}
-	rc = db_import(rq->db, rs, o, ids, n, err, errlen);
-	for (i = 0; rc == DB_OK && *n == 1 && i < nreps; i++)
+	rc = db_import(rq->db, &u->rs, o, ids, n, err, errlen);
+	for (i = 0; rc == DB_OK && *n == 1 && i < u->nreps; i++)
 		rc = db_run_reps_add(rq->db, (*ids)[0], (int)i + 1,
-				     !reps[i].incomplete && !reps[i].error,
-				     &reps[i], err, errlen);
+				     !u->reps[i].incomplete &&
+				     !u->reps[i].error, &u->reps[i], err,
+				     errlen);
+	for (i = 0; rc == DB_OK && i < u->nraw; i++)
+		for (k = 0; rc == DB_OK && k < *n; k++) {
+			rc = db_raw_put(rq->db, (*ids)[k], u->raw[i].name,
+					u->raw[i].text, u->raw[i].len);
+			if (rc != DB_OK)
+				snprintf(err, errlen, "cannot store the raw "
+					 "output '%s' of job %lld",
+					 u->raw[i].name, (long long)o->job_id);
+		}
 	if (rc == DB_OK && db_commit(rq->db) != DB_OK) {
 		snprintf(err, errlen, "cannot store the results of job %lld",
 			 (long long)o->job_id);
@@ -381,10 +271,12 @@ static int results_store(struct req *rq, struct result_set *rs,
  * failure with the run's error and the end of klab-run's log.
  */
 static void results_end_job(struct rig *g, const struct db_job *j,
-			    int complete, const char *error, json_t *raw)
+			    int complete, const char *error,
+			    const struct upload *u)
 {
-	json_t *log = json_object_get(raw, "klab-run.log");
-	const char *out = json_is_string(log) ? json_string_value(log) : "";
+	const struct upload_raw *log = u ? upload_raw_find(u, "klab-run.log")
+					 : NULL;
+	const char *out = log ? log->text : "";
 	size_t len = strlen(out);
 	char err[300];
 
@@ -418,15 +310,30 @@ static int results_repeated(struct req *rq, struct web_response *r,
 	return rc;
 }
 
+/* The upload read once (lib/upload.h): 0, or -1 after a 400 (not a
+ * klab-results/1 upload) or 403 (another kernel's results). */
+static int results_parse(struct req *rq, struct web_response *r,
+			 const struct db_job *j, struct upload *u)
+{
+	char err[600];
+	enum upload_fault f;
+
+	f = upload_parse(u, rq->body, rq->body_len, (long long)j->id,
+			 j->kernel, err, sizeof(err));
+	if (f == UPLOAD_OK)
+		return 0;
+	web_error_json(r, f == UPLOAD_FOREIGN ? 403 : 400, err);
+	return -1;
+}
+
 static int agent_results(struct req *rq, struct web_response *r,
 			 struct rig *g, struct db_job *j)
 {
 	struct db_import_opts o;
-	struct result_set rs, *reps = NULL;
+	struct upload u;
 	int64_t *ids = NULL;
-	size_t n = 0, nreps = 0;
+	size_t n = 0;
 	char err[600] = "", *conf;
-	json_t *doc;
 	int rc;
 
 	/* idempotent: a repeated upload gets the same acknowledgement */
@@ -436,43 +343,34 @@ static int agent_results(struct req *rq, struct web_response *r,
 	ids = NULL;
 	if (!results_due(g, j))
 		return not_held(r, g, j);
-	doc = json_loadb(rq->body, rq->body_len, 0, NULL);
-	rc = check_raws(r, json_object_get(doc, "raw")) ||
-	     reps_parse(r, j, json_object_get(doc, "repetitions"), &reps,
-			&nreps);
-	result_set_init(&rs);
-	if (rc || results_parse(rq, r, j, &rs))
+	if (results_parse(rq, r, j, &u))
 		goto out;
-	result_set_setstr(&rs.kernel, j->kernel);
+	result_set_setstr(&u.rs.kernel, j->kernel);
 	memset(&o, 0, sizeof(o));
 	o.rig = g->name;
 	o.suite = j->suite;
 	o.raw_name = "results.json";
-	o.raw = rq->body;
-	o.raw_len = rq->body_len;
+	o.raw = u.stored;
+	o.raw_len = u.stored_len;
 	o.job_id = j->id;
 	/* the rig as configured for the job, and the machine it reported */
-	conf = rig_conf_text(rq->d, g, json_object_get(doc, "machine"));
+	conf = rig_conf_text(rq->d, g, json_object_get(u.doc, "machine"));
 	conf = rig_conf_with_suite(conf, json_string_value(
-				   json_object_get(doc, "suite_sha256")));
+				   json_object_get(u.doc, "suite_sha256")));
 	o.rigconf = conf;
-	rc = results_store(rq, &rs, &o, reps, nreps, &ids, &n, err,
-			   sizeof(err));
+	rc = results_store(rq, &u, &o, &ids, &n, err, sizeof(err));
 	free(conf);
 	if (rc) {
 		web_error_json(r, http_status_of(rc), err);
 		goto out;
 	}
-	store_raws(rq, json_object_get(doc, "raw"), ids, n);
-	results_end_job(g, j, !rs.incomplete && !rs.error, rs.error,
-			json_object_get(doc, "raw"));
+	results_end_job(g, j, !u.rs.incomplete && !u.rs.error, u.rs.error,
+			&u);
 	track_results_stored(rq->d, o.rig, o.suite);
 	ack(r, 201, ids, n);
 out:
 	free(ids);
-	reps_free(reps, nreps);
-	result_set_release(&rs);
-	json_decref(doc);
+	upload_release(&u);
 	return r->status;
 }
 

@@ -86,5 +86,10 @@ int import_fio(const char *buf, size_t len, const char *kernel,
 	       struct result_set *out, struct import_error *err);
 int import_klab(const char *buf, size_t len, const char *kernel,
 		struct result_set *out, struct import_error *err);
+/* import_klab of a document already parsed (doc is not changed): an agent's
+ * upload is read once (lib/upload.h).  A doc that is not an object fails
+ * as its text would ("line 1: JSON document is not an object"). */
+int import_klab_doc(const struct json_t *doc, const char *kernel,
+		    struct result_set *out, struct import_error *err);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import_priv.h"
@@ -20,22 +21,26 @@ static void carry(char **dst, const char *src)
 		result_set_setstr(dst, src);
 }
 
-int import_klab(const char *buf, size_t len, const char *kernel,
-		struct result_set *out, struct import_error *err)
+int import_klab_doc(const json_t *doc, const char *kernel,
+		    struct result_set *out, struct import_error *err)
 {
 	struct iacc acc;
-	json_t *doc, *k;
+	json_t *d, *k;
 	size_t i, j;
 	char field[48];
 
-	doc = import_json_load(buf, len, 0, err);
-	if (!doc)
-		return -1;
-	k = json_object_get(doc, "kernel");
+	if (!json_is_object(doc))
+		return import_fail(err, 1, "", "JSON document is not an "
+				   "object");
+	/* a shallow copy: the kernel stands in without touching doc */
+	d = json_copy((json_t *)doc);
+	if (!d)
+		abort();
+	k = json_object_get(d, "kernel");
 	if ((!k || json_is_null(k)) && kernel)
-		json_object_set_new(doc, "kernel", json_string(kernel));
+		json_object_set_new(d, "kernel", json_string(kernel));
 	iacc_init(&acc);
-	if (result_set_from_json(&acc.rs, doc, err))
+	if (result_set_from_json(&acc.rs, d, err))
 		goto out_fail;
 	if (iacc_find_dup(&acc, &i, &j)) {
 		snprintf(field, sizeof(field), "results[%zu].metric", j);
@@ -44,7 +49,7 @@ int import_klab(const char *buf, size_t len, const char *kernel,
 			    acc.rs.v[j].kernel, acc.rs.v[j].metric, i);
 		goto out_fail;
 	}
-	json_decref(doc);
+	json_decref(d);
 	carry(&out->kernel, acc.rs.kernel);
 	carry(&out->rig, acc.rs.rig);
 	carry(&out->suite, acc.rs.suite);
@@ -56,7 +61,20 @@ int import_klab(const char *buf, size_t len, const char *kernel,
 	return iacc_commit(&acc, out);
 
 out_fail:
-	json_decref(doc);
+	json_decref(d);
 	iacc_release(&acc);
 	return -1;
+}
+
+int import_klab(const char *buf, size_t len, const char *kernel,
+		struct result_set *out, struct import_error *err)
+{
+	json_t *doc = import_json_load(buf, len, 0, err);
+	int rc;
+
+	if (!doc)
+		return -1;
+	rc = import_klab_doc(doc, kernel, out, err);
+	json_decref(doc);
+	return rc;
 }

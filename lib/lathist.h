@@ -2,7 +2,8 @@
 /*
  * lathist: the compact latency histogram that travels in a klab-results/1
  * document ("hist": {phase: {...}}, docs/RESULTS.md) and is stored per run
- * as the raw output "hist/<phase>.json".  Only non-empty buckets are kept,
+ * as numbers (db/db_hist.c), shown by the API as the raw output
+ * "hist/<phase>.json".  Only non-empty buckets are kept,
  * each as [upper, count]: count requests took less than upper nanoseconds
  * and at least the previous bucket's upper (0 for the first).  Upper
  * bounds strictly increase.  The workloads fill it from their fio-style

@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "lathist.h"
+
 struct json_t;
 
 enum metric_dir {
@@ -32,10 +34,11 @@ struct result {
 	enum metric_dir dir;
 };
 
-/* A phase's latency histogram (lib/lathist.h), as compact JSON text. */
+/* A phase's latency histogram (lib/lathist.h), as numbers: read from
+ * JSON once, stored by db/ as they are (db_hist.c). */
 struct result_hist {
 	char *phase;	/* a metric prefix: "tiobench.seq_read", "iops" */
-	char *json;
+	struct lathist h;
 };
 
 #define RESULT_MAX_HISTS 64
@@ -85,7 +88,6 @@ struct json_t *result_set_to_json(const struct result_set *rs);
 int result_set_from_json(struct result_set *rs, const struct json_t *doc,
 			 struct import_error *err);
 
-struct lathist;
 /* Add h to the histogram of phase (merging with one already there). */
 void result_set_hist_merge(struct result_set *rs, const char *phase,
 			   const struct lathist *h);

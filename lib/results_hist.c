@@ -3,8 +3,9 @@
  * results_hist: the per-phase latency histograms a klab-results/1
  * document may carry beside its numbers ("hist": {phase: {"unit": "ns",
  * "buckets": [[upper, count], ...]}}, docs/RESULTS.md).  They belong to
- * the document's kernel.  Kept as compact JSON text so that the data
- * layer stores them as they are (raw outputs "hist/<phase>.json").
+ * the document's kernel.  Kept as numbers (struct lathist): the JSON is
+ * read once, and the data layer stores the buckets as they are
+ * (db/db_hist.c).
  */
 #include "results.h"
 
@@ -39,8 +40,6 @@ void result_set_hist_merge(struct result_set *rs, const char *phase,
 			   const struct lathist *h)
 {
 	struct result_hist *rh = hist_find(rs, phase);
-	struct lathist old;
-	char err[128];
 
 	if (!rh) {
 		rs->hist = realloc(rs->hist, (rs->nhist + 1) *
@@ -49,32 +48,18 @@ void result_set_hist_merge(struct result_set *rs, const char *phase,
 			abort();
 		rh = &rs->hist[rs->nhist++];
 		rh->phase = xstrdup(phase);
-		rh->json = lathist_dump(h);
-		return;
+		lathist_init(&rh->h);
 	}
-	lathist_init(&old);
-	/* our own text: it parses */
-	if (lathist_parse(&old, rh->json, strlen(rh->json), err, sizeof(err)))
-		abort();
-	lathist_merge(&old, h);
-	free(rh->json);
-	rh->json = lathist_dump(&old);
-	lathist_release(&old);
+	lathist_merge(&rh->h, h);
 }
 
 void result_set_hist_take(struct result_set *dst, const struct result_set *src)
 {
-	struct lathist h;
-	char err[128];
 	size_t i;
 
-	for (i = 0; i < src->nhist; i++) {
-		lathist_init(&h);
-		if (!lathist_parse(&h, src->hist[i].json,
-				   strlen(src->hist[i].json), err, sizeof(err)))
-			result_set_hist_merge(dst, src->hist[i].phase, &h);
-		lathist_release(&h);
-	}
+	for (i = 0; i < src->nhist; i++)
+		result_set_hist_merge(dst, src->hist[i].phase,
+				      &src->hist[i].h);
 }
 
 void result_set_hist_release(struct result_set *rs)
@@ -83,7 +68,7 @@ void result_set_hist_release(struct result_set *rs)
 
 	for (i = 0; i < rs->nhist; i++) {
 		free(rs->hist[i].phase);
-		free(rs->hist[i].json);
+		lathist_release(&rs->hist[i].h);
 	}
 	free(rs->hist);
 	rs->hist = NULL;
@@ -101,9 +86,7 @@ json_t *result_set_hist_to_json(const struct result_set *rs)
 	if (!o)
 		abort();
 	for (i = 0; i < rs->nhist; i++) {
-		v = json_loads(rs->hist[i].json, 0, NULL);
-		if (!v)
-			abort();
+		v = lathist_to_json(&rs->hist[i].h);
 		json_object_set_new(o, rs->hist[i].phase, v);
 	}
 	return o;

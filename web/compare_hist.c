@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * compare_hist: gather the latency histograms of a comparison's runs and
- * show them (see compare_hist.h).  A histogram that does not parse is
- * skipped: the page shows what it can.
+ * show them (see compare_hist.h).  They come from db/ as numbers (no
+ * JSON is parsed); one that breaks lathist's rules is skipped there: the
+ * page shows what it can.
  */
 #include "compare_hist.h"
 
@@ -12,8 +13,6 @@
 #include "lib/lathist.h"
 #include "web/chart_cdf.h"
 
-#define HIST_PREFIX "hist/"
-#define HIST_SUFFIX ".json"
 #define MAX_PHASES 64
 
 struct phase {
@@ -75,30 +74,18 @@ static struct phase *phase_get(struct hists *h, const char *name,
 
 static void run_add(struct hists *h, struct db *db, int64_t run, size_t k)
 {
-	size_t nn = 0, i, len;
-	size_t pl = strlen(HIST_PREFIX), sl = strlen(HIST_SUFFIX);
-	struct lathist one;
+	struct db_hist *v = NULL;
 	struct phase *p;
-	char **names = NULL, *data, err[160];
+	size_t n = 0, i;
 
-	if (db_raw_list(db, run, &names, &nn))
+	if (db_hist_list(db, run, &v, &n))
 		return;
-	for (i = 0; i < nn; i++) {
-		len = strlen(names[i]);
-		p = NULL;
-		if (len > pl + sl && !strncmp(names[i], HIST_PREFIX, pl) &&
-		    !strcmp(names[i] + len - sl, HIST_SUFFIX))
-			p = phase_get(h, names[i] + pl, len - pl - sl);
-		if (p && !db_raw_get(db, run, names[i], &data, &len)) {
-			lathist_init(&one);
-			if (!lathist_parse(&one, data, len, err, sizeof(err)))
-				lathist_merge(&p->k[k], &one);
-			lathist_release(&one);
-			free(data);
-		}
-		free(names[i]);
+	for (i = 0; i < n; i++) {
+		p = phase_get(h, v[i].phase, strlen(v[i].phase));
+		if (p)
+			lathist_merge(&p->k[k], &v[i].h);
 	}
-	free(names);
+	db_hists_free(v, n);
 }
 
 static void hists_gather(struct hists *h, struct db *db,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * compare_hist: the latency distributions of a comparison.  The runs
- * (cells) of each kernel are found in the comparison, their raw outputs
- * "hist/<phase>.json" (lib/lathist.h) read through db/ and merged per
- * kernel and phase; the page then draws one tail chart per phase that the
+ * (cells) of each kernel are found in the comparison, their histograms
+ * (lib/lathist.h) read through db/ (db_hist_list) and merged per kernel
+ * and phase; the page then draws one tail chart per phase that the
  * baseline and at least one other kernel have (web/chart_cdf.h).
  */
 #ifndef KLAB_WEB_COMPARE_HIST_H
