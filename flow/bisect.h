@@ -118,11 +118,4 @@ void bis_git_cleanup(struct klabd *d, int64_t id);
  * driver_kick(d->bisrun) after a change. */
 long bisrun_pass(void *arg);
 
-/* api_bisect.c: the routes */
-int api_bisection_add(struct req *rq, struct web_response *r);
-int api_bisections(struct req *rq, struct web_response *r);
-int page_bisections(struct req *rq, struct web_response *r);
-int page_bisect_submission(struct req *rq, struct web_response *r);
-int page_bisection_post(struct req *rq, struct web_response *r);
-
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "flow/bisect.h"
+#include "lib/strbuf.h"
 #include "judge/bisect_pick.h"
 #include "web/format.h"
 

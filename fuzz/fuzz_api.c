@@ -59,12 +59,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "http/api.h"
 #include "http/auth.h"
+#include "http/http.h"
 #include "klabd/klabd.h"
 #include "lab/rig.h"
 #include "flow/bisect.h"
 #include "flow/submissions.h"
 #include "db/tokens.h"
+#include "lib/sha256.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

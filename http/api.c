@@ -10,6 +10,7 @@
 #include <string.h>
 
 
+#include "http/api.h"
 #include "http/api_import_mail.h"
 #include "http/api_util.h"
 #include "http/auth.h"

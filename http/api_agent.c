@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "http/api.h"
 #include "http/api_util.h"
 #include "lab/catalog.h"
 #include "db/jobs.h"

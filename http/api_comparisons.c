@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http/api.h"
 #include "http/api_util.h"
 #include "http/auth.h"
 #include "flow/comparisons.h"

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http/api.h"
 #include "http/api_util.h"
 #include "http/auth.h"
 #include "lab/build.h"

@@ -25,7 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "http/api_util.h"
 #include "http/auth.h"
+#include "http/http.h"
 #include "lab/catalog.h"
 #include "http/http_conn.h"
 #include "http/http_poll.h"

@@ -23,9 +23,11 @@
 
 #include "flow/alerts.h"
 #include "http/auth.h"
+#include "http/http.h"
 #include "flow/bisect.h"
 #include "lab/build.h"
 #include "lab/catalog.h"
+#include "lab/job_check.h"
 #include "flow/driver.h"
 #include "judge/verdict.h"
 #include "klabd/klabd.h"
@@ -501,7 +503,7 @@ static int open_state(struct klabd *d, char *err, size_t errlen)
 	db = db_open(d->db_path, err, errlen);
 	if (!db)
 		return -1;
-	api_suites_register(d, db);
+	job_suites_register(d, db);
 	klabd_db_put(d, db);
 	for (i = 1; i < KLABD_POOL_START; i++) {
 		db = db_open(d->db_path, err, errlen);
