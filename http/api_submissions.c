@@ -567,27 +567,27 @@ static void console_tail(const char *path, struct strbuf *sb)
 static int queue(struct req *rq, struct web_response *r, int json)
 {
 	struct klabd *d = rq->d;
-	struct web_console *con = calloc(d->nrigs + 1, sizeof(*con));
-	struct strbuf *tail = calloc(d->nrigs + 1, sizeof(*tail));
-	char path[sizeof(d->rigs[0]->console)];
-	size_t i;
+	size_t n = rigmgr_count(d), i;
+	struct web_console *con = calloc(n + 1, sizeof(*con));
+	struct strbuf *tail = calloc(n + 1, sizeof(*tail));
+	char path[sizeof(((struct rig *)0)->console)];
+	struct rig *g;
 	int rc;
 
 	if (!con || !tail)
 		abort();
-	for (i = 0; i < d->nrigs; i++) {
-		pthread_mutex_lock(&d->mgr_lock);
-		snprintf(path, sizeof(path), "%s", d->rigs[i]->console);
-		pthread_mutex_unlock(&d->mgr_lock);
+	for (i = 0; i < n; i++) {
+		g = rigmgr_rig(d, i);
+		rigmgr_console(g, path, sizeof(path));
 		sb_init(&tail[i]);
 		console_tail(path, &tail[i]);	/* file reads: unlocked */
-		con[i].rig = d->rigs[i]->name;
+		con[i].rig = g->name;
 		con[i].tail = tail[i].buf;
 	}
 	if (json)
 		query_add(&rq->q, "format", "json");
-	rc = web_queue(rq->db, con, d->nrigs, &rq->q, r);
-	for (i = 0; i < d->nrigs; i++)
+	rc = web_queue(rq->db, con, n, &rq->q, r);
+	for (i = 0; i < n; i++)
 		sb_release(&tail[i]);
 	free(tail);
 	free(con);

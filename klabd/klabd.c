@@ -379,9 +379,7 @@ static void klabd_release(struct klabd *d)
 	auth_destroy(d->auth);
 	catalog_release(d);
 	config_release(&d->cfg);
-	pthread_mutex_destroy(&d->pool_lock);
-	pthread_mutex_destroy(&d->cat_lock);
-	pthread_mutex_destroy(&d->image_lock);
+	klabd_pool_destroy(d->pool);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);	/* the last thing: the lock goes */
 }
@@ -531,9 +529,8 @@ int main(int argc, char **argv)
 		return token_main(argc - 1, argv + 1);
 	memset(&d, 0, sizeof(d));
 	d.lock_fd = -1;
-	pthread_mutex_init(&d.pool_lock, NULL);
-	pthread_mutex_init(&d.cat_lock, NULL);
-	pthread_mutex_init(&d.image_lock, NULL);
+	d.pool = klabd_pool_create();
+	catalog_init(&d);
 	config_init(&d.cfg);
 	d.db_path = strdup("klab.db");
 	d.host = strdup("127.0.0.1");

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * klabd: the controller daemon's configuration and shared state, and the
- * pool of database handles every thread takes from (pool.c).  HTTP's own
- * types (the request, the route table, the handlers) are in http/req.h
- * and http/api.h: no room below http/ sees them.
+ * klabd: the controller daemon's configuration, and a pointer to each
+ * room's state, whose fields only that room sees (the HTTP server,
+ * http/; the rig manager, the builder and the catalog, lab/; the drivers
+ * and the tracker, flow/).  Also the pool of database handles every
+ * thread takes from (pool.c).  HTTP's own types (the request, the route
+ * table, the handlers) are in http/req.h and http/api.h: no room below
+ * http/ sees them.
  */
 #ifndef KLAB_KLABD_H
 #define KLAB_KLABD_H
 
 #include <pthread.h>
-#include <signal.h>
 #include <stddef.h>
 
 #include "db/db.h"
@@ -18,12 +20,16 @@
 
 #define KLAB_VERSION "0.1"
 
+struct auth;
+struct builder;
+struct catalog;
+struct driver;
 struct http_guard;
 struct http_park;
-struct http_poll;
 struct http_stats;
-struct rig_waiter;
-struct driver;
+struct klabd_pool;
+struct MHD_Daemon;
+struct rigmgr;
 struct tracker;
 
 /*
@@ -42,6 +48,8 @@ struct http_limits {
 };
 
 struct klabd {
+	/* the configuration: the file, then the command line (klabd.c) */
+	struct config cfg;
 	char *db_path;
 	char *host;		/* listen address, loopback by default */
 	int port;		/* 0: pick a free one (printed at start) */
@@ -51,58 +59,36 @@ struct klabd {
 	char *top_dir;
 	char *rig_bin_dir;	/* agent + workloads put into rig images */
 	char *public_url;	/* how agents reach us, for the rig cmdline */
-	struct auth *auth;	/* sessions and the CSRF key (auth.c) */
 	int read_token;		/* read_access = token: GETs need a token */
 	char *cmdline_allow;	/* job_cmdline_allow, NULL: the default */
 	int fault_downloads;	/* testing: refuse this many agent downloads */
-	struct config cfg;
-	struct MHD_Daemon *mhd;
 	struct http_limits lim;
-	struct http_stats *hstats;	/* http.c: bodies in flight, log */
-	struct http_park *park;		/* http_poll.c: parked long polls */
-	struct http_guard *guard;	/* http_conn.c: slowloris guard */
-	int lock_fd;			/* the flock on DB.lock, -1: none */
-	volatile sig_atomic_t stop;
-	int stopping;	/* shutting down: read and set with __atomic */
-
-	pthread_mutex_t pool_lock;	/* db handles, KLABD_POOL_MAX idle */
-	struct db **pool;
-	size_t npool, pool_alloc;
-
-	/* the rig manager (rigmgr.c) */
-	struct rig **rigs;
-	size_t nrigs;
-	pthread_t mgr;
-	int mgr_running;	/* 0: long polls end, the manager stops */
-	int mgr_init, mgr_started;
-	pthread_mutex_t mgr_lock;
-	pthread_cond_t mgr_cond;	/* new jobs / state changes */
-	struct rig_waiter *waiters;	/* parked long polls, woken with it */
-
-	/* the kernel builder (build.c) */
+	/* the kernel builder's settings (lab/build.c) */
 	char *build_cache;		/* NULL: build-kernel.sh's default */
 	char *build_fragment;		/* config fragment, NULL: the lab's */
 	char *build_must_have;		/* NULL: build-kernel.sh's list */
 	char *build_jobs, *build_time_limit;	/* NULL: defaults */
 	int max_builds;			/* builds at once, default 1 */
-	int build_init, build_running, nbuilders;
-	pthread_t builders[8];
-	pthread_mutex_t build_lock;
-	pthread_cond_t build_cond;
 
-	/* the kernel catalog (catalog.c) */
-	pthread_mutex_t cat_lock;	/* files */
-	pthread_mutex_t image_lock;	/* prep's table, nothing slow */
-	struct cat_prep *prep;		/* catalog_prep.c: its thread, table */
-	char *base_image;		/* rig base initramfs (prep's thread) */
-	struct cat_file *files;		/* sha256 -> path, for downloads */
-	size_t nfiles;
-
-	struct driver *cmprun;		/* comparisons.c: the driver */
-	struct tracker *tracker;	/* track.c: lines, change points */
-	struct driver *subrun;		/* submissions.c: the driver */
-	struct driver *bisrun;		/* bisect.c: the driver */
+	/* klabd's own state */
+	int lock_fd;			/* the flock on DB.lock, -1: none */
+	int stopping;	/* shutting down: read and set with __atomic */
+	struct klabd_pool *pool;	/* pool.c: idle database handles */
 	struct klabd_events events;	/* events.h: who hears what */
+
+	/* each room's state, opaque to the others */
+	struct MHD_Daemon *mhd;		/* http/http.c: the server */
+	struct http_stats *hstats;	/* http.c: bodies in flight, log */
+	struct http_park *park;		/* http_poll.c: parked long polls */
+	struct http_guard *guard;	/* http_conn.c: slowloris guard */
+	struct auth *auth;	/* http/auth.c: sessions, the CSRF key */
+	struct rigmgr *rigmgr;		/* lab/rigmgr.c: the rigs, the lock */
+	struct builder *builder;	/* lab/build.c: the build workers */
+	struct catalog *catalog;	/* lab/catalog*.c: files, boot files */
+	struct driver *cmprun;		/* flow/comparisons.c: the driver */
+	struct tracker *tracker;	/* flow/track.c: lines, change points */
+	struct driver *subrun;		/* flow/submissions.c: the driver */
+	struct driver *bisrun;		/* flow/bisect.c: the driver */
 };
 
 /* config_schema.c: the keys klabd's configuration may hold */
@@ -117,6 +103,10 @@ extern const struct config_key klabd_config_schema[];
  * more; at most KLABD_POOL_MAX stay idle, the rest are closed. */
 #define KLABD_POOL_START 4
 #define KLABD_POOL_MAX 8
+/* An empty pool, and the pool freed with its idle handles (after every
+ * thread that takes one stopped); destroy accepts NULL. */
+struct klabd_pool *klabd_pool_create(void);
+void klabd_pool_destroy(struct klabd_pool *p);
 struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen);
 /* klabd_db_get for a background thread: a failure is logged as
  * "klabd: WHAT: cause" and gives NULL. */

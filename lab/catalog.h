@@ -15,15 +15,9 @@
 
 struct klabd;
 
-struct cat_file {
-	char sha[65];
-	char *path;
-	long long size;		/* of the file when hashed */
-	long long mtime;
-	char **rigs;		/* the rigs that may download it */
-	size_t nrigs, arigs;
-};
-
+/* The catalog's state (its tables, the boot files' thread) into
+ * d->catalog, before any thread may use it. */
+void catalog_init(struct klabd *d);
 /*
  * Fetch a Debian kernel: spec is a package name or "newest-6.1" /
  * "newest-6.12".  Registers it (ident = upstream version, "6.1.192") with
@@ -124,7 +118,8 @@ int catalog_script(struct klabd *d, const char *name,
 int catalog_script_timed(struct klabd *d, const char *name,
 			 const char *const *args, long timeout_ms,
 			 struct strbuf *out, char *err, size_t errlen);
-/* Free the catalog's tables (after catalog_stop). */
+/* Stop the catalog's thread (catalog_stop) and free its state; accepts
+ * a catalog never made. */
 void catalog_release(struct klabd *d);
 
 #endif

@@ -30,6 +30,7 @@
 
 struct klabd;
 struct rig;
+struct rigmgr;
 
 enum rig_state {
 	RIG_OFFLINE = 0,	/* operator must bring it back */
@@ -80,6 +81,7 @@ struct rig_scan {
 
 struct rig {
 	struct klabd *d;
+	struct rigmgr *mgr;	/* its manager (rigmgr.c): the lock */
 	char *name, *kind, *profile;
 	char *token;
 	char token_hash[65];	/* hex SHA-256: what is stored, compared */
@@ -96,7 +98,7 @@ struct rig {
 	struct proc proc;		/* QEMU */
 	struct proc console_proc;	/* the console command */
 
-	/* state machine, under mgr lock */
+	/* state machine, under the manager's mgr_lock */
 	enum rig_state state;
 	int64_t job;		/* job in hand, 0 when none */
 	char *job_release;	/* uname -r the job's kernel reports */
@@ -160,6 +162,13 @@ void rigmgr_free(struct klabd *d);
 /* Find a rig by name (the pointer lives as long as klabd). */
 struct rig *rigmgr_find(struct klabd *d, const char *name);
 struct rig *rigmgr_by_token(struct klabd *d, const char *token);
+/* How many rigs are configured, and the i-th (NULL past the last), in
+ * the configuration's order; both fixed once rigmgr_init returned. */
+size_t rigmgr_count(struct klabd *d);
+struct rig *rigmgr_rig(struct klabd *d, size_t i);
+/* The path of g's console log of the current boot into buf (len bytes),
+ * read under the lock: a cold boot starts a new one. */
+void rigmgr_console(struct rig *g, char *buf, size_t len);
 
 /*
  * Events from the agent API.  Each returns 0, or an HTTP status with err
@@ -173,7 +182,7 @@ int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
  * have come for some rig (or the manager stops); wake must not block.
  */
 struct rig_waiter {
-	struct rig_waiter *prev, *next;	/* d->waiters, under the lock */
+	struct rig_waiter *prev, *next;	/* the manager's, under its lock */
 	int queued;
 	void (*wake)(struct rig_waiter *w);
 };

@@ -5,13 +5,14 @@
  * the state machine.
  *
  * Locking rules:
- *  - d->mgr_lock guards every rig's state machine fields (rig.h: "under
- *    mgr lock") and is held only to decide: never across a fork, an exec,
- *    a wait for a child, a network call, an image build, a file hash or a
- *    database write.  d->mgr_cond runs on CLOCK_MONOTONIC like every
- *    deadline here (proc_now_ms()).
+ *  - mgr_lock (struct rigmgr, d->rigmgr, each rig's g->mgr) guards every
+ *    rig's state machine fields (rig.h: "under the manager's mgr_lock")
+ *    and is held only to decide: never across a fork, an exec, a wait for
+ *    a child, a network call, an image build, a file hash or a database
+ *    write.  mgr_cond runs on CLOCK_MONOTONIC like every deadline here
+ *    (proc_now_ms()).
  *  - Agents' long polls are parked connections (http_poll.c) queued on
- *    d->waiters and woken wherever d->mgr_cond is broadcast.
+ *    the manager's waiters and woken wherever mgr_cond is broadcast.
  *  - Slow machine work (halt, power-cycle, starting QEMU, restarting a
  *    console command) is done by the rig's worker thread while the rig
  *    is RIG_STARTING; the manager thread starts it, and joins it when it
@@ -42,11 +43,25 @@
 
 #include "db/jobs.h"
 #include "klabd/klabd.h"
+#include "lib/alloc.h"
 #include "lib/list.h"
 #include "lib/sha256.h"
 #include "lab/catalog.h"
 #include "lab/rig.h"
 #include "lab/rig_conf.h"
+
+/* The manager's state (rig.h's functions reach it through d->rigmgr or
+ * a rig's mgr). */
+struct rigmgr {
+	struct rig **rigs;		/* every configured rig, for good */
+	size_t nrigs;
+	pthread_t thread;
+	int running;		/* 0: long polls end, the manager stops */
+	int started;		/* the thread runs, to be joined */
+	pthread_mutex_t mgr_lock;
+	pthread_cond_t mgr_cond;	/* new jobs / state changes */
+	struct rig_waiter *waiters;	/* parked long polls, woken with it */
+};
 
 #define CONSOLE_SCAN_MAX (1 << 20)	/* console bytes scanned per tick */
 #define SCAN_PERIOD_MS 500		/* ms between two reads of a console */
@@ -64,13 +79,13 @@ const char *rig_state_name(enum rig_state s)
 }
 
 /* A job may have come: wake every parked long poll; lock held. */
-static void waiters_wake(struct klabd *d)
+static void waiters_wake(struct rigmgr *m)
 {
 	struct rig_waiter *w;
 
-	while (d->waiters) {
-		w = d->waiters;
-		LIST_UNLINK(d->waiters, w);
+	while (m->waiters) {
+		w = m->waiters;
+		LIST_UNLINK(m->waiters, w);
 		w->queued = 0;
 		w->wake(w);
 	}
@@ -84,8 +99,8 @@ static void set_state(struct rig *g, enum rig_state s)
 		rig_state_name(g->state), rig_state_name(s),
 		g->job ? " (job in hand)" : "");
 	g->state = s;
-	pthread_cond_broadcast(&g->d->mgr_cond);
-	waiters_wake(g->d);
+	pthread_cond_broadcast(&g->mgr->mgr_cond);
+	waiters_wake(g->mgr);
 }
 
 /* A kernel failure of the job in hand; the rig is cold-booted after. */
@@ -148,10 +163,10 @@ static void *rig_worker(void *arg)
 	if (g->work_boot)
 		g->boot_rc = g->ops->cold_boot(g, g->boot_err,
 					       sizeof(g->boot_err));
-	pthread_mutex_lock(&g->d->mgr_lock);
+	pthread_mutex_lock(&g->mgr->mgr_lock);
 	g->worker_done = 1;
-	pthread_cond_broadcast(&g->d->mgr_cond);
-	pthread_mutex_unlock(&g->d->mgr_lock);
+	pthread_cond_broadcast(&g->mgr->mgr_cond);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	return NULL;
 }
 
@@ -301,25 +316,25 @@ static void rig_tick(struct rig *g, long long now, struct rig_fx *fx)
 
 static void *mgr_main(void *arg)
 {
-	struct klabd *d = arg;
-	struct rig_fx *fx = calloc(d->nrigs ? d->nrigs : 1, sizeof(*fx));
+	struct rigmgr *m = arg;
+	struct rig_fx *fx = calloc(m->nrigs ? m->nrigs : 1, sizeof(*fx));
 	struct timespec ts;
 	long long now;
 	size_t i;
 
 	if (!fx)
 		abort();
-	pthread_mutex_lock(&d->mgr_lock);
-	while (d->mgr_running) {
-		for (i = 0; i < d->nrigs; i++) {
+	pthread_mutex_lock(&m->mgr_lock);
+	while (m->running) {
+		for (i = 0; i < m->nrigs; i++) {
 			memset(&fx[i], 0, sizeof(fx[i]));
-			rig_tick(d->rigs[i], proc_now_ms(), &fx[i]);
-			rig_fx_take(d->rigs[i], &fx[i]);
+			rig_tick(m->rigs[i], proc_now_ms(), &fx[i]);
+			rig_fx_take(m->rigs[i], &fx[i]);
 		}
-		pthread_mutex_unlock(&d->mgr_lock);
+		pthread_mutex_unlock(&m->mgr_lock);
 		now = proc_now_ms();
-		for (i = 0; i < d->nrigs; i++) {
-			struct rig *g = d->rigs[i];
+		for (i = 0; i < m->nrigs; i++) {
+			struct rig *g = m->rigs[i];
 
 			rig_fx_publish(&fx[i]);
 			/* a pass runs on every kick: the consoles are read
@@ -333,14 +348,14 @@ static void *mgr_main(void *arg)
 					      CONSOLE_SCAN_MAX);
 			}
 		}
-		pthread_mutex_lock(&d->mgr_lock);
-		if (!d->mgr_running)
+		pthread_mutex_lock(&m->mgr_lock);
+		if (!m->running)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec += 1;
-		pthread_cond_timedwait(&d->mgr_cond, &d->mgr_lock, &ts);
+		pthread_cond_timedwait(&m->mgr_cond, &m->mgr_lock, &ts);
 	}
-	pthread_mutex_unlock(&d->mgr_lock);
+	pthread_mutex_unlock(&m->mgr_lock);
 	free(fx);
 	return NULL;
 }
@@ -352,7 +367,7 @@ int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 	char msg[300];
 
 	memset(&fx, 0, sizeof(fx));
-	pthread_mutex_lock(&g->d->mgr_lock);
+	pthread_mutex_lock(&g->mgr->mgr_lock);
 	if (g->state == RIG_STARTING ||
 	    (g->state == RIG_OFFLINE && g->health_fails >= 2)) {
 		/* a boot is under way (a machine that is not power-cycled
@@ -392,7 +407,7 @@ int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 	}
 out_unlock:
 	rig_fx_take(g, &fx);
-	pthread_mutex_unlock(&g->d->mgr_lock);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	rig_fx_publish(&fx);
 	return 0;
 }
@@ -404,13 +419,13 @@ static void job_unclaim(struct rig *g, int64_t id)
 	struct db *db;
 	char err[256];
 
-	pthread_mutex_unlock(&g->d->mgr_lock);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	db = klabd_db_get(g->d, err, sizeof(err));
 	if (!db || db_job_set_state(db, id, "queued"))
 		fprintf(stderr, "klabd: rig %s: cannot put job %lld back in "
 			"the queue\n", g->name, (long long)id);
 	klabd_db_put(g->d, db);
-	pthread_mutex_lock(&g->d->mgr_lock);
+	pthread_mutex_lock(&g->mgr->mgr_lock);
 }
 
 /*
@@ -446,7 +461,7 @@ static int64_t take_job(struct rig *g, int *preparing)
 	if (g->taking)
 		return 0;
 	g->taking = 1;
-	pthread_mutex_unlock(&g->d->mgr_lock);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	db = klabd_db_get(g->d, err, sizeof(err));
 	if (!db && hand_out_log_due())
 		fprintf(stderr, "klabd: hand-out: %s\n", err);
@@ -459,10 +474,10 @@ static int64_t take_job(struct rig *g, int *preparing)
 		db_job_release(&j);
 	}
 	klabd_db_put(g->d, db);
-	pthread_mutex_lock(&g->d->mgr_lock);
+	pthread_mutex_lock(&g->mgr->mgr_lock);
 	g->taking = 0;
-	pthread_cond_broadcast(&g->d->mgr_cond);
-	if (id && (g->state != RIG_IDLE || g->job || !g->d->mgr_running)) {
+	pthread_cond_broadcast(&g->mgr->mgr_cond);
+	if (id && (g->state != RIG_IDLE || g->job || !g->mgr->running)) {
 		job_unclaim(g, id);
 		id = 0;
 	}
@@ -478,10 +493,10 @@ static int64_t take_job(struct rig *g, int *preparing)
 
 /* Queue w to be woken unless the manager stopped; lock held.  1 when w
  * is queued. */
-static int waiter_queue(struct klabd *d, struct rig_waiter *w)
+static int waiter_queue(struct rigmgr *m, struct rig_waiter *w)
 {
-	if (w && !w->queued && d->mgr_running) {
-		LIST_PUSH(d->waiters, w);
+	if (w && !w->queued && m->running) {
+		LIST_PUSH(m->waiters, w);
 		w->queued = 1;
 	}
 	return w && w->queued;
@@ -490,53 +505,56 @@ static int waiter_queue(struct klabd *d, struct rig_waiter *w)
 int rigmgr_next_job(struct rig *g, int64_t *job, int *preparing,
 		    struct rig_waiter *w)
 {
-	struct klabd *d = g->d;
+	struct rigmgr *m = g->mgr;
 	int queued;
 
 	*job = 0;
 	*preparing = 0;
-	pthread_mutex_lock(&d->mgr_lock);
+	pthread_mutex_lock(&m->mgr_lock);
 	/* queued before the queue is read: a wake while take_job has the
 	 * lock dropped (a job queued, boot files ready) is not lost, the
 	 * poll runs again at once (http_poll_suspend) */
-	queued = waiter_queue(d, w);
+	queued = waiter_queue(m, w);
 	if ((g->state == RIG_RUNNING || g->state == RIG_ASSIGNED) && g->job)
 		*job = g->job;
 	else if (g->state == RIG_IDLE)
 		*job = take_job(g, preparing);
 	if (*job && queued && w->queued) {
-		LIST_UNLINK(d->waiters, w);
+		LIST_UNLINK(m->waiters, w);
 		w->queued = 0;
 	}
-	pthread_mutex_unlock(&d->mgr_lock);
+	pthread_mutex_unlock(&m->mgr_lock);
 	return queued && !*job;
 }
 
 int rigmgr_wait(struct klabd *d, struct rig_waiter *w)
 {
+	struct rigmgr *m = d->rigmgr;
 	int queued;
 
-	pthread_mutex_lock(&d->mgr_lock);
-	queued = waiter_queue(d, w);
-	pthread_mutex_unlock(&d->mgr_lock);
+	pthread_mutex_lock(&m->mgr_lock);
+	queued = waiter_queue(m, w);
+	pthread_mutex_unlock(&m->mgr_lock);
 	return queued;
 }
 
 void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w)
 {
-	pthread_mutex_lock(&d->mgr_lock);
+	struct rigmgr *m = d->rigmgr;
+
+	pthread_mutex_lock(&m->mgr_lock);
 	if (w->queued) {
-		LIST_UNLINK(d->waiters, w);
+		LIST_UNLINK(m->waiters, w);
 		w->queued = 0;
 	}
-	pthread_mutex_unlock(&d->mgr_lock);
+	pthread_mutex_unlock(&m->mgr_lock);
 }
 
 int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&g->d->mgr_lock);
+	pthread_mutex_lock(&g->mgr->mgr_lock);
 	if (job != g->job) {
 		snprintf(err, errlen, "job %lld is not the job of rig '%s'",
 			 (long long)job, g->name);
@@ -548,7 +566,7 @@ int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen)
 		g->deadline = g->booted_at + g->boot_timeout * 1000LL;
 		set_state(g, RIG_BOOTING);
 	}
-	pthread_mutex_unlock(&g->d->mgr_lock);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	return rc;
 }
 
@@ -556,11 +574,11 @@ int rigmgr_holds(struct rig *g, int64_t job)
 {
 	int held;
 
-	pthread_mutex_lock(&g->d->mgr_lock);
+	pthread_mutex_lock(&g->mgr->mgr_lock);
 	held = job && g->job == job && (g->state == RIG_ASSIGNED ||
 					g->state == RIG_BOOTING ||
 					g->state == RIG_RUNNING);
-	pthread_mutex_unlock(&g->d->mgr_lock);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	return held;
 }
 
@@ -569,7 +587,7 @@ void rigmgr_job_done(struct rig *g, int64_t job)
 	struct rig_fx fx;
 
 	memset(&fx, 0, sizeof(fx));
-	pthread_mutex_lock(&g->d->mgr_lock);
+	pthread_mutex_lock(&g->mgr->mgr_lock);
 	if (g->job == job) {
 		g->job = 0;
 		fx.job = job;
@@ -577,7 +595,7 @@ void rigmgr_job_done(struct rig *g, int64_t job)
 		set_state(g, RIG_IDLE);
 	}
 	rig_fx_take(g, &fx);
-	pthread_mutex_unlock(&g->d->mgr_lock);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	rig_fx_publish(&fx);
 }
 
@@ -589,7 +607,7 @@ int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
 	int rc = 0;
 
 	memset(&fx, 0, sizeof(fx));
-	pthread_mutex_lock(&g->d->mgr_lock);
+	pthread_mutex_lock(&g->mgr->mgr_lock);
 	if (job != g->job) {
 		snprintf(err, errlen, "job %lld is not the job of rig '%s'",
 			 (long long)job, g->name);
@@ -606,18 +624,18 @@ int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
 		set_state(g, RIG_IDLE);
 	}
 	rig_fx_take(g, &fx);
-	pthread_mutex_unlock(&g->d->mgr_lock);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	rig_fx_publish(&fx);
 	return rc;
 }
 
 int rigmgr_online(struct rig *g)
 {
-	pthread_mutex_lock(&g->d->mgr_lock);
+	pthread_mutex_lock(&g->mgr->mgr_lock);
 	g->health_fails = 0;
 	if (g->state == RIG_OFFLINE)
 		set_state(g, RIG_COLD);
-	pthread_mutex_unlock(&g->d->mgr_lock);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	return 0;
 }
 
@@ -640,44 +658,73 @@ enum outcome rigmgr_bring_online(struct klabd *d, struct db *db,
 
 void rigmgr_kick(struct klabd *d)
 {
-	pthread_mutex_lock(&d->mgr_lock);
-	pthread_cond_broadcast(&d->mgr_cond);
-	waiters_wake(d);
-	pthread_mutex_unlock(&d->mgr_lock);
+	struct rigmgr *m = d->rigmgr;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->mgr_lock);
+	pthread_cond_broadcast(&m->mgr_cond);
+	waiters_wake(m);
+	pthread_mutex_unlock(&m->mgr_lock);
+}
+
+size_t rigmgr_count(struct klabd *d)
+{
+	return d->rigmgr ? d->rigmgr->nrigs : 0;
+}
+
+struct rig *rigmgr_rig(struct klabd *d, size_t i)
+{
+	return i < rigmgr_count(d) ? d->rigmgr->rigs[i] : NULL;
+}
+
+void rigmgr_console(struct rig *g, char *buf, size_t len)
+{
+	pthread_mutex_lock(&g->mgr->mgr_lock);
+	snprintf(buf, len, "%s", g->console);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 }
 
 struct rig *rigmgr_find(struct klabd *d, const char *name)
 {
+	struct rig *g;
 	size_t i;
 
-	for (i = 0; name && i < d->nrigs; i++)
-		if (!strcmp(d->rigs[i]->name, name))
-			return d->rigs[i];
+	for (i = 0; name && i < rigmgr_count(d); i++) {
+		g = d->rigmgr->rigs[i];
+		if (!strcmp(g->name, name))
+			return g;
+	}
 	return NULL;
 }
 
 /* Every rig's hash is compared, in constant time (secret_equal). */
 struct rig *rigmgr_by_token(struct klabd *d, const char *token)
 {
-	struct rig *found = NULL;
+	struct rig *found = NULL, *g;
 	char h[65];
 	size_t i;
 
 	if (!token || !*token)
 		return NULL;
 	secret_hash_hex(token, h);
-	for (i = 0; i < d->nrigs; i++)
-		if (secret_equal(d->rigs[i]->token_hash, h) && !found)
-			found = d->rigs[i];
+	for (i = 0; i < rigmgr_count(d); i++) {
+		g = d->rigmgr->rigs[i];
+		if (secret_equal(g->token_hash, h) && !found)
+			found = g;
+	}
 	return found;
 }
 
-/* mgr_cond and every deadline run on the monotonic clock. */
-static void mgr_sync_init(struct klabd *d)
+/* The manager's state, its lock and its condition; mgr_cond and every
+ * deadline run on the monotonic clock. */
+static struct rigmgr *mgr_create(void)
 {
-	pthread_mutex_init(&d->mgr_lock, NULL);
-	proc_cond_init(&d->mgr_cond);
-	d->mgr_init = 1;
+	struct rigmgr *m = xcalloc(1, sizeof(*m));
+
+	pthread_mutex_init(&m->mgr_lock, NULL);
+	proc_cond_init(&m->mgr_cond);
+	return m;
 }
 
 /*
@@ -714,11 +761,12 @@ static void rig_adopt(struct rig *g, struct db *db)
 
 int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 {
+	struct rigmgr *m = mgr_create();
 	struct db *db;
 	size_t i;
 	int n;
 
-	mgr_sync_init(d);
+	d->rigmgr = m;
 	db = klabd_db_get(d, err, errlen);
 	if (!db)
 		return -1;
@@ -730,6 +778,7 @@ int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 			continue;
 		err[0] = '\0';
 		g = rig_from_config(d, sec, err, errlen);
+		g->mgr = m;
 		if (!err[0])
 			rig_adopt(g, db);
 		if (err[0] || rig_register(d, db, g, err, errlen)) {
@@ -738,60 +787,65 @@ int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 			return -1;
 		}
 		g->db_state = g->state;
-		d->rigs = realloc(d->rigs, (d->nrigs + 1) * sizeof(*d->rigs));
-		if (!d->rigs)
-			abort();
-		d->rigs[d->nrigs++] = g;
+		m->rigs = xrealloc(m->rigs, (m->nrigs + 1) * sizeof(*m->rigs));
+		m->rigs[m->nrigs++] = g;
 	}
 	n = db_job_requeue_stale(db);
-	for (i = 0; i < d->nrigs; i++)
-		if (d->rigs[i]->job &&
-		    !db_job_set_state(db, d->rigs[i]->job,
-				      d->rigs[i]->job_db_state))
+	for (i = 0; i < m->nrigs; i++)
+		if (m->rigs[i]->job &&
+		    !db_job_set_state(db, m->rigs[i]->job,
+				      m->rigs[i]->job_db_state))
 			n--;
 	if (n > 0)
 		fprintf(stderr, "klabd: %d unfinished jobs back in the queue\n",
 			n);
 	klabd_db_put(d, db);
 	/* agents may poll as soon as HTTP serves */
-	d->mgr_running = 1;
+	m->running = 1;
 	return 0;
 }
 
 int rigmgr_start(struct klabd *d, char *err, size_t errlen)
 {
-	if (proc_thread_start(&d->mgr, mgr_main, d, "rig manager", err,
+	struct rigmgr *m = d->rigmgr;
+
+	if (proc_thread_start(&m->thread, mgr_main, m, "rig manager", err,
 			      errlen))
 		return -1;
-	d->mgr_started = 1;
+	m->started = 1;
 	return 0;
 }
 
 void rigmgr_quiesce(struct klabd *d)
 {
-	if (!d->mgr_init)
+	struct rigmgr *m = d->rigmgr;
+
+	if (!m)
 		return;
-	pthread_mutex_lock(&d->mgr_lock);
-	d->mgr_running = 0;
-	pthread_cond_broadcast(&d->mgr_cond);
-	waiters_wake(d);
-	pthread_mutex_unlock(&d->mgr_lock);
+	pthread_mutex_lock(&m->mgr_lock);
+	m->running = 0;
+	pthread_cond_broadcast(&m->mgr_cond);
+	waiters_wake(m);
+	pthread_mutex_unlock(&m->mgr_lock);
 }
 
 void rigmgr_stop(struct klabd *d)
 {
+	struct rigmgr *m = d->rigmgr;
 	size_t i;
 
 	rigmgr_quiesce(d);
 	/* the catalog's thread kicks the manager, and a worker's cold boot
 	 * may wait for it: it stops first (its waiters return) */
 	catalog_stop(d);
-	if (d->mgr_started)
-		pthread_join(d->mgr, NULL);
-	d->mgr_started = 0;
+	if (!m)
+		return;
+	if (m->started)
+		pthread_join(m->thread, NULL);
+	m->started = 0;
 	/* no other thread touches the rigs now */
-	for (i = 0; i < d->nrigs; i++) {
-		struct rig *g = d->rigs[i];
+	for (i = 0; i < m->nrigs; i++) {
+		struct rig *g = m->rigs[i];
 
 		if (g->worker_on)
 			pthread_join(g->worker, NULL);
@@ -802,16 +856,16 @@ void rigmgr_stop(struct klabd *d)
 
 void rigmgr_free(struct klabd *d)
 {
+	struct rigmgr *m = d->rigmgr;
 	size_t i;
 
-	for (i = 0; i < d->nrigs; i++)
-		rig_destroy(d->rigs[i]);
-	free(d->rigs);
-	d->rigs = NULL;
-	d->nrigs = 0;
-	if (d->mgr_init) {
-		pthread_cond_destroy(&d->mgr_cond);
-		pthread_mutex_destroy(&d->mgr_lock);
-	}
-	d->mgr_init = 0;
+	if (!m)
+		return;
+	for (i = 0; i < m->nrigs; i++)
+		rig_destroy(m->rigs[i]);
+	free(m->rigs);
+	pthread_cond_destroy(&m->mgr_cond);
+	pthread_mutex_destroy(&m->mgr_lock);
+	free(m);
+	d->rigmgr = NULL;
 }

@@ -62,8 +62,7 @@ static void test_two_paths(void **state)
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
-	pthread_mutex_init(&d.cat_lock, NULL);
-	pthread_mutex_init(&d.image_lock, NULL);
+	catalog_init(&d);
 	snprintf(dir, sizeof(dir), "%s/klab-catalog-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	assert_non_null(mkdtemp(dir));
@@ -114,8 +113,7 @@ static void test_grant(void **state)
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
-	pthread_mutex_init(&d.cat_lock, NULL);
-	pthread_mutex_init(&d.image_lock, NULL);
+	catalog_init(&d);
 	snprintf(dir, sizeof(dir), "%s/klab-catalog-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	assert_non_null(mkdtemp(dir));
@@ -140,8 +138,6 @@ static void test_grant(void **state)
 	assert_null(catalog_file_path(&d, again, "r1", &status));
 
 	catalog_release(&d);
-	pthread_mutex_destroy(&d.image_lock);
-	pthread_mutex_destroy(&d.cat_lock);
 	unlink(a);
 	rmdir(dir);
 }
