@@ -477,7 +477,7 @@ int page_submission_cancel(struct req *rq, struct web_response *r)
 		return web_error_page(r, &rq->q, 404, "no such submission");
 	o = submission_cancel(rq->d, rq->db, &c, id, err, sizeof(err));
 	if (o != OUT_OK)
-		return web_error_page(r, &rq->q, api_outcome_status(o), err);
+		return web_error_page(r, &rq->q, web_status(o), err);
 	snprintf(r->location, sizeof(r->location), "/submissions/%ld", id);
 	r->status = 303;
 	return 303;
@@ -530,7 +530,7 @@ int page_submit_post(struct req *rq, struct web_response *r)
 	o = in_from_query(rq, &in, 0, err, sizeof(err)) ? OUT_INVALID :
 	    sub_create(rq, &in, &id, err, sizeof(err));
 	if (o != OUT_OK)
-		return submit_form(rq, r, api_outcome_status(o), err);
+		return submit_form(rq, r, web_status(o), err);
 	snprintf(r->location, sizeof(r->location), "/submissions/%lld",
 		 (long long)id);
 	r->status = 303;

@@ -63,13 +63,8 @@ const char *api_value_ident(struct web_response *r, json_t *v,
 			    const char *what, enum ident_kind kind);
 
 
-/*
- * A service's answer as HTTP: the one table of statuses (OUT_OK 200,
- * OUT_INVALID 400, OUT_FORBIDDEN 403, OUT_NOTFOUND 404, OUT_CONFLICT
- * 409, OUT_TOOBIG 413, OUT_REFUSED 422, OUT_BUSY 503, OUT_ERROR and
- * anything else 500), and the JSON error of o with the message err.
- */
-int api_outcome_status(enum outcome o);
+/* A service's answer as HTTP: the JSON error of o with the message err,
+ * its status from the one table (web_status, web/web.h). */
 int api_error(struct web_response *r, enum outcome o, const char *err);
 /* Who rq is, as a service of flow/ and lab/ takes it (rq's strings). */
 struct caller api_caller(const struct req *rq);
@@ -81,7 +76,8 @@ struct caller api_caller(const struct req *rq);
  */
 void api_patch_refused(struct req *rq, enum outcome o, const char *base,
 		       const char *err);
-/* The HTTP status of a DB_* code of db/db.h. */
+/* The HTTP status of a DB_* code of db/db.h (outcome_of_db, then the
+ * one table, web_status). */
 int http_status_of(int dbrc);
 /*
  * api_submissions.c: the "patches" of a JSON request ([{"name", "text"}

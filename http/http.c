@@ -39,11 +39,6 @@
 #define RETRY_AFTER "5"		/* s, with a 503 for uploads in flight */
 #define DRAIN_MS 2000		/* at stop, for requests under way */
 
-int http_status_of(int dbrc)
-{
-	return db_http_status(dbrc);
-}
-
 /* What the HTTP layer counts across connections. */
 struct http_stats {
 	pthread_mutex_t lock;

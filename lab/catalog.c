@@ -330,24 +330,24 @@ int catalog_file_offer(struct klabd *d, const char *path, const char *rig,
 }
 
 const char *catalog_file_path(struct klabd *d, const char *sha,
-			      const char *rig, int *status)
+			      const char *rig, enum outcome *o)
 {
 	struct catalog *c = d->catalog;
 	const char *p = NULL;
 	size_t i;
 
-	*status = 404;
+	*o = OUT_NOTFOUND;
 	pthread_mutex_lock(&c->cat_lock);
 	for (i = 0; i < c->nfiles && !p; i++) {
 		if (strcmp(c->files[i].sha, sha))
 			continue;
-		*status = 403;
+		*o = OUT_FORBIDDEN;
 		if (rig && file_rig_allowed(&c->files[i], rig))
 			p = c->files[i].path;
 	}
 	pthread_mutex_unlock(&c->cat_lock);
 	if (p)
-		*status = 200;
+		*o = OUT_OK;
 	return p;
 }
 

@@ -11,6 +11,7 @@
 #define KLAB_CATALOG_H
 
 #include "db/jobs.h"
+#include "klabd/outcome.h"
 #include "lib/strbuf.h"
 
 struct klabd;
@@ -101,11 +102,11 @@ int catalog_file_offer(struct klabd *d, const char *path, const char *rig,
 		       char sha[65]);
 /*
  * Path of the registered file sha when rig may download it (its lifetime
- * is klabd's), else NULL with *status 404 (no file has that hash) or 403
- * (no job handed to rig boots it).
+ * is klabd's; *o OUT_OK), else NULL with *o OUT_NOTFOUND (no file has
+ * that hash) or OUT_FORBIDDEN (no job handed to rig boots it).
  */
 const char *catalog_file_path(struct klabd *d, const char *sha,
-			      const char *rig, int *status);
+			      const char *rig, enum outcome *o);
 /* Value of key in the key=value record the kernels/ scripts print (heap
  * copy; "" when absent). */
 char *catalog_record_get(const char *rec, const char *key);

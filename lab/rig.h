@@ -171,11 +171,13 @@ struct rig *rigmgr_rig(struct klabd *d, size_t i);
 void rigmgr_console(struct rig *g, char *buf, size_t len);
 
 /*
- * Events from the agent API.  Each returns 0, or an HTTP status with err
- * set.  They take the manager lock themselves.
+ * Events from the agent API.  Each answers an outcome (klabd/outcome.h),
+ * with err set when it is not OUT_OK, and takes the manager lock itself.
+ * A check-in is never refused (OUT_OK): one during a boot is noted for
+ * the boot's end, one from a rig an operator must bring back is ignored.
  */
-int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
-		   char *err, size_t errlen);
+enum outcome rigmgr_checkin(struct rig *g, int64_t job, const char *release,
+			    char *err, size_t errlen);
 /*
  * A long poll parked without a thread (http_poll.c).  The manager calls
  * wake(w), with its lock held, once after w was queued, when a job may
@@ -202,16 +204,20 @@ int rigmgr_next_job(struct rig *g, int64_t *job, int *preparing,
 int rigmgr_wait(struct klabd *d, struct rig_waiter *w);
 /* Take w off the queue if it is on it. */
 void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w);
-int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen);
+/* The agent announces the kexec into job's kernel: OUT_FORBIDDEN when
+ * job is not the job g holds. */
+enum outcome rigmgr_kexec(struct rig *g, int64_t job, char *err,
+			  size_t errlen);
 /* 1 when job is the job g holds now (handed out and not yet ended:
  * assigned, booting or running), 0 otherwise.  Takes the lock. */
 int rigmgr_holds(struct rig *g, int64_t job);
 /* Results stored for job: the rig is idle again. */
 void rigmgr_job_done(struct rig *g, int64_t job);
-/* The agent reports a failure of class "infra"/"kernel"/"benchmark". */
-int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
-		    const char *error, const char *output, char *err,
-		    size_t errlen);
+/* The agent reports a failure of class "infra"/"kernel"/"benchmark":
+ * OUT_FORBIDDEN when job is not the job g holds. */
+enum outcome rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
+			     const char *error, const char *output, char *err,
+			     size_t errlen);
 /* Operator: bring an offline rig back (cold boot). */
 int rigmgr_online(struct rig *g);
 /*

@@ -360,8 +360,8 @@ static void *mgr_main(void *arg)
 	return NULL;
 }
 
-int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
-		   char *err, size_t errlen)
+enum outcome rigmgr_checkin(struct rig *g, int64_t job, const char *release,
+			    char *err, size_t errlen)
 {
 	struct rig_fx fx;
 	char msg[300];
@@ -409,7 +409,7 @@ out_unlock:
 	rig_fx_take(g, &fx);
 	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	rig_fx_publish(&fx);
-	return 0;
+	return OUT_OK;
 }
 
 /* Under the lock, after the database work: the job goes back to the
@@ -550,15 +550,16 @@ void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w)
 	pthread_mutex_unlock(&m->mgr_lock);
 }
 
-int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen)
+enum outcome rigmgr_kexec(struct rig *g, int64_t job, char *err,
+			  size_t errlen)
 {
-	int rc = 0;
+	enum outcome o = OUT_OK;
 
 	pthread_mutex_lock(&g->mgr->mgr_lock);
 	if (job != g->job) {
 		snprintf(err, errlen, "job %lld is not the job of rig '%s'",
 			 (long long)job, g->name);
-		rc = 403;
+		o = OUT_FORBIDDEN;
 	} else {
 		g->banners_allowed++;
 		g->kexecs++;
@@ -567,7 +568,7 @@ int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen)
 		set_state(g, RIG_BOOTING);
 	}
 	pthread_mutex_unlock(&g->mgr->mgr_lock);
-	return rc;
+	return o;
 }
 
 int rigmgr_holds(struct rig *g, int64_t job)
@@ -599,19 +600,19 @@ void rigmgr_job_done(struct rig *g, int64_t job)
 	rig_fx_publish(&fx);
 }
 
-int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
-		    const char *error, const char *output, char *err,
-		    size_t errlen)
+enum outcome rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
+			     const char *error, const char *output, char *err,
+			     size_t errlen)
 {
+	enum outcome o = OUT_OK;
 	struct rig_fx fx;
-	int rc = 0;
 
 	memset(&fx, 0, sizeof(fx));
 	pthread_mutex_lock(&g->mgr->mgr_lock);
 	if (job != g->job) {
 		snprintf(err, errlen, "job %lld is not the job of rig '%s'",
 			 (long long)job, g->name);
-		rc = 403;
+		o = OUT_FORBIDDEN;
 	} else if (!strcmp(klass, "kernel")) {
 		fail_kernel(g, error, &fx);
 	} else {
@@ -626,7 +627,7 @@ int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
 	rig_fx_take(g, &fx);
 	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	rig_fx_publish(&fx);
-	return rc;
+	return o;
 }
 
 int rigmgr_online(struct rig *g)
