@@ -12,8 +12,7 @@
 
 #include "http/req.h"
 
-/* api.c: health, status, imports, the lab's records (kernels, rigs,
- * suites), runs, metrics, compare, history */
+/* api.c: health, status, imports, runs, metrics, compare, history */
 int api_health(struct req *rq, struct web_response *r);
 int api_status(struct req *rq, struct web_response *r);
 int api_import(struct req *rq, struct web_response *r);
@@ -22,6 +21,7 @@ int api_run_raw(struct req *rq, struct web_response *r);
 int api_metrics(struct req *rq, struct web_response *r);
 int api_compare(struct req *rq, struct web_response *r);
 int api_history(struct req *rq, struct web_response *r);
+/* api_inventory.c: the lab's records (kernels, rigs, suites) */
 int api_kernels(struct req *rq, struct web_response *r);
 int api_kernel_put(struct req *rq, struct web_response *r);
 int api_rigs(struct req *rq, struct web_response *r);

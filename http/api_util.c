@@ -311,6 +311,12 @@ int http_status_of(int dbrc)
 	return web_status(outcome_of_db(dbrc));
 }
 
+int api_db_error(struct web_response *r, int rc, const char *err)
+{
+	return web_error_json(r, http_status_of(rc), err[0] ? err :
+			      "database error");
+}
+
 int api_error(struct web_response *r, enum outcome o, const char *err)
 {
 	return web_error_json(r, web_status(o), err);

@@ -77,8 +77,10 @@ struct caller api_caller(const struct req *rq);
 void api_patch_refused(struct req *rq, enum outcome o, const char *base,
 		       const char *err);
 /* The HTTP status of a DB_* code of db/db.h (outcome_of_db, then the
- * one table, web_status). */
+ * one table, web_status); the JSON error of rc with the message err
+ * ("database error" when err is ""). */
 int http_status_of(int dbrc);
+int api_db_error(struct web_response *r, int rc, const char *err);
 /*
  * api_submissions.c: the "patches" of a JSON request ([{"name", "text"}
  * or "text", ...]) into file[*n], file[*n + 1] ... (file[max - 1] the

@@ -171,10 +171,11 @@ struct rig *rigmgr_rig(struct klabd *d, size_t i);
 void rigmgr_console(struct rig *g, char *buf, size_t len);
 
 /*
- * Events from the agent API.  Each answers an outcome (klabd/outcome.h),
- * with err set when it is not OUT_OK, and takes the manager lock itself.
- * A check-in is never refused (OUT_OK): one during a boot is noted for
- * the boot's end, one from a rig an operator must bring back is ignored.
+ * rigmgr_agent.c: events from the agent API (api_agent.c) and an
+ * operator's.  Each answers an outcome (klabd/outcome.h), with err set
+ * when it is not OUT_OK, and takes the manager lock itself.  A check-in
+ * is never refused (OUT_OK): one during a boot is noted for the boot's
+ * end, one from a rig an operator must bring back is ignored.
  */
 enum outcome rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 			    char *err, size_t errlen);

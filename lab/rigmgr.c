@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The rig manager: one thread that boots rigs, watches their consoles and
- * watchdogs, and turns what agents report into job states.  See rig.h for
- * the state machine.
+ * watchdogs, and turns what agents report into job states (that side,
+ * what agents and operators ask of it, is rigmgr_agent.c).  See rig.h
+ * for the state machine.
  *
  * Locking rules:
  *  - mgr_lock (struct rigmgr, d->rigmgr, each rig's g->mgr) guards every
@@ -49,23 +50,10 @@
 #include "lab/catalog.h"
 #include "lab/rig.h"
 #include "lab/rig_conf.h"
-
-/* The manager's state (rig.h's functions reach it through d->rigmgr or
- * a rig's mgr). */
-struct rigmgr {
-	struct rig **rigs;		/* every configured rig, for good */
-	size_t nrigs;
-	pthread_t thread;
-	int running;		/* 0: long polls end, the manager stops */
-	int started;		/* the thread runs, to be joined */
-	pthread_mutex_t mgr_lock;
-	pthread_cond_t mgr_cond;	/* new jobs / state changes */
-	struct rig_waiter *waiters;	/* parked long polls, woken with it */
-};
+#include "lab/rigmgr_int.h"
 
 #define CONSOLE_SCAN_MAX (1 << 20)	/* console bytes scanned per tick */
 #define SCAN_PERIOD_MS 500		/* ms between two reads of a console */
-#define MAX_INFRA_ATTEMPTS 3
 #define WAIT_RETRY_MS 2000		/* base kernel not fetched yet */
 
 const char *rig_state_name(enum rig_state s)
@@ -91,7 +79,7 @@ static void waiters_wake(struct rigmgr *m)
 	}
 }
 
-static void set_state(struct rig *g, enum rig_state s)
+void rigmgr_set_state(struct rig *g, enum rig_state s)
 {
 	if (g->state == s)
 		return;
@@ -104,7 +92,7 @@ static void set_state(struct rig *g, enum rig_state s)
 }
 
 /* A kernel failure of the job in hand; the rig is cold-booted after. */
-static void fail_kernel(struct rig *g, const char *why, struct rig_fx *fx)
+void rigmgr_fail_kernel(struct rig *g, const char *why, struct rig_fx *fx)
 {
 	fprintf(stderr, "klabd: rig %s: job %lld: kernel failure: %s\n",
 		g->name, (long long)g->job, why);
@@ -117,14 +105,14 @@ static void fail_kernel(struct rig *g, const char *why, struct rig_fx *fx)
 	}
 	g->job = 0;
 	g->halt_wanted = 1;
-	set_state(g, RIG_RECOVERING);
+	rigmgr_set_state(g, RIG_RECOVERING);
 }
 
 /* The job was lost to the infrastructure: the machine was taken away
  * under it (QEMU killed: cold, the rig boots cold) or its agent started
  * again without it (the rig is idle, its agent polls).  The job goes
  * back to the queue (infra, up to MAX_INFRA_ATTEMPTS). */
-static void fail_infra(struct rig *g, const char *why, int cold,
+void rigmgr_fail_infra(struct rig *g, const char *why, int cold,
 		       struct rig_fx *fx)
 {
 	fprintf(stderr, "klabd: rig %s: job %lld: infrastructure failure: "
@@ -136,7 +124,7 @@ static void fail_infra(struct rig *g, const char *why, int cold,
 	fx->attempts = MAX_INFRA_ATTEMPTS;
 	g->job = 0;
 	g->halt_wanted = cold;
-	set_state(g, cold ? RIG_RECOVERING : RIG_IDLE);
+	rigmgr_set_state(g, cold ? RIG_RECOVERING : RIG_IDLE);
 }
 
 /* The rig itself failed (its base kernel did not come up, its power
@@ -148,7 +136,8 @@ static void fail_health(struct rig *g, const char *why)
 	fprintf(stderr, "klabd: rig %s: health check %d failed (infra): %s\n",
 		g->name, g->health_fails, why);
 	g->halt_wanted = 1;
-	set_state(g, g->health_fails >= 2 ? RIG_OFFLINE : RIG_RECOVERING);
+	rigmgr_set_state(g, g->health_fails >= 2 ? RIG_OFFLINE :
+			 RIG_RECOVERING);
 }
 
 /* The worker: machine operations, without the lock. */
@@ -205,7 +194,7 @@ static void boot_start(struct rig *g, long long now)
 	g->why[0] = '\0';
 	g->boot_from = g->state;
 	g->early_checkin = 0;
-	set_state(g, RIG_STARTING);
+	rigmgr_set_state(g, RIG_STARTING);
 	worker_start(g, 1, 1, 0);
 	if (!g->worker_on)
 		fail_health(g, "cannot start the rig's worker thread");
@@ -221,7 +210,7 @@ static void boot_done(struct rig *g, long long now)
 				g->boot_err);
 		g->waiting = 1;
 		g->deadline = now + WAIT_RETRY_MS;
-		set_state(g, g->boot_from);
+		rigmgr_set_state(g, g->boot_from);
 		return;
 	}
 	g->waiting = 0;
@@ -237,10 +226,10 @@ static void boot_done(struct rig *g, long long now)
 	    g->ops == &rig_remote_ops) {
 		/* nothing rebooted it: its agent already checked in */
 		g->health_fails = 0;
-		set_state(g, RIG_IDLE);
+		rigmgr_set_state(g, RIG_IDLE);
 		return;
 	}
-	set_state(g, RIG_BOOTING);
+	rigmgr_set_state(g, RIG_BOOTING);
 }
 
 /* Under the lock: what the last scan, the machine and the watchdog say. */
@@ -261,7 +250,7 @@ static void rig_judge(struct rig *g, long long now, struct rig_fx *fx)
 	if (!why && alive == -2) {
 		why = "the machine was killed from outside (signal)";
 		if (g->job)
-			fail_infra(g, why, 1, fx);
+			rigmgr_fail_infra(g, why, 1, fx);
 		else
 			fail_health(g, why);
 		return;
@@ -276,7 +265,7 @@ static void rig_judge(struct rig *g, long long now, struct rig_fx *fx)
 		return;
 	}
 	if (g->job)
-		fail_kernel(g, why, fx);
+		rigmgr_fail_kernel(g, why, fx);
 	else
 		fail_health(g, why);
 }
@@ -358,303 +347,6 @@ static void *mgr_main(void *arg)
 	pthread_mutex_unlock(&m->mgr_lock);
 	free(fx);
 	return NULL;
-}
-
-enum outcome rigmgr_checkin(struct rig *g, int64_t job, const char *release,
-			    char *err, size_t errlen)
-{
-	struct rig_fx fx;
-	char msg[300];
-
-	memset(&fx, 0, sizeof(fx));
-	pthread_mutex_lock(&g->mgr->mgr_lock);
-	if (g->state == RIG_STARTING ||
-	    (g->state == RIG_OFFLINE && g->health_fails >= 2)) {
-		/* a boot is under way (a machine that is not power-cycled
-		 * counts as up once it ends), or it failed its health check
-		 * twice and waits for an operator (a rig offline only
-		 * because of autostart = no comes up when its agent checks
-		 * in): otherwise it checks in again once it is up */
-		fprintf(stderr, "klabd: rig %s: check-in on %s while %s%s\n",
-			g->name, release, rig_state_name(g->state),
-			g->state == RIG_STARTING ? "" : ": ignored");
-		g->early_checkin = g->state == RIG_STARTING;
-		goto out_unlock;
-	}
-	g->last_boot_secs = (double)(proc_now_ms() - g->booted_at) / 1000;
-	fprintf(stderr, "klabd: rig %s: check-in on %s (job %lld) after "
-		"%.0f s\n", g->name, release, (long long)job,
-		g->last_boot_secs);
-	if (g->job && job != g->job && g->state == RIG_BOOTING) {
-		snprintf(msg, sizeof(msg), "the rig came back on '%s' without "
-			 "the job's kernel (reboot)", release);
-		fail_kernel(g, msg, &fx);
-	} else if (g->job && job == g->job) {
-		g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
-		set_state(g, RIG_RUNNING);
-		fx.job = job;
-		fx.job_state = "running";
-	} else if (g->job) {
-		/* its agent started again and forgot the job in hand */
-		snprintf(msg, sizeof(msg), "the agent checked in on '%s' "
-			 "without job %lld (it restarted)", release,
-			 (long long)g->job);
-		g->health_fails = 0;
-		fail_infra(g, msg, 0, &fx);
-	} else {
-		g->health_fails = 0;
-		set_state(g, RIG_IDLE);
-	}
-out_unlock:
-	rig_fx_take(g, &fx);
-	pthread_mutex_unlock(&g->mgr->mgr_lock);
-	rig_fx_publish(&fx);
-	return OUT_OK;
-}
-
-/* Under the lock, after the database work: the job goes back to the
- * queue when the rig changed meanwhile (a failure, a second poller). */
-static void job_unclaim(struct rig *g, int64_t id)
-{
-	struct db *db;
-	char err[256];
-
-	pthread_mutex_unlock(&g->mgr->mgr_lock);
-	db = klabd_db_get(g->d, err, sizeof(err));
-	if (!db || db_job_set_state(db, id, "queued"))
-		fprintf(stderr, "klabd: rig %s: cannot put job %lld back in "
-			"the queue\n", g->name, (long long)id);
-	klabd_db_put(g->d, db);
-	pthread_mutex_lock(&g->mgr->mgr_lock);
-}
-
-/*
- * A hand-out that cannot get a database handle says so at most once a
- * minute: every poll of every rig tries one.
- */
-static int hand_out_log_due(void)
-{
-	static long long last;
-	long long now = proc_now_ms(), was = __atomic_load_n(&last,
-							     __ATOMIC_RELAXED);
-
-	return (!was || now - was >= 60000) &&
-	       __atomic_compare_exchange_n(&last, &was, now, 0,
-					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
-/*
- * Hand out the next queued job of g: called with the lock held, which it
- * drops around the database work (g->taking keeps a second poller of the
- * rig out meanwhile).  0 when none.  A job goes out once its boot files
- * are ready (else it stays queued and *preparing is set: the catalog's
- * thread prepares them, then kicks the manager), or cannot be made (its
- * hand-out fails it, infra).
- */
-static int64_t take_job(struct rig *g, int *preparing)
-{
-	struct db_job j;
-	struct db *db;
-	char err[256];
-	int64_t id = 0;
-
-	if (g->taking)
-		return 0;
-	g->taking = 1;
-	pthread_mutex_unlock(&g->mgr->mgr_lock);
-	db = klabd_db_get(g->d, err, sizeof(err));
-	if (!db && hand_out_log_due())
-		fprintf(stderr, "klabd: hand-out: %s\n", err);
-	if (db && db_job_next(db, g->name, &j) == DB_OK) {
-		if (catalog_boot_want(g->d, db, j.kernel, err,
-				      sizeof(err)) == 1)
-			*preparing = 1;
-		else if (!db_job_set_state(db, j.id, "assigned"))
-			id = j.id;
-		db_job_release(&j);
-	}
-	klabd_db_put(g->d, db);
-	pthread_mutex_lock(&g->mgr->mgr_lock);
-	g->taking = 0;
-	pthread_cond_broadcast(&g->mgr->mgr_cond);
-	if (id && (g->state != RIG_IDLE || g->job || !g->mgr->running)) {
-		job_unclaim(g, id);
-		id = 0;
-	}
-	if (id) {
-		g->job = id;
-		/* the agent downloads and loads the kernel before it
-		 * announces the kexec: the job's time limit covers that */
-		g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
-		set_state(g, RIG_ASSIGNED);
-	}
-	return id;
-}
-
-/* Queue w to be woken unless the manager stopped; lock held.  1 when w
- * is queued. */
-static int waiter_queue(struct rigmgr *m, struct rig_waiter *w)
-{
-	if (w && !w->queued && m->running) {
-		LIST_PUSH(m->waiters, w);
-		w->queued = 1;
-	}
-	return w && w->queued;
-}
-
-int rigmgr_next_job(struct rig *g, int64_t *job, int *preparing,
-		    struct rig_waiter *w)
-{
-	struct rigmgr *m = g->mgr;
-	int queued;
-
-	*job = 0;
-	*preparing = 0;
-	pthread_mutex_lock(&m->mgr_lock);
-	/* queued before the queue is read: a wake while take_job has the
-	 * lock dropped (a job queued, boot files ready) is not lost, the
-	 * poll runs again at once (http_poll_suspend) */
-	queued = waiter_queue(m, w);
-	if ((g->state == RIG_RUNNING || g->state == RIG_ASSIGNED) && g->job)
-		*job = g->job;
-	else if (g->state == RIG_IDLE)
-		*job = take_job(g, preparing);
-	if (*job && queued && w->queued) {
-		LIST_UNLINK(m->waiters, w);
-		w->queued = 0;
-	}
-	pthread_mutex_unlock(&m->mgr_lock);
-	return queued && !*job;
-}
-
-int rigmgr_wait(struct klabd *d, struct rig_waiter *w)
-{
-	struct rigmgr *m = d->rigmgr;
-	int queued;
-
-	pthread_mutex_lock(&m->mgr_lock);
-	queued = waiter_queue(m, w);
-	pthread_mutex_unlock(&m->mgr_lock);
-	return queued;
-}
-
-void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w)
-{
-	struct rigmgr *m = d->rigmgr;
-
-	pthread_mutex_lock(&m->mgr_lock);
-	if (w->queued) {
-		LIST_UNLINK(m->waiters, w);
-		w->queued = 0;
-	}
-	pthread_mutex_unlock(&m->mgr_lock);
-}
-
-enum outcome rigmgr_kexec(struct rig *g, int64_t job, char *err,
-			  size_t errlen)
-{
-	enum outcome o = OUT_OK;
-
-	pthread_mutex_lock(&g->mgr->mgr_lock);
-	if (job != g->job) {
-		snprintf(err, errlen, "job %lld is not the job of rig '%s'",
-			 (long long)job, g->name);
-		o = OUT_FORBIDDEN;
-	} else {
-		g->banners_allowed++;
-		g->kexecs++;
-		g->booted_at = proc_now_ms();
-		g->deadline = g->booted_at + g->boot_timeout * 1000LL;
-		set_state(g, RIG_BOOTING);
-	}
-	pthread_mutex_unlock(&g->mgr->mgr_lock);
-	return o;
-}
-
-int rigmgr_holds(struct rig *g, int64_t job)
-{
-	int held;
-
-	pthread_mutex_lock(&g->mgr->mgr_lock);
-	held = job && g->job == job && (g->state == RIG_ASSIGNED ||
-					g->state == RIG_BOOTING ||
-					g->state == RIG_RUNNING);
-	pthread_mutex_unlock(&g->mgr->mgr_lock);
-	return held;
-}
-
-void rigmgr_job_done(struct rig *g, int64_t job)
-{
-	struct rig_fx fx;
-
-	memset(&fx, 0, sizeof(fx));
-	pthread_mutex_lock(&g->mgr->mgr_lock);
-	if (g->job == job) {
-		g->job = 0;
-		fx.job = job;
-		fx.job_state = "done";
-		set_state(g, RIG_IDLE);
-	}
-	rig_fx_take(g, &fx);
-	pthread_mutex_unlock(&g->mgr->mgr_lock);
-	rig_fx_publish(&fx);
-}
-
-enum outcome rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
-			     const char *error, const char *output, char *err,
-			     size_t errlen)
-{
-	enum outcome o = OUT_OK;
-	struct rig_fx fx;
-
-	memset(&fx, 0, sizeof(fx));
-	pthread_mutex_lock(&g->mgr->mgr_lock);
-	if (job != g->job) {
-		snprintf(err, errlen, "job %lld is not the job of rig '%s'",
-			 (long long)job, g->name);
-		o = OUT_FORBIDDEN;
-	} else if (!strcmp(klass, "kernel")) {
-		fail_kernel(g, error, &fx);
-	} else {
-		fx.job = job;
-		fx.klass = klass;
-		snprintf(fx.why, sizeof(fx.why), "%s", error);
-		fx.output = output;
-		fx.attempts = MAX_INFRA_ATTEMPTS;
-		g->job = 0;
-		set_state(g, RIG_IDLE);
-	}
-	rig_fx_take(g, &fx);
-	pthread_mutex_unlock(&g->mgr->mgr_lock);
-	rig_fx_publish(&fx);
-	return o;
-}
-
-int rigmgr_online(struct rig *g)
-{
-	pthread_mutex_lock(&g->mgr->mgr_lock);
-	g->health_fails = 0;
-	if (g->state == RIG_OFFLINE)
-		set_state(g, RIG_COLD);
-	pthread_mutex_unlock(&g->mgr->mgr_lock);
-	return 0;
-}
-
-enum outcome rigmgr_bring_online(struct klabd *d, struct db *db,
-				 const struct caller *c, const char *name,
-				 const char *via, struct rig **out, char *err,
-				 size_t errlen)
-{
-	struct rig *g = rigmgr_find(d, name);
-
-	*out = g;
-	if (!g) {
-		snprintf(err, errlen, "unknown rig '%s'", name);
-		return OUT_NOTFOUND;
-	}
-	rigmgr_online(g);
-	caller_audit(db, c, "rig online", g->name, "%s", via);
-	return OUT_OK;
 }
 
 void rigmgr_kick(struct klabd *d)
