@@ -22,20 +22,17 @@
 
 struct db;
 
+/* What a db_* call answers; klabd/outcome.h's outcome_of_db reads it
+ * as a service's outcome. */
 enum {
 	DB_OK = 0,
-	DB_ERR = -1,		/* sqlite or I/O failure: a 500 */
-	DB_NOTFOUND = -2,	/* unknown kernel / rig / suite / run: a 404 */
-	DB_INVALID = -3,	/* the request itself is wrong: a 400 */
-	DB_CONFLICT = -4,	/* exists already with different values: 409 */
-	DB_TOOBIG = -5,		/* over a configured limit: 413 */
-	DB_REPEATED = 1,	/* an idempotent repeat: stored before, a 200 */
+	DB_ERR = -1,		/* sqlite or I/O failure */
+	DB_NOTFOUND = -2,	/* unknown kernel / rig / suite / run */
+	DB_INVALID = -3,	/* the request itself is wrong */
+	DB_CONFLICT = -4,	/* exists already with different values */
+	DB_TOOBIG = -5,		/* over a configured limit */
+	DB_REPEATED = 1,	/* an idempotent repeat: stored before */
 };
-
-/* The HTTP status for a DB_* code: the one map, used by the API and the
- * pages (DB_OK and DB_REPEATED 200, DB_NOTFOUND 404, DB_INVALID 400,
- * DB_CONFLICT 409, DB_TOOBIG 413, anything else 500). */
-int db_http_status(int rc);
 
 /* 1 when a statement gave up waiting for another connection's lock
  * (SQLITE_BUSY after the busy timeout) since the last call; clears it. */

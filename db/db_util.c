@@ -429,25 +429,6 @@ int db_exec_retry(struct db *db, sqlite3_stmt *st, const char *what)
 	return DB_ERR;
 }
 
-int db_http_status(int rc)
-{
-	switch (rc) {
-	case DB_OK:
-	case DB_REPEATED:
-		return 200;
-	case DB_NOTFOUND:
-		return 404;
-	case DB_INVALID:
-		return 400;
-	case DB_CONFLICT:
-		return 409;
-	case DB_TOOBIG:
-		return 413;
-	default:
-		return 500;
-	}
-}
-
 static const struct db_col col_int64[] = { { 0, DB_COL_INT64 } };
 static const struct db_col col_str[] = { { 0, DB_COL_STR } };
 const struct db_rows db_rows_int64 = { sizeof(int64_t), col_int64, 1, NULL };

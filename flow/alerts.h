@@ -120,28 +120,11 @@ int alerts_deliver_due(struct db *db, const struct alerts_conf *c,
 		       int limit);
 
 struct klabd;
-struct req;
-struct web_response;
 /* klabd: read the alert_* / smtp_* keys of the configuration (0, or -1
  * with err naming the key), start and stop the delivery thread (stop is
  * safe after a failed or no start); kick it after an event. */
 int alerts_start(struct klabd *d, char *err, size_t errlen);
 void alerts_stop(struct klabd *d);
 void alerts_kick(void);
-
-/* api_alerts.c: the routes */
-int api_subscription_add(struct req *rq, struct web_response *r);
-int api_subscriptions(struct req *rq, struct web_response *r);
-int api_subscription_delete(struct req *rq, struct web_response *r);
-int api_subscription_test(struct req *rq, struct web_response *r);
-int api_alerts(struct req *rq, struct web_response *r);
-int api_alert_emit(struct req *rq, struct web_response *r);
-int page_alerts(struct req *rq, struct web_response *r);
-int page_alerts_atom(struct req *rq, struct web_response *r);
-/* alerts_pages.c: /subscriptions and its forms */
-int page_subscriptions(struct req *rq, struct web_response *r);
-int web_subscription_post(struct req *rq, struct web_response *r);
-int web_subscription_delete_post(struct req *rq, struct web_response *r);
-int web_subscription_test_post(struct req *rq, struct web_response *r);
 
 #endif

@@ -9,7 +9,7 @@
  * the named metrics only: a look that decided one of them worse, or all
  * of them same, ends the comparison there (its queued cells cancelled),
  * whatever the other headline metrics do.  A step with no open step
- * next asks judge/bisect.h what to test, or for kind git `git bisect`
+ * next asks judge/bisect_pick.h what to test, or for kind git `git bisect`
  * itself (bisect_git.c).
  */
 #include <math.h>
@@ -22,8 +22,8 @@
 #include "lab/build.h"
 #include "lab/catalog.h"
 #include "flow/driver.h"
-#include "judge/bisect.h"
-#include "judge/bisect_git.h"
+#include "judge/bisect_pick.h"
+#include "judge/bisect_pick_git.h"
 #include "lib/alloc.h"
 #include "lib/strbuf.h"
 #include "lab/rig.h"

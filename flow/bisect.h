@@ -12,10 +12,10 @@
  * the good end on a named metric), then runs one comparison (the engine
  * of comparisons.h) per step of the kernel against the good end, marks
  * it bad (worse on a named metric), good (same) or skip (undecided at
- * the cap, a build, fetch or cell failure), asks judge/bisect.h for the
+ * the cap, a build, fetch or cell failure), asks judge/bisect_pick.h for the
  * next step, confirms the answer against its parent with a fresh, larger
  * sample, writes the report and alerts (bisection_done).  Everything is
- * in the database (db/bisect.h): a restarted klabd resumes.
+ * in the database (db/bisections.h): a restarted klabd resumes.
  */
 #ifndef KLAB_BISECT_H
 #define KLAB_BISECT_H
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "flow/comparisons.h"
-#include "db/bisect.h"
+#include "db/bisections.h"
 #include "klabd/klabd.h"
 #include "klabd/outcome.h"
 #include "flow/submissions.h"
@@ -117,12 +117,5 @@ void bis_git_cleanup(struct klabd *d, int64_t id);
 /* One pass of the bisection driver (d->bisrun, arg a struct klabd);
  * driver_kick(d->bisrun) after a change. */
 long bisrun_pass(void *arg);
-
-/* api_bisect.c: the routes */
-int api_bisection_add(struct req *rq, struct web_response *r);
-int api_bisections(struct req *rq, struct web_response *r);
-int page_bisections(struct req *rq, struct web_response *r);
-int page_bisect_submission(struct req *rq, struct web_response *r);
-int page_bisection_post(struct req *rq, struct web_response *r);
 
 #endif

@@ -22,7 +22,7 @@
 
 #include "flow/bisect.h"
 #include "flow/driver.h"
-#include "judge/bisect.h"
+#include "judge/bisect_pick.h"
 #include "lab/build.h"
 #include "lab/catalog.h"
 #include "lab/job_check.h"

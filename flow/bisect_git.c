@@ -13,7 +13,7 @@
  * every marked step in order), so a restarted klabd, or one stopped
  * between a mark and git, asks git the same question; git's answer is the
  * commit in BISECT_HEAD, or "HASH is the first bad commit", or "only
- * skipped commits left" (judge/bisect_git.h reads it).  Every git runs
+ * skipped commits left" (judge/bisect_pick_git.h reads it).  Every git runs
  * with an argument vector (lib/proc.h) and a timeout.
  */
 #include <ctype.h>
@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 
 #include "flow/bisect.h"
-#include "judge/bisect_git.h"
+#include "judge/bisect_pick_git.h"
 #include "lib/alloc.h"
 #include "lib/config.h"
 #include "lib/proc.h"

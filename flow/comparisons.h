@@ -55,5 +55,9 @@ int cmprun_queue(struct db *db, const struct db_comparison *c, int planned,
  */
 struct klabd;
 int cmprun_commit(struct klabd *d, struct db *db, int rc);
+/* One pass of the comparison driver (d->cmprun, arg a struct klabd):
+ * steps every unfinished comparison run, so a restart resumes them;
+ * driver_kick(d->cmprun) after a change. */
+long cmprun_pass(void *arg);
 
 #endif

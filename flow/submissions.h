@@ -73,12 +73,6 @@ size_t sub_series_messages(const struct sub_file *f, size_t *off,
 			   size_t *len, size_t max);
 int sub_series_split(const struct sub_file *f, struct db_sub_patch *p,
 		     size_t *n, char subj[][SUB_SUBJECT_MAX + 1]);
-/* api_submissions.c: the "patches" of a JSON request ([{"name", "text"}
- * or "text", ...]) into file[*n], file[*n + 1] ... (file[max - 1] the
- * last), borrowed from doc; 0, or -1 after a 400. */
-struct json_t;
-int sub_json_patches(struct web_response *r, struct json_t *doc,
-		     struct sub_file *file, size_t *n, size_t max);
 /*
  * Check in (base, rigs, suites, job configuration, patches split and
  * applied with build-kernel.sh --check) and store a submission by c;
@@ -131,16 +125,5 @@ void sub_report(const struct sub_view *v, struct strbuf *sb);
  * steps every running submission, so a restart resumes them;
  * driver_kick(d->subrun) after a change. */
 long subrun_pass(void *arg);
-
-/* api_submissions.c: the routes */
-int api_submission_add(struct req *rq, struct web_response *r);
-int api_submissions(struct req *rq, struct web_response *r);
-int api_submission_cancel(struct req *rq, struct web_response *r);
-int api_queue(struct req *rq, struct web_response *r);
-int page_submit_form(struct req *rq, struct web_response *r);
-int page_submit_post(struct req *rq, struct web_response *r);
-int page_submissions(struct req *rq, struct web_response *r);
-int page_submission_cancel(struct req *rq, struct web_response *r);
-int page_queue(struct req *rq, struct web_response *r);
 
 #endif

@@ -19,8 +19,6 @@
 #include <stddef.h>
 
 struct klabd;
-struct req;
-struct web_response;
 
 #define TRACK_INTERVAL_DEFAULT 3600
 #define TRACK_INTERVAL_MIN 2		/* tests; production keeps 3600 */
@@ -36,12 +34,5 @@ void track_kick(struct klabd *d);
  * soon (no-op when the tracker does not run). */
 void track_results_stored(struct klabd *d, const char *rig,
 			  const char *suite);
-
-/* api_track.c: POST /api/tracks (operators), GET /api/tracks[/ID],
- * DELETE /api/tracks/ID (operators); GET /api/changepoints. */
-int api_track_add(struct req *rq, struct web_response *r);
-int api_tracks(struct req *rq, struct web_response *r);
-int api_track_delete(struct req *rq, struct web_response *r);
-int api_changepoints(struct req *rq, struct web_response *r);
 
 #endif

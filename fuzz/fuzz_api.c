@@ -59,12 +59,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "http/api.h"
 #include "http/auth.h"
+#include "http/http.h"
 #include "klabd/klabd.h"
+#include "lab/catalog.h"
 #include "lab/rig.h"
 #include "flow/bisect.h"
 #include "flow/submissions.h"
 #include "db/tokens.h"
+#include "lib/sha256.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -233,9 +237,8 @@ static void fuzz_setup(void)
 		 fuzz_dir);
 	snprintf(data, sizeof(data), "%s/data", fuzz_dir);
 	memset(d, 0, sizeof(*d));
-	pthread_mutex_init(&d->pool_lock, NULL);
-	pthread_mutex_init(&d->cat_lock, NULL);
-	pthread_mutex_init(&d->image_lock, NULL);
+	d->pool = klabd_pool_create();
+	catalog_init(d);
 	config_init(&d->cfg);
 	d->db_path = strdup(fuzz_db);
 	d->host = strdup("127.0.0.1");

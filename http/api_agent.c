@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "http/api.h"
 #include "http/api_util.h"
 #include "lab/catalog.h"
 #include "db/jobs.h"
@@ -36,7 +37,7 @@ int api_agent_register(struct req *rq, struct web_response *r)
 	const char *rel = "?";
 	long long job = 0;
 	char err[300] = "";
-	int rc;
+	enum outcome o;
 
 	if (!doc)
 		return r->status;
@@ -45,10 +46,10 @@ int api_agent_register(struct req *rq, struct web_response *r)
 		json_decref(doc);
 		return r->status;
 	}
-	rc = rigmgr_checkin(g, job, rel, err, sizeof(err));
+	o = rigmgr_checkin(g, job, rel, err, sizeof(err));
 	json_decref(doc);
-	if (rc)
-		return web_error_json(r, rc, err);
+	if (o != OUT_OK)
+		return api_error(r, o, err);
 	return api_reply(r, 200, json_pack("{s:b, s:s}", "ok", 1, "rig",
 					   g->name));
 }
@@ -380,7 +381,7 @@ static int agent_fail(struct req *rq, struct web_response *r, struct rig *g,
 	json_t *doc;
 	const char *klass = NULL, *error = NULL, *output = NULL;
 	char err[300] = "";
-	int rc;
+	enum outcome o;
 
 	if (!rigmgr_holds(g, j->id))
 		return not_held(r, g, j);
@@ -399,11 +400,11 @@ static int agent_fail(struct req *rq, struct web_response *r, struct rig *g,
 		return web_error_json(r, 400, "field 'class' must be 'infra', "
 				      "'kernel' or 'benchmark'");
 	}
-	rc = rigmgr_job_fail(g, j->id, klass, error ? error : "",
-			     output ? output : "", err, sizeof(err));
+	o = rigmgr_job_fail(g, j->id, klass, error ? error : "",
+			    output ? output : "", err, sizeof(err));
 	json_decref(doc);
-	if (rc)
-		return web_error_json(r, rc, err);
+	if (o != OUT_OK)
+		return api_error(r, o, err);
 	return api_reply(r, 200, json_pack("{s:b}", "ok", 1));
 }
 
@@ -432,12 +433,12 @@ static int agent_kexec(struct req *rq, struct web_response *r,
 		       struct rig *g, struct db_job *j)
 {
 	char err[300] = "";
-	int rc;
+	enum outcome o;
 
 	if (!rigmgr_holds(g, j->id))
 		return not_held(r, g, j);
-	rc = rigmgr_kexec(g, j->id, err, sizeof(err));
-	return rc ? web_error_json(r, rc, err) :
+	o = rigmgr_kexec(g, j->id, err, sizeof(err));
+	return o != OUT_OK ? api_error(r, o, err) :
 		api_reply(r, 200, json_pack("{s:b}", "ok", 1));
 }
 
@@ -481,10 +482,11 @@ int api_agent_file(struct req *rq, struct web_response *r)
 	char err[300];
 	const char *path;
 	struct stat st;
-	int fd, status;
+	enum outcome o;
+	int fd;
 
-	path = catalog_file_path(d, rq->arg, rig, &status);
-	if (!path && status == 403) {
+	path = catalog_file_path(d, rq->arg, rig, &o);
+	if (!path && o == OUT_FORBIDDEN) {
 		snprintf(err, sizeof(err), "file '%.64s' boots no job handed "
 			 "to rig '%s'", rq->arg, rig ? rig : "");
 		return web_error_json(r, 403, err);

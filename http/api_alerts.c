@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "flow/alerts.h"
-#include "flow/alerts_int.h"
+#include "http/api.h"
+#include "http/api_alerts.h"
 #include "http/api_util.h"
 #include "http/auth.h"
 #include "db/alerts.h"

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http/api.h"
 #include "http/api_util.h"
 #include "http/auth.h"
 #include "flow/bisect.h"
@@ -66,7 +67,7 @@ static int bis_create_status(struct req *rq, const struct bis_input *in,
 {
 	enum outcome o = bis_create(rq, in, id, err, errlen);
 
-	return o == OUT_OK ? 0 : api_outcome_status(o);
+	return o == OUT_OK ? 0 : web_status(o);
 }
 
 /* POST /api/bisections */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "db/builds.h"
+#include "http/api.h"
 #include "http/api_util.h"
 #include "http/auth.h"
 #include "klabd/klabd.h"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http/api.h"
 #include "http/api_util.h"
 #include "db/changepoints.h"
 #include "klabd/klabd.h"

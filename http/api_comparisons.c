@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http/api.h"
 #include "http/api_util.h"
 #include "http/auth.h"
 #include "flow/comparisons.h"
@@ -110,7 +111,7 @@ static int cmp_refuse(struct req *rq, struct db_comparison *c,
 	o = job_config_check(rq->d, c->scale, c->scheduler, c->cmdline, err,
 			     errlen);
 	if (o != OUT_OK)
-		return api_outcome_status(o);
+		return web_status(o);
 	vd_plan_default(plan);
 	if (c->max_seconds < 0)
 		c->max_seconds = plan->max_seconds;

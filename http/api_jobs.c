@@ -4,13 +4,13 @@
  * interleaved), list them with their failure class and console log, bring
  * an offline rig back, and add kernels from Debian's archive.
  */
-#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "http/api.h"
 #include "http/api_util.h"
 #include "http/auth.h"
 #include "lab/catalog.h"
@@ -19,7 +19,6 @@
 #include "klabd/klabd.h"
 #include "lab/job_check.h"
 #include "lab/rig.h"
-#include "workloads/suite.h"
 
 static json_t *job_json(const struct db_job *j, int full)
 {
@@ -45,47 +44,6 @@ static json_t *job_json(const struct db_job *j, int full)
 static json_t *job_brief_json(const void *elem)
 {
 	return job_json(elem, 0);
-}
-
-int api_suites_register(const struct klabd *d, struct db *db)
-{
-	char dir[4096], path[4400], err[1024];
-	struct dirent *e;
-	struct suite s;
-	DIR *dh;
-	int n = 0;
-
-	snprintf(dir, sizeof(dir), "%s/workloads/suites",
-		 d->top_dir ? d->top_dir : ".");
-	dh = opendir(dir);
-	if (!dh)
-		return 0;
-	for (e = readdir(dh); e; e = readdir(dh)) {
-		size_t len = strlen(e->d_name);
-
-		if (len < 7 || strcmp(e->d_name + len - 6, ".suite"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (suite_load(&s, path, err, sizeof(err)))
-			goto next;
-		if (strlen(s.name) != len - 6 ||
-		    strncmp(s.name, e->d_name, len - 6)) {
-			snprintf(err, sizeof(err), "'%.600s': name '%.80s' "
-				 "is not the file's", path, s.name);
-			goto next;
-		}
-		if (db_suite_put(db, s.name, s.description ? s.description :
-				 "", err, sizeof(err)) == 0) {
-			n++;
-			suite_release(&s);
-			continue;
-		}
-next:
-		fprintf(stderr, "klabd: suite not registered: %s\n", err);
-		suite_release(&s);
-	}
-	closedir(dh);
-	return n;
 }
 
 /* Queue repeat x kernels jobs in one transaction, their ids into ids,

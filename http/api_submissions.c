@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http/api.h"
 #include "http/api_util.h"
 #include "http/auth.h"
 #include "lab/build.h"
@@ -476,7 +477,7 @@ int page_submission_cancel(struct req *rq, struct web_response *r)
 		return web_error_page(r, &rq->q, 404, "no such submission");
 	o = submission_cancel(rq->d, rq->db, &c, id, err, sizeof(err));
 	if (o != OUT_OK)
-		return web_error_page(r, &rq->q, api_outcome_status(o), err);
+		return web_error_page(r, &rq->q, web_status(o), err);
 	snprintf(r->location, sizeof(r->location), "/submissions/%ld", id);
 	r->status = 303;
 	return 303;
@@ -529,7 +530,7 @@ int page_submit_post(struct req *rq, struct web_response *r)
 	o = in_from_query(rq, &in, 0, err, sizeof(err)) ? OUT_INVALID :
 	    sub_create(rq, &in, &id, err, sizeof(err));
 	if (o != OUT_OK)
-		return submit_form(rq, r, api_outcome_status(o), err);
+		return submit_form(rq, r, web_status(o), err);
 	snprintf(r->location, sizeof(r->location), "/submissions/%lld",
 		 (long long)id);
 	r->status = 303;
@@ -566,27 +567,27 @@ static void console_tail(const char *path, struct strbuf *sb)
 static int queue(struct req *rq, struct web_response *r, int json)
 {
 	struct klabd *d = rq->d;
-	struct web_console *con = calloc(d->nrigs + 1, sizeof(*con));
-	struct strbuf *tail = calloc(d->nrigs + 1, sizeof(*tail));
-	char path[sizeof(d->rigs[0]->console)];
-	size_t i;
+	size_t n = rigmgr_count(d), i;
+	struct web_console *con = calloc(n + 1, sizeof(*con));
+	struct strbuf *tail = calloc(n + 1, sizeof(*tail));
+	char path[sizeof(((struct rig *)0)->console)];
+	struct rig *g;
 	int rc;
 
 	if (!con || !tail)
 		abort();
-	for (i = 0; i < d->nrigs; i++) {
-		pthread_mutex_lock(&d->mgr_lock);
-		snprintf(path, sizeof(path), "%s", d->rigs[i]->console);
-		pthread_mutex_unlock(&d->mgr_lock);
+	for (i = 0; i < n; i++) {
+		g = rigmgr_rig(d, i);
+		rigmgr_console(g, path, sizeof(path));
 		sb_init(&tail[i]);
 		console_tail(path, &tail[i]);	/* file reads: unlocked */
-		con[i].rig = d->rigs[i]->name;
+		con[i].rig = g->name;
 		con[i].tail = tail[i].buf;
 	}
 	if (json)
 		query_add(&rq->q, "format", "json");
-	rc = web_queue(rq->db, con, d->nrigs, &rq->q, r);
-	for (i = 0; i < d->nrigs; i++)
+	rc = web_queue(rq->db, con, n, &rq->q, r);
+	for (i = 0; i < n; i++)
 		sb_release(&tail[i]);
 	free(tail);
 	free(con);

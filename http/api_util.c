@@ -306,28 +306,20 @@ int api_job_config_fields(struct web_response *r, json_t *doc,
 	return 0;
 }
 
-int api_outcome_status(enum outcome o)
+int http_status_of(int dbrc)
 {
-	static const int status[] = {
-		[OUT_OK] = 200,
-		[OUT_INVALID] = 400,
-		[OUT_FORBIDDEN] = 403,
-		[OUT_NOTFOUND] = 404,
-		[OUT_CONFLICT] = 409,
-		[OUT_TOOBIG] = 413,
-		[OUT_REFUSED] = 422,
-		[OUT_BUSY] = 503,
-		[OUT_ERROR] = 500,
-	};
+	return web_status(outcome_of_db(dbrc));
+}
 
-	if ((unsigned)o >= sizeof(status) / sizeof(status[0]) || !status[o])
-		return 500;
-	return status[o];
+int api_db_error(struct web_response *r, int rc, const char *err)
+{
+	return web_error_json(r, http_status_of(rc), err[0] ? err :
+			      "database error");
 }
 
 int api_error(struct web_response *r, enum outcome o, const char *err)
 {
-	return web_error_json(r, api_outcome_status(o), err);
+	return web_error_json(r, web_status(o), err);
 }
 
 struct caller api_caller(const struct req *rq)

@@ -18,8 +18,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "http/api.h"
 #include "http/api_util.h"
 #include "http/auth.h"
+#include "klabd/klabd.h"
 #include "db/tokens.h"
 #include "lib/rand.h"
 #include "lib/sha256.h"
@@ -32,25 +34,6 @@ struct auth {
 	unsigned char key[AUTH_TOKEN_BYTES];	/* the CSRF HMAC key */
 	struct session_table *sessions;
 };
-
-const char *auth_role_name(int role)
-{
-	switch (role) {
-	case ROLE_AGENT: return "agent";
-	case ROLE_SUBMITTER: return "submitter";
-	case ROLE_OPERATOR: return "operator";
-	default: return "";
-	}
-}
-
-int auth_role_parse(const char *s)
-{
-	if (s && !strcmp(s, "submitter"))
-		return ROLE_SUBMITTER;
-	if (s && !strcmp(s, "operator"))
-		return ROLE_OPERATOR;
-	return -1;
-}
 
 struct auth *auth_create(char *err, size_t errlen)
 {

@@ -15,28 +15,13 @@
 
 #include <stddef.h>
 
-#include "klabd/klabd.h"
-
-enum auth_role {
-	ROLE_OPEN,		/* anyone: health, the login page */
-	ROLE_READ,		/* anyone, or any token with
-				 * read_access=token */
-	ROLE_AGENT,		/* a rig's own token */
-	ROLE_SUBMITTER,		/* submit, import, build, queue jobs */
-	ROLE_OPERATOR,		/* also rigs, kernels, suites, audit */
-};
-
-#define AUTH_TOKEN_BYTES 32	/* 256-bit secrets */
-#define AUTH_HEX_LEN 64		/* their hex form, without the NUL */
+#include "http/req.h"
+#include "klabd/token.h"
 
 /* Sessions and the CSRF key; NULL with err filled when the kernel has no
  * randomness for us.  auth_destroy() accepts NULL. */
 struct auth *auth_create(char *err, size_t errlen);
 void auth_destroy(struct auth *a);
-
-const char *auth_role_name(int role);
-/* ROLE_SUBMITTER or ROLE_OPERATOR, -1 for anything else. */
-int auth_role_parse(const char *s);
 
 /*
  * Decide whether rq may run rt: identifies the caller (bearer token or

@@ -25,7 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "http/api_util.h"
 #include "http/auth.h"
+#include "http/http.h"
 #include "lab/catalog.h"
 #include "http/http_conn.h"
 #include "http/http_poll.h"
@@ -36,11 +38,6 @@
 #define FD_SPARE 256		/* descriptors beyond two per connection */
 #define RETRY_AFTER "5"		/* s, with a 503 for uploads in flight */
 #define DRAIN_MS 2000		/* at stop, for requests under way */
-
-int http_status_of(int dbrc)
-{
-	return db_http_status(dbrc);
-}
 
 /* What the HTTP layer counts across connections. */
 struct http_stats {

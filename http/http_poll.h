@@ -14,6 +14,7 @@
 
 #include <time.h>
 
+#include "http/req.h"
 #include "klabd/klabd.h"
 #include "lab/rig.h"
 

@@ -7,12 +7,8 @@
  */
 #include <string.h>
 
-#include "flow/alerts.h"
+#include "http/api.h"
 #include "http/auth.h"
-#include "klabd/klabd.h"
-#include "flow/track.h"
-#include "flow/bisect.h"
-#include "flow/submissions.h"
 #include "web/web.h"
 
 static int page_home(struct req *rq, struct web_response *r)

@@ -23,9 +23,11 @@
 
 #include "flow/alerts.h"
 #include "http/auth.h"
+#include "http/http.h"
 #include "flow/bisect.h"
 #include "lab/build.h"
 #include "lab/catalog.h"
+#include "lab/job_check.h"
 #include "flow/driver.h"
 #include "judge/verdict.h"
 #include "klabd/klabd.h"
@@ -377,9 +379,7 @@ static void klabd_release(struct klabd *d)
 	auth_destroy(d->auth);
 	catalog_release(d);
 	config_release(&d->cfg);
-	pthread_mutex_destroy(&d->pool_lock);
-	pthread_mutex_destroy(&d->cat_lock);
-	pthread_mutex_destroy(&d->image_lock);
+	klabd_pool_destroy(d->pool);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);	/* the last thing: the lock goes */
 }
@@ -501,7 +501,7 @@ static int open_state(struct klabd *d, char *err, size_t errlen)
 	db = db_open(d->db_path, err, errlen);
 	if (!db)
 		return -1;
-	api_suites_register(d, db);
+	job_suites_register(d, db);
 	klabd_db_put(d, db);
 	for (i = 1; i < KLABD_POOL_START; i++) {
 		db = db_open(d->db_path, err, errlen);
@@ -529,9 +529,8 @@ int main(int argc, char **argv)
 		return token_main(argc - 1, argv + 1);
 	memset(&d, 0, sizeof(d));
 	d.lock_fd = -1;
-	pthread_mutex_init(&d.pool_lock, NULL);
-	pthread_mutex_init(&d.cat_lock, NULL);
-	pthread_mutex_init(&d.image_lock, NULL);
+	d.pool = klabd_pool_create();
+	catalog_init(&d);
 	config_init(&d.cfg);
 	d.db_path = strdup("klab.db");
 	d.host = strdup("127.0.0.1");

@@ -3,10 +3,11 @@
  * outcome: what a service of the lower rooms (flow/, lab/) answers and
  * who asks it.  A service takes plain inputs and a caller, and returns
  * one of these with a message in the caller's err buffer; it never
- * speaks HTTP.  http/ maps an outcome to a status in one table
- * (api_outcome_status, http/api_util.h), the CLI and the drivers read it as it
- * is.  The message is the same whoever reads it: lowercase, the subject
- * quoted, no full stop (docs/ARCHITECTURE.md, STYLE.md).
+ * speaks HTTP.  The HTTP rooms map an outcome to a status in one table
+ * (web_status, web/web.h: http/'s API and web/'s pages both answer with
+ * it), the CLI and the drivers read it as it is.  The message is the
+ * same whoever reads it: lowercase, the subject quoted, no full stop
+ * (docs/ARCHITECTURE.md, STYLE.md).
  */
 #ifndef KLAB_OUTCOME_H
 #define KLAB_OUTCOME_H

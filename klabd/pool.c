@@ -15,20 +15,49 @@
 
 #include "db/db.h"
 #include "klabd/klabd.h"
+#include "lib/alloc.h"
+
+struct klabd_pool {
+	pthread_mutex_t lock;	/* the idle handles, KLABD_POOL_MAX */
+	struct db **idle;	/* oldest first */
+	size_t n, alloc;
+};
+
+struct klabd_pool *klabd_pool_create(void)
+{
+	struct klabd_pool *p = xcalloc(1, sizeof(*p));
+
+	pthread_mutex_init(&p->lock, NULL);
+	return p;
+}
+
+void klabd_pool_destroy(struct klabd_pool *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++)
+		db_close(p->idle[i]);
+	free(p->idle);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
 
 struct db *klabd_db_get(struct klabd *d, char *err, size_t errlen)
 {
+	struct klabd_pool *p = d->pool;
 	struct db *db = NULL;
 
 	/* the oldest idle handle first: requests go round the pool, so each
 	 * handle prepares the lab's statements in the warm-up, not hours
 	 * later at a burst (docs/PERFORMANCE-LOG.md, the fifth soak) */
-	pthread_mutex_lock(&d->pool_lock);
-	if (d->npool) {
-		db = d->pool[0];
-		memmove(d->pool, d->pool + 1, --d->npool * sizeof(*d->pool));
+	pthread_mutex_lock(&p->lock);
+	if (p->n) {
+		db = p->idle[0];
+		memmove(p->idle, p->idle + 1, --p->n * sizeof(*p->idle));
 	}
-	pthread_mutex_unlock(&d->pool_lock);
+	pthread_mutex_unlock(&p->lock);
 	if (!db)
 		db = db_open(d->db_path, err, errlen);
 	return db;
@@ -47,33 +76,25 @@ struct db *klabd_db_get_logged(struct klabd *d, const char *what)
 
 void klabd_db_put(struct klabd *d, struct db *db)
 {
+	struct klabd_pool *p = d->pool;
+
 	if (!db)
 		return;
-	pthread_mutex_lock(&d->pool_lock);
-	if (d->npool >= KLABD_POOL_MAX) {
+	pthread_mutex_lock(&p->lock);
+	if (p->n >= KLABD_POOL_MAX) {
 		/* a burst of clients is over: keep a few handles, not all */
-		pthread_mutex_unlock(&d->pool_lock);
+		pthread_mutex_unlock(&p->lock);
 		db_close(db);
 		return;
 	}
-	if (d->npool == d->pool_alloc) {
-		size_t na = d->pool_alloc ? d->pool_alloc * 2 : 8;
-		struct db **p = realloc(d->pool, na * sizeof(*p));
-
-		if (!p) {
-			pthread_mutex_unlock(&d->pool_lock);
-			db_close(db);
-			return;
-		}
-		d->pool = p;
-		d->pool_alloc = na;
-	}
-	d->pool[d->npool++] = db;
-	pthread_mutex_unlock(&d->pool_lock);
+	ALLOC_GROW(p->idle, p->n, p->alloc);
+	p->idle[p->n++] = db;
+	pthread_mutex_unlock(&p->lock);
 }
 
 void klabd_mem(struct klabd *d, struct klabd_mem *m)
 {
+	struct klabd_pool *p = d->pool;
 	struct mallinfo2 mi = mallinfo2();
 	size_t i;
 
@@ -82,41 +103,43 @@ void klabd_mem(struct klabd *d, struct klabd_mem *m)
 	m->in_use = (long long)(mi.uordblks + mi.hblkhd);
 	m->free = (long long)mi.fordblks;
 	m->mmapped = (long long)mi.hblkhd;
-	pthread_mutex_lock(&d->pool_lock);
-	m->pool_idle = (long long)d->npool;
-	for (i = 0; i < d->npool; i++) {
-		m->pool_cache += db_cache_bytes(d->pool[i]);
-		m->pool_stmt += db_stmt_bytes(d->pool[i]);
+	pthread_mutex_lock(&p->lock);
+	m->pool_idle = (long long)p->n;
+	for (i = 0; i < p->n; i++) {
+		m->pool_cache += db_cache_bytes(p->idle[i]);
+		m->pool_stmt += db_stmt_bytes(p->idle[i]);
 	}
-	pthread_mutex_unlock(&d->pool_lock);
+	pthread_mutex_unlock(&p->lock);
 	m->slab_used = db_pagecache_lines();
 }
 
 void klabd_housekeep(struct klabd *d)
 {
+	struct klabd_pool *p = d->pool;
 	size_t i;
 
 	/* a handle in the pool is no thread's: the lock keeps it so */
-	pthread_mutex_lock(&d->pool_lock);
-	for (i = 0; i < d->npool; i++)
-		db_release_memory(d->pool[i]);
-	pthread_mutex_unlock(&d->pool_lock);
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < p->n; i++)
+		db_release_memory(p->idle[i]);
+	pthread_mutex_unlock(&p->lock);
 	malloc_trim(0);
 }
 
 void klabd_db_close_idle(struct klabd *d)
 {
+	struct klabd_pool *p = d->pool;
 	size_t i;
 
 	/* under the lock: the drivers still take and return handles (they
 	 * stop after HTTP), and a handle one takes is its own until put */
-	pthread_mutex_lock(&d->pool_lock);
-	for (i = 0; i < d->npool; i++)
-		db_close(d->pool[i]);
-	free(d->pool);
-	d->pool = NULL;
-	d->npool = d->pool_alloc = 0;
-	pthread_mutex_unlock(&d->pool_lock);
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < p->n; i++)
+		db_close(p->idle[i]);
+	free(p->idle);
+	p->idle = NULL;
+	p->n = p->alloc = 0;
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* The database holds token hashes and results: owner only, with the

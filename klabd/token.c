@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "db/tokens.h"
-#include "http/auth.h"
 #include "klabd/klabd.h"
+#include "klabd/token.h"
 #include "lib/sha256.h"
 #include "lib/rand.h"
 
@@ -23,6 +23,25 @@ static const char token_usage[] =
 	"usage: klabd token add NAME --role submitter|operator\n"
 	"       klabd token list | klabd token revoke NAME\n"
 	"  (with --db PATH or --config FILE: the server's database)\n";
+
+const char *auth_role_name(int role)
+{
+	switch (role) {
+	case ROLE_AGENT: return "agent";
+	case ROLE_SUBMITTER: return "submitter";
+	case ROLE_OPERATOR: return "operator";
+	default: return "";
+	}
+}
+
+int auth_role_parse(const char *s)
+{
+	if (s && !strcmp(s, "submitter"))
+		return ROLE_SUBMITTER;
+	if (s && !strcmp(s, "operator"))
+		return ROLE_OPERATOR;
+	return -1;
+}
 
 /* Who runs `klabd token` on this host, for the audit log. */
 static const char *local_user(char *buf, size_t len)

@@ -36,6 +36,15 @@
 #include "lib/sha256.h"
 #include "lab/rig.h"
 
+/* The builder queue's threads; the queue itself is in the database. */
+struct builder {
+	int running;		/* 0: the workers stop */
+	int nworkers;
+	pthread_t workers[8];
+	pthread_mutex_t lock;	/* the wake-ups, nothing slow */
+	pthread_cond_t cond;	/* a build queued, or stop (monotonic) */
+};
+
 /* build-kernel.sh's option for each sandbox limit of the configuration */
 static const char *const build_limits[][2] = {
 	{ "build_mem_limit", "--mem-limit" },
@@ -399,40 +408,42 @@ static void build_run(struct klabd *d, struct db *db, struct db_build *b)
 static void *build_main(void *arg)
 {
 	struct klabd *d = arg;
+	struct builder *bl = d->builder;
 	struct db_build b;
 	struct timespec ts;
 	struct db *db;
 	char err[256];
 
-	pthread_mutex_lock(&d->build_lock);
-	while (d->build_running) {
-		pthread_mutex_unlock(&d->build_lock);
+	pthread_mutex_lock(&bl->lock);
+	while (bl->running) {
+		pthread_mutex_unlock(&bl->lock);
 		db = klabd_db_get(d, err, sizeof(err));
 		if (db && db_build_take(db, &b) == DB_OK) {
 			build_run(d, db, &b);
 			db_build_release(&b);
 			klabd_db_put(d, db);
-			pthread_mutex_lock(&d->build_lock);
+			pthread_mutex_lock(&bl->lock);
 			continue;
 		}
 		klabd_db_put(d, db);
-		pthread_mutex_lock(&d->build_lock);
-		clock_gettime(CLOCK_MONOTONIC, &ts);	/* build_cond's */
+		pthread_mutex_lock(&bl->lock);
+		clock_gettime(CLOCK_MONOTONIC, &ts);	/* the cond's clock */
 		ts.tv_sec += 2;
-		pthread_cond_timedwait(&d->build_cond, &d->build_lock, &ts);
+		pthread_cond_timedwait(&bl->cond, &bl->lock, &ts);
 	}
-	pthread_mutex_unlock(&d->build_lock);
+	pthread_mutex_unlock(&bl->lock);
 	return NULL;
 }
 
 int build_init(struct klabd *d, char *err, size_t errlen)
 {
+	struct builder *bl = xcalloc(1, sizeof(*bl));
 	struct db *db;
 	int n;
 
-	pthread_mutex_init(&d->build_lock, NULL);
-	proc_cond_init(&d->build_cond);
-	d->build_init = 1;
+	pthread_mutex_init(&bl->lock, NULL);
+	proc_cond_init(&bl->cond);
+	d->builder = bl;
 	if (build_config_check(d, err, errlen))
 		return -1;
 	db = klabd_db_get(d, err, errlen);
@@ -448,49 +459,58 @@ int build_init(struct klabd *d, char *err, size_t errlen)
 
 int build_start(struct klabd *d, char *err, size_t errlen)
 {
+	struct builder *bl = d->builder;
 	int i;
 
-	d->build_running = 1;
+	bl->running = 1;
 	for (i = 0; i < d->max_builds && i < 8; i++) {
-		if (pthread_create(&d->builders[i], NULL, build_main, d)) {
+		if (pthread_create(&bl->workers[i], NULL, build_main, d)) {
 			snprintf(err, errlen, "cannot start builder %d", i);
 			return -1;
 		}
-		d->nbuilders++;
+		bl->nworkers++;
 	}
 	return 0;
 }
 
 void build_stop(struct klabd *d)
 {
+	struct builder *bl = d->builder;
 	int i;
 
-	if (!d->build_init)
+	if (!bl)
 		return;
-	pthread_mutex_lock(&d->build_lock);
-	d->build_running = 0;
-	pthread_cond_broadcast(&d->build_cond);
-	pthread_mutex_unlock(&d->build_lock);
+	pthread_mutex_lock(&bl->lock);
+	bl->running = 0;
+	pthread_cond_broadcast(&bl->cond);
+	pthread_mutex_unlock(&bl->lock);
 	/* a running build-kernel.sh sees d->stopping (catalog_script): its
 	 * process group is stopped, and its build stays 'building' for the
 	 * next klabd to requeue; every builder is joined */
-	for (i = 0; i < d->nbuilders; i++)
-		pthread_join(d->builders[i], NULL);
-	d->nbuilders = 0;
+	for (i = 0; i < bl->nworkers; i++)
+		pthread_join(bl->workers[i], NULL);
+	bl->nworkers = 0;
 }
 
 void build_release(struct klabd *d)
 {
-	if (!d->build_init)
+	struct builder *bl = d->builder;
+
+	if (!bl)
 		return;
-	pthread_cond_destroy(&d->build_cond);
-	pthread_mutex_destroy(&d->build_lock);
-	d->build_init = 0;
+	pthread_cond_destroy(&bl->cond);
+	pthread_mutex_destroy(&bl->lock);
+	free(bl);
+	d->builder = NULL;
 }
 
 void build_kick(struct klabd *d)
 {
-	pthread_mutex_lock(&d->build_lock);
-	pthread_cond_broadcast(&d->build_cond);
-	pthread_mutex_unlock(&d->build_lock);
+	struct builder *bl = d->builder;
+
+	if (!bl)	/* no builder (the API fuzzer): the queue waits */
+		return;
+	pthread_mutex_lock(&bl->lock);
+	pthread_cond_broadcast(&bl->cond);
+	pthread_mutex_unlock(&bl->lock);
 }

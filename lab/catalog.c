@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lab/catalog.h"
+#include "lab/catalog_int.h"
 #include "klabd/klabd.h"
 #include "lib/alloc.h"
 #include "lib/proc.h"
@@ -228,8 +229,35 @@ static int file_rig_allowed(const struct cat_file *f, const char *rig)
 	return 0;
 }
 
+void catalog_init(struct klabd *d)
+{
+	struct catalog *c = xcalloc(1, sizeof(*c));
+
+	pthread_mutex_init(&c->cat_lock, NULL);
+	pthread_mutex_init(&c->image_lock, NULL);
+	d->catalog = c;
+}
+
+/* The entry of path in c's table, a new one (no hash, no rig) if none;
+ * lock held. */
+static struct cat_file *file_entry(struct catalog *c, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < c->nfiles; i++)
+		if (!strcmp(c->files[i].path, path))
+			return &c->files[i];
+	c->files = xrealloc(c->files, (c->nfiles + 1) * sizeof(*c->files));
+	memset(&c->files[i], 0, sizeof(c->files[i]));
+	c->files[i].path = xstrdup(path);
+	c->nfiles++;
+	return &c->files[i];
+}
+
 int catalog_file_register(struct klabd *d, const char *path, char sha[65])
 {
+	struct catalog *c = d->catalog;
+	struct cat_file *f;
 	struct stat st;
 	size_t i;
 
@@ -237,49 +265,37 @@ int catalog_file_register(struct klabd *d, const char *path, char sha[65])
 		return -1;
 	/* hashing 50 MB takes seconds under TCG load: reuse a known hash
 	 * while the file is unchanged (same size and mtime) */
-	pthread_mutex_lock(&d->cat_lock);
-	for (i = 0; i < d->nfiles; i++)
-		if (!strcmp(d->files[i].path, path) &&
-		    d->files[i].size == st.st_size &&
-		    d->files[i].mtime == st.st_mtime) {
-			memcpy(sha, d->files[i].sha, 65);
-			pthread_mutex_unlock(&d->cat_lock);
+	pthread_mutex_lock(&c->cat_lock);
+	for (i = 0; i < c->nfiles; i++)
+		if (!strcmp(c->files[i].path, path) &&
+		    c->files[i].size == st.st_size &&
+		    c->files[i].mtime == st.st_mtime) {
+			memcpy(sha, c->files[i].sha, 65);
+			pthread_mutex_unlock(&c->cat_lock);
 			return 0;
 		}
-	pthread_mutex_unlock(&d->cat_lock);
+	pthread_mutex_unlock(&c->cat_lock);
 	if (sha256_file_hex(path, sha))
 		return -1;
 	/* one entry a path: two paths may hold the same bytes (a base's
 	 * and a patched kernel's initramfs), and each must be found above
 	 * next time (one entry a hash made the second path's every hand-out
 	 * hash its file again) */
-	pthread_mutex_lock(&d->cat_lock);
-	for (i = 0; i < d->nfiles; i++)
-		if (!strcmp(d->files[i].path, path))
-			break;
-	if (i == d->nfiles) {
-		d->files = realloc(d->files, (d->nfiles + 1) *
-				   sizeof(*d->files));
-		if (!d->files)
-			abort();
-		memset(&d->files[i], 0, sizeof(d->files[i]));
-		d->files[i].path = strdup(path);
-		if (!d->files[i].path)
-			abort();
-		d->nfiles++;
-	}
-	if (strcmp(d->files[i].sha, sha))	/* new bytes: no rig yet */
-		file_rigs_clear(&d->files[i]);
-	memcpy(d->files[i].sha, sha, 65);
-	d->files[i].size = st.st_size;
-	d->files[i].mtime = st.st_mtime;
-	pthread_mutex_unlock(&d->cat_lock);
+	pthread_mutex_lock(&c->cat_lock);
+	f = file_entry(c, path);
+	if (strcmp(f->sha, sha))	/* new bytes: no rig yet */
+		file_rigs_clear(f);
+	memcpy(f->sha, sha, 65);
+	f->size = st.st_size;
+	f->mtime = st.st_mtime;
+	pthread_mutex_unlock(&c->cat_lock);
 	return 0;
 }
 
 int catalog_file_grant(struct klabd *d, const char *path, const char *sha,
 		       const char *rig)
 {
+	struct catalog *c = d->catalog;
 	struct cat_file *f;
 	struct stat st;
 	size_t i;
@@ -287,9 +303,9 @@ int catalog_file_grant(struct klabd *d, const char *path, const char *sha,
 
 	if (stat(path, &st))
 		return -1;
-	pthread_mutex_lock(&d->cat_lock);
-	for (i = 0; i < d->nfiles; i++) {
-		f = &d->files[i];
+	pthread_mutex_lock(&c->cat_lock);
+	for (i = 0; i < c->nfiles; i++) {
+		f = &c->files[i];
 		/* changed since it was hashed: -1, never a grant of bytes
 		 * nobody looked at */
 		if (strcmp(f->path, path) || strcmp(f->sha, sha) ||
@@ -301,7 +317,7 @@ int catalog_file_grant(struct klabd *d, const char *path, const char *sha,
 		}
 		rc = 0;
 	}
-	pthread_mutex_unlock(&d->cat_lock);
+	pthread_mutex_unlock(&c->cat_lock);
 	return rc;
 }
 
@@ -314,38 +330,43 @@ int catalog_file_offer(struct klabd *d, const char *path, const char *rig,
 }
 
 const char *catalog_file_path(struct klabd *d, const char *sha,
-			      const char *rig, int *status)
+			      const char *rig, enum outcome *o)
 {
+	struct catalog *c = d->catalog;
 	const char *p = NULL;
 	size_t i;
 
-	*status = 404;
-	pthread_mutex_lock(&d->cat_lock);
-	for (i = 0; i < d->nfiles && !p; i++) {
-		if (strcmp(d->files[i].sha, sha))
+	*o = OUT_NOTFOUND;
+	pthread_mutex_lock(&c->cat_lock);
+	for (i = 0; i < c->nfiles && !p; i++) {
+		if (strcmp(c->files[i].sha, sha))
 			continue;
-		*status = 403;
-		if (rig && file_rig_allowed(&d->files[i], rig))
-			p = d->files[i].path;
+		*o = OUT_FORBIDDEN;
+		if (rig && file_rig_allowed(&c->files[i], rig))
+			p = c->files[i].path;
 	}
-	pthread_mutex_unlock(&d->cat_lock);
+	pthread_mutex_unlock(&c->cat_lock);
 	if (p)
-		*status = 200;
+		*o = OUT_OK;
 	return p;
 }
 
 void catalog_release(struct klabd *d)
 {
+	struct catalog *c = d->catalog;
 	size_t i;
 
+	if (!c)
+		return;
 	catalog_stop(d);
-	for (i = 0; i < d->nfiles; i++) {
-		free(d->files[i].path);
-		file_rigs_clear(&d->files[i]);
+	for (i = 0; i < c->nfiles; i++) {
+		free(c->files[i].path);
+		file_rigs_clear(&c->files[i]);
 	}
-	free(d->files);
-	free(d->base_image);
-	d->files = NULL;
-	d->base_image = NULL;
-	d->nfiles = 0;
+	free(c->files);
+	free(c->base_image);
+	pthread_mutex_destroy(&c->image_lock);
+	pthread_mutex_destroy(&c->cat_lock);
+	free(c);
+	d->catalog = NULL;
 }

@@ -11,19 +11,14 @@
 #define KLAB_CATALOG_H
 
 #include "db/jobs.h"
+#include "klabd/outcome.h"
 #include "lib/strbuf.h"
 
 struct klabd;
 
-struct cat_file {
-	char sha[65];
-	char *path;
-	long long size;		/* of the file when hashed */
-	long long mtime;
-	char **rigs;		/* the rigs that may download it */
-	size_t nrigs, arigs;
-};
-
+/* The catalog's state (its tables, the boot files' thread) into
+ * d->catalog, before any thread may use it. */
+void catalog_init(struct klabd *d);
 /*
  * Fetch a Debian kernel: spec is a package name or "newest-6.1" /
  * "newest-6.12".  Registers it (ident = upstream version, "6.1.192") with
@@ -107,11 +102,11 @@ int catalog_file_offer(struct klabd *d, const char *path, const char *rig,
 		       char sha[65]);
 /*
  * Path of the registered file sha when rig may download it (its lifetime
- * is klabd's), else NULL with *status 404 (no file has that hash) or 403
- * (no job handed to rig boots it).
+ * is klabd's; *o OUT_OK), else NULL with *o OUT_NOTFOUND (no file has
+ * that hash) or OUT_FORBIDDEN (no job handed to rig boots it).
  */
 const char *catalog_file_path(struct klabd *d, const char *sha,
-			      const char *rig, int *status);
+			      const char *rig, enum outcome *o);
 /* Value of key in the key=value record the kernels/ scripts print (heap
  * copy; "" when absent). */
 char *catalog_record_get(const char *rec, const char *key);
@@ -124,7 +119,8 @@ int catalog_script(struct klabd *d, const char *name,
 int catalog_script_timed(struct klabd *d, const char *name,
 			 const char *const *args, long timeout_ms,
 			 struct strbuf *out, char *err, size_t errlen);
-/* Free the catalog's tables (after catalog_stop). */
+/* Stop the catalog's thread (catalog_stop) and free its state; accepts
+ * a catalog never made. */
 void catalog_release(struct klabd *d);
 
 #endif

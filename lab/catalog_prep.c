@@ -5,10 +5,11 @@
  * a table of kernels: the rig base image built (kernels/mkinitramfs.sh,
  * up to 900 s, once per klabd run), the parts, the image and the initrd
  * hashed, the initrd written (copy and fsync); one kernel at a time, as
- * image builds always were.  The table is under d->image_lock, held only
- * to read or change an entry: never across a script, a hash or a write,
- * and never with another lock (cat_lock, the hashes' table, and mgr_lock,
- * which the thread takes to wake the long polls, are taken without it).
+ * image builds always were.  The table is under image_lock
+ * (catalog_int.h), held only to read or change an entry: never across a
+ * script, a hash or a write, and never with another lock (cat_lock, the
+ * hashes' table, and mgr_lock, which the thread takes to wake the long
+ * polls, are taken without it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "lab/catalog.h"
+#include "lab/catalog_int.h"
 #include "klabd/klabd.h"
 #include "lab/rig.h"
 #include "lib/alloc.h"
@@ -74,6 +76,7 @@ static void boot_free(struct cat_boot *e)
  * the thread's alone. */
 static const char *base_image(struct klabd *d, char *err, size_t errlen)
 {
+	struct catalog *c = d->catalog;
 	static const char *const progs[] = { "klab-agent", "tiotest", "rio",
 					     "iops", "klab-run" };
 	struct strbuf out = STRBUF_INIT, suites = STRBUF_INIT;
@@ -81,8 +84,8 @@ static const char *base_image(struct klabd *d, char *err, size_t errlen)
 	const char *args[9];
 	size_t i;
 
-	if (d->base_image)
-		return d->base_image;
+	if (c->base_image)
+		return c->base_image;
 	args[0] = "base";
 	for (i = 0; i < 5; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "%s/%s", d->rig_bin_dir,
@@ -95,10 +98,10 @@ static const char *base_image(struct klabd *d, char *err, size_t errlen)
 	args[7] = NULL;
 	sb_init(&out);
 	if (catalog_script(d, "mkinitramfs.sh", args, &out, err, errlen) == 0)
-		d->base_image = strndup(out.buf, strcspn(out.buf, "\n"));
+		c->base_image = strndup(out.buf, strcspn(out.buf, "\n"));
 	sb_release(&out);
 	sb_release(&suites);
-	return d->base_image;
+	return c->base_image;
 }
 
 /* Concatenate a and b into path unless it exists.  0 or -1. */
@@ -194,6 +197,7 @@ static struct cat_boot *prep_next(struct cat_prep *p)
  * the work, held again on return. */
 static void prep_one(struct klabd *d, struct cat_prep *p, struct cat_boot *e)
 {
+	struct catalog *c = d->catalog;
 	char *ident = xstrdup(e->ident), *rec[3], err[300] = "";
 	struct catalog_boot f;
 	long long t0 = proc_now_ms();
@@ -202,7 +206,7 @@ static void prep_one(struct klabd *d, struct cat_prep *p, struct cat_boot *e)
 
 	for (i = 0; i < 3; i++)
 		rec[i] = xstrdup(e->rec[i]);
-	pthread_mutex_unlock(&d->image_lock);
+	pthread_mutex_unlock(&c->image_lock);
 	fprintf(stderr, "klabd: catalog: preparing the boot files of '%s'\n",
 		ident);
 	rc = boot_prepare(d, ident, rec, &f, err, sizeof(err));
@@ -212,40 +216,41 @@ static void prep_one(struct klabd *d, struct cat_prep *p, struct cat_boot *e)
 	else
 		fprintf(stderr, "klabd: catalog: boot files of '%s' ready "
 			"in %.1f s\n", ident, (proc_now_ms() - t0) / 1000.0);
-	pthread_mutex_lock(&d->image_lock);
+	pthread_mutex_lock(&c->image_lock);
 	/* e is still in the table: only a failed entry is ever removed
 	 * before catalog_stop, and e is neither */
 	e->state = rc ? PREP_FAILED : PREP_READY;
 	e->files = f;
 	snprintf(e->err, sizeof(e->err), "%s", err);
 	pthread_cond_broadcast(&p->done);
-	pthread_mutex_unlock(&d->image_lock);
+	pthread_mutex_unlock(&c->image_lock);
 	/* the polls parked for these files (rigmgr_next_job) run again */
 	rigmgr_kick(d);
 	free(ident);
 	for (i = 0; i < 3; i++)
 		free(rec[i]);
-	pthread_mutex_lock(&d->image_lock);
+	pthread_mutex_lock(&c->image_lock);
 }
 
 static void *prep_main(void *arg)
 {
 	struct klabd *d = arg;
+	struct catalog *c = d->catalog;
 	struct cat_prep *p;
 	struct cat_boot *e;
 
-	pthread_mutex_lock(&d->image_lock);
-	p = d->prep;
+	pthread_mutex_lock(&c->image_lock);
+	p = c->prep;
 	while (!p->stop) {
 		e = prep_next(p);
 		if (!e) {
-			pthread_cond_wait(&p->work, &d->image_lock);
+			pthread_cond_wait(&p->work, &c->image_lock);
 			continue;
 		}
 		e->state = PREP_WORKING;
 		prep_one(d, p, e);
 	}
-	pthread_mutex_unlock(&d->image_lock);
+	pthread_mutex_unlock(&c->image_lock);
 	return NULL;
 }
 
@@ -253,7 +258,8 @@ static void *prep_main(void *arg)
  * NULL with err set when klabd stops or the thread cannot start. */
 static struct cat_prep *prep_get(struct klabd *d, char *err, size_t errlen)
 {
-	struct cat_prep *p = d->prep;
+	struct catalog *c = d->catalog;
+	struct cat_prep *p = c->prep;
 
 	if (p && !p->stop)
 		return p;
@@ -264,13 +270,13 @@ static struct cat_prep *prep_get(struct klabd *d, char *err, size_t errlen)
 	p = xcalloc(1, sizeof(*p));
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->done, NULL);
-	d->prep = p;
+	c->prep = p;
 	if (proc_thread_start(&p->thread, prep_main, d, "catalog thread",
 			      err, errlen)) {
 		pthread_cond_destroy(&p->work);
 		pthread_cond_destroy(&p->done);
 		free(p);
-		d->prep = NULL;
+		c->prep = NULL;
 		return NULL;
 	}
 	return p;
@@ -387,15 +393,16 @@ static int boot_look(struct klabd *d, const char *ident,
 int catalog_boot_want(struct klabd *d, struct db *db, const char *ident,
 		      char *err, size_t errlen)
 {
+	struct catalog *c = d->catalog;
 	struct db_kernel_boot b;
 	struct cat_boot *e;
 	int rc;
 
 	if (boot_record(db, ident, &b, err, errlen))
 		return -1;
-	pthread_mutex_lock(&d->image_lock);
+	pthread_mutex_lock(&c->image_lock);
 	rc = boot_look(d, ident, &b, 0, &e, err, errlen);
-	pthread_mutex_unlock(&d->image_lock);
+	pthread_mutex_unlock(&c->image_lock);
 	db_kernel_boot_release(&b);
 	return rc;
 }
@@ -414,6 +421,7 @@ int catalog_boot_offer(struct klabd *d, struct db *db, const char *ident,
 		       const char *rig, struct catalog_boot *f, char *err,
 		       size_t errlen)
 {
+	struct catalog *c = d->catalog;
 	struct db_kernel_boot b;
 	struct cat_boot *e;
 	int rc;
@@ -421,22 +429,22 @@ int catalog_boot_offer(struct klabd *d, struct db *db, const char *ident,
 	memset(f, 0, sizeof(*f));
 	if (boot_record(db, ident, &b, err, errlen))
 		return -1;
-	pthread_mutex_lock(&d->image_lock);
+	pthread_mutex_lock(&c->image_lock);
 	rc = boot_look(d, ident, &b, 1, &e, err, errlen);
 	if (!rc)
 		boot_copy(e, f);
-	pthread_mutex_unlock(&d->image_lock);
+	pthread_mutex_unlock(&c->image_lock);
 	/* this rig, and no other, may now download the two; a file changed
 	 * since it was hashed is prepared again */
 	if (!rc && (catalog_file_grant(d, f->image, f->image_sha, rig) ||
 		    catalog_file_grant(d, f->initrd, f->initrd_sha, rig))) {
 		catalog_boot_release(f);
-		pthread_mutex_lock(&d->image_lock);
-		e = d->prep && !d->prep->stop ? boot_find(d->prep, ident) :
+		pthread_mutex_lock(&c->image_lock);
+		e = c->prep && !c->prep->stop ? boot_find(c->prep, ident) :
 			NULL;
 		if (e && e->state == PREP_READY)
-			boot_want(d->prep, e, &b);
-		pthread_mutex_unlock(&d->image_lock);
+			boot_want(c->prep, e, &b);
+		pthread_mutex_unlock(&c->image_lock);
 		rc = 1;
 	}
 	db_kernel_boot_release(&b);
@@ -447,6 +455,7 @@ int catalog_boot(struct klabd *d, struct db *db, const char *ident,
 		 char **release, char **image, char **initrd, char *err,
 		 size_t errlen)
 {
+	struct catalog *c = d->catalog;
 	struct db_kernel_boot b;
 	struct cat_prep *p;
 	struct cat_boot *e;
@@ -455,15 +464,15 @@ int catalog_boot(struct klabd *d, struct db *db, const char *ident,
 	*release = *image = *initrd = NULL;
 	if (boot_record(db, ident, &b, err, errlen))
 		return -1;
-	pthread_mutex_lock(&d->image_lock);
+	pthread_mutex_lock(&c->image_lock);
 	for (;;) {
 		rc = boot_look(d, ident, &b, 1, &e, err, errlen);
 		if (rc <= 0)
 			break;
 		/* the lock is free while the thread works */
-		p = d->prep;
+		p = c->prep;
 		p->waiting++;
-		pthread_cond_wait(&p->done, &d->image_lock);
+		pthread_cond_wait(&p->done, &c->image_lock);
 		p->waiting--;
 		if (p->stop && !p->waiting)	/* catalog_stop waits */
 			pthread_cond_broadcast(&p->done);
@@ -473,32 +482,33 @@ int catalog_boot(struct klabd *d, struct db *db, const char *ident,
 		*image = xstrdup(e->files.image);
 		*initrd = xstrdup(e->files.initrd);
 	}
-	pthread_mutex_unlock(&d->image_lock);
+	pthread_mutex_unlock(&c->image_lock);
 	db_kernel_boot_release(&b);
 	return rc;
 }
 
 void catalog_stop(struct klabd *d)
 {
+	struct catalog *c = d->catalog;
 	struct cat_prep *p;
 	struct cat_boot *e;
 
-	pthread_mutex_lock(&d->image_lock);
-	p = d->prep;
+	pthread_mutex_lock(&c->image_lock);
+	p = c->prep;
 	if (!p || p->stop) {	/* none, or another caller stops it */
-		pthread_mutex_unlock(&d->image_lock);
+		pthread_mutex_unlock(&c->image_lock);
 		return;
 	}
 	p->stop = 1;
 	pthread_cond_signal(&p->work);
 	pthread_cond_broadcast(&p->done);
 	while (p->waiting)
-		pthread_cond_wait(&p->done, &d->image_lock);
-	pthread_mutex_unlock(&d->image_lock);
+		pthread_cond_wait(&p->done, &c->image_lock);
+	pthread_mutex_unlock(&c->image_lock);
 	pthread_join(p->thread, NULL);
-	pthread_mutex_lock(&d->image_lock);
-	d->prep = NULL;
-	pthread_mutex_unlock(&d->image_lock);
+	pthread_mutex_lock(&c->image_lock);
+	c->prep = NULL;
+	pthread_mutex_unlock(&c->image_lock);
 	while (p->head) {
 		e = p->head;
 		p->head = e->next;

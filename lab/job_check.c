@@ -4,12 +4,15 @@
  * of workloads/suites/, its scale within klab-run's range, its scheduler
  * a name, and each kernel parameter it adds to the rig's command line
  * allowed by job_cmdline_allow (by default a short list of block-layer
- * and CPU knobs: klab.*, init= and the like never pass).
+ * and CPU knobs: klab.*, init= and the like never pass).  At start the
+ * suites of workloads/suites/ are registered in the database.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "db/db.h"
 #include "klabd/klabd.h"
 #include "lab/job_check.h"
 #include "lib/ident.h"
@@ -110,4 +113,45 @@ enum outcome job_suite_check(const struct klabd *d, const char *suite,
 		return OUT_INVALID;
 	}
 	return OUT_OK;
+}
+
+int job_suites_register(const struct klabd *d, struct db *db)
+{
+	char dir[4096], path[4400], err[1024];
+	struct dirent *e;
+	struct suite s;
+	DIR *dh;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/workloads/suites",
+		 d->top_dir ? d->top_dir : ".");
+	dh = opendir(dir);
+	if (!dh)
+		return 0;
+	for (e = readdir(dh); e; e = readdir(dh)) {
+		size_t len = strlen(e->d_name);
+
+		if (len < 7 || strcmp(e->d_name + len - 6, ".suite"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (suite_load(&s, path, err, sizeof(err)))
+			goto next;
+		if (strlen(s.name) != len - 6 ||
+		    strncmp(s.name, e->d_name, len - 6)) {
+			snprintf(err, sizeof(err), "'%.600s': name '%.80s' "
+				 "is not the file's", path, s.name);
+			goto next;
+		}
+		if (db_suite_put(db, s.name, s.description ? s.description :
+				 "", err, sizeof(err)) == 0) {
+			n++;
+			suite_release(&s);
+			continue;
+		}
+next:
+		fprintf(stderr, "klabd: suite not registered: %s\n", err);
+		suite_release(&s);
+	}
+	closedir(dh);
+	return n;
 }

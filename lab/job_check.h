@@ -30,5 +30,10 @@ enum outcome job_config_check(const struct klabd *d, double scale,
  * with err naming what is refused (a bad name, an unknown suite). */
 enum outcome job_suite_check(const struct klabd *d, const char *suite,
 			     char *err, size_t errlen);
+/* Register (or describe anew) every suite of workloads/suites/ in the
+ * database, as its file names and describes it (at start); how many.
+ * A suite that cannot be read is logged and skipped. */
+struct db;
+int job_suites_register(const struct klabd *d, struct db *db);
 
 #endif

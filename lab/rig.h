@@ -30,6 +30,7 @@
 
 struct klabd;
 struct rig;
+struct rigmgr;
 
 enum rig_state {
 	RIG_OFFLINE = 0,	/* operator must bring it back */
@@ -80,6 +81,7 @@ struct rig_scan {
 
 struct rig {
 	struct klabd *d;
+	struct rigmgr *mgr;	/* its manager (rigmgr.c): the lock */
 	char *name, *kind, *profile;
 	char *token;
 	char token_hash[65];	/* hex SHA-256: what is stored, compared */
@@ -96,7 +98,7 @@ struct rig {
 	struct proc proc;		/* QEMU */
 	struct proc console_proc;	/* the console command */
 
-	/* state machine, under mgr lock */
+	/* state machine, under the manager's mgr_lock */
 	enum rig_state state;
 	int64_t job;		/* job in hand, 0 when none */
 	char *job_release;	/* uname -r the job's kernel reports */
@@ -160,20 +162,30 @@ void rigmgr_free(struct klabd *d);
 /* Find a rig by name (the pointer lives as long as klabd). */
 struct rig *rigmgr_find(struct klabd *d, const char *name);
 struct rig *rigmgr_by_token(struct klabd *d, const char *token);
+/* How many rigs are configured, and the i-th (NULL past the last), in
+ * the configuration's order; both fixed once rigmgr_init returned. */
+size_t rigmgr_count(struct klabd *d);
+struct rig *rigmgr_rig(struct klabd *d, size_t i);
+/* The path of g's console log of the current boot into buf (len bytes),
+ * read under the lock: a cold boot starts a new one. */
+void rigmgr_console(struct rig *g, char *buf, size_t len);
 
 /*
- * Events from the agent API.  Each returns 0, or an HTTP status with err
- * set.  They take the manager lock themselves.
+ * rigmgr_agent.c: events from the agent API (api_agent.c) and an
+ * operator's.  Each answers an outcome (klabd/outcome.h), with err set
+ * when it is not OUT_OK, and takes the manager lock itself.  A check-in
+ * is never refused (OUT_OK): one during a boot is noted for the boot's
+ * end, one from a rig an operator must bring back is ignored.
  */
-int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
-		   char *err, size_t errlen);
+enum outcome rigmgr_checkin(struct rig *g, int64_t job, const char *release,
+			    char *err, size_t errlen);
 /*
  * A long poll parked without a thread (http_poll.c).  The manager calls
  * wake(w), with its lock held, once after w was queued, when a job may
  * have come for some rig (or the manager stops); wake must not block.
  */
 struct rig_waiter {
-	struct rig_waiter *prev, *next;	/* d->waiters, under the lock */
+	struct rig_waiter *prev, *next;	/* the manager's, under its lock */
 	int queued;
 	void (*wake)(struct rig_waiter *w);
 };
@@ -193,16 +205,20 @@ int rigmgr_next_job(struct rig *g, int64_t *job, int *preparing,
 int rigmgr_wait(struct klabd *d, struct rig_waiter *w);
 /* Take w off the queue if it is on it. */
 void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w);
-int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen);
+/* The agent announces the kexec into job's kernel: OUT_FORBIDDEN when
+ * job is not the job g holds. */
+enum outcome rigmgr_kexec(struct rig *g, int64_t job, char *err,
+			  size_t errlen);
 /* 1 when job is the job g holds now (handed out and not yet ended:
  * assigned, booting or running), 0 otherwise.  Takes the lock. */
 int rigmgr_holds(struct rig *g, int64_t job);
 /* Results stored for job: the rig is idle again. */
 void rigmgr_job_done(struct rig *g, int64_t job);
-/* The agent reports a failure of class "infra"/"kernel"/"benchmark". */
-int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
-		    const char *error, const char *output, char *err,
-		    size_t errlen);
+/* The agent reports a failure of class "infra"/"kernel"/"benchmark":
+ * OUT_FORBIDDEN when job is not the job g holds. */
+enum outcome rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
+			     const char *error, const char *output, char *err,
+			     size_t errlen);
 /* Operator: bring an offline rig back (cold boot). */
 int rigmgr_online(struct rig *g);
 /*

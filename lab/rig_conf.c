@@ -39,10 +39,10 @@ void rig_conf_init(struct klabd *d)
 	char err[256];
 	size_t i;
 
-	for (i = 0; i < d->nrigs; i++)
-		if (!strcmp(d->rigs[i]->kind, "qemu"))
+	for (i = 0; i < rigmgr_count(d); i++)
+		if (!strcmp(rigmgr_rig(d, i)->kind, "qemu"))
 			break;
-	if (i == d->nrigs)
+	if (i == rigmgr_count(d))
 		return;
 	sb_init(&out);
 	memset(&o, 0, sizeof(o));

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * The rig manager: one thread that boots rigs, watches their consoles and
- * watchdogs, and turns what agents report into job states.  See rig.h for
- * the state machine.
+ * watchdogs, and turns what agents report into job states (that side,
+ * what agents and operators ask of it, is rigmgr_agent.c).  See rig.h
+ * for the state machine.
  *
  * Locking rules:
- *  - d->mgr_lock guards every rig's state machine fields (rig.h: "under
- *    mgr lock") and is held only to decide: never across a fork, an exec,
- *    a wait for a child, a network call, an image build, a file hash or a
- *    database write.  d->mgr_cond runs on CLOCK_MONOTONIC like every
- *    deadline here (proc_now_ms()).
+ *  - mgr_lock (struct rigmgr, d->rigmgr, each rig's g->mgr) guards every
+ *    rig's state machine fields (rig.h: "under the manager's mgr_lock")
+ *    and is held only to decide: never across a fork, an exec, a wait for
+ *    a child, a network call, an image build, a file hash or a database
+ *    write.  mgr_cond runs on CLOCK_MONOTONIC like every deadline here
+ *    (proc_now_ms()).
  *  - Agents' long polls are parked connections (http_poll.c) queued on
- *    d->waiters and woken wherever d->mgr_cond is broadcast.
+ *    the manager's waiters and woken wherever mgr_cond is broadcast.
  *  - Slow machine work (halt, power-cycle, starting QEMU, restarting a
  *    console command) is done by the rig's worker thread while the rig
  *    is RIG_STARTING; the manager thread starts it, and joins it when it
@@ -42,15 +44,16 @@
 
 #include "db/jobs.h"
 #include "klabd/klabd.h"
+#include "lib/alloc.h"
 #include "lib/list.h"
 #include "lib/sha256.h"
 #include "lab/catalog.h"
 #include "lab/rig.h"
 #include "lab/rig_conf.h"
+#include "lab/rigmgr_int.h"
 
 #define CONSOLE_SCAN_MAX (1 << 20)	/* console bytes scanned per tick */
 #define SCAN_PERIOD_MS 500		/* ms between two reads of a console */
-#define MAX_INFRA_ATTEMPTS 3
 #define WAIT_RETRY_MS 2000		/* base kernel not fetched yet */
 
 const char *rig_state_name(enum rig_state s)
@@ -64,19 +67,19 @@ const char *rig_state_name(enum rig_state s)
 }
 
 /* A job may have come: wake every parked long poll; lock held. */
-static void waiters_wake(struct klabd *d)
+static void waiters_wake(struct rigmgr *m)
 {
 	struct rig_waiter *w;
 
-	while (d->waiters) {
-		w = d->waiters;
-		LIST_UNLINK(d->waiters, w);
+	while (m->waiters) {
+		w = m->waiters;
+		LIST_UNLINK(m->waiters, w);
 		w->queued = 0;
 		w->wake(w);
 	}
 }
 
-static void set_state(struct rig *g, enum rig_state s)
+void rigmgr_set_state(struct rig *g, enum rig_state s)
 {
 	if (g->state == s)
 		return;
@@ -84,12 +87,12 @@ static void set_state(struct rig *g, enum rig_state s)
 		rig_state_name(g->state), rig_state_name(s),
 		g->job ? " (job in hand)" : "");
 	g->state = s;
-	pthread_cond_broadcast(&g->d->mgr_cond);
-	waiters_wake(g->d);
+	pthread_cond_broadcast(&g->mgr->mgr_cond);
+	waiters_wake(g->mgr);
 }
 
 /* A kernel failure of the job in hand; the rig is cold-booted after. */
-static void fail_kernel(struct rig *g, const char *why, struct rig_fx *fx)
+void rigmgr_fail_kernel(struct rig *g, const char *why, struct rig_fx *fx)
 {
 	fprintf(stderr, "klabd: rig %s: job %lld: kernel failure: %s\n",
 		g->name, (long long)g->job, why);
@@ -102,14 +105,14 @@ static void fail_kernel(struct rig *g, const char *why, struct rig_fx *fx)
 	}
 	g->job = 0;
 	g->halt_wanted = 1;
-	set_state(g, RIG_RECOVERING);
+	rigmgr_set_state(g, RIG_RECOVERING);
 }
 
 /* The job was lost to the infrastructure: the machine was taken away
  * under it (QEMU killed: cold, the rig boots cold) or its agent started
  * again without it (the rig is idle, its agent polls).  The job goes
  * back to the queue (infra, up to MAX_INFRA_ATTEMPTS). */
-static void fail_infra(struct rig *g, const char *why, int cold,
+void rigmgr_fail_infra(struct rig *g, const char *why, int cold,
 		       struct rig_fx *fx)
 {
 	fprintf(stderr, "klabd: rig %s: job %lld: infrastructure failure: "
@@ -121,7 +124,7 @@ static void fail_infra(struct rig *g, const char *why, int cold,
 	fx->attempts = MAX_INFRA_ATTEMPTS;
 	g->job = 0;
 	g->halt_wanted = cold;
-	set_state(g, cold ? RIG_RECOVERING : RIG_IDLE);
+	rigmgr_set_state(g, cold ? RIG_RECOVERING : RIG_IDLE);
 }
 
 /* The rig itself failed (its base kernel did not come up, its power
@@ -133,7 +136,8 @@ static void fail_health(struct rig *g, const char *why)
 	fprintf(stderr, "klabd: rig %s: health check %d failed (infra): %s\n",
 		g->name, g->health_fails, why);
 	g->halt_wanted = 1;
-	set_state(g, g->health_fails >= 2 ? RIG_OFFLINE : RIG_RECOVERING);
+	rigmgr_set_state(g, g->health_fails >= 2 ? RIG_OFFLINE :
+			 RIG_RECOVERING);
 }
 
 /* The worker: machine operations, without the lock. */
@@ -148,10 +152,10 @@ static void *rig_worker(void *arg)
 	if (g->work_boot)
 		g->boot_rc = g->ops->cold_boot(g, g->boot_err,
 					       sizeof(g->boot_err));
-	pthread_mutex_lock(&g->d->mgr_lock);
+	pthread_mutex_lock(&g->mgr->mgr_lock);
 	g->worker_done = 1;
-	pthread_cond_broadcast(&g->d->mgr_cond);
-	pthread_mutex_unlock(&g->d->mgr_lock);
+	pthread_cond_broadcast(&g->mgr->mgr_cond);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	return NULL;
 }
 
@@ -190,7 +194,7 @@ static void boot_start(struct rig *g, long long now)
 	g->why[0] = '\0';
 	g->boot_from = g->state;
 	g->early_checkin = 0;
-	set_state(g, RIG_STARTING);
+	rigmgr_set_state(g, RIG_STARTING);
 	worker_start(g, 1, 1, 0);
 	if (!g->worker_on)
 		fail_health(g, "cannot start the rig's worker thread");
@@ -206,7 +210,7 @@ static void boot_done(struct rig *g, long long now)
 				g->boot_err);
 		g->waiting = 1;
 		g->deadline = now + WAIT_RETRY_MS;
-		set_state(g, g->boot_from);
+		rigmgr_set_state(g, g->boot_from);
 		return;
 	}
 	g->waiting = 0;
@@ -222,10 +226,10 @@ static void boot_done(struct rig *g, long long now)
 	    g->ops == &rig_remote_ops) {
 		/* nothing rebooted it: its agent already checked in */
 		g->health_fails = 0;
-		set_state(g, RIG_IDLE);
+		rigmgr_set_state(g, RIG_IDLE);
 		return;
 	}
-	set_state(g, RIG_BOOTING);
+	rigmgr_set_state(g, RIG_BOOTING);
 }
 
 /* Under the lock: what the last scan, the machine and the watchdog say. */
@@ -246,7 +250,7 @@ static void rig_judge(struct rig *g, long long now, struct rig_fx *fx)
 	if (!why && alive == -2) {
 		why = "the machine was killed from outside (signal)";
 		if (g->job)
-			fail_infra(g, why, 1, fx);
+			rigmgr_fail_infra(g, why, 1, fx);
 		else
 			fail_health(g, why);
 		return;
@@ -261,7 +265,7 @@ static void rig_judge(struct rig *g, long long now, struct rig_fx *fx)
 		return;
 	}
 	if (g->job)
-		fail_kernel(g, why, fx);
+		rigmgr_fail_kernel(g, why, fx);
 	else
 		fail_health(g, why);
 }
@@ -301,25 +305,25 @@ static void rig_tick(struct rig *g, long long now, struct rig_fx *fx)
 
 static void *mgr_main(void *arg)
 {
-	struct klabd *d = arg;
-	struct rig_fx *fx = calloc(d->nrigs ? d->nrigs : 1, sizeof(*fx));
+	struct rigmgr *m = arg;
+	struct rig_fx *fx = calloc(m->nrigs ? m->nrigs : 1, sizeof(*fx));
 	struct timespec ts;
 	long long now;
 	size_t i;
 
 	if (!fx)
 		abort();
-	pthread_mutex_lock(&d->mgr_lock);
-	while (d->mgr_running) {
-		for (i = 0; i < d->nrigs; i++) {
+	pthread_mutex_lock(&m->mgr_lock);
+	while (m->running) {
+		for (i = 0; i < m->nrigs; i++) {
 			memset(&fx[i], 0, sizeof(fx[i]));
-			rig_tick(d->rigs[i], proc_now_ms(), &fx[i]);
-			rig_fx_take(d->rigs[i], &fx[i]);
+			rig_tick(m->rigs[i], proc_now_ms(), &fx[i]);
+			rig_fx_take(m->rigs[i], &fx[i]);
 		}
-		pthread_mutex_unlock(&d->mgr_lock);
+		pthread_mutex_unlock(&m->mgr_lock);
 		now = proc_now_ms();
-		for (i = 0; i < d->nrigs; i++) {
-			struct rig *g = d->rigs[i];
+		for (i = 0; i < m->nrigs; i++) {
+			struct rig *g = m->rigs[i];
 
 			rig_fx_publish(&fx[i]);
 			/* a pass runs on every kick: the consoles are read
@@ -333,351 +337,87 @@ static void *mgr_main(void *arg)
 					      CONSOLE_SCAN_MAX);
 			}
 		}
-		pthread_mutex_lock(&d->mgr_lock);
-		if (!d->mgr_running)
+		pthread_mutex_lock(&m->mgr_lock);
+		if (!m->running)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec += 1;
-		pthread_cond_timedwait(&d->mgr_cond, &d->mgr_lock, &ts);
+		pthread_cond_timedwait(&m->mgr_cond, &m->mgr_lock, &ts);
 	}
-	pthread_mutex_unlock(&d->mgr_lock);
+	pthread_mutex_unlock(&m->mgr_lock);
 	free(fx);
 	return NULL;
 }
 
-int rigmgr_checkin(struct rig *g, int64_t job, const char *release,
-		   char *err, size_t errlen)
-{
-	struct rig_fx fx;
-	char msg[300];
-
-	memset(&fx, 0, sizeof(fx));
-	pthread_mutex_lock(&g->d->mgr_lock);
-	if (g->state == RIG_STARTING ||
-	    (g->state == RIG_OFFLINE && g->health_fails >= 2)) {
-		/* a boot is under way (a machine that is not power-cycled
-		 * counts as up once it ends), or it failed its health check
-		 * twice and waits for an operator (a rig offline only
-		 * because of autostart = no comes up when its agent checks
-		 * in): otherwise it checks in again once it is up */
-		fprintf(stderr, "klabd: rig %s: check-in on %s while %s%s\n",
-			g->name, release, rig_state_name(g->state),
-			g->state == RIG_STARTING ? "" : ": ignored");
-		g->early_checkin = g->state == RIG_STARTING;
-		goto out_unlock;
-	}
-	g->last_boot_secs = (double)(proc_now_ms() - g->booted_at) / 1000;
-	fprintf(stderr, "klabd: rig %s: check-in on %s (job %lld) after "
-		"%.0f s\n", g->name, release, (long long)job,
-		g->last_boot_secs);
-	if (g->job && job != g->job && g->state == RIG_BOOTING) {
-		snprintf(msg, sizeof(msg), "the rig came back on '%s' without "
-			 "the job's kernel (reboot)", release);
-		fail_kernel(g, msg, &fx);
-	} else if (g->job && job == g->job) {
-		g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
-		set_state(g, RIG_RUNNING);
-		fx.job = job;
-		fx.job_state = "running";
-	} else if (g->job) {
-		/* its agent started again and forgot the job in hand */
-		snprintf(msg, sizeof(msg), "the agent checked in on '%s' "
-			 "without job %lld (it restarted)", release,
-			 (long long)g->job);
-		g->health_fails = 0;
-		fail_infra(g, msg, 0, &fx);
-	} else {
-		g->health_fails = 0;
-		set_state(g, RIG_IDLE);
-	}
-out_unlock:
-	rig_fx_take(g, &fx);
-	pthread_mutex_unlock(&g->d->mgr_lock);
-	rig_fx_publish(&fx);
-	return 0;
-}
-
-/* Under the lock, after the database work: the job goes back to the
- * queue when the rig changed meanwhile (a failure, a second poller). */
-static void job_unclaim(struct rig *g, int64_t id)
-{
-	struct db *db;
-	char err[256];
-
-	pthread_mutex_unlock(&g->d->mgr_lock);
-	db = klabd_db_get(g->d, err, sizeof(err));
-	if (!db || db_job_set_state(db, id, "queued"))
-		fprintf(stderr, "klabd: rig %s: cannot put job %lld back in "
-			"the queue\n", g->name, (long long)id);
-	klabd_db_put(g->d, db);
-	pthread_mutex_lock(&g->d->mgr_lock);
-}
-
-/*
- * A hand-out that cannot get a database handle says so at most once a
- * minute: every poll of every rig tries one.
- */
-static int hand_out_log_due(void)
-{
-	static long long last;
-	long long now = proc_now_ms(), was = __atomic_load_n(&last,
-							     __ATOMIC_RELAXED);
-
-	return (!was || now - was >= 60000) &&
-	       __atomic_compare_exchange_n(&last, &was, now, 0,
-					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
-/*
- * Hand out the next queued job of g: called with the lock held, which it
- * drops around the database work (g->taking keeps a second poller of the
- * rig out meanwhile).  0 when none.  A job goes out once its boot files
- * are ready (else it stays queued and *preparing is set: the catalog's
- * thread prepares them, then kicks the manager), or cannot be made (its
- * hand-out fails it, infra).
- */
-static int64_t take_job(struct rig *g, int *preparing)
-{
-	struct db_job j;
-	struct db *db;
-	char err[256];
-	int64_t id = 0;
-
-	if (g->taking)
-		return 0;
-	g->taking = 1;
-	pthread_mutex_unlock(&g->d->mgr_lock);
-	db = klabd_db_get(g->d, err, sizeof(err));
-	if (!db && hand_out_log_due())
-		fprintf(stderr, "klabd: hand-out: %s\n", err);
-	if (db && db_job_next(db, g->name, &j) == DB_OK) {
-		if (catalog_boot_want(g->d, db, j.kernel, err,
-				      sizeof(err)) == 1)
-			*preparing = 1;
-		else if (!db_job_set_state(db, j.id, "assigned"))
-			id = j.id;
-		db_job_release(&j);
-	}
-	klabd_db_put(g->d, db);
-	pthread_mutex_lock(&g->d->mgr_lock);
-	g->taking = 0;
-	pthread_cond_broadcast(&g->d->mgr_cond);
-	if (id && (g->state != RIG_IDLE || g->job || !g->d->mgr_running)) {
-		job_unclaim(g, id);
-		id = 0;
-	}
-	if (id) {
-		g->job = id;
-		/* the agent downloads and loads the kernel before it
-		 * announces the kexec: the job's time limit covers that */
-		g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
-		set_state(g, RIG_ASSIGNED);
-	}
-	return id;
-}
-
-/* Queue w to be woken unless the manager stopped; lock held.  1 when w
- * is queued. */
-static int waiter_queue(struct klabd *d, struct rig_waiter *w)
-{
-	if (w && !w->queued && d->mgr_running) {
-		LIST_PUSH(d->waiters, w);
-		w->queued = 1;
-	}
-	return w && w->queued;
-}
-
-int rigmgr_next_job(struct rig *g, int64_t *job, int *preparing,
-		    struct rig_waiter *w)
-{
-	struct klabd *d = g->d;
-	int queued;
-
-	*job = 0;
-	*preparing = 0;
-	pthread_mutex_lock(&d->mgr_lock);
-	/* queued before the queue is read: a wake while take_job has the
-	 * lock dropped (a job queued, boot files ready) is not lost, the
-	 * poll runs again at once (http_poll_suspend) */
-	queued = waiter_queue(d, w);
-	if ((g->state == RIG_RUNNING || g->state == RIG_ASSIGNED) && g->job)
-		*job = g->job;
-	else if (g->state == RIG_IDLE)
-		*job = take_job(g, preparing);
-	if (*job && queued && w->queued) {
-		LIST_UNLINK(d->waiters, w);
-		w->queued = 0;
-	}
-	pthread_mutex_unlock(&d->mgr_lock);
-	return queued && !*job;
-}
-
-int rigmgr_wait(struct klabd *d, struct rig_waiter *w)
-{
-	int queued;
-
-	pthread_mutex_lock(&d->mgr_lock);
-	queued = waiter_queue(d, w);
-	pthread_mutex_unlock(&d->mgr_lock);
-	return queued;
-}
-
-void rigmgr_wait_cancel(struct klabd *d, struct rig_waiter *w)
-{
-	pthread_mutex_lock(&d->mgr_lock);
-	if (w->queued) {
-		LIST_UNLINK(d->waiters, w);
-		w->queued = 0;
-	}
-	pthread_mutex_unlock(&d->mgr_lock);
-}
-
-int rigmgr_kexec(struct rig *g, int64_t job, char *err, size_t errlen)
-{
-	int rc = 0;
-
-	pthread_mutex_lock(&g->d->mgr_lock);
-	if (job != g->job) {
-		snprintf(err, errlen, "job %lld is not the job of rig '%s'",
-			 (long long)job, g->name);
-		rc = 403;
-	} else {
-		g->banners_allowed++;
-		g->kexecs++;
-		g->booted_at = proc_now_ms();
-		g->deadline = g->booted_at + g->boot_timeout * 1000LL;
-		set_state(g, RIG_BOOTING);
-	}
-	pthread_mutex_unlock(&g->d->mgr_lock);
-	return rc;
-}
-
-int rigmgr_holds(struct rig *g, int64_t job)
-{
-	int held;
-
-	pthread_mutex_lock(&g->d->mgr_lock);
-	held = job && g->job == job && (g->state == RIG_ASSIGNED ||
-					g->state == RIG_BOOTING ||
-					g->state == RIG_RUNNING);
-	pthread_mutex_unlock(&g->d->mgr_lock);
-	return held;
-}
-
-void rigmgr_job_done(struct rig *g, int64_t job)
-{
-	struct rig_fx fx;
-
-	memset(&fx, 0, sizeof(fx));
-	pthread_mutex_lock(&g->d->mgr_lock);
-	if (g->job == job) {
-		g->job = 0;
-		fx.job = job;
-		fx.job_state = "done";
-		set_state(g, RIG_IDLE);
-	}
-	rig_fx_take(g, &fx);
-	pthread_mutex_unlock(&g->d->mgr_lock);
-	rig_fx_publish(&fx);
-}
-
-int rigmgr_job_fail(struct rig *g, int64_t job, const char *klass,
-		    const char *error, const char *output, char *err,
-		    size_t errlen)
-{
-	struct rig_fx fx;
-	int rc = 0;
-
-	memset(&fx, 0, sizeof(fx));
-	pthread_mutex_lock(&g->d->mgr_lock);
-	if (job != g->job) {
-		snprintf(err, errlen, "job %lld is not the job of rig '%s'",
-			 (long long)job, g->name);
-		rc = 403;
-	} else if (!strcmp(klass, "kernel")) {
-		fail_kernel(g, error, &fx);
-	} else {
-		fx.job = job;
-		fx.klass = klass;
-		snprintf(fx.why, sizeof(fx.why), "%s", error);
-		fx.output = output;
-		fx.attempts = MAX_INFRA_ATTEMPTS;
-		g->job = 0;
-		set_state(g, RIG_IDLE);
-	}
-	rig_fx_take(g, &fx);
-	pthread_mutex_unlock(&g->d->mgr_lock);
-	rig_fx_publish(&fx);
-	return rc;
-}
-
-int rigmgr_online(struct rig *g)
-{
-	pthread_mutex_lock(&g->d->mgr_lock);
-	g->health_fails = 0;
-	if (g->state == RIG_OFFLINE)
-		set_state(g, RIG_COLD);
-	pthread_mutex_unlock(&g->d->mgr_lock);
-	return 0;
-}
-
-enum outcome rigmgr_bring_online(struct klabd *d, struct db *db,
-				 const struct caller *c, const char *name,
-				 const char *via, struct rig **out, char *err,
-				 size_t errlen)
-{
-	struct rig *g = rigmgr_find(d, name);
-
-	*out = g;
-	if (!g) {
-		snprintf(err, errlen, "unknown rig '%s'", name);
-		return OUT_NOTFOUND;
-	}
-	rigmgr_online(g);
-	caller_audit(db, c, "rig online", g->name, "%s", via);
-	return OUT_OK;
-}
-
 void rigmgr_kick(struct klabd *d)
 {
-	pthread_mutex_lock(&d->mgr_lock);
-	pthread_cond_broadcast(&d->mgr_cond);
-	waiters_wake(d);
-	pthread_mutex_unlock(&d->mgr_lock);
+	struct rigmgr *m = d->rigmgr;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->mgr_lock);
+	pthread_cond_broadcast(&m->mgr_cond);
+	waiters_wake(m);
+	pthread_mutex_unlock(&m->mgr_lock);
+}
+
+size_t rigmgr_count(struct klabd *d)
+{
+	return d->rigmgr ? d->rigmgr->nrigs : 0;
+}
+
+struct rig *rigmgr_rig(struct klabd *d, size_t i)
+{
+	return i < rigmgr_count(d) ? d->rigmgr->rigs[i] : NULL;
+}
+
+void rigmgr_console(struct rig *g, char *buf, size_t len)
+{
+	pthread_mutex_lock(&g->mgr->mgr_lock);
+	snprintf(buf, len, "%s", g->console);
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
 }
 
 struct rig *rigmgr_find(struct klabd *d, const char *name)
 {
+	struct rig *g;
 	size_t i;
 
-	for (i = 0; name && i < d->nrigs; i++)
-		if (!strcmp(d->rigs[i]->name, name))
-			return d->rigs[i];
+	for (i = 0; name && i < rigmgr_count(d); i++) {
+		g = d->rigmgr->rigs[i];
+		if (!strcmp(g->name, name))
+			return g;
+	}
 	return NULL;
 }
 
 /* Every rig's hash is compared, in constant time (secret_equal). */
 struct rig *rigmgr_by_token(struct klabd *d, const char *token)
 {
-	struct rig *found = NULL;
+	struct rig *found = NULL, *g;
 	char h[65];
 	size_t i;
 
 	if (!token || !*token)
 		return NULL;
 	secret_hash_hex(token, h);
-	for (i = 0; i < d->nrigs; i++)
-		if (secret_equal(d->rigs[i]->token_hash, h) && !found)
-			found = d->rigs[i];
+	for (i = 0; i < rigmgr_count(d); i++) {
+		g = d->rigmgr->rigs[i];
+		if (secret_equal(g->token_hash, h) && !found)
+			found = g;
+	}
 	return found;
 }
 
-/* mgr_cond and every deadline run on the monotonic clock. */
-static void mgr_sync_init(struct klabd *d)
+/* The manager's state, its lock and its condition; mgr_cond and every
+ * deadline run on the monotonic clock. */
+static struct rigmgr *mgr_create(void)
 {
-	pthread_mutex_init(&d->mgr_lock, NULL);
-	proc_cond_init(&d->mgr_cond);
-	d->mgr_init = 1;
+	struct rigmgr *m = xcalloc(1, sizeof(*m));
+
+	pthread_mutex_init(&m->mgr_lock, NULL);
+	proc_cond_init(&m->mgr_cond);
+	return m;
 }
 
 /*
@@ -714,11 +454,12 @@ static void rig_adopt(struct rig *g, struct db *db)
 
 int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 {
+	struct rigmgr *m = mgr_create();
 	struct db *db;
 	size_t i;
 	int n;
 
-	mgr_sync_init(d);
+	d->rigmgr = m;
 	db = klabd_db_get(d, err, errlen);
 	if (!db)
 		return -1;
@@ -730,6 +471,7 @@ int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 			continue;
 		err[0] = '\0';
 		g = rig_from_config(d, sec, err, errlen);
+		g->mgr = m;
 		if (!err[0])
 			rig_adopt(g, db);
 		if (err[0] || rig_register(d, db, g, err, errlen)) {
@@ -738,60 +480,65 @@ int rigmgr_init(struct klabd *d, char *err, size_t errlen)
 			return -1;
 		}
 		g->db_state = g->state;
-		d->rigs = realloc(d->rigs, (d->nrigs + 1) * sizeof(*d->rigs));
-		if (!d->rigs)
-			abort();
-		d->rigs[d->nrigs++] = g;
+		m->rigs = xrealloc(m->rigs, (m->nrigs + 1) * sizeof(*m->rigs));
+		m->rigs[m->nrigs++] = g;
 	}
 	n = db_job_requeue_stale(db);
-	for (i = 0; i < d->nrigs; i++)
-		if (d->rigs[i]->job &&
-		    !db_job_set_state(db, d->rigs[i]->job,
-				      d->rigs[i]->job_db_state))
+	for (i = 0; i < m->nrigs; i++)
+		if (m->rigs[i]->job &&
+		    !db_job_set_state(db, m->rigs[i]->job,
+				      m->rigs[i]->job_db_state))
 			n--;
 	if (n > 0)
 		fprintf(stderr, "klabd: %d unfinished jobs back in the queue\n",
 			n);
 	klabd_db_put(d, db);
 	/* agents may poll as soon as HTTP serves */
-	d->mgr_running = 1;
+	m->running = 1;
 	return 0;
 }
 
 int rigmgr_start(struct klabd *d, char *err, size_t errlen)
 {
-	if (proc_thread_start(&d->mgr, mgr_main, d, "rig manager", err,
+	struct rigmgr *m = d->rigmgr;
+
+	if (proc_thread_start(&m->thread, mgr_main, m, "rig manager", err,
 			      errlen))
 		return -1;
-	d->mgr_started = 1;
+	m->started = 1;
 	return 0;
 }
 
 void rigmgr_quiesce(struct klabd *d)
 {
-	if (!d->mgr_init)
+	struct rigmgr *m = d->rigmgr;
+
+	if (!m)
 		return;
-	pthread_mutex_lock(&d->mgr_lock);
-	d->mgr_running = 0;
-	pthread_cond_broadcast(&d->mgr_cond);
-	waiters_wake(d);
-	pthread_mutex_unlock(&d->mgr_lock);
+	pthread_mutex_lock(&m->mgr_lock);
+	m->running = 0;
+	pthread_cond_broadcast(&m->mgr_cond);
+	waiters_wake(m);
+	pthread_mutex_unlock(&m->mgr_lock);
 }
 
 void rigmgr_stop(struct klabd *d)
 {
+	struct rigmgr *m = d->rigmgr;
 	size_t i;
 
 	rigmgr_quiesce(d);
 	/* the catalog's thread kicks the manager, and a worker's cold boot
 	 * may wait for it: it stops first (its waiters return) */
 	catalog_stop(d);
-	if (d->mgr_started)
-		pthread_join(d->mgr, NULL);
-	d->mgr_started = 0;
+	if (!m)
+		return;
+	if (m->started)
+		pthread_join(m->thread, NULL);
+	m->started = 0;
 	/* no other thread touches the rigs now */
-	for (i = 0; i < d->nrigs; i++) {
-		struct rig *g = d->rigs[i];
+	for (i = 0; i < m->nrigs; i++) {
+		struct rig *g = m->rigs[i];
 
 		if (g->worker_on)
 			pthread_join(g->worker, NULL);
@@ -802,16 +549,16 @@ void rigmgr_stop(struct klabd *d)
 
 void rigmgr_free(struct klabd *d)
 {
+	struct rigmgr *m = d->rigmgr;
 	size_t i;
 
-	for (i = 0; i < d->nrigs; i++)
-		rig_destroy(d->rigs[i]);
-	free(d->rigs);
-	d->rigs = NULL;
-	d->nrigs = 0;
-	if (d->mgr_init) {
-		pthread_cond_destroy(&d->mgr_cond);
-		pthread_mutex_destroy(&d->mgr_lock);
-	}
-	d->mgr_init = 0;
+	if (!m)
+		return;
+	for (i = 0; i < m->nrigs; i++)
+		rig_destroy(m->rigs[i]);
+	free(m->rigs);
+	pthread_cond_destroy(&m->mgr_cond);
+	pthread_mutex_destroy(&m->mgr_lock);
+	free(m);
+	d->rigmgr = NULL;
 }

@@ -234,6 +234,25 @@ json_t *page_jstr(const char *s)
 	return utf8_json_string(s);
 }
 
+int web_status(enum outcome o)
+{
+	static const int status[] = {
+		[OUT_OK] = 200,
+		[OUT_INVALID] = 400,
+		[OUT_FORBIDDEN] = 403,
+		[OUT_NOTFOUND] = 404,
+		[OUT_CONFLICT] = 409,
+		[OUT_TOOBIG] = 413,
+		[OUT_REFUSED] = 422,
+		[OUT_BUSY] = 503,
+		[OUT_ERROR] = 500,
+	};
+
+	if ((unsigned)o >= sizeof(status) / sizeof(status[0]) || !status[o])
+		return 500;
+	return status[o];
+}
+
 int web_error_json(struct web_response *r, int status, const char *msg)
 {
 	json_t *o = json_object();
@@ -276,8 +295,8 @@ int web_error_page(struct web_response *r, const struct query *q,
 int page_db_error(struct web_response *r, const struct query *q, int rc,
 		  const char *err)
 {
-	return web_error_page(r, q, db_http_status(rc), err && *err ? err :
-			      "database error");
+	return web_error_page(r, q, web_status(outcome_of_db(rc)),
+			      err && *err ? err : "database error");
 }
 
 int page_format(const struct query *q, unsigned allowed,

@@ -58,7 +58,7 @@ void page_end(struct strbuf *sb);
 int page_ok(struct web_response *r, const char *content_type);
 /* Finish r as a 200 JSON response; takes the reference to doc. */
 int page_json(struct web_response *r, json_t *doc);
-/* Map a DB_* code to a status and send err in q's format. */
+/* Send err in q's format with the status of a DB_* code (web_status). */
 int page_db_error(struct web_response *r, const struct query *q, int rc,
 		  const char *err);
 /* A JSON string of s, repaired by the one UTF-8 rule (lib/utf8.h).

@@ -8,7 +8,7 @@
 #ifndef KLAB_WEB_PAGE_BISECT_H
 #define KLAB_WEB_PAGE_BISECT_H
 
-#include "db/bisect.h"
+#include "db/bisections.h"
 #include "web.h"
 
 struct web_bisect {

@@ -13,6 +13,7 @@
 #define KLAB_WEB_H
 
 #include "db/db.h"
+#include "klabd/outcome.h"
 #include "lib/query.h"
 #include "lib/strbuf.h"
 
@@ -27,6 +28,14 @@ struct web_response {
 	unsigned long long fd_size;
 };
 
+/*
+ * The HTTP status of an outcome of a service (klabd/outcome.h), the one
+ * table of them for the API (http/) and the pages: OUT_OK 200,
+ * OUT_INVALID 400, OUT_FORBIDDEN 403, OUT_NOTFOUND 404, OUT_CONFLICT
+ * 409, OUT_TOOBIG 413, OUT_REFUSED 422, OUT_BUSY 503, OUT_ERROR and
+ * anything else 500.  A DB_* code is outcome_of_db's first.
+ */
+int web_status(enum outcome o);
 void web_response_init(struct web_response *r);
 void web_response_release(struct web_response *r);
 /* A JSON error body {"error": msg} with the given status. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for judge/bisect.c: a table of verdict sequences (one
+ * Unit tests for judge/bisect_pick.c: a table of verdict sequences (one
  * character per candidate: '.' untested, 'g' good, 'b' bad, 's' skip;
  * index 0 is the good end, the last the bad end) with the expected next
  * step or answer, skips included; and whole bisections simulated over
@@ -26,10 +26,10 @@
 
 #include "klabd/klabd.h"
 #include "lab/job_check.h"
-#include "db/bisect.h"
+#include "db/bisections.h"
 #include "db/comparisons.h"
 #include "db/db_int.h"
-#include "judge/bisect.h"
+#include "judge/bisect_pick.h"
 #include "web/format.h"
 
 #define MAXN 128

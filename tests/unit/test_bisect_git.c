@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for judge/bisect_git.c: git bisect's output as git 2.x
+ * Unit tests for judge/bisect_pick_git.c: git bisect's output as git 2.x
  * prints it (a next step with its estimate, the first bad commit with its
  * log, only skipped commits left, an error), and what a hash is.
  */
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "judge/bisect_git.h"
+#include "judge/bisect_pick_git.h"
 
 #define H40 "92214d8d7f3f607aa0896358653913ae0df9c396"
 

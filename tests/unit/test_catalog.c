@@ -58,12 +58,11 @@ static void test_two_paths(void **state)
 {
 	struct klabd d;
 	char a[300], b[300], sa[65], sb[65], again[65];
-	int status = 0;
+	enum outcome o = OUT_OK;
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
-	pthread_mutex_init(&d.cat_lock, NULL);
-	pthread_mutex_init(&d.image_lock, NULL);
+	catalog_init(&d);
 	snprintf(dir, sizeof(dir), "%s/klab-catalog-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	assert_non_null(mkdtemp(dir));
@@ -73,13 +72,14 @@ static void test_two_paths(void **state)
 	assert_int_equal(catalog_file_register(&d, b, sb), 0);
 	assert_string_equal(sa, sb);
 	/* registered is not granted: no rig may download it yet */
-	assert_null(catalog_file_path(&d, sa, "r1", &status));
-	assert_int_equal(status, 403);
-	assert_null(catalog_file_path(&d, "0123", "r1", &status));
-	assert_int_equal(status, 404);
+	assert_null(catalog_file_path(&d, sa, "r1", &o));
+	assert_int_equal(o, OUT_FORBIDDEN);
+	assert_null(catalog_file_path(&d, "0123", "r1", &o));
+	assert_int_equal(o, OUT_NOTFOUND);
 	assert_int_equal(catalog_file_offer(&d, a, "r1", sa), 0);
-	assert_non_null(catalog_file_path(&d, sa, "r1", &status));
-	assert_null(catalog_file_path(&d, sa, "r2", &status));
+	assert_non_null(catalog_file_path(&d, sa, "r1", &o));
+	assert_int_equal(o, OUT_OK);
+	assert_null(catalog_file_path(&d, sa, "r2", &o));
 
 	/* both paths are cached: bytes swapped behind the cache's back
 	 * (same size, same mtime) are not read again */
@@ -95,7 +95,7 @@ static void test_two_paths(void **state)
 	assert_int_equal(catalog_file_register(&d, b, again), 0);
 	assert_string_not_equal(again, sb);
 	assert_int_equal(catalog_file_offer(&d, b, "r1", again), 0);
-	assert_string_equal(catalog_file_path(&d, again, "r1", &status), b);
+	assert_string_equal(catalog_file_path(&d, again, "r1", &o), b);
 
 	catalog_release(&d);
 	unlink(a);
@@ -110,12 +110,11 @@ static void test_grant(void **state)
 {
 	struct klabd d;
 	char a[300], sa[65], again[65];
-	int status = 0;
+	enum outcome o = OUT_OK;
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
-	pthread_mutex_init(&d.cat_lock, NULL);
-	pthread_mutex_init(&d.image_lock, NULL);
+	catalog_init(&d);
 	snprintf(dir, sizeof(dir), "%s/klab-catalog-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	assert_non_null(mkdtemp(dir));
@@ -125,23 +124,21 @@ static void test_grant(void **state)
 	assert_int_equal(catalog_file_grant(&d, a, sa, "r1"), -1);
 	assert_int_equal(catalog_file_register(&d, a, sa), 0);
 	assert_int_equal(catalog_file_grant(&d, a, sa, "r1"), 0);
-	assert_string_equal(catalog_file_path(&d, sa, "r1", &status), a);
+	assert_string_equal(catalog_file_path(&d, sa, "r1", &o), a);
 
 	put("image", "other kernel bytes", a, sizeof(a));
 	assert_int_equal(catalog_file_grant(&d, a, sa, "r2"), -1);
-	assert_null(catalog_file_path(&d, sa, "r2", &status));
-	assert_int_equal(status, 403);
+	assert_null(catalog_file_path(&d, sa, "r2", &o));
+	assert_int_equal(o, OUT_FORBIDDEN);
 	assert_int_equal(catalog_file_register(&d, a, again), 0);
 	assert_string_not_equal(again, sa);
 	assert_int_equal(catalog_file_grant(&d, a, sa, "r2"), -1);
 	assert_int_equal(catalog_file_grant(&d, a, again, "r2"), 0);
-	assert_string_equal(catalog_file_path(&d, again, "r2", &status), a);
+	assert_string_equal(catalog_file_path(&d, again, "r2", &o), a);
 	/* the new bytes start with no rig */
-	assert_null(catalog_file_path(&d, again, "r1", &status));
+	assert_null(catalog_file_path(&d, again, "r1", &o));
 
 	catalog_release(&d);
-	pthread_mutex_destroy(&d.image_lock);
-	pthread_mutex_destroy(&d.cat_lock);
 	unlink(a);
 	rmdir(dir);
 }

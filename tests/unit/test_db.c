@@ -22,6 +22,7 @@
 
 #include "db/db.h"
 #include "db/db_int.h"	/* white-box checks on the handle */
+#include "klabd/outcome.h"
 
 struct fixture {
 	char dir[64];
@@ -725,8 +726,8 @@ static void test_import_once_idempotent(void **state)
 				   sizeof(f->err)), DB_TOOBIG);
 	assert_int_equal(db_count(f->db, "runs"), 4);
 	assert_int_equal(db_count(f->db, "imports"), 2);
-	assert_int_equal(db_http_status(DB_TOOBIG), 413);
-	assert_int_equal(db_http_status(DB_REPEATED), 200);
+	assert_int_equal(outcome_of_db(DB_TOOBIG), OUT_TOOBIG);
+	assert_int_equal(outcome_of_db(DB_REPEATED), OUT_OK);
 	rs_free(&rs);
 	free(ids);
 }

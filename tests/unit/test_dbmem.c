@@ -109,7 +109,7 @@ static void test_housekeep_pool(void **state)
 	struct db *a, *b;
 
 	memset(&d, 0, sizeof(d));
-	pthread_mutex_init(&d.pool_lock, NULL);
+	d.pool = klabd_pool_create();
 	d.db_path = f->path;
 	klabd_db_put(&d, warm_handle(f));
 	klabd_db_put(&d, warm_handle(f));
@@ -132,8 +132,7 @@ static void test_housekeep_pool(void **state)
 	assert_int_equal(db_count(a, "runs"), 0);
 	db_close(a);
 	db_close(b);
-	free(d.pool);
-	pthread_mutex_destroy(&d.pool_lock);
+	klabd_pool_destroy(d.pool);
 }
 
 int main(void)

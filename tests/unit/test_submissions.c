@@ -21,6 +21,7 @@
 #include "flow/submissions.h"
 #include "db/db_int.h"
 #include "db/submissions.h"
+#include "lib/strbuf.h"
 #include "web/format.h"
 
 /* Submission id of db has the job configuration scale, sched, cmdline. */

@@ -585,9 +585,29 @@ static void test_chart_cdf(void **state)
 	sb_release(&sb);
 }
 
+/* The one table of statuses: every outcome, and what is not one. */
+static void test_status(void **state)
+{
+	(void)state;
+	assert_int_equal(web_status(OUT_OK), 200);
+	assert_int_equal(web_status(OUT_INVALID), 400);
+	assert_int_equal(web_status(OUT_FORBIDDEN), 403);
+	assert_int_equal(web_status(OUT_NOTFOUND), 404);
+	assert_int_equal(web_status(OUT_CONFLICT), 409);
+	assert_int_equal(web_status(OUT_TOOBIG), 413);
+	assert_int_equal(web_status(OUT_REFUSED), 422);
+	assert_int_equal(web_status(OUT_BUSY), 503);
+	assert_int_equal(web_status(OUT_ERROR), 500);
+	assert_int_equal(web_status((enum outcome)99), 500);
+	assert_int_equal(web_status(outcome_of_db(DB_REPEATED)), 200);
+	assert_int_equal(web_status(outcome_of_db(DB_TOOBIG)), 413);
+	assert_int_equal(web_status(outcome_of_db(DB_ERR)), 500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_xml_checker),
 		cmocka_unit_test(test_chart_ticks),
 		cmocka_unit_test(test_chart_points),

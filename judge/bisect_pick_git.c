@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Reading `git bisect`'s output (see bisect_git.h): line by line, the
+ * Reading `git bisect`'s output (see bisect_pick_git.h): line by line, the
  * first line that says what happened decides.
  */
 #include <ctype.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisect_git.h"
+#include "bisect_pick_git.h"
 
 #define FIRST_BAD " is the first bad commit"
 #define ONLY_SKIP "There are only 'skip'ped commits left to test."

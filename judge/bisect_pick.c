@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The step logic of a bisection (see bisect.h): find the open range,
+ * The step logic of a bisection (see bisect_pick.h): find the open range,
  * count what is left in it, and pick the untested index nearest its
  * middle.
  */
 #include <string.h>
 
-#include "bisect.h"
+#include "bisect_pick.h"
 
 static const char *const mark_names[] = {
 	[BIS_UNTESTED] = "untested", [BIS_GOOD] = "good", [BIS_BAD] = "bad",

@@ -2,7 +2,7 @@
 /*
  * A bisection as the API, its page and its report show it (bisect.h):
  * the row, its candidates and steps, the range still open with an
- * estimate of the steps left (judge/bisect.h), and the mail-ready text
+ * estimate of the steps left (judge/bisect_pick.h), and the mail-ready text
  * report: the culprit (subject and author of a patch, version of a
  * package, hash and subject of a commit), the job configuration, the
  * evidence table (each step: kernel, cells, delta with its confidence
@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "flow/bisect.h"
-#include "judge/bisect.h"
+#include "lib/strbuf.h"
+#include "judge/bisect_pick.h"
 #include "web/format.h"
 
 /* git: the range is the last good and the last bad commit tested (git

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bisect: the step logic of a bisection, pure (no database, no HTTP).
+ * bisect_pick: the step logic of a bisection, pure (no database, no HTTP).
  * The candidates are ordered 0 .. n: 0 the known good end, n the known
  * bad end, each between one more patch, commit or release.  Given the
  * verdicts so far (good, bad or skip per index), bisect_next() says what
@@ -11,8 +11,8 @@
  * index, or "cannot tell" when every index left in the range was
  * skipped.  flow/bisect.c drives it with the database.
  */
-#ifndef KLAB_JUDGE_BISECT_H
-#define KLAB_JUDGE_BISECT_H
+#ifndef KLAB_JUDGE_BISECT_PICK_H
+#define KLAB_JUDGE_BISECT_PICK_H
 
 #include <stddef.h>
 

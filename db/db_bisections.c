@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Bisections, their candidates and steps.  See bisect.h.  Statements are
+ * Bisections, their candidates and steps.  See bisections.h.  Statements are
  * prepared per call: a bisection moves a few times a minute at most.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisect.h"
+#include "bisections.h"
 #include "db_int.h"
 
 #define BIS_COLS \

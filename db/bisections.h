@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bisect: bisections in the database.  A bisection (flow/bisect.c
+ * bisections: bisections in the database.  A bisection (flow/bisect.c
  * drives it) names what is bisected (kind series: a base and a patch
  * series; debian: a line of packages), the rig, suite and metrics it
  * judges on, its cap and its job configuration (scale, scheduler,
@@ -11,8 +11,8 @@
  * confirmation), each with its build, kernel, comparison run and mark,
  * so a restarted klabd resumes every bisection where it was.
  */
-#ifndef KLAB_DB_BISECT_H
-#define KLAB_DB_BISECT_H
+#ifndef KLAB_DB_BISECTIONS_H
+#define KLAB_DB_BISECTIONS_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bisect_git: what `git bisect` said, pure (no git, no database).  A git
+ * bisect_pick_git: what `git bisect` said, pure (no git, no database).  A git
  * bisection (flow/bisect_git.c) lets git choose the commits: after
  * `git bisect start --no-checkout BAD GOOD` and each `git bisect good|bad
  * |skip COMMIT`, git prints either the next step ("Bisecting: N revisions
@@ -8,8 +8,8 @@
  * or the answer ("HASH is the first bad commit"), or that only skipped
  * commits are left ("There are only 'skip'ped commits left to test.").
  */
-#ifndef KLAB_JUDGE_BISECT_GIT_H
-#define KLAB_JUDGE_BISECT_GIT_H
+#ifndef KLAB_JUDGE_BISECT_PICK_GIT_H
+#define KLAB_JUDGE_BISECT_PICK_GIT_H
 
 #include <stddef.h>
 
