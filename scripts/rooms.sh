@@ -17,11 +17,12 @@
 #   1 db         the sqlite schema and its rows
 #   1 workloads  the benchmarks and the suites they run
 #   2 judge      the verdict: statistics, decisions, bisection's choice
-#   3 web        pages, text reports, CSV, SVG (formatters)
 #   3 agent      the rig side: klab-agent
 #   3 cli        the klab command (speaks to klabd over HTTP only)
 #   4 klabd      what every controller room shares: outcomes, events, the
 #                database pool, the daemon's state
+#   5 web        pages, text reports, CSV, SVG (formatters; a page
+#                answers an outcome's status, web_status)
 #   5 lab        rigs, the catalog, the builder
 #   6 flow       submissions, comparisons, bisections, tracks, alerts
 #   7 http       the server, routes, auth, handlers
@@ -40,9 +41,9 @@ function rank(room) {
 	if (room == "lib") return 0
 	if (room == "db" || room == "workloads") return 1
 	if (room == "judge") return 2
-	if (room == "web" || room == "agent" || room == "cli") return 3
+	if (room == "agent" || room == "cli") return 3
 	if (room == "klabd") return 4
-	if (room == "lab") return 5
+	if (room == "web" || room == "lab") return 5
 	if (room == "flow") return 6
 	if (room == "http") return 7
 	return -1
