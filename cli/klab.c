@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "judge/decision.h"
 #include "lib/config.h"
 #include "lib/http_client.h"
 #include "lib/strbuf.h"
@@ -352,7 +353,7 @@ static int cmd_import(struct args *a)
 	return rc;
 }
 
-/* Cells decided "worse" in /api/compare's answer: those of headline
+/* Cells decided worse in /api/compare's answer: those of headline
  * metrics, or of every metric when all is set. */
 static size_t count_worse(json_t *doc, int all)
 {
@@ -369,7 +370,7 @@ static size_t count_worse(json_t *doc, int all)
 			const char *v = json_string_value(
 				json_object_get(cell, "verdict"));
 
-			n += v && !strcmp(v, "worse");
+			n += cmp_verdict_of(v) == V_WORSE;
 		}
 	}
 	return n;

@@ -191,8 +191,7 @@ static int bis_judge(const struct db_bisection *b, struct cmprun_view *v,
 			continue;
 		named++;
 		worse += c->verdict == V_WORSE;
-		decided += c->verdict == V_WORSE || c->verdict == V_SAME ||
-			   c->verdict == V_BETTER;
+		decided += cmp_verdict_decided(c->verdict);
 		sb_addf(&dl, "%s%s %+.1f%%", dl.len ? "; " : "", m->name,
 			c->vd.delta_pct);
 		if (isfinite(c->vd.ci_lo))

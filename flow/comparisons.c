@@ -64,20 +64,10 @@ static void cmprun_opts(const struct db_comparison *c,
 	o->njobs = njobs;
 }
 
-static int is_decided(enum cmp_verdict v)
+int cmprun_headline(const struct cmp_metric *m)
 {
-	return v == V_WORSE || v == V_BETTER || v == V_SAME;
-}
-
-static enum cmp_verdict verdict_named(const char *s)
-{
-	static const enum cmp_verdict all[] = { V_WORSE, V_BETTER, V_SAME };
-	size_t i;
-
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (!strcmp(s, cmp_verdict_name(all[i])))
-			return all[i];
-	return V_NONE;
+	return m->kind.klass == VC_HEADLINE && m->dir != DIR_NONE &&
+	       m->cells[0].present && m->cells[1].present;
 }
 
 /*
@@ -98,7 +88,7 @@ static void cmprun_carry(struct comparison *cmp, const char *decided,
 
 	for (n = 0; !look && cmp->nk == 2 && n < cmp->nm; n++) {
 		cell = &cmp->m[n].cells[1];
-		if (!is_decided(cell->verdict))
+		if (!cmp_verdict_decided(cell->verdict))
 			continue;
 		cell->verdict = V_UNDECIDED;
 		cell->vd.verdict = V_UNDECIDED;
@@ -113,8 +103,8 @@ static void cmprun_carry(struct comparison *cmp, const char *decided,
 			continue;
 		*sp = '\0';
 		m = compare_find(cmp, line);
-		v = verdict_named(sp + 1);
-		if (!m || !is_decided(v))
+		v = cmp_verdict_of(sp + 1);
+		if (!m || !cmp_verdict_decided(v))
 			continue;
 		cell = &m->cells[1];
 		cell->verdict = v;
@@ -128,34 +118,17 @@ static void decided_text(const struct comparison *cmp, struct strbuf *sb)
 	size_t i;
 
 	for (i = 0; cmp->nk == 2 && i < cmp->nm; i++)
-		if (is_decided(cmp->m[i].cells[1].verdict))
+		if (cmp_verdict_decided(cmp->m[i].cells[1].verdict))
 			sb_addf(sb, "%s %s\n", cmp->m[i].name,
 				cmp_verdict_name(cmp->m[i].cells[1].verdict));
 }
 
-/* Headline metrics present on both sides, decided and open; the
- * outcome in one word and one line. */
-static void view_sum(struct cmprun_view *v)
+/* The outcome in one line. */
+static void view_summary(struct cmprun_view *v, const struct vd_tally *t)
 {
-	size_t i, worse = 0, better = 0;
 	const struct db_comparison *c = &v->c;
 
-	for (i = 0; v->cmp.nk == 2 && i < v->cmp.nm; i++) {
-		const struct cmp_metric *m = &v->cmp.m[i];
-
-		if (m->kind.klass != VC_HEADLINE || m->dir == DIR_NONE ||
-		    !m->cells[0].present || !m->cells[1].present)
-			continue;
-		v->headline++;
-		v->decided += is_decided(m->cells[1].verdict);
-		worse += m->cells[1].verdict == V_WORSE;
-		better += m->cells[1].verdict == V_BETTER;
-	}
-	v->open = v->headline - v->decided;
-	v->verdict = worse ? "worse" : better ? "better" :
-		     v->headline && !v->open ? "same" : "undecided";
 	if (!strcmp(c->state, "failed")) {
-		v->verdict = "none";
 		snprintf(v->summary, sizeof(v->summary), "failed: %s",
 			 c->error);
 	} else if (!strcmp(c->state, "undecided")) {
@@ -165,14 +138,33 @@ static void view_sum(struct cmprun_view *v)
 	} else if (!strcmp(c->state, "decided")) {
 		snprintf(v->summary, sizeof(v->summary), "%s after %d cells: "
 			 "%zu worse, %zu better, %zu same of %zu headline "
-			 "metrics", v->verdict, c->planned, worse, better,
-			 v->decided - worse - better, v->headline);
+			 "metrics", cmp_verdict_name(v->verdict), c->planned,
+			 t->worse, t->better, t->same, v->headline);
 	} else {
 		snprintf(v->summary, sizeof(v->summary), "%s: cells %d+%d of "
 			 "%d a side, %zu of %zu headline metrics decided",
 			 c->state, c->done[0], c->done[1], c->planned,
 			 v->decided, v->headline);
 	}
+}
+
+/* Headline metrics present on both sides, decided and open, rolled up
+ * into one verdict (judge/decision.h; none for a failed run); the
+ * outcome in one line. */
+static void view_sum(struct cmprun_view *v)
+{
+	struct vd_tally t = VD_TALLY_INIT;
+	size_t i;
+
+	for (i = 0; v->cmp.nk == 2 && i < v->cmp.nm; i++)
+		if (cmprun_headline(&v->cmp.m[i]))
+			vd_tally_add(&t, v->cmp.m[i].cells[1].verdict);
+	v->decided = vd_tally_decided(&t);
+	v->open = t.open;
+	v->headline = v->decided + v->open;
+	v->verdict = strcmp(v->c.state, "failed") ? vd_tally_verdict(&t) :
+		     V_NONE;
+	view_summary(v, &t);
 }
 
 int cmprun_view_load(struct db *db, int64_t id, struct cmprun_view *v,

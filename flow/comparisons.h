@@ -27,9 +27,13 @@ struct cmprun_view {
 	struct comparison cmp;	/* its own cells, decisions carried */
 	struct vd_plan plan;
 	size_t headline, decided, open;	/* headline metrics */
-	const char *verdict;	/* worse better same undecided none */
+	enum cmp_verdict verdict;	/* rolled up; V_NONE: failed */
 	char summary[200];	/* "worse: 1 headline metric", ... */
 };
+
+/* A headline metric with a direction, present on both sides: one that
+ * counts in a comparison run's outcome. */
+int cmprun_headline(const struct cmp_metric *m);
 
 /* Fill the plan of a comparison (its cap and wall time). */
 void cmprun_plan(const struct db_comparison *c, struct vd_plan *plan);

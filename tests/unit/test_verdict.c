@@ -16,6 +16,7 @@
 
 #include "judge/adaptive.h"
 #include "judge/compare.h"
+#include "judge/decision.h"
 #include "judge/pairs.h"
 #include "judge/rank.h"
 #include "judge/verdict.h"
@@ -653,6 +654,40 @@ static void test_adaptive_stop_on_worse(void **state)
 	compare_release(&c);
 }
 
+/* The verdict's names both ways, and the one roll-up. */
+static void test_decision_names_rollup(void **state)
+{
+	static const enum cmp_verdict all[] = {
+		V_NONE, V_SAME, V_BETTER, V_WORSE, V_UNDECIDED,
+	};
+	struct vd_tally t = VD_TALLY_INIT;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		assert_int_equal(cmp_verdict_of(cmp_verdict_name(all[i])),
+				 all[i]);
+	assert_int_equal(cmp_verdict_of(NULL), V_NONE);
+	assert_int_equal(cmp_verdict_of(""), V_NONE);
+	assert_int_equal(cmp_verdict_of("Worse"), V_NONE);
+	assert_true(cmp_verdict_decided(V_SAME));
+	assert_false(cmp_verdict_decided(V_UNDECIDED));
+	assert_false(cmp_verdict_decided(V_NONE));
+	/* nothing: undecided; same; better beats same */
+	assert_int_equal(vd_tally_verdict(&t), V_UNDECIDED);
+	vd_tally_add(&t, V_SAME);
+	assert_int_equal(vd_tally_verdict(&t), V_SAME);
+	vd_tally_add(&t, V_BETTER);
+	assert_int_equal(vd_tally_verdict(&t), V_BETTER);
+	/* an open part (undecided, or none) beats better; worse beats all */
+	vd_tally_add(&t, V_NONE);
+	assert_int_equal(vd_tally_verdict(&t), V_UNDECIDED);
+	vd_tally_add(&t, V_WORSE);
+	assert_int_equal(vd_tally_verdict(&t), V_WORSE);
+	assert_int_equal(vd_tally_decided(&t), 3);
+	assert_int_equal(t.open, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -674,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_adaptive_carry),
 		cmocka_unit_test(test_adaptive_stop_on_worse),
+		cmocka_unit_test(test_decision_names_rollup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
