@@ -154,7 +154,7 @@ static void sub_cells_stop(struct db *db, int64_t id, const char *why)
 			continue;
 		if (cmp_active(cmp.state)) {
 			db_comparison_update(db, cmp.id, "failed", cmp.planned,
-					     cmp.decided, cmp.open, why);
+					     cmp.open, why);
 			db_comparison_cancel(db, cmp.id);
 		}
 		db_comparison_release(&cmp);
