@@ -3,10 +3,9 @@
  * Unit tests for the data layer (db/) on a temporary sqlite file: opening
  * and migrating, the kernel, rig and suite catalogues, db_import with its
  * repetitions and all-or-nothing behaviour, samples and history as the
- * pages read them, raw outputs, counts, foreign keys, a comparison's
- * stored decisions (and their migration from schema 18's text) and the
- * refusal of a database written by a newer klab.  Result sets are built
- * by hand so the test depends on db/ alone.
+ * pages read them, raw outputs, counts, foreign keys and the refusal of a
+ * database written by a newer klab.  Result sets are built by hand so the
+ * test depends on db/ alone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,7 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db/comparisons.h"
 #include "db/db.h"
 #include "db/db_int.h"	/* white-box checks on the handle */
 
@@ -756,116 +754,6 @@ static void test_names_refused(void **state)
 	assert_int_equal(db_count(f->db, "kernels"), 0);
 }
 
-/* A comparison row for the decision tests; its id. */
-static int64_t cmp_row(struct fixture *f)
-{
-	struct db_comparison c;
-	int64_t id = 0;
-
-	memset(&c, 0, sizeof(c));
-	c.base = "a";
-	c.candidate = "b";
-	c.rig = c.suite = c.who = "x";
-	c.max_cells = 8;
-	c.planned = 3;
-	assert_int_equal(db_comparison_add(f->db, &c, &id, f->err,
-					   sizeof(f->err)), DB_OK);
-	return id;
-}
-
-/* Schema 19: a look's decisions as rows; a final one stays through the
- * next look, the others are replaced; NAN is kept as NAN. */
-static void test_comparison_decisions(void **state)
-{
-	struct fixture *f = *state;
-	struct db_cmp_decision d[2], *v = NULL;
-	int64_t id = cmp_row(f);
-	size_t n = 0;
-
-	memset(d, 0, sizeof(d));
-	d[0].metric = "m.b";
-	d[0].verdict = "undecided";
-	d[0].look = 3;
-	d[0].note = d[0].analysis = "";
-	d[0].delta_pct = -1.5;
-	d[0].p = 0.25;
-	d[0].ci_lo = d[0].ci_hi = d[0].p_adj = d[0].threshold_pct = NAN;
-	d[0].floor_pct = d[0].noise_pct = d[0].sd_pct = NAN;
-	d[1] = d[0];
-	d[1].metric = "m.a";
-	d[1].verdict = "worse";
-	d[1].final = 1;
-	d[1].analysis = "welch";
-	d[1].tested = 1;
-	d[1].n_cand = 3;
-	assert_int_equal(db_comparison_decide(f->db, id, d, 2), DB_OK);
-	assert_int_equal(db_comparison_decisions(f->db, id, &v, &n), DB_OK);
-	assert_int_equal(n, 2);
-	assert_string_equal(v[0].metric, "m.a");	/* by metric */
-	assert_string_equal(v[0].verdict, "worse");
-	assert_string_equal(v[0].analysis, "welch");
-	assert_int_equal(v[0].final, 1);
-	assert_int_equal(v[0].n_cand, 3);
-	assert_true(v[1].delta_pct == -1.5 && v[1].p == 0.25);
-	assert_true(isnan(v[1].ci_lo) && isnan(v[1].sd_pct));
-	db_cmp_decisions_free(v, n);
-	/* the next look: m.a stays worse at look 3, m.b is replaced */
-	d[0].look = d[1].look = 5;
-	d[0].verdict = "same";
-	d[1].verdict = "undecided";
-	d[1].final = 0;
-	assert_int_equal(db_comparison_decide(f->db, id, d, 2), DB_OK);
-	assert_int_equal(db_comparison_decisions(f->db, id, &v, &n), DB_OK);
-	assert_int_equal(n, 2);
-	assert_string_equal(v[0].verdict, "worse");
-	assert_int_equal(v[0].look, 3);
-	assert_string_equal(v[1].verdict, "same");
-	assert_int_equal(v[1].look, 5);
-	db_cmp_decisions_free(v, n);
-	assert_int_equal(db_comparison_decisions(f->db, id + 1, &v, &n),
-			 DB_OK);
-	assert_int_equal(n, 0);
-}
-
-/* Migration 19: schema 18's "METRIC VERDICT" lines become final rows
- * (worse, better, same; nothing else), and the column goes. */
-static void test_migrate_decided_text(void **state)
-{
-	struct fixture *f = *state;
-	struct db_cmp_decision *v = NULL;
-	int64_t id = cmp_row(f);
-	char sql[400];
-	size_t n = 0;
-
-	snprintf(sql, sizeof(sql), "DROP TABLE comparison_decisions; ALTER "
-		 "TABLE comparisons ADD COLUMN decided TEXT NOT NULL DEFAULT "
-		 "''; UPDATE comparisons SET decided = 'm.c same' || char(10) "
-		 "|| 'm.a worse' || char(10) || 'm.b undecided' || char(10) "
-		 "|| 'junk' || char(10) || 'm.d better' WHERE id = %lld; "
-		 "PRAGMA user_version = 18", (long long)id);
-	assert_int_equal(sqlite3_exec(f->db->h, sql, NULL, NULL, NULL),
-			 SQLITE_OK);
-	db_close(f->db);
-	f->db = db_open(f->path, f->err, sizeof(f->err));
-	assert_non_null(f->db);
-	assert_int_equal(db_user_version(f->db), db_schema_version());
-	assert_int_equal(db_comparison_decisions(f->db, id, &v, &n), DB_OK);
-	assert_int_equal(n, 3);
-	assert_string_equal(v[0].metric, "m.a");
-	assert_string_equal(v[0].verdict, "worse");
-	assert_string_equal(v[1].metric, "m.c");
-	assert_string_equal(v[1].verdict, "same");
-	assert_string_equal(v[2].metric, "m.d");
-	assert_string_equal(v[2].verdict, "better");
-	assert_true(v[0].final && v[1].final && v[2].final);
-	assert_int_equal(v[0].look, 0);
-	assert_true(isnan(v[0].delta_pct));
-	db_cmp_decisions_free(v, n);
-	assert_int_not_equal(sqlite3_exec(f->db->h, "SELECT decided FROM "
-					  "comparisons", NULL, NULL, NULL),
-			     SQLITE_OK);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -886,8 +774,6 @@ int main(void)
 		T(test_future_refused),
 		T(test_import_once_idempotent),
 		T(test_names_refused),
-		T(test_comparison_decisions),
-		T(test_migrate_decided_text),
 #undef T
 	};
 

@@ -14,10 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/comparisons.h"
 #include "judge/adaptive.h"
 #include "judge/compare.h"
-#include "judge/decision.h"
 #include "judge/pairs.h"
 #include "judge/rank.h"
 #include "judge/verdict.h"
@@ -655,85 +653,6 @@ static void test_adaptive_stop_on_worse(void **state)
 	compare_release(&c);
 }
 
-/* The verdict's names both ways, and the one roll-up. */
-static void test_decision_names_rollup(void **state)
-{
-	static const enum cmp_verdict all[] = {
-		V_NONE, V_SAME, V_BETTER, V_WORSE, V_UNDECIDED,
-	};
-	struct vd_tally t = VD_TALLY_INIT;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		assert_int_equal(cmp_verdict_of(cmp_verdict_name(all[i])),
-				 all[i]);
-	assert_int_equal(cmp_verdict_of(NULL), V_NONE);
-	assert_int_equal(cmp_verdict_of(""), V_NONE);
-	assert_int_equal(cmp_verdict_of("Worse"), V_NONE);
-	assert_true(cmp_verdict_decided(V_SAME));
-	assert_false(cmp_verdict_decided(V_UNDECIDED));
-	assert_false(cmp_verdict_decided(V_NONE));
-	/* nothing: undecided; same; better beats same */
-	assert_int_equal(vd_tally_verdict(&t), V_UNDECIDED);
-	vd_tally_add(&t, V_SAME);
-	assert_int_equal(vd_tally_verdict(&t), V_SAME);
-	vd_tally_add(&t, V_BETTER);
-	assert_int_equal(vd_tally_verdict(&t), V_BETTER);
-	/* an open part (undecided, or none) beats better; worse beats all */
-	vd_tally_add(&t, V_NONE);
-	assert_int_equal(vd_tally_verdict(&t), V_UNDECIDED);
-	vd_tally_add(&t, V_WORSE);
-	assert_int_equal(vd_tally_verdict(&t), V_WORSE);
-	assert_int_equal(vd_tally_decided(&t), 3);
-	assert_int_equal(t.open, 1);
-}
-
-/* A cell's decision as a row and back onto another look's cell. */
-static void test_decision_row(void **state)
-{
-	const double b[] = { 100, 103, 97, 101, 99, 100, 102, 98 };
-	const double worse[] = { 70, 72, 69, 71, 70, 95, 140, 60 };
-	struct db_cmp_decision d;
-	struct vd_policy all, pol;
-	struct vd_plan plan;
-	struct comparison c3, c8;
-	struct cmp_cell *cell;
-
-	(void)state;
-	vd_plan_default(&plan);
-	vd_policy_default(&all);
-	vd_plan_policy(&plan, &all, &pol);
-	cmp_of(&pol, b, worse, 3, &c3);
-	cmp_of(&pol, b, worse, 8, &c8);
-	cmp_decision_of(c3.m->name, &c3.m->cells[1], 3, &d);
-	assert_string_equal(d.verdict, "worse");
-	assert_true(d.final);
-	assert_int_equal(d.look, 3);
-	assert_int_equal(d.n_cand, 3);
-	cell = &c8.m->cells[1];
-	assert_int_not_equal(cell->verdict, V_WORSE);
-	cmp_decision_apply(&d, cell);
-	assert_int_equal(cell->verdict, V_WORSE);
-	assert_int_equal(cell->vd.verdict, V_WORSE);
-	assert_true(cell->delta_pct == c3.m->cells[1].delta_pct);
-	assert_true(cell->vd.p_adj == c3.m->cells[1].vd.p_adj);
-	assert_int_equal(cell->vd.nc, 3);
-	compare_release(&c8);
-	/* a row of schema 18 (look 0): the verdict, not the figures */
-	cmp_of(&pol, b, worse, 8, &c8);
-	cell = &c8.m->cells[1];
-	d.look = 0;
-	d.verdict = "same";
-	d.note = "x";
-	cmp_decision_apply(&d, cell);
-	assert_int_equal(cell->verdict, V_SAME);
-	assert_string_equal(cell->vd.note, "x");
-	assert_int_equal(cell->vd.nc, 8);
-	compare_release(&c3);
-	compare_release(&c8);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -755,8 +674,6 @@ int main(void)
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_adaptive_carry),
 		cmocka_unit_test(test_adaptive_stop_on_worse),
-		cmocka_unit_test(test_decision_names_rollup),
-		cmocka_unit_test(test_decision_row),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
