@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/klab.h"
+#include "judge/decision.h"
 #include "lib/config.h"
 
 const char **job_config_opt(struct args *a, const char *opt)
@@ -225,7 +226,7 @@ static int compare_run_wait(long id)
 	vd = json_string_value(json_object_get(doc, "verdict"));
 	if (!rc)
 		rc = !st || !strcmp(st, "failed") ? EX_SERVER :
-		     vd && !strcmp(vd, "worse") ? EX_WORSE :
+		     cmp_verdict_of(vd) == V_WORSE ? EX_WORSE :
 		     !strcmp(st, "undecided") ? EX_UNDECIDED : EX_OK;
 	json_decref(doc);
 	return rc;

@@ -3,13 +3,14 @@
  * klab's commands over the results klabd holds: import (tiobench,
  * dbench, read-latency text, fio or klab results JSON), compare (the
  * report as text, CSV, JSON or HTML, with --fail-on-worse the exit code
- * saying whether a decided "worse" was found) and history (one metric
+ * saying whether a decided worse was found) and history (one metric
  * across runs).
  */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "judge/decision.h"
 #include "lib/strbuf.h"
 #include "cli/klab.h"
 
@@ -91,7 +92,7 @@ int cmd_import(struct args *a)
 	return rc;
 }
 
-/* Cells decided "worse" in /api/compare's answer: those of headline
+/* Cells decided worse in /api/compare's answer: those of headline
  * metrics, or of every metric when all is set. */
 static size_t count_worse(json_t *doc, int all)
 {
@@ -108,7 +109,7 @@ static size_t count_worse(json_t *doc, int all)
 			const char *v = json_string_value(
 				json_object_get(cell, "verdict"));
 
-			n += v && !strcmp(v, "worse");
+			n += cmp_verdict_of(v) == V_WORSE;
 		}
 	}
 	return n;

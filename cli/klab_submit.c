@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/klab.h"
+#include "judge/decision.h"
 #include "lib/config.h"
 
 #define TABLE_MAX_COLS 16
@@ -150,8 +151,11 @@ static int sub_exit(json_t *doc)
 
 	if (!st || strcmp(st, "finished"))
 		return EX_SERVER;
-	return !strcmp(vd, "worse") ? EX_WORSE : !strcmp(vd, "undecided") ?
-	       EX_UNDECIDED : EX_OK;
+	switch (cmp_verdict_of(vd)) {
+	case V_WORSE: return EX_WORSE;
+	case V_UNDECIDED: return EX_UNDECIDED;
+	default: return EX_OK;
+	}
 }
 
 /* Follow submission id to its end, then print its report. */

@@ -24,7 +24,7 @@
 #define CMP_COLS \
 	"SELECT c.id, c.base, c.candidate, c.rig, c.suite, c.scheduler, " \
 	"c.cmdline, c.scale, c.floors, c.max_cells, c.max_seconds, c.state, " \
-	"c.planned, c.decided, c.open, c.error, c.who, c.created, " \
+	"c.planned, c.open, c.error, c.who, c.created, " \
 	"COALESCE(c.finished, 0), c.stop_on_worse, " \
 	CJ_COUNT("0", " AND j.state = 'done'") " + " CJ_BORROWED ", " \
 	CJ_COUNT("1", " AND j.state = 'done'") ", " \
@@ -40,7 +40,7 @@ static const struct db_col cmp_cols[] = {
 	C(id, INT64), C(base, STR), C(candidate, STR), C(rig, STR),
 	C(suite, STR), C(scheduler, STR), C(cmdline, STR), C(scale, DOUBLE),
 	C(floors, STR), C(max_cells, INT), C(max_seconds, DOUBLE),
-	C(state, STR), C(planned, INT), C(decided, STR), C(open, INT),
+	C(state, STR), C(planned, INT), C(open, INT),
 	C(error, STR), C(who, STR), C(created, INT64), C(finished, INT64),
 	C(stop_on_worse, INT), C(done[0], INT), C(done[1], INT),
 	C(failed[0], INT), C(failed[1], INT), C(total[0], INT),
@@ -196,17 +196,81 @@ static int cmp_write(struct db *db, const char *what, const char *sql,
 }
 
 int db_comparison_update(struct db *db, int64_t id, const char *state,
-			 int planned, const char *decided, int open,
-			 const char *error)
+			 int planned, int open, const char *error)
 {
 	if (cmp_write(db, "comparison state", "UPDATE comparisons SET "
-		      "state = ?1, planned = ?2, decided = ?3, open = ?4, "
-		      "error = COALESCE(?5, error), finished = CASE WHEN ?1 IN "
-		      "('decided', 'undecided', 'failed') THEN ?6 ELSE NULL "
-		      "END WHERE id = ?7", "sisizTI", state, planned, decided,
-		      open, error, id) != DB_OK)
+		      "state = ?1, planned = ?2, open = ?3, "
+		      "error = COALESCE(?4, error), finished = CASE WHEN ?1 IN "
+		      "('decided', 'undecided', 'failed') THEN ?5 ELSE NULL "
+		      "END WHERE id = ?6", "siizTI", state, planned, open,
+		      error, id) != DB_OK)
 		return DB_ERR;
 	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
+}
+
+/* ---- decisions ------------------------------------------------------ */
+
+#define DEC_FIELDS \
+	"metric, verdict, final, look, note, analysis, tested, n_base, " \
+	"n_cand, delta_pct, ci_lo, ci_hi, p, p_adj, threshold_pct, " \
+	"floor_pct, noise_pct, sd_pct"
+
+#define D(field, type) DB_COL(db_cmp_decision, field, type)
+static const struct db_col dec_cols[] = {
+	D(metric, STR), D(verdict, STR), D(final, INT), D(look, INT),
+	D(note, STR), D(analysis, STR), D(tested, INT), D(n_base, INT),
+	D(n_cand, INT), D(delta_pct, NUM), D(ci_lo, NUM), D(ci_hi, NUM),
+	D(p, NUM), D(p_adj, NUM), D(threshold_pct, NUM), D(floor_pct, NUM),
+	D(noise_pct, NUM), D(sd_pct, NUM),
+};
+#undef D
+static const struct db_rows dec_rows = DB_ROWS(db_cmp_decision, dec_cols);
+DB_DEFINE_FREE(cmp_decisions, db_cmp_decision, dec_rows)
+
+/* One row of a look; a final row of the metric stays as it is. */
+static int decision_put(struct db *db, sqlite3_stmt *st, int64_t id,
+			const struct db_cmp_decision *d)
+{
+	db_bind(st, "Issiissiiiddddddddd", id, d->metric, d->verdict,
+		d->final != 0, d->look, d->note, d->analysis, d->tested,
+		d->n_base, d->n_cand, d->delta_pct, d->ci_lo, d->ci_hi, d->p,
+		d->p_adj, d->threshold_pct, d->floor_pct, d->noise_pct,
+		d->sd_pct);
+	return db_exec_retry(db, st, "comparison decision");
+}
+
+int db_comparison_decide(struct db *db, int64_t id,
+			 const struct db_cmp_decision *v, size_t n)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc = DB_OK;
+
+	if (cmp_write(db, "comparison decisions", "DELETE FROM "
+		      "comparison_decisions WHERE comparison_id = ?1 AND "
+		      "final = 0", "I", id) != DB_OK)
+		return DB_ERR;
+	st = db_prepare(db, "INSERT OR IGNORE INTO comparison_decisions "
+			"(comparison_id, " DEC_FIELDS ") VALUES (?, ?, ?, ?, "
+			"?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!st)
+		return DB_ERR;
+	for (i = 0; i < n && !rc; i++)
+		rc = decision_put(db, st, id, &v[i]);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_comparison_decisions(struct db *db, int64_t id,
+			    struct db_cmp_decision **out, size_t *n)
+{
+	void *v;
+	int rc = db_run_rows(db, &dec_rows, &v, n, "SELECT " DEC_FIELDS
+			     " FROM comparison_decisions WHERE comparison_id "
+			     "= ? ORDER BY metric", "I", id);
+
+	*out = v;
+	return rc;
 }
 
 int db_comparison_cancel(struct db *db, int64_t id)

@@ -207,7 +207,11 @@ int db_hist_migrate(struct db *db);
  * (db_stmt_done); a caller that prepared it with db_prepare() still
  * finalizes it.
  */
-enum db_col_type { DB_COL_INT64, DB_COL_INT, DB_COL_DOUBLE, DB_COL_STR };
+/* DB_COL_NUM: a double, NAN when the column is NULL (sqlite stores a
+ * NAN as NULL). */
+enum db_col_type {
+	DB_COL_INT64, DB_COL_INT, DB_COL_DOUBLE, DB_COL_NUM, DB_COL_STR
+};
 
 struct db_col {
 	size_t off;			/* offsetof the field */

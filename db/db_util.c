@@ -4,6 +4,7 @@
  * house style, name checks, string bindings and copies, id look-ups by
  * name, and the string map behind the metric cache of db_import.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -455,6 +456,11 @@ void db_row_read(const struct db_rows *how, sqlite3_stmt *st, void *elem)
 			break;
 		case DB_COL_DOUBLE:
 			*(double *)f = sqlite3_column_double(st, (int)i);
+			break;
+		case DB_COL_NUM:
+			*(double *)f = sqlite3_column_type(st, (int)i) ==
+				       SQLITE_NULL ? NAN :
+				       sqlite3_column_double(st, (int)i);
 			break;
 		case DB_COL_STR:
 			*(char **)f = db_col_str(st, (int)i);

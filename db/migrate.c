@@ -439,9 +439,40 @@ static const char *const migrations[] = {
 	"ALTER TABLE builds ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE builds ADD COLUMN may_replace INTEGER NOT NULL "
 	"DEFAULT 0;",
-	/* 19: kept for another change of issue 30, merged on its own; it
-	 * changes nothing here. */
-	"",
+	/* 19 (issue 30): a comparison's decisions stored once, as rows: one
+	 * a metric, written at each look (flow/comparisons.c) with the
+	 * figures the verdict rests on, read by every view.  A decision
+	 * (worse, better, same) is final.  The "METRIC VERDICT" lines of
+	 * comparisons.decided become final rows without figures (look 0),
+	 * and the column goes. */
+	"CREATE TABLE comparison_decisions ("
+	"  comparison_id INTEGER NOT NULL REFERENCES comparisons(id),"
+	"  metric TEXT NOT NULL,"
+	"  verdict TEXT NOT NULL,"
+	"  final INTEGER NOT NULL DEFAULT 0,"
+	"  look INTEGER NOT NULL DEFAULT 0,"
+	"  note TEXT NOT NULL DEFAULT '',"
+	"  analysis TEXT NOT NULL DEFAULT '',"
+	"  tested INTEGER NOT NULL DEFAULT 0,"
+	"  n_base INTEGER NOT NULL DEFAULT 0,"
+	"  n_cand INTEGER NOT NULL DEFAULT 0,"
+	"  delta_pct REAL, ci_lo REAL, ci_hi REAL, p REAL, p_adj REAL,"
+	"  threshold_pct REAL, floor_pct REAL, noise_pct REAL, sd_pct REAL,"
+	"  PRIMARY KEY (comparison_id, metric));"
+	"WITH RECURSIVE line(id, l, rest) AS ("
+	"  SELECT id, '', decided || char(10) FROM comparisons"
+	"  WHERE decided != ''"
+	"  UNION ALL"
+	"  SELECT id, substr(rest, 1, instr(rest, char(10)) - 1),"
+	"    substr(rest, instr(rest, char(10)) + 1) FROM line"
+	"  WHERE rest != '')"
+	"INSERT OR IGNORE INTO comparison_decisions (comparison_id, metric,"
+	"  verdict, final)"
+	"  SELECT id, substr(l, 1, instr(l, ' ') - 1),"
+	"    substr(l, instr(l, ' ') + 1), 1 FROM line"
+	"  WHERE instr(l, ' ') > 1 AND substr(l, instr(l, ' ') + 1)"
+	"    IN ('worse', 'better', 'same');"
+	"ALTER TABLE comparisons DROP COLUMN decided;",
 	/* 20 (issue 30): latency histograms as numbers, one row per run and
 	 * phase with its buckets packed (db/db_hist.c), read by pages
 	 * without parsing JSON; the raw outputs "hist/<phase>.json" move

@@ -191,8 +191,7 @@ static int bis_judge(const struct db_bisection *b, struct cmprun_view *v,
 			continue;
 		named++;
 		worse += c->verdict == V_WORSE;
-		decided += c->verdict == V_WORSE || c->verdict == V_SAME ||
-			   c->verdict == V_BETTER;
+		decided += cmp_verdict_decided(c->verdict);
 		sb_addf(&dl, "%s%s %+.1f%%", dl.len ? "; " : "", m->name,
 			c->vd.delta_pct);
 		if (isfinite(c->vd.ci_lo))
@@ -238,10 +237,10 @@ static void bis_step_cmp(struct db *db, const struct db_bisection *b,
 	m = bis_judge(b, &v, s);
 	if (active && m) {
 		/* the named metrics are decided, at a look (between looks
-		 * the view keeps only the looks' decisions, cmprun_carry):
+		 * the view keeps only the looks' stored decisions):
 		 * the rest need not be, and the next look's cells go */
 		db_comparison_update(db, v.c.id, "decided", v.c.planned,
-				     v.c.decided, v.c.open, NULL);
+				     v.c.open, NULL);
 		db_comparison_cancel(db, v.c.id);
 		active = 0;
 		ended = 1;

@@ -23,7 +23,7 @@
 #include "flow/submissions.h"
 #include "klabd/klabd.h"
 #include "lab/rig.h"
-#include "lib/strbuf.h"
+#include "lib/alloc.h"
 
 #define CMPRUN_PERIOD_S 1	/* between two walks when nothing kicks */
 
@@ -64,98 +64,75 @@ static void cmprun_opts(const struct db_comparison *c,
 	o->njobs = njobs;
 }
 
-static int is_decided(enum cmp_verdict v)
+int cmprun_headline(const struct cmp_metric *m)
 {
-	return v == V_WORSE || v == V_BETTER || v == V_SAME;
+	return m->kind.klass == VC_HEADLINE && m->dir != DIR_NONE &&
+	       m->cells[0].present && m->cells[1].present;
 }
 
-static enum cmp_verdict verdict_named(const char *s)
+static int decision_cmp(const void *key, const void *elem)
 {
-	static const enum cmp_verdict all[] = { V_WORSE, V_BETTER, V_SAME };
+	return strcmp(key, ((const struct db_cmp_decision *)elem)->metric);
+}
+
+static const struct db_cmp_decision *
+decision_find(const struct cmprun_view *v, const char *metric)
+{
+	if (!v->ndec)	/* bsearch(NULL, 0) is undefined */
+		return NULL;
+	return bsearch(metric, v->dec, v->ndec, sizeof(*v->dec),
+		       decision_cmp);
+}
+
+/* The comparison ended at the look its rows were written at: the cells
+ * are the ones they were judged on. */
+static int decisions_at_look(const struct cmprun_view *v)
+{
 	size_t i;
 
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (!strcmp(s, cmp_verdict_name(all[i])))
-			return all[i];
-	return V_NONE;
+	for (i = 0; i < v->ndec; i++)
+		if (v->dec[i].look == v->c.planned)
+			return 1;
+	return 0;
 }
 
 /*
- * Decisions of earlier looks are final ("METRIC VERDICT" lines), as
- * vd_plan_carry() keeps them between two looks in memory; between looks
- * (look 0) nothing else is decided: the cells judged there are shown,
- * undecided, as the error budget is spent at the looks only.
+ * The stored decisions onto the candidate's cells.  A final one (worse,
+ * better, same: decided at a look, as vd_plan_carry() keeps them in
+ * memory) always; the others when the run ended at the look that wrote
+ * them.  Anywhere else the cells judged now are shown, but nothing is
+ * decided that a look did not decide: the error budget is spent at the
+ * looks only.  judging: the driver's own look, whose verdicts stand.
  */
-static void cmprun_carry(struct comparison *cmp, const char *decided,
-			 int look)
+static void decisions_apply(struct cmprun_view *v, int judging)
 {
-	const char *p = decided;
-	char line[300], *sp;
+	struct comparison *cmp = &v->cmp;
+	int at = !judging && decisions_at_look(v);
+	const struct db_cmp_decision *d;
 	struct cmp_cell *cell;
-	const struct cmp_metric *m;
-	enum cmp_verdict v;
-	size_t n;
-
-	for (n = 0; !look && cmp->nk == 2 && n < cmp->nm; n++) {
-		cell = &cmp->m[n].cells[1];
-		if (!is_decided(cell->verdict))
-			continue;
-		cell->verdict = V_UNDECIDED;
-		cell->vd.verdict = V_UNDECIDED;
-		cell->vd.note = "between looks: not decided yet";
-	}
-	while (cmp->nk == 2 && *p) {
-		n = strcspn(p, "\n");
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
-		p += n + (p[n] == '\n');
-		sp = strchr(line, ' ');
-		if (!sp)
-			continue;
-		*sp = '\0';
-		m = compare_find(cmp, line);
-		v = verdict_named(sp + 1);
-		if (!m || !is_decided(v))
-			continue;
-		cell = &m->cells[1];
-		cell->verdict = v;
-		cell->vd.verdict = v;
-		cell->vd.note = "decided at an earlier look";
-	}
-}
-
-static void decided_text(const struct comparison *cmp, struct strbuf *sb)
-{
 	size_t i;
 
-	for (i = 0; cmp->nk == 2 && i < cmp->nm; i++)
-		if (is_decided(cmp->m[i].cells[1].verdict))
-			sb_addf(sb, "%s %s\n", cmp->m[i].name,
-				cmp_verdict_name(cmp->m[i].cells[1].verdict));
+	for (i = 0; cmp->nk == 2 && i < cmp->nm; i++) {
+		cell = &cmp->m[i].cells[1];
+		d = decision_find(v, cmp->m[i].name);
+		if (d && (d->final || at)) {
+			cmp_decision_apply(d, cell);
+			if (d->final)
+				cell->vd.note = "decided at an earlier look";
+		} else if (!judging && cmp_verdict_decided(cell->verdict)) {
+			cell->verdict = V_UNDECIDED;
+			cell->vd.verdict = V_UNDECIDED;
+			cell->vd.note = "between looks: not decided yet";
+		}
+	}
 }
 
-/* Headline metrics present on both sides, decided and open; the
- * outcome in one word and one line. */
-static void view_sum(struct cmprun_view *v)
+/* The outcome in one line. */
+static void view_summary(struct cmprun_view *v, const struct vd_tally *t)
 {
-	size_t i, worse = 0, better = 0;
 	const struct db_comparison *c = &v->c;
 
-	for (i = 0; v->cmp.nk == 2 && i < v->cmp.nm; i++) {
-		const struct cmp_metric *m = &v->cmp.m[i];
-
-		if (m->kind.klass != VC_HEADLINE || m->dir == DIR_NONE ||
-		    !m->cells[0].present || !m->cells[1].present)
-			continue;
-		v->headline++;
-		v->decided += is_decided(m->cells[1].verdict);
-		worse += m->cells[1].verdict == V_WORSE;
-		better += m->cells[1].verdict == V_BETTER;
-	}
-	v->open = v->headline - v->decided;
-	v->verdict = worse ? "worse" : better ? "better" :
-		     v->headline && !v->open ? "same" : "undecided";
 	if (!strcmp(c->state, "failed")) {
-		v->verdict = "none";
 		snprintf(v->summary, sizeof(v->summary), "failed: %s",
 			 c->error);
 	} else if (!strcmp(c->state, "undecided")) {
@@ -165,8 +142,8 @@ static void view_sum(struct cmprun_view *v)
 	} else if (!strcmp(c->state, "decided")) {
 		snprintf(v->summary, sizeof(v->summary), "%s after %d cells: "
 			 "%zu worse, %zu better, %zu same of %zu headline "
-			 "metrics", v->verdict, c->planned, worse, better,
-			 v->decided - worse - better, v->headline);
+			 "metrics", cmp_verdict_name(v->verdict), c->planned,
+			 t->worse, t->better, t->same, v->headline);
 	} else {
 		snprintf(v->summary, sizeof(v->summary), "%s: cells %d+%d of "
 			 "%d a side, %zu of %zu headline metrics decided",
@@ -175,13 +152,55 @@ static void view_sum(struct cmprun_view *v)
 	}
 }
 
-int cmprun_view_load(struct db *db, int64_t id, struct cmprun_view *v,
-		     char *err, size_t errlen)
+/* Headline metrics present on both sides, decided and open, rolled up
+ * into one verdict (judge/decision.h; none for a failed run); the
+ * outcome in one line. */
+static void view_sum(struct cmprun_view *v)
+{
+	struct vd_tally t = VD_TALLY_INIT;
+	size_t i;
+
+	for (i = 0; v->cmp.nk == 2 && i < v->cmp.nm; i++)
+		if (cmprun_headline(&v->cmp.m[i]))
+			vd_tally_add(&t, v->cmp.m[i].cells[1].verdict);
+	v->decided = vd_tally_decided(&t);
+	v->open = t.open;
+	v->headline = v->decided + v->open;
+	v->verdict = strcmp(v->c.state, "failed") ? vd_tally_verdict(&t) :
+		     V_NONE;
+	view_summary(v, &t);
+}
+
+/* The model of the comparison's own done cells, judged with the look's
+ * error budget. */
+static int view_model(struct db *db, struct cmprun_view *v, char *err,
+		      size_t errlen)
 {
 	const char *k[2];
 	int64_t *jobs = NULL;
 	struct cmp_opts o;
 	size_t nj = 0;
+	int rc = db_comparison_done_jobs(db, v->c.id, &jobs, &nj);
+
+	if (rc) {
+		snprintf(err, errlen, "cannot list the cells of comparison "
+			 "%lld", (long long)v->c.id);
+		return rc;
+	}
+	cmprun_opts(&v->c, &v->plan, jobs, nj, &o);
+	k[0] = v->c.base;
+	k[1] = v->c.candidate;
+	rc = compare_build(db, k, 2, 0, v->c.rig, v->c.suite, &o, &v->cmp,
+			   err, errlen);
+	free(jobs);
+	return rc;
+}
+
+/* Load comparison id, its model and its decisions (see
+ * decisions_apply() for judging). */
+static int view_load(struct db *db, int64_t id, struct cmprun_view *v,
+		     int judging, char *err, size_t errlen)
+{
 	int rc;
 
 	memset(v, 0, sizeof(*v));
@@ -192,31 +211,33 @@ int cmprun_view_load(struct db *db, int64_t id, struct cmprun_view *v,
 		return rc;
 	}
 	cmprun_plan(&v->c, &v->plan);
-	rc = db_comparison_done_jobs(db, id, &jobs, &nj);
+	rc = db_comparison_decisions(db, id, &v->dec, &v->ndec);
 	if (rc) {
-		snprintf(err, errlen, "cannot list the cells of comparison "
-			 "%lld", (long long)id);
+		snprintf(err, errlen, "cannot read the decisions of "
+			 "comparison %lld", (long long)id);
 		return rc;
 	}
-	cmprun_opts(&v->c, &v->plan, jobs, nj, &o);
-	k[0] = v->c.base;
-	k[1] = v->c.candidate;
-	rc = compare_build(db, k, 2, 0, v->c.rig, v->c.suite, &o, &v->cmp,
-			   err, errlen);
-	free(jobs);
+	rc = view_model(db, v, err, errlen);
 	if (rc)
 		return rc;
-	/* a look: the cells the plan asked for (a finished run's last) */
-	cmprun_carry(&v->cmp, v->c.decided, v->c.done[0] >= v->c.planned &&
-		     v->c.done[1] >= v->c.planned);
+	decisions_apply(v, judging);
 	view_sum(v);
 	return DB_OK;
+}
+
+int cmprun_view_load(struct db *db, int64_t id, struct cmprun_view *v,
+		     char *err, size_t errlen)
+{
+	return view_load(db, id, v, 0, err, errlen);
 }
 
 void cmprun_view_release(struct cmprun_view *v)
 {
 	db_comparison_release(&v->c);
 	compare_release(&v->cmp);
+	db_cmp_decisions_free(v->dec, v->ndec);
+	v->dec = NULL;
+	v->ndec = 0;
 }
 
 int cmprun_commit(struct klabd *d, struct db *db, int rc)
@@ -261,19 +282,31 @@ int cmprun_queue(struct db *db, const struct db_comparison *c, int planned,
 	return rc;
 }
 
-/* Move c on to planned cells a side and state, in one transaction. */
+/* Where a comparison goes: its state, planned cells a side, headline
+ * metrics open, and the decisions of a look (none: ndec 0). */
+struct cmprun_move {
+	const char *state;
+	int planned, open;
+	const struct db_cmp_decision *dec;
+	size_t ndec;
+};
+
+/* Move c as mv says (the cells up to mv->planned queued, a look's
+ * decisions stored), in one transaction. */
 static int cmprun_advance(struct klabd *d, struct db *db,
-			  const struct db_comparison *c, const char *state,
-			  int planned, const char *decided, int open,
-			  char *err, size_t errlen)
+			  const struct db_comparison *c,
+			  const struct cmprun_move *mv, char *err,
+			  size_t errlen)
 {
 	int rc = db_begin(db) ? DB_ERR : DB_OK;
 
 	if (!rc)
-		rc = cmprun_queue(db, c, planned, err, errlen);
+		rc = cmprun_queue(db, c, mv->planned, err, errlen);
+	if (!rc && mv->ndec)
+		rc = db_comparison_decide(db, c->id, mv->dec, mv->ndec);
 	if (!rc)
-		rc = db_comparison_update(db, c->id, state, planned, decided,
-					  open, NULL);
+		rc = db_comparison_update(db, c->id, mv->state, mv->planned,
+					  mv->open, NULL);
 	if (rc) {
 		db_rollback(db);
 		return rc;
@@ -291,8 +324,8 @@ static void cmprun_fail(struct db *db, const struct db_comparison *c,
 
 	fprintf(stderr, "klabd: comparison %lld failed: %s\n",
 		(long long)c->id, why);
-	if (db_comparison_update(db, c->id, "failed", c->planned, c->decided,
-				 c->open, why))
+	if (db_comparison_update(db, c->id, "failed", c->planned, c->open,
+				 why))
 		fprintf(stderr, "klabd: cannot record comparison %lld\n",
 			(long long)c->id);
 	n = db_comparison_cancel(db, c->id);
@@ -301,20 +334,36 @@ static void cmprun_fail(struct db *db, const struct db_comparison *c,
 			"cancelled\n", (long long)c->id, n);
 }
 
-/* Both sides have the look's cells: judge them, then more, decided or
- * cap. */
+/* The decisions of a look at c's planned cells: one a metric, the
+ * candidate's cell of each (heap array; its strings point into v). */
+static struct db_cmp_decision *look_decisions(const struct cmprun_view *v,
+					      size_t *n)
+{
+	struct db_cmp_decision *dec;
+	size_t i;
+
+	*n = v->cmp.nk == 2 ? v->cmp.nm : 0;
+	dec = xcalloc(*n + 1, sizeof(*dec));
+	for (i = 0; i < *n; i++)
+		cmp_decision_of(v->cmp.m[i].name, &v->cmp.m[i].cells[1],
+				v->c.planned, &dec[i]);
+	return dec;
+}
+
+/* Both sides have the look's cells: judge them, store the decisions,
+ * then more, decided or cap. */
 static void cmprun_look(struct klabd *d, struct db *db,
 			const struct db_comparison *c)
 {
-	struct strbuf dec = STRBUF_INIT;
+	struct db_cmp_decision *dec = NULL;
+	struct cmprun_move mv;
 	struct cmprun_view v;
 	enum vd_step step;
 	size_t next, open;
 	char err[700] = "";
 	int rc;
 
-	sb_init(&dec);
-	rc = cmprun_view_load(db, c->id, &v, err, sizeof(err));
+	rc = view_load(db, c->id, &v, 1, err, sizeof(err));
 	if (rc == DB_INVALID || (!rc && !v.headline)) {
 		cmprun_fail(db, c, rc ? err : "the cells have no headline "
 			    "metric on both sides");
@@ -328,18 +377,17 @@ static void cmprun_look(struct klabd *d, struct db *db,
 	step = vd_plan_next(&v.plan, &v.cmp, (size_t)c->planned,
 			    difftime(time(NULL), (time_t)c->created), &next,
 			    &open);
-	decided_text(&v.cmp, &dec);
 	fprintf(stderr, "klabd: comparison %lld: look at %d cells a side: "
 		"%zu headline open: %s%s%zu\n", (long long)c->id, c->planned,
 		open, vd_step_name(step), step == VD_STEP_MORE ? " to " : " ",
 		next);
-	if (step == VD_STEP_MORE)
-		rc = cmprun_advance(d, db, c, "running", (int)next, dec.buf,
-				    (int)open, err, sizeof(err));
-	else
-		rc = db_comparison_update(db, c->id, step == VD_STEP_DECIDED ?
-					  "decided" : "undecided", c->planned,
-					  dec.buf, (int)open, NULL);
+	dec = look_decisions(&v, &mv.ndec);
+	mv.dec = dec;
+	mv.state = step == VD_STEP_MORE ? "running" : step ==
+		   VD_STEP_DECIDED ? "decided" : "undecided";
+	mv.planned = step == VD_STEP_MORE ? (int)next : c->planned;
+	mv.open = (int)open;
+	rc = cmprun_advance(d, db, c, &mv, err, sizeof(err));
 	if (step != VD_STEP_MORE) {
 		driver_kick(d->subrun);	/* its submission may be waiting */
 		driver_kick(d->bisrun);	/* or its bisection */
@@ -350,8 +398,8 @@ static void cmprun_look(struct klabd *d, struct db *db,
 		fprintf(stderr, "klabd: comparison %lld: cannot record the "
 			"look: %s\n", (long long)c->id, err);
 out:
+	free(dec);
 	cmprun_view_release(&v);
-	sb_release(&dec);
 }
 
 static void cmprun_step(struct klabd *d, struct db *db,
@@ -359,6 +407,7 @@ static void cmprun_step(struct klabd *d, struct db *db,
 {
 	char err[600] = "", *why;
 	const char *state = c->started ? "running" : "queued";
+	struct cmprun_move mv;
 	int s, short_side = 0, rc;
 
 	if (c->failed[0] + c->failed[1] >= CMPRUN_MAX_FAILED) {
@@ -377,8 +426,12 @@ static void cmprun_step(struct klabd *d, struct db *db,
 		short_side |= c->total[s] - c->failed[s] < c->planned;
 	if (!short_side && !strcmp(state, c->state))
 		return;
-	rc = cmprun_advance(d, db, c, state, c->planned, c->decided, c->open,
-			    err, sizeof(err));
+	mv.state = state;
+	mv.planned = c->planned;
+	mv.open = c->open;
+	mv.dec = NULL;
+	mv.ndec = 0;
+	rc = cmprun_advance(d, db, c, &mv, err, sizeof(err));
 	if (rc == DB_NOTFOUND || rc == DB_INVALID)
 		cmprun_fail(db, c, err);
 }

@@ -6,12 +6,15 @@
  * until both sides have the cells of the current look, judges exactly
  * the comparison's own cells (judge/compare.h with its jobs as the
  * filter, the look's share of the error budget and the decisions of
- * earlier looks carried) and asks judge/adaptive.h whether to queue more
+ * earlier looks carried), stores the look's decisions (one row a metric,
+ * judge/decision.h) and asks judge/adaptive.h whether to queue more
  * pairs, stop as decided, or stop at the cap.  Everything it knows is in
  * the database (db/comparisons.h), so a restarted klabd resumes it.
  *
- * The view is what the API and the page show: the row, the verdict table
- * as judged now, and a one-line outcome.
+ * The view is what the API, the pages, submissions and bisections read:
+ * the row, the verdict table (the cells' figures from the samples, the
+ * verdicts from the stored decisions), and the outcome rolled up into
+ * one verdict and one line.
  */
 #ifndef KLAB_COMPARISONS_H
 #define KLAB_COMPARISONS_H
@@ -24,19 +27,27 @@
 
 struct cmprun_view {
 	struct db_comparison c;
-	struct comparison cmp;	/* its own cells, decisions carried */
+	struct comparison cmp;	/* its own cells, the decisions on them */
+	struct db_cmp_decision *dec;	/* as stored, by metric */
+	size_t ndec;
 	struct vd_plan plan;
 	size_t headline, decided, open;	/* headline metrics */
-	const char *verdict;	/* worse better same undecided none */
+	enum cmp_verdict verdict;	/* rolled up; V_NONE: failed */
 	char summary[200];	/* "worse: 1 headline metric", ... */
 };
+
+/* A headline metric with a direction, present on both sides: one that
+ * counts in a comparison run's outcome. */
+int cmprun_headline(const struct cmp_metric *m);
 
 /* Fill the plan of a comparison (its cap and wall time). */
 void cmprun_plan(const struct db_comparison *c, struct vd_plan *plan);
 /*
- * Load comparison id and judge its done cells as its next look would.
- * DB_OK, or a DB_E* code with err set (DB_NOTFOUND: no such id).  The
- * view is released by cmprun_view_release in every case.
+ * Load comparison id: its done cells, with the decisions its looks
+ * stored (between looks, the cells judged so far with nothing decided
+ * that a look did not decide).  DB_OK, or a DB_E* code with err set
+ * (DB_NOTFOUND: no such id).  The view is released by
+ * cmprun_view_release in every case.
  */
 int cmprun_view_load(struct db *db, int64_t id, struct cmprun_view *v,
 		     char *err, size_t errlen);

@@ -154,7 +154,7 @@ static void sub_cells_stop(struct db *db, int64_t id, const char *why)
 			continue;
 		if (cmp_active(cmp.state)) {
 			db_comparison_update(db, cmp.id, "failed", cmp.planned,
-					     cmp.decided, cmp.open, why);
+					     cmp.open, why);
 			db_comparison_cancel(db, cmp.id);
 		}
 		db_comparison_release(&cmp);
@@ -231,30 +231,30 @@ static void sub_alert(struct db *db, const struct sub_view *v,
 			(long long)v->s.id, err);
 }
 
-/* Verdict of the judged cells: worse, undecided, better, same; "" when
- * every cell failed. */
-static const char *sub_verdict(const struct sub_view *v)
+/* The verdict of the cells, rolled up from each comparison's
+ * (judge/decision.h): a failed cell, or one that ended undecided, is
+ * open.  *ok: how many cells did not fail. */
+static enum cmp_verdict sub_verdict(const struct sub_view *v, size_t *ok)
 {
-	int worse = 0, open = 0, better = 0, ok = 0;
+	struct vd_tally t = VD_TALLY_INIT;
+	enum cmp_verdict cv;
 	size_t i;
 
+	*ok = 0;
 	for (i = 0; i < v->ncells; i++) {
 		const struct cmprun_view *c = &v->views[i];
 
 		if (!v->judged[i] || !strcmp(c->c.state, "failed")) {
-			open++;
+			vd_tally_add(&t, V_UNDECIDED);
 			continue;
 		}
-		ok++;
-		worse += !strcmp(c->verdict, "worse");
-		better += !strcmp(c->verdict, "better");
-		open += !strcmp(c->c.state, "undecided") ||
-			!strcmp(c->verdict, "undecided");
+		(*ok)++;
+		cv = c->verdict;
+		if (!strcmp(c->c.state, "undecided") && cv != V_WORSE)
+			cv = V_UNDECIDED;
+		vd_tally_add(&t, cv);
 	}
-	if (!ok)
-		return "";
-	return worse ? "worse" : open ? "undecided" : better ? "better" :
-	       "same";
+	return vd_tally_verdict(&t);
 }
 
 /* Every cell has ended: verdict, report and alert, then finished. */
@@ -262,16 +262,20 @@ static void sub_finish(struct db *db, int64_t id)
 {
 	struct strbuf rep = STRBUF_INIT, log = STRBUF_INIT;
 	struct sub_view v;
+	enum cmp_verdict cv;
 	char err[700];
 	const char *vd;
-	int failed;
+	int failed, worse;
+	size_t ok;
 
 	sb_init(&rep);
 	sb_init(&log);
 	if (sub_view_load(db, id, &v, err, sizeof(err)))
 		goto out;
-	vd = sub_verdict(&v);
-	failed = !*vd;
+	cv = sub_verdict(&v, &ok);
+	failed = !ok;
+	worse = cv == V_WORSE;
+	vd = failed ? "" : cmp_verdict_name(cv);
 	free(v.s.verdict);
 	v.s.verdict = xstrdup(vd);
 	sb_addf(&log, "%s\n", failed ? "every cell failed" : vd);
@@ -287,11 +291,11 @@ static void sub_finish(struct db *db, int64_t id)
 	db_submission_stage_end(db, id, "report", "done", log.buf);
 	db_submission_stage_begin(db, id, "alert");
 	sub_alert(db, &v, ALERT_SUBMISSION_FINISHED, rep.buf);
-	if (!strcmp(vd, "worse"))
+	if (worse)
 		sub_alert(db, &v, ALERT_WORSE_FOUND, rep.buf);
-	db_submission_stage_end(db, id, "alert", "done", strcmp(vd, "worse") ?
-				"submission_finished\n" :
-				"submission_finished worse_found\n");
+	db_submission_stage_end(db, id, "alert", "done", worse ?
+				"submission_finished worse_found\n" :
+				"submission_finished\n");
 	db_submission_update(db, id, failed ? "failed" : "finished", NULL,
 			     NULL, NULL, NULL);
 	fprintf(stderr, "klabd: submission %lld: %s\n", (long long)id,

@@ -21,6 +21,7 @@
 #include "http/api_util.h"
 #include "http/auth.h"
 #include "flow/bisect.h"
+#include "judge/decision.h"
 #include "lib/alloc.h"
 #include "web/page_bisect.h"
 
@@ -257,8 +258,8 @@ static int bis_from_sub(const struct sub_view *v, const char *metric,
 	size_t n;
 
 	memset(in, 0, sizeof(*in));
-	if (strcmp(v->s.state, "finished") || strcmp(v->s.verdict, "worse") ||
-	    !v->ncells) {
+	if (strcmp(v->s.state, "finished") ||
+	    cmp_verdict_of(v->s.verdict) != V_WORSE || !v->ncells) {
 		snprintf(err, errlen, "submission %lld is not a finished "
 			 "submission found worse", (long long)v->s.id);
 		return 409;

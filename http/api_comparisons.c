@@ -218,10 +218,9 @@ static void metrics_json(const struct cmprun_view *v, json_t *o)
 		const struct cmp_metric *m = &v->cmp.m[i];
 		enum cmp_verdict vd = m->cells[1].verdict;
 
-		if (m->kind.klass != VC_HEADLINE || m->dir == DIR_NONE ||
-		    !m->cells[0].present || !m->cells[1].present)
+		if (!cmprun_headline(m))
 			continue;
-		if (vd == V_WORSE || vd == V_BETTER || vd == V_SAME)
+		if (cmp_verdict_decided(vd))
 			json_object_set_new(dec, m->name, json_string(
 					    cmp_verdict_name(vd)));
 		else
@@ -247,7 +246,8 @@ static int comparison_one(struct req *rq, struct web_response *r, long id)
 		return web_error_json(r, http_status_of(rc), err);
 	}
 	o = row_json(&v.c);
-	json_object_set_new(o, "verdict", json_string(v.verdict));
+	json_object_set_new(o, "verdict",
+			    json_string(cmp_verdict_name(v.verdict)));
 	json_object_set_new(o, "summary", json_string(v.summary));
 	metrics_json(&v, o);
 	json_object_set_new(o, "comparison", report_json(&v.cmp));
@@ -287,8 +287,8 @@ int page_comparison(struct req *rq, struct web_response *r)
 	if (rc)
 		rc = web_error_page(r, &rq->q, http_status_of(rc), err);
 	else
-		rc = web_comparison(&v.c, &v.cmp, v.verdict, v.summary,
-				    &rq->q, r);
+		rc = web_comparison(&v.c, &v.cmp, cmp_verdict_name(v.verdict),
+				    v.summary, &rq->q, r);
 	cmprun_view_release(&v);
 	return rc;
 }

@@ -308,7 +308,8 @@ static void progress_json(const struct sub_view *v, json_t *o)
 				      "s:s, s:s}", "comparison",
 				      (json_int_t)c->c.id, "rig", c->c.rig,
 				      "suite", c->c.suite, "state", c->c.state,
-				      "verdict", c->verdict, "summary",
+				      "verdict", cmp_verdict_name(c->verdict),
+				      "summary",
 				      c->summary));
 	}
 	json_object_set_new(o, "cells", cells);
@@ -424,7 +425,9 @@ static int sub_page_one(struct req *rq, struct web_response *r, long id)
 		cells[i].cell = &v.cells[i];
 		cells[i].c = v.judged[i] ? &v.views[i].c : NULL;
 		cells[i].cmp = v.judged[i] ? &v.views[i].cmp : NULL;
-		cells[i].verdict = v.judged[i] ? v.views[i].verdict : "none";
+		cells[i].verdict = cmp_verdict_name(v.judged[i] ?
+						    v.views[i].verdict :
+						    V_NONE);
 		cells[i].summary = v.judged[i] ? v.views[i].summary : "";
 	}
 	w.cells = cells;

@@ -43,11 +43,6 @@ void vd_plan_policy(const struct vd_plan *p, const struct vd_policy *in,
 							1);
 }
 
-static int decided(enum cmp_verdict v)
-{
-	return v == V_WORSE || v == V_BETTER || v == V_SAME;
-}
-
 void vd_plan_carry(const struct comparison *prev, struct comparison *cur)
 {
 	size_t i, k, j;
@@ -61,7 +56,7 @@ void vd_plan_carry(const struct comparison *prev, struct comparison *cur)
 				const struct cmp_cell *pc = &pm->cells[j];
 
 				if (strcmp(prev->kernels[j], cur->kernels[k]) ||
-				    !decided(pc->verdict))
+				    !cmp_verdict_decided(pc->verdict))
 					continue;
 				m->cells[k].verdict = pc->verdict;
 				m->cells[k].vd.verdict = pc->verdict;

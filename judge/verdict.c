@@ -118,17 +118,6 @@ double vd_cell_value(const double *reps, size_t n, int harmonic)
 	return harmonic ? (double)n / sum : sum / (double)n;
 }
 
-const char *cmp_verdict_name(enum cmp_verdict v)
-{
-	switch (v) {
-	case V_SAME: return "same";
-	case V_BETTER: return "better";
-	case V_WORSE: return "worse";
-	case V_UNDECIDED: return "undecided";
-	default: return "none";
-	}
-}
-
 const char *vd_class_name(enum vd_class k)
 {
 	return k == VC_HEADLINE ? "headline" : "secondary";

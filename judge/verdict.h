@@ -2,7 +2,8 @@
 /*
  * verdict: the rule that turns the cells of two kernels into one of four
  * verdicts, pure functions over numbers (no SQL, no HTTP), used by the
- * comparison model (judge/compare.c) and by bench/bench_verdicts.
+ * comparison model (judge/compare.c) and by bench/bench_verdicts.  The
+ * verdicts themselves, their names and their roll-up: judge/decision.h.
  *
  * The unit is the cell (one run: one boot of a job, or one import), whose
  * repetitions are averaged first (rates by harmonic mean, as mmtests
@@ -33,15 +34,8 @@
 
 #include <stddef.h>
 
+#include "judge/decision.h"
 #include "lib/results.h"
-
-enum cmp_verdict {
-	V_NONE = 0,	/* no verdict: see the note */
-	V_SAME,
-	V_BETTER,
-	V_WORSE,
-	V_UNDECIDED,
-};
 
 enum vd_class {
 	VC_HEADLINE = 0,	/* each phase's rate and avg latency, iops */
@@ -164,7 +158,6 @@ void vd_holm(const double *p, size_t n, double *adj);
 void vd_bh(const double *p, size_t n, double *adj);
 /* Two-sided Student t quantile: t with P(|T| > t) = p2. */
 double vd_t_quantile(double p2, double df);
-const char *cmp_verdict_name(enum cmp_verdict v);
 const char *vd_class_name(enum vd_class k);
 /* The rule in one sentence (for page headers), into buf. */
 void vd_rule_sentence(const struct vd_policy *p, char *buf, size_t len);
