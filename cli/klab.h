@@ -6,7 +6,8 @@
  * one file per resource: results (klab_results.c), lists, the catalog,
  * audit and health (klab_list.c), the lab's work (klab_lab.c),
  * submissions and the queue (klab_submit.c), tracks (klab_track.c),
- * alerts (klab_alerts.c) and bisections (klab_bisect.c).
+ * alerts (klab_alerts.c) and their triage (klab_alert_triage.c) and
+ * bisections (klab_bisect.c).
  */
 #ifndef KLAB_CLI_H
 #define KLAB_CLI_H
@@ -106,6 +107,10 @@ int cmd_track(const char *cmd, struct args *a);
  * (their own options, argv after the command) */
 int klab_alerts_cmd(const char *cmd);
 int cmd_alerts(const char *cmd, int argc, char **argv);
+/* klab_alert_triage.c: klab alert ack|invalid|fixed|dup|reopen|assign|
+ * comment|show|list (argv after the verb) */
+int klab_alert_triage_cmd(const char *verb);
+int cmd_alert_triage(const char *verb, int argc, char **argv);
 
 /* klab_submit.c: submissions, the queue, and the one table printer of
  * every list command (a header line, aligned columns). */

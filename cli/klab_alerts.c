@@ -207,6 +207,8 @@ int cmd_alerts(const char *cmd, int argc, char **argv)
 	struct sub_opts o;
 	int npos;
 
+	if (!strcmp(cmd, "alert") && argc && klab_alert_triage_cmd(argv[0]))
+		return cmd_alert_triage(argv[0], argc - 1, argv + 1);
 	if (parse_opts(argc, argv, &o, pos, &npos))
 		return EX_USAGE;
 	if (!strcmp(cmd, "subscribe") && !npos)
@@ -221,6 +223,7 @@ int cmd_alerts(const char *cmd, int argc, char **argv)
 		return sub_action(pos[1], 1);
 	fprintf(stderr, "klab: usage: klab subscribe ... | subscriptions "
 		"[--format json] | unsubscribe ID | alert test ID | alerts "
-		"[--format json]\n");
+		"[--format json] | alert ack|invalid|fixed|dup|reopen|assign|"
+		"comment|show|list ...\n");
 	return EX_USAGE;
 }
