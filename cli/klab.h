@@ -103,6 +103,19 @@ int cmd_compare_run(struct args *a);
 /* klab_track.c: track, tracks, untrack, changepoints */
 int cmd_track(const char *cmd, struct args *a);
 
+/* One option of a command that parses its own: "--name VALUE" into
+ * *value, or, value NULL, a flag "--name" that sets *flag to 1. */
+struct cli_opt {
+	const char *name;
+	const char **value;
+	int *flag;
+};
+/* argv's options of opts[0..n), the rest positional into pos (at most
+ * maxpos, *npos of them): 0, or -1 after a message (an unknown option,
+ * a value missing, too many arguments). */
+int cli_opts_parse(int argc, char **argv, const struct cli_opt *opts,
+		   size_t n, const char **pos, int maxpos, int *npos);
+
 /* klab_alerts.c: subscribe, subscriptions, unsubscribe, alert, alerts
  * (their own options, argv after the command) */
 int klab_alerts_cmd(const char *cmd);

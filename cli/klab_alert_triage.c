@@ -46,40 +46,19 @@ int klab_alert_triage_cmd(const char *verb)
 
 static int parse_opts(int argc, char **argv, struct triage_opts *o)
 {
-	static const char *const names[] = { "--commit", "--kernel", "--of",
-		"--comment", "--state", "--line", "--metric", "--rig",
-		"--format" };
-	const char **dst[] = { &o->commit, &o->kernel, &o->of, &o->comment,
-			       &o->state, &o->line, &o->metric, &o->rig,
-			       &o->format };
-	size_t k;
-	int i;
+	const struct cli_opt opts[] = {
+		{ "--commit", &o->commit, NULL },
+		{ "--kernel", &o->kernel, NULL }, { "--of", &o->of, NULL },
+		{ "--comment", &o->comment, NULL },
+		{ "--state", &o->state, NULL }, { "--line", &o->line, NULL },
+		{ "--metric", &o->metric, NULL }, { "--rig", &o->rig, NULL },
+		{ "--format", &o->format, NULL },
+		{ "--group", NULL, &o->group },
+	};
 
 	memset(o, 0, sizeof(*o));
-	for (i = 0; i < argc; i++) {
-		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-			if (!strcmp(argv[i], names[k]))
-				break;
-		if (k < sizeof(names) / sizeof(names[0])) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "klab: option '%s' needs a "
-					"value\n", argv[i]);
-				return -1;
-			}
-			*dst[k] = argv[++i];
-		} else if (!strcmp(argv[i], "--group")) {
-			o->group = 1;
-		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
-			fprintf(stderr, "klab: unknown option '%s'\n", argv[i]);
-			return -1;
-		} else if (o->npos < 4) {
-			o->pos[o->npos++] = argv[i];
-		} else {
-			fprintf(stderr, "klab: too many arguments\n");
-			return -1;
-		}
-	}
-	return 0;
+	return cli_opts_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]),
+			      o->pos, 4, &o->npos);
 }
 
 /* POST doc to /api/alerts/ID/what and say what the alert is now. */

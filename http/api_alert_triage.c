@@ -108,10 +108,15 @@ int api_alert_state(struct req *rq, struct web_response *r)
 	return rc;
 }
 
-int api_alert_assign(struct req *rq, struct web_response *r)
+/* A POST whose body is {"KEY": STRING}, handed to the service fn. */
+static int api_one_field(struct req *rq, struct web_response *r,
+			 const char *key,
+			 enum outcome (*fn)(struct db *, const struct caller *,
+					    int64_t, const char *, char *,
+					    size_t))
 {
 	struct caller c = api_caller(rq);
-	const char *who = NULL;
+	const char *v = NULL;
 	char err[400] = "";
 	enum outcome o;
 	json_t *doc;
@@ -123,39 +128,24 @@ int api_alert_assign(struct req *rq, struct web_response *r)
 	doc = api_body(rq, r, 0);
 	if (!doc)
 		return r->status;
-	if (api_field_str(r, doc, "assignee", 1, &who)) {
+	if (api_field_str(r, doc, key, 1, &v)) {
 		rc = r->status;
 	} else {
-		o = alerts_assign(rq->db, &c, id, who, err, sizeof(err));
+		o = fn(rq->db, &c, id, v, err, sizeof(err));
 		rc = api_answer(rq, r, id, o, err);
 	}
 	json_decref(doc);
 	return rc;
 }
 
+int api_alert_assign(struct req *rq, struct web_response *r)
+{
+	return api_one_field(rq, r, "assignee", alerts_assign);
+}
+
 int api_alert_comment(struct req *rq, struct web_response *r)
 {
-	struct caller c = api_caller(rq);
-	const char *text = NULL;
-	char err[400] = "";
-	enum outcome o;
-	json_t *doc;
-	long id = path_id(rq, r, 0);
-	int rc;
-
-	if (!id)
-		return r->status;
-	doc = api_body(rq, r, 0);
-	if (!doc)
-		return r->status;
-	if (api_field_str(r, doc, "text", 1, &text)) {
-		rc = r->status;
-	} else {
-		o = alerts_comment(rq->db, &c, id, text, err, sizeof(err));
-		rc = api_answer(rq, r, id, o, err);
-	}
-	json_decref(doc);
-	return rc;
+	return api_one_field(rq, r, "text", alerts_comment);
 }
 
 /* ---- the page and its forms --------------------------------------- */
@@ -235,30 +225,31 @@ int web_alert_state_post(struct req *rq, struct web_response *r)
 	return form_done(rq, r, id, o, err);
 }
 
-int web_alert_assign_post(struct req *rq, struct web_response *r)
+/* A form of one field, KEY, handed to the service fn. */
+static int form_one_field(struct req *rq, struct web_response *r,
+			  const char *key,
+			  enum outcome (*fn)(struct db *, const struct caller *,
+					     int64_t, const char *, char *,
+					     size_t))
 {
 	struct caller c = api_caller(rq);
-	const char *who = query_get(&rq->q, "assignee");
+	const char *v = query_get(&rq->q, key);
 	char err[400] = "";
 	enum outcome o;
 	long id = path_id(rq, r, 1);
 
 	if (!id)
 		return r->status;
-	o = alerts_assign(rq->db, &c, id, who ? who : "", err, sizeof(err));
+	o = fn(rq->db, &c, id, v ? v : "", err, sizeof(err));
 	return form_done(rq, r, id, o, err);
+}
+
+int web_alert_assign_post(struct req *rq, struct web_response *r)
+{
+	return form_one_field(rq, r, "assignee", alerts_assign);
 }
 
 int web_alert_comment_post(struct req *rq, struct web_response *r)
 {
-	struct caller c = api_caller(rq);
-	char err[400] = "";
-	enum outcome o;
-	long id = path_id(rq, r, 1);
-
-	if (!id)
-		return r->status;
-	o = alerts_comment(rq->db, &c, id, query_get(&rq->q, "text"), err,
-			   sizeof(err));
-	return form_done(rq, r, id, o, err);
+	return form_one_field(rq, r, "text", alerts_comment);
 }

@@ -7,59 +7,13 @@
 // the browser landed and the state the page showed after each step.
 // usage: node --experimental-websocket t2022-alert-triage.js PORT_FILE URL TOKEN ID COMMIT
 'use strict';
-const fs = require('fs');
+const { session } = require('./cdp-lib.js');
 
 const [portFile, url, token, id, commit] = process.argv.slice(2);
 
-async function devtools() {
-	for (let i = 0; i < 200; i++) {
-		if (fs.existsSync(portFile)) {
-			const port = fs.readFileSync(portFile, 'utf8').split('\n')[0];
-			if (port) {
-				const r = await fetch(`http://127.0.0.1:${port}/json/list`);
-				const t = (await r.json()).find((x) => x.type === 'page');
-				if (t) return t.webSocketDebuggerUrl;
-			}
-		}
-		await new Promise((ok) => setTimeout(ok, 100));
-	}
-	throw new Error('no DevTools port');
-}
-
-function client(ws) {
-	let n = 0;
-	const pending = new Map(), waiters = [];
-	ws.onmessage = (m) => {
-		const msg = JSON.parse(m.data);
-		if (msg.id && pending.has(msg.id)) {
-			const { ok, fail } = pending.get(msg.id);
-			pending.delete(msg.id);
-			msg.error ? fail(new Error(JSON.stringify(msg.error))) : ok(msg.result);
-		} else if (msg.method) {
-			for (const w of waiters.splice(0))
-				w.method === msg.method ? w.ok(msg.params) : waiters.push(w);
-		}
-	};
-	return {
-		send: (method, params = {}) => new Promise((ok, fail) => {
-			pending.set(++n, { ok, fail });
-			ws.send(JSON.stringify({ id: n, method, params }));
-		}),
-		once: (method) => new Promise((ok) => waiters.push({ method, ok })),
-	};
-}
-
 async function main() {
-	const ws = new WebSocket(await devtools());
-	await new Promise((ok) => { ws.onopen = ok; });
-	const c = client(ws);
-	const evaluate = async (expr) => (await c.send('Runtime.evaluate',
-		{ expression: expr, returnByValue: true })).result.value;
-	const load = async (action) => {
-		const l = c.once('Page.loadEventFired');
-		await action();
-		await l;
-	};
+	const c = await session(portFile);
+	const { evaluate, load } = c;
 	// pick state in the page's state form (and type fields), press it
 	const triage = async (state, fields) => {
 		const ok = await evaluate(`(() => {
@@ -77,8 +31,6 @@ async function main() {
 			error: await evaluate(`(document.getElementById('error') || {}).textContent || ''`),
 		};
 	};
-	await c.send('Page.enable');
-	await c.send('Runtime.enable');
 	await load(() => c.send('Page.navigate', { url: `${url}/login?next=/alerts/${id}` }));
 	await load(() => evaluate(`document.querySelector('input[name=token]').value = ${JSON.stringify(token)};
 		document.querySelector('form').submit(); 1`));
@@ -87,7 +39,7 @@ async function main() {
 	const fixed = await triage('fixed', { commit, comment: 'fixed upstream' });
 	const log = await evaluate(`document.getElementById('log').innerText`);
 	console.log(JSON.stringify({ signed, ack, fixed, log }));
-	ws.close();
+	c.ws.close();
 }
 
 main().then(() => process.exit(0), (e) => { console.error(String(e)); process.exit(1); });
