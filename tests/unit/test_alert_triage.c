@@ -20,46 +20,12 @@
 #include <unistd.h>
 
 #include "db/alerts.h"
+#include "db_testlib.h"
 #include "db/changepoints.h"
 #include "db/tokens.h"
 #include "flow/alerts.h"
 #include "flow/alerts_int.h"
 #include "klabd/outcome.h"
-
-struct fx {
-	char dir[64], path[96];
-	struct db *db;
-};
-
-static int setup_db(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	char err[256];
-
-	snprintf(f->dir, sizeof(f->dir), "/tmp/klab-test-triage.XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	snprintf(f->path, sizeof(f->path), "%s/klab.db", f->dir);
-	f->db = db_open(f->path, err, sizeof(err));
-	*state = f;
-	return f->db ? 0 : -1;
-}
-
-static int teardown_db(void **state)
-{
-	struct fx *f = *state;
-	char p[128];
-
-	db_close(f->db);
-	snprintf(p, sizeof(p), "%s-wal", f->path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", f->path);
-	unlink(p);
-	unlink(f->path);
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
 
 static const struct caller alice = { "alice", 0 };
 
@@ -342,20 +308,16 @@ static void test_fixed_closes(void **state)
 
 int main(void)
 {
+#define DB_TEST(t) cmocka_unit_test_setup_teardown(t, dbfix_setup, \
+						    dbfix_teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_group, setup_db,
-						teardown_db),
-		cmocka_unit_test_setup_teardown(test_refusals, setup_db,
-						teardown_db),
-		cmocka_unit_test_setup_teardown(test_state_group, setup_db,
-						teardown_db),
-		cmocka_unit_test_setup_teardown(test_duplicates, setup_db,
-						teardown_db),
-		cmocka_unit_test_setup_teardown(test_assign_comment, setup_db,
-						teardown_db),
+		DB_TEST(test_group),
+		DB_TEST(test_refusals),
+		DB_TEST(test_state_group),
+		DB_TEST(test_duplicates),
+		DB_TEST(test_assign_comment),
 		cmocka_unit_test(test_group_mail),
-		cmocka_unit_test_setup_teardown(test_fixed_closes, setup_db,
-						teardown_db),
+		DB_TEST(test_fixed_closes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
