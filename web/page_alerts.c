@@ -478,7 +478,7 @@ static void sub_form(struct strbuf *sb, const char *csrf)
 {
 	static const char *const kinds[] = { "worse_found",
 		"submission_finished", "change_point", "rig_offline",
-		"build_failed" };
+		"build_failed", "alert_state" };
 	size_t i;
 
 	sb_adds(sb, "<h2>Subscribe</h2>\n<form method=\"post\" action=\""
