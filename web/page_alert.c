@@ -201,14 +201,31 @@ static int alert_json(struct web_response *r, const struct db_alert_event *a,
 				      "log", log));
 }
 
-/* "State: <b id=state>fixed</b> (commit abc, kernel K)" and the rest. */
-static void alert_summary(struct strbuf *sb, const struct db_alert_event *a)
+/* "State: <b id=state>fixed</b> (commit abc, kernel K)" and the rest;
+ * a notice says whose state it tells instead. */
+static void alert_summary(struct strbuf *sb, const struct db_alert_event *a,
+			  int notice)
 {
 	char when[40];
 
 	page_time(when, sizeof(when), a->created);
 	sb_adds(sb, "<p>");
 	sb_add_html(sb, a->kind);
+	if (notice) {
+		sb_addf(sb, ", raised %s UTC", when);
+		if (a->about)
+			sb_addf(sb, ": <a href=\"/alerts/%lld\">alert %lld</a> "
+				"went to ", (long long)a->about,
+				(long long)a->about);
+		if (a->about)
+			sb_add_html(sb, a->state);
+		sb_adds(sb, ".</p>\n<p>");
+		page_alert_title(sb, a);
+		sb_adds(sb, "</p>\n<pre>");
+		sb_add_html(sb, a->text);
+		sb_adds(sb, "</pre>\n");
+		return;
+	}
 	sb_addf(sb, ", raised %s UTC.  State: <b id=\"state\">", when);
 	sb_add_html(sb, a->state);
 	sb_adds(sb, "</b>");
@@ -355,16 +372,16 @@ static void alert_html(struct strbuf *sb, const struct web_alert_view *view,
 		sb_add_html(sb, view->error);
 		sb_adds(sb, "</p>\n");
 	}
-	alert_summary(sb, a);
-	if (notice && a->about)
-		sb_addf(sb, "<p>A notice about <a href=\"/alerts/%lld\">alert "
-			"%lld</a>.</p>\n", (long long)a->about,
-			(long long)a->about);
+	alert_summary(sb, a, notice);
+	if (notice) {		/* no group, log or triage of its own */
+		page_end(sb);
+		return;
+	}
 	alert_group(sb, a, gv, gn);
 	alert_log(sb, lv, ln);
-	if (!notice && view->csrf)
+	if (view->csrf)
 		alert_forms(sb, a, gn, view->csrf);
-	else if (!notice)
+	else
 		sb_addf(sb, "<p><a href=\"/login?next=/alerts/%lld\">Sign in"
 			"</a> to triage it.</p>\n", (long long)a->id);
 	page_end(sb);
