@@ -6,7 +6,8 @@
  * one file per resource: results (klab_results.c), lists, the catalog,
  * audit and health (klab_list.c), the lab's work (klab_lab.c),
  * submissions and the queue (klab_submit.c), tracks (klab_track.c),
- * alerts (klab_alerts.c) and bisections (klab_bisect.c).
+ * alerts (klab_alerts.c) and their triage (klab_alert_triage.c) and
+ * bisections (klab_bisect.c).
  */
 #ifndef KLAB_CLI_H
 #define KLAB_CLI_H
@@ -102,10 +103,27 @@ int cmd_compare_run(struct args *a);
 /* klab_track.c: track, tracks, untrack, changepoints */
 int cmd_track(const char *cmd, struct args *a);
 
+/* One option of a command that parses its own: "--name VALUE" into
+ * *value, or, value NULL, a flag "--name" that sets *flag to 1. */
+struct cli_opt {
+	const char *name;
+	const char **value;
+	int *flag;
+};
+/* argv's options of opts[0..n), the rest positional into pos (at most
+ * maxpos, *npos of them): 0, or -1 after a message (an unknown option,
+ * a value missing, too many arguments). */
+int cli_opts_parse(int argc, char **argv, const struct cli_opt *opts,
+		   size_t n, const char **pos, int maxpos, int *npos);
+
 /* klab_alerts.c: subscribe, subscriptions, unsubscribe, alert, alerts
  * (their own options, argv after the command) */
 int klab_alerts_cmd(const char *cmd);
 int cmd_alerts(const char *cmd, int argc, char **argv);
+/* klab_alert_triage.c: klab alert ack|invalid|fixed|dup|reopen|assign|
+ * comment|show|list (argv after the verb) */
+int klab_alert_triage_cmd(const char *verb);
+int cmd_alert_triage(const char *verb, int argc, char **argv);
 
 /* klab_submit.c: submissions, the queue, and the one table printer of
  * every list command (a header line, aligned columns). */

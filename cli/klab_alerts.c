@@ -27,42 +27,56 @@ int klab_alerts_cmd(const char *cmd)
 		!strcmp(cmd, "alerts");
 }
 
-/* The options of argv into o, positional arguments into pos. */
-static int parse_opts(int argc, char **argv, struct sub_opts *o,
-		      const char **pos, int *npos)
+int cli_opts_parse(int argc, char **argv, const struct cli_opt *opts,
+		   size_t n, const char **pos, int maxpos, int *npos)
 {
-	static const char *const names[] = { "--email", "--webhook",
-		"--secret", "--rig", "--suite", "--metric", "--submitter",
-		"--event", "--format" };
-	const char **dst[] = { &o->email, &o->webhook, &o->secret, &o->rig,
-			       &o->suite, &o->metric, &o->submitter, &o->event,
-			       &o->format };
 	size_t k;
 	int i;
 
-	memset(o, 0, sizeof(*o));
 	*npos = 0;
 	for (i = 0; i < argc; i++) {
-		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-			if (!strcmp(argv[i], names[k]))
-				break;
-		if (k < sizeof(names) / sizeof(names[0])) {
+		for (k = 0; k < n && strcmp(argv[i], opts[k].name); k++)
+			;
+		if (k < n && opts[k].flag) {
+			*opts[k].flag = 1;
+		} else if (k < n) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "klab: option '%s' needs a "
 					"value\n", argv[i]);
 				return -1;
 			}
-			*dst[k] = argv[++i];
-		} else if (!strcmp(argv[i], "--feed")) {
-			o->feed = 1;
+			*opts[k].value = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
 			fprintf(stderr, "klab: unknown option '%s'\n", argv[i]);
 			return -1;
-		} else if (*npos < 8) {
+		} else if (*npos < maxpos) {
 			pos[(*npos)++] = argv[i];
+		} else {
+			fprintf(stderr, "klab: too many arguments\n");
+			return -1;
 		}
 	}
 	return 0;
+}
+
+/* The options of argv into o, positional arguments into pos. */
+static int parse_opts(int argc, char **argv, struct sub_opts *o,
+		      const char **pos, int *npos)
+{
+	const struct cli_opt opts[] = {
+		{ "--email", &o->email, NULL },
+		{ "--webhook", &o->webhook, NULL },
+		{ "--secret", &o->secret, NULL }, { "--rig", &o->rig, NULL },
+		{ "--suite", &o->suite, NULL },
+		{ "--metric", &o->metric, NULL },
+		{ "--submitter", &o->submitter, NULL },
+		{ "--event", &o->event, NULL },
+		{ "--format", &o->format, NULL }, { "--feed", NULL, &o->feed },
+	};
+
+	memset(o, 0, sizeof(*o));
+	return cli_opts_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]),
+			      pos, 8, npos);
 }
 
 static void set_opt(json_t *doc, const char *key, const char *v)
@@ -207,6 +221,8 @@ int cmd_alerts(const char *cmd, int argc, char **argv)
 	struct sub_opts o;
 	int npos;
 
+	if (!strcmp(cmd, "alert") && argc && klab_alert_triage_cmd(argv[0]))
+		return cmd_alert_triage(argv[0], argc - 1, argv + 1);
 	if (parse_opts(argc, argv, &o, pos, &npos))
 		return EX_USAGE;
 	if (!strcmp(cmd, "subscribe") && !npos)
@@ -221,6 +237,7 @@ int cmd_alerts(const char *cmd, int argc, char **argv)
 		return sub_action(pos[1], 1);
 	fprintf(stderr, "klab: usage: klab subscribe ... | subscriptions "
 		"[--format json] | unsubscribe ID | alert test ID | alerts "
-		"[--format json]\n");
+		"[--format json] | alert ack|invalid|fixed|dup|reopen|assign|"
+		"comment|show|list ...\n");
 	return EX_USAGE;
 }

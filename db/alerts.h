@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * alerts (data): subscriptions, events and the outbox of deliveries
- * (migration 9).  A subscription is a channel (email, webhook, feed), its
+ * (migration 9), the triage of events and its log (migration 21).  A
+ * subscription is a channel (email, webhook, feed), its
  * target and a filter; an event is stored once per kind and dedup key; a
  * delivery is one event for one subscription, with its attempts, the time
  * of the next one and the last error.  Which subscriptions an event goes
@@ -45,6 +46,19 @@ struct db_alert_event {
 	char *title, *text, *link;
 	char *dedup;		/* "" when none */
 	int64_t created;
+	/* the change it is about (migration 21), "" when not known: the
+	 * line, the kernels either side, the key of its group (one change:
+	 * several metrics, several suites); group_id is the id of the
+	 * group's first event (its own when alone) */
+	char *line, *kernel_before, *kernel_after, *group_key;
+	int64_t group_id;
+	/* triage: new, acknowledged, invalid, fixed, duplicate or closed,
+	 * by whom it is looked at ("" nobody), what fixed it ("" when not
+	 * fixed), the alert it repeats (0 none); an alert_state event names
+	 * the alert it is about (about) and the state it went to (state) */
+	char *state, *assignee, *fixed_commit, *fixed_kernel;
+	int64_t duplicate_of, about;
+	int64_t updated;	/* the last change of state, unix seconds */
 };
 
 /*
@@ -66,6 +80,12 @@ struct db_alert_filter {
 	const char *kind, *rig, *suite, *submitter;
 	const char *metric;	/* a glob, as sqlite's GLOB */
 	int64_t subscription;	/* events delivered to it */
+	const char *line;
+	const char *state;	/* one state, or "open": new or acknowledged */
+	/* 1: alerts only (no notices of state changes, no tests), -1:
+	 * those notices and tests only */
+	int alerts_only;
+	int64_t group;		/* the events of that group */
 };
 
 /* The newest limit events that pass f (NULL: all), newest first. */
@@ -73,6 +93,57 @@ int db_alert_event_list(struct db *db, const struct db_alert_filter *f,
 			int limit, struct db_alert_event **out, size_t *n);
 void db_alert_event_release(struct db_alert_event *e);
 void db_alert_events_free(struct db_alert_event *v, size_t n);
+
+/* ---- triage (db_alert_triage.c) ----------------------------------- */
+
+/* One entry of an alert's log: a comment, a change of state (state is
+ * the new one) or of assignee (text is the new one). */
+struct db_alert_log {
+	int64_t id, event_id;
+	char *who;
+	char *action;		/* "comment", "state" or "assign" */
+	char *state;		/* after a "state" entry, else "" */
+	char *text;
+	int64_t notice;		/* the alert_state event it raised, 0 none */
+	int64_t created;
+};
+
+/* What a change of state sets: the state, what fixed it (a fixed or
+ * closed alert's, else ""), the alert it repeats (a duplicate's, else
+ * 0); who and why go to the log. */
+struct db_alert_change {
+	const char *state, *commit, *kernel;
+	int64_t duplicate_of;
+	const char *who, *text;
+};
+
+/*
+ * Set the state of alert id as ch says and log it, in the caller's
+ * transaction: *log the log entry.  DB_OK, DB_NOTFOUND or DB_ERR.
+ */
+int db_alert_state_set(struct db *db, int64_t id,
+		       const struct db_alert_change *ch, int64_t *log);
+/* Set the assignee of alert id ("": nobody) and log it as who did. */
+int db_alert_assign(struct db *db, int64_t id, const char *assignee,
+		    const char *who, int64_t *log);
+/* Add a comment of who to the log of alert id. */
+int db_alert_comment(struct db *db, int64_t id, const char *who,
+		     const char *text, int64_t *log);
+/* The log entry log raised the alert_state event notice. */
+int db_alert_log_notice(struct db *db, int64_t log, int64_t notice);
+/* The log of alert id, oldest first. */
+int db_alert_log_list(struct db *db, int64_t id, struct db_alert_log **out,
+		      size_t *n);
+void db_alert_log_release(struct db_alert_log *l);
+void db_alert_logs_free(struct db_alert_log *v, size_t n);
+/* The fixed change-point alerts of metric on rig x suite, oldest first
+ * (the ones a new result may close). */
+int db_alert_fixed_list(struct db *db, const char *rig, const char *suite,
+			const char *metric, struct db_alert_event **out,
+			size_t *n);
+/* Delay by secs the pending email deliveries of event (to gather the
+ * rest of its group into one mail). */
+int db_alert_event_hold(struct db *db, int64_t event, int64_t secs);
 
 struct db_alert_delivery {
 	int64_t id, event_id, subscription_id;
@@ -94,6 +165,11 @@ int db_alert_delivery_due(struct db *db, int64_t now, int limit,
 			  struct db_alert_delivery **out, size_t *n);
 /* Pending deliveries in the outbox (due or not), DB_ERR on error. */
 int64_t db_alert_pending(struct db *db);
+/* The other pending deliveries to subscription sub of the events of
+ * group, oldest first (they go in one mail with delivery). */
+int db_alert_delivery_group(struct db *db, int64_t delivery, int64_t sub,
+			    int64_t group, struct db_alert_delivery **out,
+			    size_t *n);
 /* Mark one delivered at now; DB_OK or DB_ERR. */
 int db_alert_delivery_done(struct db *db, int64_t id, int64_t now);
 /* Record a failed attempt: attempts + 1, error, and either the next

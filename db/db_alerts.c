@@ -26,13 +26,19 @@ static const struct db_rows sub_rows = DB_ROWS(db_alert_sub, sub_cols);
 DB_DEFINE_RELEASE(alert_sub, alert_subs, db_alert_sub, sub_rows)
 
 #define EVENT_COLS "SELECT id, kind, rig, suite, metric, submitter, title, " \
-	"text, link, COALESCE(dedup, ''), created FROM alert_events "
+	"text, link, COALESCE(dedup, ''), created, line, kernel_before, " \
+	"kernel_after, group_key, group_id, state, assignee, fixed_commit, " \
+	"fixed_kernel, duplicate_of, about, updated FROM alert_events "
 
 #define C(field, type) DB_COL(db_alert_event, field, type)
 static const struct db_col event_cols[] = {
 	C(id, INT64), C(kind, STR), C(rig, STR), C(suite, STR),
 	C(metric, STR), C(submitter, STR), C(title, STR), C(text, STR),
-	C(link, STR), C(dedup, STR), C(created, INT64),
+	C(link, STR), C(dedup, STR), C(created, INT64), C(line, STR),
+	C(kernel_before, STR), C(kernel_after, STR), C(group_key, STR),
+	C(group_id, INT64), C(state, STR), C(assignee, STR),
+	C(fixed_commit, STR), C(fixed_kernel, STR), C(duplicate_of, INT64),
+	C(about, INT64), C(updated, INT64),
 };
 #undef C
 static const struct db_rows event_rows = DB_ROWS(db_alert_event,
@@ -125,6 +131,32 @@ static int64_t event_find(struct db *db, const struct db_alert_event *ev)
 	return id;
 }
 
+/* The event's row, in the group of the first event of its group key. */
+static int event_row_add(struct db *db, const struct db_alert_event *ev,
+			 int64_t now, int64_t *id)
+{
+	const char *state = ev->state && *ev->state ? ev->state : "new";
+
+	if (db_run(db, "INSERT INTO alert_events (kind, rig, suite, metric, "
+		   "submitter, title, text, link, dedup, created, line, "
+		   "kernel_before, kernel_after, group_key, state, about, "
+		   "updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+		   "?11, ?12, ?13, ?14, ?15, ?16, ?10)", "sssssssszIsssssI",
+		   ev->kind, ev->rig, ev->suite, ev->metric, ev->submitter,
+		   ev->title, ev->text, ev->link, ev->dedup && *ev->dedup ?
+		   ev->dedup : NULL, now, ev->line, ev->kernel_before,
+		   ev->kernel_after, ev->group_key, state, ev->about) !=
+	    SQLITE_DONE)
+		return DB_ERR;
+	*id = sqlite3_last_insert_rowid(db->h);
+	if (db_run(db, "UPDATE alert_events SET group_id = COALESCE((SELECT "
+		   "MIN(id) FROM alert_events WHERE ?2 != '' AND group_key = "
+		   "?2), id) WHERE id = ?1", "Is", *id, ev->group_key) !=
+	    SQLITE_DONE)
+		return DB_ERR;
+	return DB_OK;
+}
+
 static int event_insert(struct db *db, const struct db_alert_event *ev,
 			const int64_t *subs, const char *const *chans,
 			size_t n, int64_t *id)
@@ -133,14 +165,8 @@ static int event_insert(struct db *db, const struct db_alert_event *ev,
 	size_t i;
 	int feed;
 
-	if (db_run(db, "INSERT INTO alert_events (kind, rig, suite, metric, "
-		   "submitter, title, text, link, dedup, created) VALUES (?, "
-		   "?, ?, ?, ?, ?, ?, ?, ?, ?)", "sssssssszI", ev->kind,
-		   ev->rig, ev->suite, ev->metric, ev->submitter, ev->title,
-		   ev->text, ev->link, ev->dedup && *ev->dedup ? ev->dedup :
-		   NULL, now) != SQLITE_DONE)
+	if (event_row_add(db, ev, now, id))
 		return DB_ERR;
-	*id = sqlite3_last_insert_rowid(db->h);
 	for (i = 0; i < n; i++) {
 		feed = !strcmp(chans[i], "feed");
 		if (db_run(db, "INSERT INTO alert_outbox (event_id, "
@@ -200,10 +226,16 @@ int db_alert_event_list(struct db *db, const struct db_alert_filter *f,
 			 "?2) AND (?3 = '' OR suite = ?3) AND (?4 = '' OR "
 			 "submitter = ?4) AND (?5 = '' OR metric GLOB ?5) AND "
 			 "(?6 = 0 OR id IN (SELECT event_id FROM alert_outbox "
-			 "WHERE subscription_id = ?6)) ORDER BY id DESC "
-			 "LIMIT ?7", "sssssIi", f->kind, f->rig, f->suite,
+			 "WHERE subscription_id = ?6)) AND (?8 = '' OR line = "
+			 "?8) AND (?9 = '' OR state = ?9 OR (?9 = 'open' AND "
+			 "state IN ('new', 'acknowledged'))) AND (?10 = 0 OR "
+			 "(?10 > 0) = (kind NOT IN ('alert_state', 'test'))) "
+			 "AND (?11 = 0 OR "
+			 "group_id = ?11) ORDER BY id DESC LIMIT ?7",
+			 "sssssIissiI", f->kind, f->rig, f->suite,
 			 f->submitter, f->metric, f->subscription,
-			 limit > 0 ? limit : -1);
+			 limit > 0 ? limit : -1, f->line, f->state,
+			 f->alerts_only, f->group);
 	*out = v;
 	return rc;
 }
@@ -243,6 +275,20 @@ int64_t db_alert_pending(struct db *db)
 	return count;
 }
 
+int db_alert_delivery_group(struct db *db, int64_t delivery, int64_t sub,
+			    int64_t group, struct db_alert_delivery **out,
+			    size_t *n)
+{
+	void *v;
+	int rc = db_run_rows(db, &delivery_rows, &v, n, DELIVERY_COLS
+			     "WHERE o.subscription_id = ? AND o.state = "
+			     "'pending' AND o.id != ? AND e.group_id = ? "
+			     "ORDER BY o.id", "III", sub, delivery, group);
+
+	*out = v;
+	return rc;
+}
+
 int db_alert_delivery_done(struct db *db, int64_t id, int64_t now)
 {
 	return db_run(db, "UPDATE alert_outbox SET state = 'delivered', "
@@ -259,4 +305,26 @@ int db_alert_delivery_fail(struct db *db, int64_t id, const char *error,
 		      "state = 'pending'", "sIsI", error, next_at,
 		      give_up ? "failed" : "pending", id) == SQLITE_DONE ?
 		DB_OK : DB_ERR;
+}
+
+int db_alert_fixed_list(struct db *db, const char *rig, const char *suite,
+			const char *metric, struct db_alert_event **out,
+			size_t *n)
+{
+	void *v;
+	int rc = db_run_rows(db, &event_rows, &v, n, EVENT_COLS
+			     "WHERE state = 'fixed' AND rig = ? AND suite = ? "
+			     "AND metric = ? AND kind = 'change_point' ORDER "
+			     "BY id", "sss", rig, suite, metric);
+
+	*out = v;
+	return rc;
+}
+
+int db_alert_event_hold(struct db *db, int64_t event, int64_t secs)
+{
+	return db_run(db, "UPDATE alert_outbox SET next_at = next_at + ? "
+		      "WHERE event_id = ? AND channel = 'email' AND state = "
+		      "'pending'", "II", secs, event) == SQLITE_DONE ? DB_OK :
+		DB_ERR;
 }

@@ -482,6 +482,56 @@ static const char *const migrations[] = {
 	"  phase TEXT NOT NULL,"
 	"  buckets BLOB NOT NULL,"
 	"  PRIMARY KEY (run_id, phase));",
+	/* 21 (issue 32): alerts people triage (flow/alerts_triage.c).  Every
+	 * event has a state (new, acknowledged, invalid, fixed by a commit or
+	 * a kernel, duplicate of another, closed by klab when a fixed
+	 * metric is back to its level), an assignee and a log of who did
+	 * what (alert_log: comments, state changes, assignments); the line,
+	 * the pair of kernels and the group key of the change it is about,
+	 * and its group (the id of the group's first event).  An
+	 * alert_state event (a notice of a state change) names the alert it
+	 * is about and carries the state it went to.  Existing events are
+	 * new, each its own group. */
+	"ALTER TABLE alert_events ADD COLUMN state TEXT NOT NULL DEFAULT "
+	"'new' CHECK (state IN ('new', 'acknowledged', 'invalid', 'fixed',"
+	" 'duplicate', 'closed'));"
+	"ALTER TABLE alert_events ADD COLUMN assignee TEXT NOT NULL "
+	"DEFAULT '';"
+	"ALTER TABLE alert_events ADD COLUMN fixed_commit TEXT NOT NULL "
+	"DEFAULT '';"
+	"ALTER TABLE alert_events ADD COLUMN fixed_kernel TEXT NOT NULL "
+	"DEFAULT '';"
+	"ALTER TABLE alert_events ADD COLUMN duplicate_of INTEGER NOT NULL "
+	"DEFAULT 0;"
+	"ALTER TABLE alert_events ADD COLUMN line TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE alert_events ADD COLUMN kernel_before TEXT NOT NULL "
+	"DEFAULT '';"
+	"ALTER TABLE alert_events ADD COLUMN kernel_after TEXT NOT NULL "
+	"DEFAULT '';"
+	"ALTER TABLE alert_events ADD COLUMN group_key TEXT NOT NULL "
+	"DEFAULT '';"
+	"ALTER TABLE alert_events ADD COLUMN group_id INTEGER NOT NULL "
+	"DEFAULT 0;"
+	"ALTER TABLE alert_events ADD COLUMN about INTEGER NOT NULL "
+	"DEFAULT 0;"
+	"ALTER TABLE alert_events ADD COLUMN updated INTEGER NOT NULL "
+	"DEFAULT 0;"
+	"UPDATE alert_events SET group_id = id, updated = created;"
+	"CREATE INDEX alert_events_group ON alert_events(group_key);"
+	"CREATE INDEX alert_events_gid ON alert_events(group_id);"
+	"CREATE INDEX alert_events_state ON alert_events(state, rig, suite,"
+	" metric);"
+	"CREATE TABLE alert_log ("
+	"  id INTEGER PRIMARY KEY,"
+	"  event_id INTEGER NOT NULL REFERENCES alert_events(id),"
+	"  who TEXT NOT NULL,"
+	"  action TEXT NOT NULL CHECK (action IN ('comment', 'state',"
+	"    'assign')),"
+	"  state TEXT NOT NULL DEFAULT '',"
+	"  text TEXT NOT NULL DEFAULT '',"
+	"  notice INTEGER NOT NULL DEFAULT 0,"
+	"  created INTEGER NOT NULL);"
+	"CREATE INDEX alert_log_event ON alert_log(event_id, id);",
 };
 
 /* What a migration moves that its SQL cannot: run after the SQL of its

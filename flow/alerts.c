@@ -32,6 +32,7 @@ struct alerts_run {
 	int cancel;		/* atomics: aborts a transfer at stop */
 	struct alerts_conf conf;
 	char *public_url;
+	long group_wait;	/* seconds a grouped alert's mail waits */
 };
 
 /* The one delivery thread of the process, for alerts_kick(). */
@@ -76,19 +77,31 @@ int alerts_emit_to(struct db *db, const struct alert_event *ev, int64_t only,
 		   int64_t *event, size_t *ndeliv, char *err, size_t errlen)
 {
 	struct db_alert_event e = {
-		0, (char *)ev->kind, (char *)nz(ev->rig), (char *)nz(ev->suite),
-		(char *)nz(ev->metric), (char *)nz(ev->submitter),
-		(char *)nz(ev->title), (char *)nz(ev->text),
-		(char *)nz(ev->link), (char *)ev->dedup, 0
+		.kind = (char *)ev->kind, .rig = (char *)nz(ev->rig),
+		.suite = (char *)nz(ev->suite),
+		.metric = (char *)nz(ev->metric),
+		.submitter = (char *)nz(ev->submitter),
+		.title = (char *)nz(ev->title), .text = (char *)nz(ev->text),
+		.link = (char *)nz(ev->link), .dedup = (char *)ev->dedup,
+		.line = (char *)nz(ev->line),
+		.kernel_before = (char *)nz(ev->before),
+		.kernel_after = (char *)nz(ev->after),
+		.group_key = (char *)nz(ev->group),
+		.state = (char *)nz(ev->state), .about = ev->about,
 	};
 	struct db_alert_sub *subs = NULL;
 	const char **chans;
 	size_t n, nsubs = 0;
 	int64_t *ids, id = 0;
 	int rc = DB_ERR;
+	long wait;
 
 	if (pick_subs(db, ev, only, &ids, &chans, &n, &subs, &nsubs) == 0)
 		rc = db_alert_event_add(db, &e, ids, chans, n, &id);
+	/* a change's first mail waits for the rest of its group */
+	wait = __atomic_load_n(&run.group_wait, __ATOMIC_RELAXED);
+	if (rc == DB_OK && n && ev->group && *ev->group && wait)
+		db_alert_event_hold(db, id, wait);
 	if (rc == DB_ERR)
 		snprintf(err, errlen, "cannot store alert '%s': database error",
 			 ev->kind);
@@ -166,13 +179,72 @@ static int cancelled(const struct alerts_conf *c)
 	return c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED);
 }
 
+/*
+ * Send e to s over delivery d.  A mail of a grouped alert takes along
+ * the other pending deliveries of its group to s (*gv, *gn: delivered
+ * with d), so one change is one mail.
+ */
+static int send_one(struct db *db, const struct alerts_conf *c,
+		    const struct db_alert_sub *s,
+		    const struct db_alert_event *e,
+		    const struct db_alert_delivery *d,
+		    struct db_alert_delivery **gv, size_t *gn, char *err,
+		    size_t errlen)
+{
+	struct db_alert_event *ev;
+	size_t i, n = 1, k = 0;
+	int rc;
+
+	*gv = NULL;
+	*gn = 0;
+	if (strcmp(s->channel, "email") || !*e->group_key ||
+	    db_alert_delivery_group(db, d->id, s->id, e->group_id, gv, gn) ||
+	    !*gn)
+		return alerts_send(c, s, e, d->id, err, errlen);
+	ev = xcalloc(*gn + 1, sizeof(*ev));
+	ev[0] = *e;
+	for (i = 0; i < *gn; i++) {
+		if (db_alert_event_get(db, (*gv)[i].event_id, &ev[n])) {
+			/* sent on its own later */
+			db_alert_delivery_release(&(*gv)[i]);
+			continue;
+		}
+		n++;
+		(*gv)[k++] = (*gv)[i];
+	}
+	*gn = k;
+	rc = alerts_send_group(c, s, ev, n, d->id, err, errlen);
+	for (i = 1; i < n; i++)
+		db_alert_event_release(&ev[i]);
+	free(ev);
+	return rc;
+}
+
+/* The deliveries a pass has sent along with another (a group's mail). */
+struct folded {
+	int64_t *id;
+	size_t n, alloc;
+};
+
+static int was_folded(const struct folded *f, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->id[i] == id)
+			return 1;
+	return 0;
+}
+
 /* One attempt of d; its outcome recorded unless klabd is stopping. */
 static void deliver_one(struct db *db, const struct alerts_conf *c,
-			const struct db_alert_delivery *d)
+			const struct db_alert_delivery *d, struct folded *f)
 {
+	struct db_alert_delivery *gv = NULL;
 	struct db_alert_event e;
 	struct db_alert_sub s;
 	char err[512] = "";
+	size_t gn = 0, i;
 	int64_t now;
 	int rc, tries = d->attempts + 1;
 
@@ -184,9 +256,15 @@ static void deliver_one(struct db *db, const struct alerts_conf *c,
 		tries = c->max_attempts;
 		rc = -1;
 	} else {
-		rc = alerts_send(c, &s, &e, d->id, err, sizeof(err));
+		rc = send_one(db, c, &s, &e, d, &gv, &gn, err, sizeof(err));
 	}
 	now = (int64_t)time(NULL);
+	for (i = 0; rc == 0 && i < gn; i++) {
+		db_alert_delivery_done(db, gv[i].id, now);
+		ALLOC_GROW(f->id, f->n, f->alloc);
+		f->id[f->n++] = gv[i].id;
+	}
+	db_alert_deliveries_free(gv, gn);
 	if (rc && cancelled(c))
 		;	/* interrupted by shutdown: not an attempt */
 	else if (rc == 0)
@@ -206,13 +284,16 @@ int alerts_deliver_due(struct db *db, const struct alerts_conf *c,
 		       int limit)
 {
 	struct db_alert_delivery *v = NULL;
+	struct folded f = { NULL, 0, 0 };
 	size_t n = 0, i;
 
 	if (db_alert_delivery_due(db, (int64_t)time(NULL), limit, &v, &n))
 		return -1;
 	for (i = 0; i < n && !cancelled(c); i++)
-		deliver_one(db, c, &v[i]);
+		if (!was_folded(&f, v[i].id))
+			deliver_one(db, c, &v[i], &f);
 	db_alert_deliveries_free(v, n);
+	free(f.id);
 	return (int)i;
 }
 
@@ -291,8 +372,12 @@ static int conf_smtp(struct klabd *d, struct alerts_conf *c, char *err,
 static int conf_read(struct klabd *d, struct alerts_conf *c, char *err,
 		     size_t errlen)
 {
-	long attempts;
+	long attempts, wait;
 
+	if (conf_long(d, "alert_group_wait", 30, 0, 3600, &wait, err,
+		      errlen))
+		return -1;
+	__atomic_store_n(&run.group_wait, wait, __ATOMIC_RELAXED);
 	if (conf_smtp(d, c, err, errlen) ||
 	    conf_long(d, "alert_timeout", 20, 1, 300, &c->timeout, err,
 		      errlen) ||

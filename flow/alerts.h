@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "klabd/outcome.h"
+
 struct db;
 
 /* The kinds of event (alert_event.kind). */
@@ -21,6 +23,9 @@ struct db;
 #define ALERT_RIG_OFFLINE "rig_offline"
 #define ALERT_BUILD_FAILED "build_failed"
 #define ALERT_BISECTION_DONE "bisection_done"
+/* A person (or klab) changed the state of an alert: the notice carries
+ * the alert and its new state (alerts_triage.c). */
+#define ALERT_STATE_CHANGED "alert_state"
 
 struct alert_event {
 	const char *kind;	/* one of ALERT_* */
@@ -31,6 +36,13 @@ struct alert_event {
 	const char *link;	/* path on klabd ("/submissions/12"), or NULL */
 	/* the same kind and key are the same change: alerted once */
 	const char *dedup;
+	/* the change, when known (NULL when not): its line, the kernels
+	 * either side, and the key that groups the alerts of one change
+	 * (several metrics, several suites) into one summary */
+	const char *line, *before, *after, *group;
+	/* an ALERT_STATE_CHANGED notice: the alert and its new state */
+	int64_t about;
+	const char *state;
 };
 
 /*
@@ -57,6 +69,62 @@ void alerts_rig_offline(struct db *db, const char *rig);
 /* Build id of base failed with why. */
 void alerts_build_failed(struct db *db, long long id, const char *base,
 			 const char *why);
+
+/* ---- triage (alerts_triage.c, alerts_fixed.c) --------------------- */
+/*
+ * Every alert has a state: new, acknowledged, invalid, fixed (by a
+ * commit or a kernel), duplicate (of another alert), or closed (a fixed
+ * change point whose metric is back to its level, klab's own), an
+ * assignee and a log.  Notices of state changes (ALERT_STATE_CHANGED)
+ * and test alerts are not alerts: they have no triage.  Each change of
+ * state raises one ALERT_STATE_CHANGED event (for the feed, mail and
+ * webhooks), for the alert or for its whole group.
+ */
+#define ALERT_MAX_COMMENT 4096	/* bytes of a comment */
+#define ALERT_BY_KLAB "klab"	/* the log's name for klab itself */
+
+struct caller;
+struct alert_triage {
+	const char *state;	/* new, acknowledged, invalid, fixed, dup.. */
+	const char *commit;	/* fixed: the commit that fixed it, or */
+	const char *kernel;	/* the kernel that did (one at least) */
+	int64_t of;		/* duplicate: the alert it repeats */
+	const char *comment;	/* NULL or "": none */
+	int group;		/* the other alerts of its group too */
+};
+
+/* 1 when state is one a person may set ("new" reopens). */
+int alerts_state_settable(const char *state);
+/*
+ * Change the state of alert id (and, with t->group, of every alert of
+ * its group) as c: each changed alert logged, one notice raised.  The
+ * fields are checked here; a refusal names the field ("field 'of':
+ * alert 4 cannot be a duplicate of itself").  OUT_OK, or another
+ * outcome with err filled.
+ */
+enum outcome alerts_triage(struct db *db, const struct caller *c, int64_t id,
+			   const struct alert_triage *t, char *err,
+			   size_t errlen);
+/* Set who looks at alert id ("": nobody; else a token's name). */
+enum outcome alerts_assign(struct db *db, const struct caller *c, int64_t id,
+			   const char *assignee, char *err, size_t errlen);
+/* Add c's comment (1 to ALERT_MAX_COMMENT bytes) to alert id's log. */
+enum outcome alerts_comment(struct db *db, const struct caller *c,
+			    int64_t id, const char *text, char *err,
+			    size_t errlen);
+
+struct db_sample;
+struct db_changepoint;
+/*
+ * After new results: close each fixed change-point alert of metric on
+ * rig x suite whose metric is back to its level (docs/VERDICTS.md "A
+ * fixed alert closes itself"): s[0..n) the line's samples, cps[0..ncp)
+ * the metric's current change points.  How many were closed, -1 on a
+ * database error.
+ */
+int alerts_fixed_check(struct db *db, const char *rig, const char *suite,
+		       const char *metric, const struct db_sample *s, size_t n,
+		       const struct db_changepoint *cps, size_t ncp);
 
 /* ---- the subscriptions' rules (alerts_match.c, pure) -------------- */
 #define ALERT_TEST "test"	/* a test alert, sent to one subscription */

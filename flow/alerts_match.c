@@ -18,6 +18,7 @@
 static const char *const kinds[] = {
 	ALERT_SUBMISSION_FINISHED, ALERT_WORSE_FOUND, ALERT_CHANGE_POINT,
 	ALERT_RIG_OFFLINE, ALERT_BUILD_FAILED, ALERT_BISECTION_DONE,
+	ALERT_STATE_CHANGED,
 };
 
 int alerts_kind_known(const char *kind)
@@ -58,8 +59,8 @@ int alerts_kinds_check(const char *list, char *err, size_t errlen)
 		if (n >= sizeof(kind) || !alerts_kind_known(kind)) {
 			snprintf(err, errlen, "unknown event kind '%s': "
 				 "expected submission_finished, worse_found, "
-				 "change_point, rig_offline, build_failed or "
-				 "bisection_done", kind);
+				 "change_point, rig_offline, build_failed, "
+				 "bisection_done or alert_state", kind);
 			return -1;
 		}
 		list += n;

@@ -22,6 +22,11 @@
 
 #define MAX_REPLY (64 * 1024)
 
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
 /* Text for a header: CR, LF and other controls become spaces. */
 static void add_header_text(struct strbuf *sb, const char *s, size_t max)
 {
@@ -52,9 +57,11 @@ static void add_link(struct strbuf *sb, const struct alerts_conf *c,
 		sb_adds(sb, link);
 }
 
-void alerts_mail_compose(struct strbuf *sb, const struct alerts_conf *c,
-			 const struct db_alert_sub *s,
-			 const struct db_alert_event *e, int64_t delivery)
+/* The headers of a mail about e, its subject the rest of the line. */
+static void mail_head(struct strbuf *sb, const struct alerts_conf *c,
+		      const struct db_alert_sub *s,
+		      const struct db_alert_event *e, int64_t delivery,
+		      const char *subject)
 {
 	time_t now = time(NULL);
 	char date[64];
@@ -63,12 +70,18 @@ void alerts_mail_compose(struct strbuf *sb, const struct alerts_conf *c,
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
 	sb_addf(sb, "Date: %s\r\nFrom: klab <%s>\r\nTo: <%s>\r\nSubject: "
-		"[klab] ", date, c->smtp_from, s->target);
+		"[klab] %s", date, c->smtp_from, s->target, subject);
 	add_header_text(sb, e->title, 200);
 	sb_addf(sb, "\r\nMessage-ID: <klab-alert-%lld-%lld@klab>\r\n"
 		"X-Klab-Event: %s\r\nMIME-Version: 1.0\r\nContent-Type: "
 		"text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit"
 		"\r\n\r\n", (long long)e->id, (long long)delivery, e->kind);
+}
+
+/* The title, text and link of e, as a mail's body part. */
+static void mail_event(struct strbuf *sb, const struct alerts_conf *c,
+		       const struct db_alert_event *e)
+{
 	add_crlf(sb, e->title);
 	sb_adds(sb, "\r\n\r\n");
 	add_crlf(sb, e->text);
@@ -79,9 +92,48 @@ void alerts_mail_compose(struct strbuf *sb, const struct alerts_conf *c,
 		add_link(sb, c, e->link);
 		sb_adds(sb, "\r\n");
 	}
+}
+
+void alerts_mail_compose(struct strbuf *sb, const struct alerts_conf *c,
+			 const struct db_alert_sub *s,
+			 const struct db_alert_event *e, int64_t delivery)
+{
+	mail_head(sb, c, s, e, delivery, "");
+	mail_event(sb, c, e);
 	sb_addf(sb, "\r\n-- \r\nklab alert %lld (%s), subscription %lld; "
 		"stop it with: klab unsubscribe %lld\r\n", (long long)e->id,
 		e->kind, (long long)s->id, (long long)s->id);
+}
+
+void alerts_mail_compose_group(struct strbuf *sb, const struct alerts_conf *c,
+			       const struct db_alert_sub *s,
+			       const struct db_alert_event *ev, size_t n,
+			       int64_t delivery)
+{
+	char subject[96];
+	size_t i;
+
+	snprintf(subject, sizeof(subject), "%zu alerts of one change "
+		 "(group %lld): ", n, (long long)ev[0].group_id);
+	mail_head(sb, c, s, &ev[0], delivery, subject);
+	sb_addf(sb, "%zu alerts were raised by one change (group %lld):\r\n",
+		n, (long long)ev[0].group_id);
+	for (i = 0; i < n; i++) {
+		sb_addf(sb, "  alert %lld: ", (long long)ev[i].id);
+		add_header_text(sb, ev[i].title, 300);
+		sb_adds(sb, "\r\n");
+	}
+	sb_adds(sb, "Triage them at ");
+	add_link(sb, c, "/alerts?group=");
+	sb_addf(sb, "%lld\r\n", (long long)ev[0].group_id);
+	for (i = 0; i < n; i++) {
+		sb_adds(sb, "\r\n-------------------------------------------"
+			"---------------------------\r\n");
+		mail_event(sb, c, &ev[i]);
+	}
+	sb_addf(sb, "\r\n-- \r\nklab alerts of group %lld, subscription "
+		"%lld; stop it with: klab unsubscribe %lld\r\n",
+		(long long)ev[0].group_id, (long long)s->id, (long long)s->id);
 }
 
 char *alerts_webhook_body(const struct alerts_conf *c,
@@ -89,7 +141,7 @@ char *alerts_webhook_body(const struct alerts_conf *c,
 			  const struct db_alert_event *e, int64_t delivery)
 {
 	struct strbuf link = STRBUF_INIT;
-	json_t *doc;
+	json_t *doc, *tri;
 	char *out;
 
 	sb_init(&link);
@@ -108,7 +160,16 @@ char *alerts_webhook_body(const struct alerts_conf *c,
 			"text", utf8_json_string(e->text),
 			"link", utf8_json_string(link.buf),
 			"created", (json_int_t)e->created);
-	out = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	/* the triage: an alert's state and group, a notice's alert */
+	tri = json_pack("{s:o, s:o, s:I, s:I}", "line",
+			utf8_json_string(nz(e->line)), "state",
+			utf8_json_string(nz(e->state)), "group",
+			(json_int_t)e->group_id, "alert",
+			(json_int_t)(e->about ? e->about : e->id));
+	if (!doc || !tri || json_object_update_missing(doc, tri))
+		abort();	/* out of memory */
+	json_decref(tri);
+	out = json_dumps(doc, JSON_COMPACT);
 	if (!out)
 		abort();	/* out of memory */
 	json_decref(doc);
@@ -212,12 +273,12 @@ static void smtp_setup(CURL *h, const struct alerts_conf *c, char *from,
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 }
 
+/* Send the mail msg (headers and body) to s's address. */
 static int send_email(const struct alerts_conf *c,
-		      const struct db_alert_sub *s,
-		      const struct db_alert_event *e, int64_t delivery,
+		      const struct db_alert_sub *s, const struct strbuf *msg,
 		      char *err, size_t errlen)
 {
-	struct strbuf msg = STRBUF_INIT, to = STRBUF_INIT;
+	struct strbuf to = STRBUF_INIT;
 	struct curl_slist *rcpt;
 	struct mail_src src;
 	char from[300];
@@ -233,17 +294,15 @@ static int send_email(const struct alerts_conf *c,
 	h = curl_easy_init();
 	if (!h)
 		abort();
-	sb_init(&msg);
 	sb_init(&to);
-	alerts_mail_compose(&msg, c, s, e, delivery);
 	sb_addf(&to, "<%s>", s->target);
 	rcpt = curl_slist_append(NULL, to.buf);
-	src.p = msg.buf;
-	src.left = msg.len;
+	src.p = msg->buf;
+	src.left = msg->len;
 	smtp_setup(h, c, from, sizeof(from), rcpt);
 	curl_easy_setopt(h, CURLOPT_READFUNCTION, mail_read);
 	curl_easy_setopt(h, CURLOPT_READDATA, &src);
-	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)msg.len);
+	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)msg->len);
 	cc = curl_easy_perform(h);
 	if (cc != CURLE_OK) {
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
@@ -253,17 +312,40 @@ static int send_email(const struct alerts_conf *c,
 	curl_slist_free_all(rcpt);
 	curl_easy_cleanup(h);
 	sb_release(&to);
-	sb_release(&msg);
 	return cc == CURLE_OK ? 0 : -1;
+}
+
+int alerts_send_group(const struct alerts_conf *c,
+		      const struct db_alert_sub *s,
+		      const struct db_alert_event *ev, size_t n,
+		      int64_t delivery, char *err, size_t errlen)
+{
+	struct strbuf msg = STRBUF_INIT;
+	int rc;
+
+	if (strcmp(s->channel, "email") || n < 2)
+		return alerts_send(c, s, &ev[0], delivery, err, errlen);
+	sb_init(&msg);
+	alerts_mail_compose_group(&msg, c, s, ev, n, delivery);
+	rc = send_email(c, s, &msg, err, errlen);
+	sb_release(&msg);
+	return rc;
 }
 
 int alerts_send(const struct alerts_conf *c, const struct db_alert_sub *s,
 		const struct db_alert_event *e, int64_t delivery, char *err,
 		size_t errlen)
 {
-	if (!strcmp(s->channel, "email"))
-		return send_email(c, s, e, delivery, err, errlen);
-	if (!strcmp(s->channel, "webhook"))
-		return send_webhook(c, s, e, delivery, err, errlen);
-	return 0;	/* a feed is read, not sent */
+	struct strbuf msg = STRBUF_INIT;
+	int rc = 0;	/* a feed is read, not sent */
+
+	if (!strcmp(s->channel, "email")) {
+		sb_init(&msg);
+		alerts_mail_compose(&msg, c, s, e, delivery);
+		rc = send_email(c, s, &msg, err, errlen);
+		sb_release(&msg);
+	} else if (!strcmp(s->channel, "webhook")) {
+		rc = send_webhook(c, s, e, delivery, err, errlen);
+	}
+	return rc;
 }

@@ -12,6 +12,7 @@
 #include "flow/alerts.h"
 #include "flow/changepoints.h"
 #include "db/changepoints.h"
+#include "db/track.h"
 #include "judge/changepoint.h"
 #include "judge/verdict.h"
 #include "lib/alloc.h"
@@ -83,12 +84,51 @@ int changepoints_order(struct db *db, const struct db_sample *s, size_t n,
 	return imported < 0 ? -1 : 0;
 }
 
+/* 1 when the comma-separated list holds name. */
+static int list_has(const char *list, const char *name)
+{
+	size_t n, len = strlen(name);
+
+	for (; *list; list += n + (list[n] == ',')) {
+		n = strcspn(list, ",");
+		if (n == len && !strncmp(list, name, n))
+			return 1;
+	}
+	return 0;
+}
+
+/* The line a history of rig x suite follows, for its alerts: the one
+ * track that queues suite on rig ("debian/newest-6.1"), "" when none
+ * or several do (an imported history).  A heap string. */
+static char *cp_line(struct db *db, const char *rig, const char *suite)
+{
+	struct strbuf line = STRBUF_INIT;
+	struct db_track *v = NULL;
+	size_t n = 0, i, found = 0;
+
+	sb_init(&line);
+	if (db_track_list(db, &v, &n))
+		n = 0;
+	for (i = 0; i < n; i++) {
+		if (strcmp(v[i].suite, suite) || !list_has(v[i].rigs, rig))
+			continue;
+		if (!found++)
+			sb_addf(&line, "%s/%s", v[i].distro, v[i].line);
+	}
+	if (found > 1)
+		sb_reset(&line);
+	db_tracks_free(v, n);
+	return sb_detach(&line, NULL);
+}
+
 /* The alert of a new change point c of metric on rig x suite. */
 static void cp_alert(struct db *db, const struct db_changepoint *c,
 		     const char *rig, const char *suite, const char *metric)
 {
 	struct strbuf title = STRBUF_INIT, text = STRBUF_INIT;
 	struct strbuf link = STRBUF_INIT, key = STRBUF_INIT;
+	struct strbuf group = STRBUF_INIT;
+	char *line = cp_line(db, rig, suite);
 	struct alert_event ev;
 	char err[256];
 
@@ -112,7 +152,16 @@ static void cp_alert(struct db *db, const struct db_changepoint *c,
 	sb_adds(&link, "&suite=");
 	sb_add_urlenc(&link, suite);
 	sb_addf(&key, "%s/%s/%s/%s", rig, suite, metric, c->kernel_after);
+	/* one change: the same pair of kernels on the same rig, whatever
+	 * the metric or the suite */
+	sb_init(&group);
+	sb_addf(&group, "cp/%s/%s/%s", rig, c->kernel_before,
+		c->kernel_after);
 	memset(&ev, 0, sizeof(ev));
+	ev.line = line;
+	ev.before = c->kernel_before;
+	ev.after = c->kernel_after;
+	ev.group = group.buf;
 	ev.kind = ALERT_CHANGE_POINT;
 	ev.rig = rig;
 	ev.suite = suite;
@@ -128,6 +177,8 @@ static void cp_alert(struct db *db, const struct db_changepoint *c,
 	sb_release(&text);
 	sb_release(&link);
 	sb_release(&key);
+	sb_release(&group);
+	free(line);
 }
 
 /* The change points of one series, as cache rows (kernel names borrowed
@@ -360,6 +411,12 @@ static int cp_metric(struct db *db, const char *rig, const char *suite,
 		cp_alert(db, &v[i], rig, suite, se->metric);
 		fresh++;
 	}
+	/* a fixed alert of this metric whose line is back closes */
+	if (!rc && se->searched &&
+	    alerts_fixed_check(db, rig, suite, se->metric, se->s, se->kept,
+			       v, nv) < 0)
+		fprintf(stderr, "klabd: cannot check the fixed alerts of '%s' "
+			"on rig '%s' suite '%s'\n", se->metric, rig, suite);
 	free(v);
 	return rc ? -1 : fresh;
 }

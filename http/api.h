@@ -83,6 +83,15 @@ int api_alerts(struct req *rq, struct web_response *r);
 int api_alert_emit(struct req *rq, struct web_response *r);
 int page_alerts(struct req *rq, struct web_response *r);
 int page_alerts_atom(struct req *rq, struct web_response *r);
+/* api_alert_triage.c: one alert, its triage by the API and the page */
+int api_alert_get(struct req *rq, struct web_response *r);
+int api_alert_state(struct req *rq, struct web_response *r);
+int api_alert_assign(struct req *rq, struct web_response *r);
+int api_alert_comment(struct req *rq, struct web_response *r);
+int page_alert(struct req *rq, struct web_response *r);
+int web_alert_state_post(struct req *rq, struct web_response *r);
+int web_alert_assign_post(struct req *rq, struct web_response *r);
+int web_alert_comment_post(struct req *rq, struct web_response *r);
 /* alerts_pages.c: /subscriptions and its forms */
 int page_subscriptions(struct req *rq, struct web_response *r);
 int web_subscription_post(struct req *rq, struct web_response *r);

@@ -3,7 +3,9 @@
  * Alerts over HTTP: subscriptions (POST, GET, DELETE /api/subscriptions,
  * a test alert with POST /api/subscriptions/ID/test), the events and the
  * outbox (GET /api/alerts), an event emitted by hand (POST /api/alerts,
- * operators: integrations and tests), the /alerts page and the Atom feed.
+ * operators: integrations and tests, with the line, kernels and group
+ * key of the change it is about), the /alerts page and the Atom feed
+ * (one alert and its triage: api_alert_triage.c).
  * A submitter manages their own subscriptions, an operator everyone's.
  * Targets are checked here (alerts_match.c) before anything is stored.
  */
@@ -341,13 +343,20 @@ int api_alert_emit(struct req *rq, struct web_response *r)
 	    ev_field(r, doc, "title", MAX_TITLE, &ev.title) ||
 	    ev_field(r, doc, "text", MAX_TEXT, &ev.text) ||
 	    ev_field(r, doc, "link", 512, &ev.link) ||
-	    ev_field(r, doc, "dedup", ALERT_MAX_FIELD, &ev.dedup))
+	    ev_field(r, doc, "dedup", ALERT_MAX_FIELD, &ev.dedup) ||
+	    ev_field(r, doc, "line", ALERT_MAX_FIELD, &ev.line) ||
+	    ev_field(r, doc, "kernel_before", IDENT_MAX, &ev.before) ||
+	    ev_field(r, doc, "kernel_after", IDENT_MAX, &ev.after) ||
+	    ev_field(r, doc, "group", ALERT_MAX_FIELD, &ev.group))
 		rc = r->status;
-	else if (!alerts_kind_known(ev.kind))
+	else if (!alerts_kind_known(ev.kind) ||
+		 !strcmp(ev.kind, ALERT_STATE_CHANGED))
 		rc = web_error_json(r, 400, "field 'kind': expected "
 				    "submission_finished, worse_found, "
-				    "change_point, rig_offline or "
-				    "build_failed");
+				    "change_point, rig_offline, "
+				    "build_failed or bisection_done "
+				    "(alert_state is klab's own notice of "
+				    "a triage)");
 	else if (ev.title && strpbrk(ev.title, "\r\n"))
 		rc = web_error_json(r, 400, "field 'title': one line, without "
 				    "CR or LF");

@@ -53,6 +53,7 @@ const struct config_key klabd_config_schema[] = {
 	{ "", "alert_retry_base" },
 	{ "", "alert_retry_max" },
 	{ "", "alert_max_attempts" },
+	{ "", "alert_group_wait" },
 	/* submissions' defaults: api_submissions.c, docs/OPERATOR.md */
 	{ "", "submit_rigs" },
 	{ "", "submit_suites" },

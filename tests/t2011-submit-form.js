@@ -8,50 +8,12 @@
 // KLAB_FORM_FIELDS="name=value ..." in the environment types those values
 // into the form's fields of those names too.
 'use strict';
-const fs = require('fs');
+const { devtools, client } = require('./cdp-lib.js');
 
 const [portFile, url, token, base, ...files] = process.argv.slice(2);
 
-async function devtools() {
-	for (let i = 0; i < 200; i++) {
-		if (fs.existsSync(portFile)) {
-			const port = fs.readFileSync(portFile, 'utf8').split('\n')[0];
-			if (port) {
-				const r = await fetch(`http://127.0.0.1:${port}/json/list`);
-				const t = (await r.json()).find((x) => x.type === 'page');
-				if (t) return t.webSocketDebuggerUrl;
-			}
-		}
-		await new Promise((ok) => setTimeout(ok, 100));
-	}
-	throw new Error('no DevTools port');
-}
-
-function client(ws) {
-	let id = 0;
-	const pending = new Map(), waiters = [];
-	ws.onmessage = (m) => {
-		const msg = JSON.parse(m.data);
-		if (msg.id && pending.has(msg.id)) {
-			const { ok, fail } = pending.get(msg.id);
-			pending.delete(msg.id);
-			msg.error ? fail(new Error(JSON.stringify(msg.error))) : ok(msg.result);
-		} else if (msg.method) {
-			for (const w of waiters.splice(0))
-				w.method === msg.method ? w.ok(msg.params) : waiters.push(w);
-		}
-	};
-	return {
-		send: (method, params = {}) => new Promise((ok, fail) => {
-			pending.set(++id, { ok, fail });
-			ws.send(JSON.stringify({ id, method, params }));
-		}),
-		once: (method) => new Promise((ok) => waiters.push({ method, ok })),
-	};
-}
-
 async function main() {
-	const ws = new WebSocket(await devtools());
+	const ws = new WebSocket(await devtools(portFile));
 	await new Promise((ok) => { ws.onopen = ok; });
 	const c = client(ws);
 	const evaluate = async (expr) => (await c.send('Runtime.evaluate',

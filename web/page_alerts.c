@@ -18,21 +18,41 @@
 #include "db/alerts.h"
 #include "lib/utf8.h"
 #include "page.h"
+#include "page_alerts.h"
 
 #define CT_ATOM "application/atom+xml; charset=utf-8"
 #define FEED_MAX 50
+#define NOTICES_MAX 20
 
-static json_t *event_json(const struct db_alert_event *e)
+json_t *page_alert_json(const struct db_alert_event *e)
 {
-	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-			 "s:I}", "id", (json_int_t)e->id, "kind",
-			 page_jstr(e->kind), "rig", page_jstr(e->rig), "suite",
-			 page_jstr(e->suite), "metric", page_jstr(e->metric),
-			 "submitter", page_jstr(e->submitter), "title",
-			 page_jstr(e->title), "text", page_jstr(e->text),
-			 "link", page_jstr(e->link), "dedup",
-			 page_jstr(e->dedup), "created",
-			 (json_int_t)e->created);
+	json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+			      "s:o, s:I}", "id", (json_int_t)e->id, "kind",
+			      page_jstr(e->kind), "rig", page_jstr(e->rig),
+			      "suite", page_jstr(e->suite), "metric",
+			      page_jstr(e->metric), "submitter",
+			      page_jstr(e->submitter), "title",
+			      page_jstr(e->title), "text", page_jstr(e->text),
+			      "link", page_jstr(e->link), "dedup",
+			      page_jstr(e->dedup), "created",
+			      (json_int_t)e->created);
+	json_t *t = json_pack("{s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:I, "
+			      "s:I, s:I}", "line", page_jstr(e->line),
+			      "kernel_before", page_jstr(e->kernel_before),
+			      "kernel_after", page_jstr(e->kernel_after),
+			      "group", (json_int_t)e->group_id, "state",
+			      page_jstr(e->state), "assignee",
+			      page_jstr(e->assignee), "fixed_commit",
+			      page_jstr(e->fixed_commit), "fixed_kernel",
+			      page_jstr(e->fixed_kernel), "duplicate_of",
+			      (json_int_t)e->duplicate_of, "about",
+			      (json_int_t)e->about, "updated",
+			      (json_int_t)e->updated);
+
+	if (!o || !t || json_object_update(o, t))
+		abort();	/* out of memory */
+	json_decref(t);
+	return o;
 }
 
 static json_t *delivery_json(const struct db_alert_delivery *d)
@@ -57,7 +77,7 @@ static int alerts_json(struct web_response *r,
 	size_t i, pending = 0;
 
 	for (i = 0; i < ne; i++)
-		json_array_append_new(events, event_json(&ev[i]));
+		json_array_append_new(events, page_alert_json(&ev[i]));
 	for (i = 0; i < nd; i++) {
 		json_array_append_new(deliveries, delivery_json(&dv[i]));
 		pending += !strcmp(dv[i].state, "pending");
@@ -67,43 +87,40 @@ static int alerts_json(struct web_response *r,
 				      (json_int_t)pending));
 }
 
-static void cell(struct strbuf *sb, const char *s)
+void page_alert_cell(struct strbuf *sb, const char *s)
 {
 	sb_adds(sb, "<td>");
 	sb_add_html(sb, s);
 	sb_adds(sb, "</td>");
 }
 
-static void events_table(struct strbuf *sb, const struct db_alert_event *v,
-			 size_t n)
+/* The events that are not alerts: notices of state changes, tests. */
+static void notices_table(struct strbuf *sb, const struct db_alert_event *v,
+			  size_t n)
 {
 	char when[40];
 	size_t i;
 
-	sb_adds(sb, "<h2>Events</h2>\n<table class=\"alerts\"><thead><tr>"
-		"<th>id</th><th>time (UTC)</th><th>kind</th><th>rig</th>"
-		"<th>suite</th><th>metric</th><th>submitter</th><th>title</th>"
-		"</tr></thead>\n<tbody>\n");
+	sb_adds(sb, "<h2>Notices</h2>\n<p>Changes of state and test alerts, "
+		"delivered as the alerts are.</p>\n<table class=\"notices\">"
+		"<thead><tr><th>id</th><th>time (UTC)</th><th>kind</th>"
+		"<th>rig</th><th>metric</th><th>title</th></tr></thead>\n"
+		"<tbody>\n");
 	for (i = 0; i < n; i++) {
 		page_time(when, sizeof(when), v[i].created);
 		sb_addf(sb, "<tr id=\"event-%lld\"><td class=\"num\">%lld</td>"
 			"<td>%s</td>", (long long)v[i].id, (long long)v[i].id,
 			when);
-		cell(sb, v[i].kind);
-		cell(sb, v[i].rig);
-		cell(sb, v[i].suite);
-		cell(sb, v[i].metric);
-		cell(sb, v[i].submitter);
+		page_alert_cell(sb, v[i].kind);
+		page_alert_cell(sb, v[i].rig);
+		page_alert_cell(sb, v[i].metric);
 		sb_adds(sb, "<td>");
-		if (*v[i].link == '/')
-			page_link(sb, "", v[i].link, v[i].title);
-		else
-			sb_add_html(sb, v[i].title);
+		page_alert_title(sb, &v[i]);
 		sb_adds(sb, "</td></tr>\n");
 	}
 	sb_adds(sb, "</tbody></table>\n");
 	if (!n)
-		sb_adds(sb, "<p>No events yet.</p>\n");
+		sb_adds(sb, "<p>No notices yet.</p>\n");
 }
 
 static void deliveries_table(struct strbuf *sb,
@@ -126,11 +143,11 @@ static void deliveries_table(struct strbuf *sb,
 			"<td class=\"num\">%lld</td>", (long long)v[i].id,
 			(long long)v[i].event_id, (long long)v[i].event_id,
 			(long long)v[i].subscription_id);
-		cell(sb, v[i].channel);
-		cell(sb, v[i].state);
+		page_alert_cell(sb, v[i].channel);
+		page_alert_cell(sb, v[i].state);
 		sb_addf(sb, "<td class=\"num attempts\">%d</td><td>%s</td>"
 			"<td>%s</td>", v[i].attempts, next, done);
-		cell(sb, v[i].last_error);
+		page_alert_cell(sb, v[i].last_error);
 		sb_adds(sb, "</tr>\n");
 	}
 	sb_adds(sb, "</tbody></table>\n");
@@ -138,52 +155,149 @@ static void deliveries_table(struct strbuf *sb,
 		sb_adds(sb, "<p>No deliveries yet.</p>\n");
 }
 
-static void alerts_html(struct strbuf *sb, const struct db_alert_event *ev,
-			size_t ne, const struct db_alert_delivery *dv,
-			size_t nd)
+static const char *const states[] = {
+	"open", "new", "acknowledged", "invalid", "fixed", "duplicate",
+	"closed",
+};
+
+/* The filter form of /alerts, holding f's values. */
+static void filter_form(struct strbuf *sb, const struct db_alert_filter *f)
+{
+	static const char *const keys[] = { "line", "metric", "rig" };
+	const char *vals[] = { f->line, f->metric, f->rig };
+	size_t i;
+
+	sb_adds(sb, "<form method=\"get\" action=\"/alerts\" "
+		"class=\"picker\" id=\"filter\"><label>state <select "
+		"name=\"state\">");
+	page_option(sb, "", "any", !*f->state);
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		page_option(sb, states[i], states[i], !strcmp(f->state,
+							      states[i]));
+	sb_adds(sb, "</select></label>");
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		sb_addf(sb, " <label>%s <input name=\"%s\" size=\"16\" "
+			"value=\"", keys[i], keys[i]);
+		sb_add_html(sb, vals[i]);
+		sb_adds(sb, "\"></label>");
+	}
+	if (f->group)
+		sb_addf(sb, "<input type=\"hidden\" name=\"group\" "
+			"value=\"%lld\">", (long long)f->group);
+	sb_adds(sb, " <button type=\"submit\">filter</button> <a href=\""
+		"/alerts\">all</a></form>\n");
+}
+
+static void alerts_html(struct strbuf *sb, const struct db_alert_filter *f,
+			const struct db_alert_event *ev, size_t ne,
+			const struct db_alert_event *nv, size_t nn,
+			const struct db_alert_delivery *dv, size_t nd)
 {
 	page_begin(sb, "Alerts", "alerts");
-	sb_adds(sb, "<h1>Alerts</h1>\n<p>Events are matched against the "
-		"subscriptions (<code>klab subscriptions</code>) and delivered "
+	sb_adds(sb, "<h1>Alerts</h1>\n<p>What the lab's bell rang for, one "
+		"row per change (its alerts: several metrics, several suites), "
+		"with its state: new, acknowledged, invalid, fixed, duplicate "
+		"or closed (a fixed metric back to its level).  Open one to "
+		"triage it.  Events are matched against the subscriptions "
+		"(<code>klab subscriptions</code>) and delivered "
 		"at least once; a failed delivery is retried with growing "
 		"delays.  Subscribe at <a href=\"/subscriptions\">"
 		"/subscriptions</a>.  Feed: <a href=\"/alerts.atom\">"
 		"/alerts.atom</a> "
 		"&middot; <a href=\"/api/alerts\">json</a></p>\n");
-	events_table(sb, ev, ne);
+	filter_form(sb, f);
+	page_alert_groups(sb, ev, ne);
+	notices_table(sb, nv, nn);
 	deliveries_table(sb, dv, nd);
 	page_end(sb);
+}
+
+/* The filter of /alerts from q: 0, or -1 with a 400 in r. */
+static int list_filter(struct query *q, struct db_alert_filter *f,
+		       struct web_response *r)
+{
+	static const char *const keys[] = { "state", "line", "metric", "rig",
+					    "suite", "kind" };
+	const char **vals[] = { &f->state, &f->line, &f->metric, &f->rig,
+				&f->suite, &f->kind };
+	char msg[300];
+	long group, alerts;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		*vals[i] = query_get(q, keys[i]);
+		if (!*vals[i])
+			*vals[i] = "";
+		if (strlen(*vals[i]) <= 256)
+			continue;
+		snprintf(msg, sizeof(msg), "parameter '%s': at most 256 bytes",
+			 keys[i]);
+		return web_error_page(r, q, 400, msg);
+	}
+	for (i = 0; *f->state && i < sizeof(states) / sizeof(states[0]); i++)
+		if (!strcmp(f->state, states[i]))
+			break;
+	if (i == sizeof(states) / sizeof(states[0]) &&
+	    strcmp(f->state, "any")) {
+		snprintf(msg, sizeof(msg), "parameter 'state': expected any, "
+			 "open, new, acknowledged, invalid, fixed, duplicate "
+			 "or closed, got '%.64s'", f->state);
+		return web_error_page(r, q, 400, msg);
+	}
+	if (page_int_param(q, "group", 0, 1, 0x7fffffffL, &group, r) ||
+	    page_int_param(q, "alerts", 0, 0, 1, &alerts, r))
+		return r->status;
+	f->group = group;
+	/* a state filters alerts (a notice's state is its alert's) */
+	f->alerts_only = *f->state || alerts;
+	if (!strcmp(f->state, "any"))
+		f->state = "";
+	return 0;
 }
 
 int web_alerts(struct db *db, struct query *q, const char *format,
 	       struct web_response *r)
 {
+	struct db_alert_event *ev = NULL, *nv = NULL;
 	struct db_alert_delivery *dv = NULL;
-	struct db_alert_event *ev = NULL;
-	enum page_format f = PF_JSON;
-	size_t ne = 0, nd = 0;
+	struct db_alert_filter f, nf;
+	enum page_format pf = PF_JSON;
+	size_t ne = 0, nn = 0, nd = 0;
 	long limit;
 	int rc;
 
-	if (!format && page_format(q, PF_HTML | PF_JSON, &f, r))
+	if (!format && page_format(q, PF_HTML | PF_JSON, &pf, r))
 		return r->status;
-	if (page_int_param(q, "limit", 100, 1, 10000, &limit, r))
+	if (page_int_param(q, "limit", 100, 1, 10000, &limit, r) ||
+	    list_filter(q, &f, r))
 		return r->status;
-	rc = db_alert_event_list(db, NULL, (int)limit, &ev, &ne);
+	nf = f;
+	rc = DB_OK;
+	if (pf == PF_HTML) {	/* alerts, then the notices apart */
+		f.alerts_only = 1;
+		nf.alerts_only = -1;
+		nf.state = "";
+		rc = db_alert_event_list(db, &nf, NOTICES_MAX, &nv, &nn);
+	}
+	if (!rc)
+		rc = db_alert_event_list(db, &f, (int)limit, &ev, &ne);
 	if (!rc)
 		rc = db_alert_delivery_list(db, (int)limit, &dv, &nd);
 	if (rc) {
 		db_alert_events_free(ev, ne);
+		db_alert_events_free(nv, nn);
 		return page_db_error(r, q, rc, "cannot list alerts");
 	}
 	sb_reset(&r->body);
-	if (f == PF_JSON)
+	if (pf == PF_JSON)
 		rc = alerts_json(r, ev, ne, dv, nd);
 	else {
-		alerts_html(&r->body, ev, ne, dv, nd);
+		alerts_html(&r->body, &f, ev, ne, nv, nn, dv, nd);
 		rc = page_ok(r, CT_HTML);
 	}
 	db_alert_events_free(ev, ne);
+	db_alert_events_free(nv, nn);
 	db_alert_deliveries_free(dv, nd);
 	return rc;
 }
@@ -339,8 +453,8 @@ static void sub_row(struct strbuf *sb, const struct db_alert_sub *s,
 
 	sb_addf(sb, "<tr id=\"sub-%lld\"><td class=\"num\">%lld</td>",
 		(long long)s->id, (long long)s->id);
-	cell(sb, s->channel);
-	cell(sb, *s->target ? s->target : "-");
+	page_alert_cell(sb, s->channel);
+	page_alert_cell(sb, *s->target ? s->target : "-");
 	sb_adds(sb, "<td>");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!*vals[i])
@@ -349,8 +463,8 @@ static void sub_row(struct strbuf *sb, const struct db_alert_sub *s,
 		sb_add_html(sb, vals[i]);
 	}
 	sb_adds(sb, shown ? "</td>" : "any</td>");
-	cell(sb, *s->events ? s->events : "all");
-	cell(sb, s->owner);
+	page_alert_cell(sb, *s->events ? s->events : "all");
+	page_alert_cell(sb, s->owner);
 	sb_addf(sb, "<td><a href=\"/alerts.atom?subscription=%lld\">feed</a> ",
 		(long long)s->id);
 	if (csrf) {
@@ -364,7 +478,7 @@ static void sub_form(struct strbuf *sb, const char *csrf)
 {
 	static const char *const kinds[] = { "worse_found",
 		"submission_finished", "change_point", "rig_offline",
-		"build_failed" };
+		"build_failed", "alert_state" };
 	size_t i;
 
 	sb_adds(sb, "<h2>Subscribe</h2>\n<form method=\"post\" action=\""

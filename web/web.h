@@ -92,14 +92,32 @@ int web_comparison(const struct db_comparison *c,
 		   const char *summary, struct query *q,
 		   struct web_response *r);
 /*
- * /alerts?limit=N&format=html|json: the newest events and deliveries of
- * the alert outbox (db/alerts.h), with attempts, state and last error;
+ * /alerts?limit=N&state=S&line=L&metric=GLOB&rig=R&suite=S&kind=K&group=G
+ * &format=html|json: the newest alerts (one row per group, with their
+ * state; the notices of state changes apart) and deliveries of the
+ * alert outbox (db/alerts.h), with attempts, state and last error;
  * format forces one (NULL: ?format=).  /alerts.atom?kind=K&rig=R&suite=S&
  * metric=GLOB&submitter=U&subscription=N: those events as an Atom feed
  * whose links start with base (klabd's public URL).
  */
 int web_alerts(struct db *db, struct query *q, const char *format,
 	       struct web_response *r);
+/*
+ * /alerts/ID?format=html|json: one alert with its triage (state,
+ * assignee, what fixed it), its group and its log; for a signed-in
+ * caller (csrf set) the forms that change its state, assign it and
+ * comment on it, error (or NULL) said above them.  format forces one
+ * (NULL: ?format=).  404 for an unknown id.
+ */
+struct web_alert_view {
+	int64_t id;
+	const char *who;	/* NULL or "" when not signed in */
+	const char *csrf;	/* NULL: no forms */
+	const char *error;
+};
+int web_alert(struct db *db, struct query *q,
+	      const struct web_alert_view *view, const char *format,
+	      struct web_response *r);
 int web_alerts_atom(struct db *db, struct query *q, const char *base,
 		    struct web_response *r);
 /*

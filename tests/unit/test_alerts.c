@@ -22,6 +22,7 @@
 #include "flow/alerts.h"
 #include "flow/alerts_int.h"
 #include "db/alerts.h"
+#include "db_testlib.h"
 
 static void test_sign(void **state)
 {
@@ -175,41 +176,6 @@ static void test_mail_headers(void **state)
 	sb_release(&sb);
 }
 
-struct fx {
-	char dir[64], path[96];
-	struct db *db;
-};
-
-static int setup_db(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	char err[256];
-
-	snprintf(f->dir, sizeof(f->dir), "/tmp/klab-test-alerts.XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	snprintf(f->path, sizeof(f->path), "%s/klab.db", f->dir);
-	f->db = db_open(f->path, err, sizeof(err));
-	*state = f;
-	return f->db ? 0 : -1;
-}
-
-static int teardown_db(void **state)
-{
-	struct fx *f = *state;
-	char p[128];
-
-	db_close(f->db);
-	snprintf(p, sizeof(p), "%s-wal", f->path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", f->path);
-	unlink(p);
-	unlink(f->path);
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
-
 static int64_t add_sub(struct db *db, const char *channel,
 		       const char *target, const char *events)
 {
@@ -306,10 +272,10 @@ int main(void)
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_checks),
 		cmocka_unit_test(test_mail_headers),
-		cmocka_unit_test_setup_teardown(test_dedup, setup_db,
-						teardown_db),
-		cmocka_unit_test_setup_teardown(test_outbox_retry, setup_db,
-						teardown_db),
+		cmocka_unit_test_setup_teardown(test_dedup, dbfix_setup,
+						dbfix_teardown),
+		cmocka_unit_test_setup_teardown(test_outbox_retry, dbfix_setup,
+						dbfix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
