@@ -17,6 +17,7 @@
 #include "db/alerts.h"
 #include "flow/alerts.h"
 #include "flow/track.h"
+#include "http/api.h"
 #include "http/api_util.h"
 #include "http/auth.h"
 #include "klabd/klabd.h"
@@ -181,7 +182,7 @@ static int form_done(struct req *rq, struct web_response *r, long id,
 		     enum outcome o, const char *err)
 {
 	if (o != OUT_OK)
-		return alert_page(rq, r, id, api_outcome_status(o), err);
+		return alert_page(rq, r, id, web_status(o), err);
 	snprintf(r->location, sizeof(r->location), "/alerts/%ld", id);
 	r->status = 303;
 	return 303;

@@ -172,7 +172,8 @@ static void test_migrate_20(void **state)
 
 	/* the database as schema 19 left it: no run_hists, the histograms
 	 * raw outputs "hist/<phase>.json" */
-	assert_int_equal(sqlite3_exec(f->db->h, "DROP TABLE run_hists;"
+	assert_int_equal(sqlite3_exec(f->db->h, UNDO_MIGRATIONS_FROM_21
+				      "DROP TABLE run_hists;"
 				      "PRAGMA user_version = 19", NULL, NULL,
 				      NULL), SQLITE_OK);
 	assert_int_equal(db_raw_put(f->db, run, "hist/a.json", canon,

@@ -190,12 +190,13 @@ static void test_migrate_decided_text(void **state)
 	struct wfix *f = *state;
 	struct db_cmp_decision *v = NULL;
 	int64_t id = cmp_row(f);
-	char sql[512];
+	char sql[1536];
 	size_t n = 0;
 
-	/* back to schema 18: migration 20's table goes too, as it runs
-	 * again after 19 */
-	snprintf(sql, sizeof(sql), "DROP TABLE comparison_decisions; "
+	/* back to schema 18: what migrations 20 and 21 added goes too, as
+	 * they run again after 19 */
+	snprintf(sql, sizeof(sql), UNDO_MIGRATIONS_FROM_21
+		 "DROP TABLE comparison_decisions; "
 		 "DROP TABLE run_hists; ALTER "
 		 "TABLE comparisons ADD COLUMN decided TEXT NOT NULL DEFAULT "
 		 "''; UPDATE comparisons SET decided = 'm.c same' || char(10) "

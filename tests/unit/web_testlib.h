@@ -170,4 +170,28 @@ static inline void wfix_compare(struct wfix *f, const char *const *k,
 		fail_msg("compare: %s", f->err);
 }
 
+/*
+ * SQL that takes a migrated database back to before migration 21 (the
+ * alerts' triage): for a test that rolls user_version back to make an
+ * older schema, so that reopening runs 21 again on what 21 did not see.
+ * A later migration that adds to the schema adds its undo here, newest
+ * first.
+ */
+#define UNDO_MIGRATIONS_FROM_21 \
+	"DROP INDEX alert_log_event; DROP TABLE alert_log;" \
+	"DROP INDEX alert_events_state; DROP INDEX alert_events_gid;" \
+	"DROP INDEX alert_events_group;" \
+	"ALTER TABLE alert_events DROP COLUMN updated;" \
+	"ALTER TABLE alert_events DROP COLUMN about;" \
+	"ALTER TABLE alert_events DROP COLUMN group_id;" \
+	"ALTER TABLE alert_events DROP COLUMN group_key;" \
+	"ALTER TABLE alert_events DROP COLUMN kernel_after;" \
+	"ALTER TABLE alert_events DROP COLUMN kernel_before;" \
+	"ALTER TABLE alert_events DROP COLUMN line;" \
+	"ALTER TABLE alert_events DROP COLUMN duplicate_of;" \
+	"ALTER TABLE alert_events DROP COLUMN fixed_kernel;" \
+	"ALTER TABLE alert_events DROP COLUMN fixed_commit;" \
+	"ALTER TABLE alert_events DROP COLUMN assignee;" \
+	"ALTER TABLE alert_events DROP COLUMN state;"
+
 #endif
