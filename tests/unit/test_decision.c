@@ -190,12 +190,14 @@ static void test_migrate_decided_text(void **state)
 	struct wfix *f = *state;
 	struct db_cmp_decision *v = NULL;
 	int64_t id = cmp_row(f);
-	char sql[400];
+	char sql[500];
 	size_t n = 0;
 
-	snprintf(sql, sizeof(sql), "DROP TABLE comparison_decisions; ALTER "
-		 "TABLE comparisons ADD COLUMN decided TEXT NOT NULL DEFAULT "
-		 "''; UPDATE comparisons SET decided = 'm.c same' || char(10) "
+	/* the database as schema 18 left it (20's table gone too) */
+	snprintf(sql, sizeof(sql), "DROP TABLE run_hists; DROP TABLE "
+		 "comparison_decisions; ALTER TABLE comparisons ADD COLUMN "
+		 "decided TEXT NOT NULL DEFAULT ''; UPDATE comparisons SET "
+		 "decided = 'm.c same' || char(10) "
 		 "|| 'm.a worse' || char(10) || 'm.b undecided' || char(10) "
 		 "|| 'junk' || char(10) || 'm.d better' WHERE id = %lld; "
 		 "PRAGMA user_version = 18", (long long)id);
