@@ -35,18 +35,27 @@ static inline int dbfix_setup(void **state)
 	return f->db ? 0 : -1;
 }
 
+/* Close db and remove its file, the WAL's two and the directory: the
+ * end of every unit test's temporary database. */
+static inline void testdb_remove(struct db *db, const char *dir,
+				 const char *path)
+{
+	char p[160];
+
+	db_close(db);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+	unlink(path);
+	rmdir(dir);
+}
+
 static inline int dbfix_teardown(void **state)
 {
 	struct fx *f = *state;
-	char p[128];
 
-	db_close(f->db);
-	snprintf(p, sizeof(p), "%s-wal", f->path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", f->path);
-	unlink(p);
-	unlink(f->path);
-	rmdir(f->dir);
+	testdb_remove(f->db, f->dir, f->path);
 	free(f);
 	return 0;
 }

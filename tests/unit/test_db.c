@@ -22,6 +22,7 @@
 
 #include "db/db.h"
 #include "db/db_int.h"	/* white-box checks on the handle */
+#include "db_testlib.h"	/* testdb_remove */
 #include "klabd/outcome.h"
 
 struct fixture {
@@ -84,15 +85,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char p[160];
 
-	db_close(f->db);
-	snprintf(p, sizeof(p), "%s-wal", f->path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", f->path);
-	unlink(p);
-	unlink(f->path);
-	rmdir(f->dir);
+	testdb_remove(f->db, f->dir, f->path);
 	free(f);
 	return 0;
 }

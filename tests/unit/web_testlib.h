@@ -20,6 +20,7 @@
 
 #include <sqlite3.h>
 
+#include "db_testlib.h"	/* testdb_remove */
 #include "judge/compare.h"
 #include "db/db.h"
 #include "lib/ident.h"
@@ -59,15 +60,8 @@ static inline int wfix_setup(void **state)
 static inline int wfix_teardown(void **state)
 {
 	struct wfix *f = *state;
-	char p[160];
 
-	db_close(f->db);
-	unlink(f->path);
-	snprintf(p, sizeof(p), "%s-wal", f->path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", f->path);
-	unlink(p);
-	rmdir(f->dir);
+	testdb_remove(f->db, f->dir, f->path);
 	free(f);
 	return 0;
 }
