@@ -77,7 +77,7 @@ ok "timeout"
 # SIGTERM: stop, write what was measured marked incomplete, remove files
 "$T" --disk "$TMP/d" --threads 2 --size 4096 --sync --out "$TMP/sig.json" 2>/dev/null &
 pid=$!
-sleep 1
+started "$TMP/d"
 kill -TERM $pid
 wait $pid; rc=$?
 [ $rc -eq 2 ] || fail "SIGTERM exit $rc"

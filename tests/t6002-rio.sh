@@ -102,7 +102,7 @@ ok "writers only: regions of --write-size at the end"
 "$R" --disk "$TMP/d" --read-size 8 --writers 1 --write-size 16 \
 	--load-cmd "sleep 100.$$" --warmup 0 --time 60 --out "$TMP/sig.json" 2>/dev/null &
 pid=$!
-sleep 1.5
+started "$TMP/d"
 kill -TERM $pid
 wait $pid; rc=$?
 [ $rc -eq 2 ] || fail "SIGTERM exit $rc"

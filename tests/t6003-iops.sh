@@ -52,7 +52,7 @@ ok "parameter errors"
 
 "$I" --disks "$TMP/a" --size 16 --ramp 0 --time 60 --out "$TMP/sig.json" 2>/dev/null &
 pid=$!
-sleep 1.5
+started "$TMP/a"
 kill -INT $pid
 wait $pid; rc=$?
 [ $rc -eq 2 ] || fail "SIGINT exit $rc"

@@ -37,3 +37,17 @@ loop_dev() {
 	truncate -s "${1}M" "$TMP/loop.img" 2>/dev/null || return 0
 	losetup -f --show "$TMP/loop.img" 2>/dev/null || true
 }
+
+# started DIR: wait until a workload put its files (klab-*) in DIR, which
+# it does after its signal handler is in, then give it a second to
+# measure something; a fixed sleep instead lets a loaded machine deliver
+# the signal before the handler (exit 143, not 2)
+started() {
+	n=0
+	until [ -n "$(find "$1" -name 'klab-*' 2>/dev/null | head -1)" ]; do
+		n=$((n + 1))
+		[ $n -lt 600 ] || fail "no workload files in $1 after 60 s"
+		sleep 0.1
+	done
+	sleep 1
+}
