@@ -181,11 +181,15 @@ static void track_row(struct strbuf *sb, const struct db_track *t)
 	sb_add_html(sb, t->line);
 	sb_adds(sb, "</a></td><td class=\"head\">");
 	if (*t->last_kernel)
-		page_link(sb, "/kernels/", t->last_kernel, *t->last_package ?
-			  t->last_package : t->last_kernel);
-	else
-		sb_add_html(sb, *t->last_package ? t->last_package :
-			    "none yet");
+		page_link(sb, "/kernels/", t->last_kernel, t->last_kernel);
+	if (*t->last_package && strcmp(t->last_package, t->last_kernel)) {
+		sb_adds(sb, *t->last_kernel ? " <span class=\"note\">" :
+			"<span>");
+		sb_add_html(sb, t->last_package);
+		sb_adds(sb, "</span>");
+	}
+	if (!*t->last_kernel && !*t->last_package)
+		sb_adds(sb, "none yet");
 	sb_adds(sb, "</td><td>");
 	sb_add_html(sb, t->rigs);
 	sb_adds(sb, "</td><td>");
