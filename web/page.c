@@ -60,6 +60,8 @@ static const char css[] =
 	"p.status.need{background:#f9d4d4;color:#8a1010}\n"
 	"p.status.calm{background:#d6f5d6;color:#135e13}\n"
 	"p.status a{color:inherit}\n"
+	"section h2 a{color:inherit;text-decoration:none}\n"
+	"section h2 a:hover{text-decoration:underline}\n"
 	"svg.chart{border:1px solid #ddd;background:#fff}\n";
 
 static const struct {
