@@ -28,20 +28,7 @@ chmod 755 "$TMP"
 
 ARCH=$TMP/archive
 mkdir -p "$ARCH"
-mkdeb() {	# ABI UPSTREAM
-	rel=6.1.0-$1-cloud-amd64
-	d=$TMP/deb-$1
-	mkdir -p "$d/DEBIAN" "$d/boot" "$d/lib/modules/$rel/kernel"
-	printf 'Package: linux-image-%s\nVersion: %s-1\nArchitecture: amd64\nMaintainer: t <t@example.invalid>\nDescription: fake for t2025\n' \
-		"$rel" "$2" >"$d/DEBIAN/control"
-	echo "not a kernel $1" >"$d/boot/vmlinuz-$rel"
-	: >"$d/lib/modules/$rel/modules.order"
-	: >"$d/lib/modules/$rel/modules.builtin"
-	: >"$d/lib/modules/$rel/modules.builtin.modinfo"
-	dpkg-deb --root-owner-group -Zgzip -b "$d" "$ARCH/linux-image-$rel.deb" >/dev/null ||
-		fail "dpkg-deb -b $rel"
-}
-for v in 170 171 172 173 174 175 176 177; do mkdeb $((v - 100)) "6.1.$v"; done
+for v in 170 171 172 173 174 175 176 177; do fake_deb "$ARCH" $((v - 100)) "6.1.$v"; done
 KLAB_DEBIAN_ARCHIVE=$ARCH
 KLAB_CACHE=$TMP/kcache
 export KLAB_DEBIAN_ARCHIVE KLAB_CACHE
@@ -54,15 +41,6 @@ ALICE="Authorization: Bearer $(cat "$TMP/alice")"
 RT='Authorization: Bearer tok-r3-secret'
 JSON='Content-Type: application/json'
 
-wait_for() {	# WHAT TENTHS CMD...: until CMD succeeds
-	what=$1 n=$2; shift 2
-	i=0
-	until "$@"; do
-		i=$((i + 1))
-		[ $i -gt "$n" ] && fail "timed out waiting for $what"
-		sleep 0.1
-	done
-}
 home() { http GET / >/dev/null; expect_status 200; cp "$TMP/body" "$TMP/home"; }
 # section ID: the home page's <section id=ID> into $TMP/sec
 section() {

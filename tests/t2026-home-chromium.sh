@@ -9,24 +9,12 @@
 # title, and clicking it lands on the alert's page, which shows it new;
 # acknowledged, the page says nothing needs the person again.
 . "$(dirname "$0")/lib.sh"
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROME" ] || skip "chromium is not installed (apt-get install chromium)"
-command -v node >/dev/null || skip "node is not installed"
-node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:1").onerror = () => 0' 2>/dev/null ||
-	skip "node has no WebSocket"
+chromium_need
 command -v jq >/dev/null || skip "no jq"
 chmod 755 "$TMP"
 start_klabd
 
-CPID=
-chrome_stop() { [ -n "$CPID" ] && kill "$CPID" 2>/dev/null; wait "$CPID" 2>/dev/null; CPID=; }
-at_cleanup chrome_stop
-rm -rf "$TMP/chrome"
-timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic \
-	--no-first-run --disable-background-networking \
-	--disable-component-update --disable-sync --remote-debugging-port=0 \
-	--user-data-dir="$TMP/chrome" about:blank 2>>"$TMP/chrome.log" &
-CPID=$!
+chromium_start 120
 # look NAME: the home page as the browser shows it, into $TMP/NAME
 look() {
 	timeout 60 node --experimental-websocket "$TOP/tests/t2026-home.js" \
@@ -60,5 +48,5 @@ jq -e '(.home.status | startswith("Nothing needs you")) and (.home.status | ends
 	.home.cls == "status calm" and (.home.rows | length) == 1' "$TMP/acked" >/dev/null ||
 	fail "after acknowledging: $(cat "$TMP/acked")"
 ok "acknowledged: nothing needs the person, the regression still listed"
-chrome_stop
+chromium_stop
 stop_klabd

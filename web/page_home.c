@@ -97,8 +97,9 @@ static void recent_kernels(struct strbuf *sb, struct db *db)
 }
 
 /* The culprit of the change of the group v[ix[0..n)]: the first bad
- * candidate of the bisection of the first of its alerts that has one,
- * "bisecting" while it runs, else "-". */
+ * candidate of the bisection of the first of its alerts that has one
+ * (db_bisection_of_change), "bisecting" while it runs, "none found" and
+ * why when it ended without one; "-" when none is of this change. */
 static void culprit(struct strbuf *sb, struct db *db,
 		    const struct db_alert_event *v, const size_t *ix, size_t n)
 {
@@ -127,7 +128,7 @@ static void culprit(struct strbuf *sb, struct db *db,
 		sb_addf(sb, "bisecting (bisection %lld)</a>", (long long)b.id);
 	} else {
 		sb_adds(sb, "none found</a>: ");
-		sb_add_html(sb, b.outcome);
+		sb_add_html(sb, *b.outcome ? b.outcome : b.state);
 	}
 	db_bisection_release(&b);
 	db_bis_cand_release(&c);
