@@ -221,6 +221,22 @@ fake_deb() {
 		fail "dpkg-deb -b $_rel"
 }
 
+# fake_archive FROM TO: a local archive $ARCH (KLAB_DEBIAN_ARCHIVE, with
+# KLAB_CACHE under $TMP, both exported) of fake_deb packages 6.1.FROM ..
+# 6.1.TO, ABI the upstream's last number - 100
+fake_archive() {
+	ARCH=$TMP/archive
+	mkdir -p "$ARCH"
+	_v=$1
+	while [ "$_v" -le "$2" ]; do
+		fake_deb "$ARCH" $((_v - 100)) "6.1.$_v"
+		_v=$((_v + 1))
+	done
+	KLAB_DEBIAN_ARCHIVE=$ARCH
+	KLAB_CACHE=$TMP/kcache
+	export KLAB_DEBIAN_ARCHIVE KLAB_CACHE
+}
+
 # chromium_need: skip unless headless Chromium and a node with WebSocket
 # can drive it (the tests' DevTools client, tests/cdp-lib.js); sets CHROME
 chromium_need() {

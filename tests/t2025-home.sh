@@ -26,12 +26,7 @@ command -v dpkg-deb >/dev/null || skip "no dpkg-deb"
 D=$TOP/tests/data
 chmod 755 "$TMP"
 
-ARCH=$TMP/archive
-mkdir -p "$ARCH"
-for v in 170 171 172 173 174 175 176 177; do fake_deb "$ARCH" $((v - 100)) "6.1.$v"; done
-KLAB_DEBIAN_ARCHIVE=$ARCH
-KLAB_CACHE=$TMP/kcache
-export KLAB_DEBIAN_ARCHIVE KLAB_CACHE
+fake_archive 170 177
 
 submit_conf "$TMP/klabd.conf"
 printf '[rig r3]\nkind = remote\ntoken = tok-r3-secret\nautostart = no\n' >>"$TMP/klabd.conf"

@@ -66,12 +66,7 @@ cp -r "$D/build-tree" "$G"
 [ "$(grep -c '^Subject: ' "$TMP/series.mbox")" = 8 ] || fail "the series has not 8 patches"
 
 # the archive: 6.1.170 .. 6.1.177
-ARCH=$TMP/archive
-mkdir -p "$ARCH"
-for v in 170 171 172 173 174 175 176 177; do fake_deb "$ARCH" $((v - 100)) "6.1.$v"; done
-KLAB_DEBIAN_ARCHIVE=$ARCH
-KLAB_CACHE=$TMP/kcache
-export KLAB_DEBIAN_ARCHIVE KLAB_CACHE
+fake_archive 170 177
 
 cat >"$TMP/klabd.conf" <<CONF
 build_cache = $TMP/cache
