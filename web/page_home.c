@@ -164,8 +164,10 @@ static void regression_row(struct strbuf *sb, struct db *db,
 }
 
 /* The status line: how many open changes have an alert nobody has
- * looked at yet (state new). */
-static void status_line(struct strbuf *sb, size_t need, size_t open)
+ * looked at yet (state new), how many others are open (acknowledged);
+ * capped: counted in the newest HOME_OPEN_MAX open alerts only. */
+static void status_line(struct strbuf *sb, size_t need, size_t open,
+			int capped)
 {
 	if (need) {
 		sb_addf(sb, "<p id=\"status\" class=\"status need\"><a href=\""
@@ -179,6 +181,8 @@ static void status_line(struct strbuf *sb, size_t need, size_t open)
 	if (open > need)
 		sb_addf(sb, " &middot; <a href=\"/alerts?state=acknowledged\">"
 			"%zu acknowledged</a>", open - need);
+	if (capped)
+		sb_addf(sb, " (in the newest %d open alerts)", HOME_OPEN_MAX);
 	sb_adds(sb, "</p>\n");
 }
 
@@ -202,7 +206,7 @@ static void regressions(struct strbuf *sb, struct db *db)
 				need++;
 				break;
 			}
-	status_line(sb, need, ng);
+	status_line(sb, need, ng, n >= HOME_OPEN_MAX);
 	sb_adds(sb, "<section id=\"regressions\"><h2><a href=\"/alerts?state="
 		"open\">Open regressions</a></h2>\n");
 	if (!ng)
