@@ -248,15 +248,24 @@ int job_switch(const struct agent_config *cfg, const struct job *job);
 /* POST /api/agent/jobs/ID/fail {"class":..,"error":..,"output":..}. */
 int job_fail(const struct agent_config *cfg, long id, const char *cls,
 	     const char *error, const char *output);
+/* Where the agent's part of a job went, in seconds: the steps it adds
+ * around klab-run's own in the upload (docs/AGENT.md). */
+struct job_times {
+	double prepare;	/* directories, schedulers, suite file, mkfs, mount */
+	double run;	/* klab-run, started to ended */
+	double finish;	/* unmount */
+};
+
 /*
  * Add to doc (results.json, kept by the caller) the raw outputs below
- * out and the log runlog, every out/rep-N.json and the suite text's
- * hash, then POST it until klabd answers (once more without the raw
- * outputs on 413); a refusal is reported with job_fail.  0 when klabd
- * took the outcome, -1 otherwise.
+ * out and the log runlog, every out/rep-N.json, the suite text's hash
+ * and the agent's steps (t, and the collecting of all this), then POST it
+ * until klabd answers (once more without the raw outputs on 413); a
+ * refusal is reported with job_fail.  0 when klabd took the outcome, -1
+ * otherwise.
  */
 int job_upload_results(const struct agent_config *cfg, const struct job *job,
 		       struct json_t *doc, const char *out,
-		       const char *runlog);
+		       const char *runlog, const struct job_times *t);
 
 #endif

@@ -110,6 +110,56 @@ out:
 	return rc;
 }
 
+/*
+ * klab steps [--rig R] [--suite S] [--limit N] [--format json]: where a
+ * cell's time goes, the mean of each step over the newest N done jobs,
+ * one row a step, then the cell's mean.
+ */
+int cmd_steps(struct args *a)
+{
+	static const char *const cols[] = { "step", "mean_s", "share",
+					    "jobs", NULL };
+	struct strbuf q = STRBUF_INIT;
+	struct http_result res;
+	json_t *doc, *row;
+	char num[32];
+	size_t i;
+	int rc;
+
+	sb_init(&q);
+	qadd(&q, "rig", a->rig);
+	qadd(&q, "suite", a->suite);
+	qadd(&q, "limit", a->limit);
+	if (a->format && !strcmp(a->format, "json")) {
+		rc = get_print("/api/steps", &q);
+		sb_release(&q);
+		return rc;
+	}
+	rc = http_do("/api/steps", &q, NULL, 0, NULL, &res);
+	sb_release(&q);
+	if (rc == EX_OK && res.status != 200)
+		rc = server_error(&res);
+	if (rc != EX_OK)
+		goto out;
+	doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+	json_array_foreach(json_object_get(doc, "steps"), i, row) {
+		snprintf(num, sizeof(num), "%.1f", json_number_value(
+			 json_object_get(row, "secs")));
+		json_object_set_new(row, "mean_s", json_string(num));
+		snprintf(num, sizeof(num), "%.1f%%", 100 * json_number_value(
+			 json_object_get(row, "share")));
+		json_object_set_new(row, "share", json_string(num));
+	}
+	cli_table_print(json_object_get(doc, "steps"), cols);
+	printf("%lld jobs, %.1f s a cell\n", (long long)json_integer_value(
+	       json_object_get(doc, "jobs")), json_number_value(
+	       json_object_get(doc, "secs")));
+	json_decref(doc);
+out:
+	sb_release(&res.body);
+	return rc;
+}
+
 int cmd_health(struct args *a)
 {
 	(void)a;

@@ -126,6 +126,36 @@ if "$KLAB_BIN/klab-run" --help >/dev/null 2>&1; then
 	expect_grep 'tiobench.rand_write'; expect_grep 'raw/run-1.json'
 	http GET "/api/runs/$run/raw/raw/run-1.json" >/dev/null; expect_status 200
 	ok "the real klab-run's tiobench results and raw outputs are stored"
+	# where the cell's time went: the agent's, klab-run's, tiotest's and
+	# klabd's steps, in the order they ran (docs/RESULTS.md, "steps")
+	http GET "/api/jobs/$job" >/dev/null; expect_status 200
+	got=$(jq -r '[.steps[] | "\(.step)/\(.rep)"] | join(" ")' "$TMP/body")
+	echo "steps: $got"
+	for s in prepare/0 suite_setup/0 warmup/0 setup/1 seq_write/1 \
+		seq_read.drop_cache/1 seq_read/1 rand_read/3 cleanup/3 \
+		workload.rest/3 klab-run.rest/0 finish/0 collect/0 upload/0; do
+		case " $got " in *" $s "*) ;; *) fail "job $job: no step $s in: $got" ;; esac
+	done
+	case $got in "prepare/0 suite_setup/0 warmup/0 "*" upload/0") ;;
+		*) fail "job $job: steps out of order: $got" ;; esac
+	jq -e '[.steps[].secs] | all(. >= 0) and add > 0' "$TMP/body" >/dev/null ||
+		fail "job $job: step times: $(jq -c .steps "$TMP/body")"
+	http GET "/api/runs/$run" >/dev/null
+	jq -e '.steps | length > 10' "$TMP/body" >/dev/null || fail "run $run has no steps"
+	http GET "/runs/$run" >/dev/null; expect_status 200
+	expect_grep "Where the cell's time went"; expect_grep '<td>rand_read</td><td class="num">3</td>'
+	http GET "/api/steps?rig=host0&suite=tiobench" >/dev/null; expect_status 200
+	jq -e '.jobs >= 1 and (.steps | map(.step) | index("rand_read")) != null' "$TMP/body" >/dev/null ||
+		fail "/api/steps: $(cat "$TMP/body")"
+	http GET "/steps?rig=host0" >/dev/null; expect_status 200
+	expect_grep 'Where cells spend their time'
+	klab --url "$URL" steps --rig host0 --suite tiobench >"$TMP/steps.txt" ||
+		fail "klab steps failed: $(cat "$TMP/steps.txt")"
+	cat "$TMP/steps.txt"
+	expect_grep '^rand_read  *[0-9.]*  *[0-9.]*%  *1$' "$TMP/steps.txt"
+	expect_grep '^[0-9]* jobs, [0-9.]* s a cell$' "$TMP/steps.txt"
+	http GET "/api/steps?limit=0" >/dev/null; expect_status 400
+	ok "the job's steps are stored, shown on its run's page and summed"
 else
 	echo "note: no working '$KLAB_BIN/klab-run': the real suite part is left out"
 fi

@@ -394,8 +394,21 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 	return 0;
 }
 
+/* A step of the run ("steps", lib/results.h) from t0 to now; returns now. */
+static uint64_t step_done(struct result_set *rs, const char *name,
+			  const char *what, uint64_t t0)
+{
+	uint64_t now = wl_now_ns();
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", name, what ? "." : "",
+		 what ? what : "");
+	result_set_step_add(rs, buf, 0, (double)(now - t0) / 1e9);
+	return now;
+}
+
 static void run_all(struct worker *ws, const struct opts *o,
-		    struct result_set *rs)
+		    struct result_set *rs, uint64_t t)
 {
 	uint64_t deadline = o->cm.timeout > 0 ?
 		wl_now_ns() + (uint64_t)(o->cm.timeout * 1e9) : 0;
@@ -403,6 +416,7 @@ static void run_all(struct worker *ws, const struct opts *o,
 
 	for (k = 0; k < TIO_NPHASES && !wl_stopping(); k++) {
 		int p = run_order[k];
+		const char *name = tiobench_phases[p].key;
 
 		if (!(o->phases & (1u << p)))
 			continue;
@@ -410,11 +424,16 @@ static void run_all(struct worker *ws, const struct opts *o,
 			if (prefill(ws, o))
 				break;
 			written = 1;
+			t = step_done(rs, name, "prefill", t);
 		}
 		if ((p == P_SEQ_READ || p == P_RAND_READ) && o->drop_cache &&
 		    !o->direct && drop_cache(ws, o))
 			break;
+		if ((p == P_SEQ_READ || p == P_RAND_READ) && o->drop_cache &&
+		    !o->direct)
+			t = step_done(rs, name, "drop_cache", t);
 		run_phase(ws, o, p, deadline, rs);
+		t = step_done(rs, name, NULL, t);
 		if (p == P_SEQ_WRITE)
 			written = 1;
 	}
@@ -611,6 +630,7 @@ int main(int argc, char **argv)
 	struct worker *ws;
 	char err[512];
 	unsigned i;
+	uint64_t t0 = wl_now_ns();
 	int rc;
 
 	if (parse_args(argc, argv, &o) || validate(&o, argc, argv))
@@ -627,11 +647,13 @@ int main(int argc, char **argv)
 			err, sizeof(err)))
 		wl_fail("%s", err);
 	else if (setup_workers(ws, &plan, &o) == 0)
-		run_all(ws, &o, &rs);
+		run_all(ws, &o, &rs, step_done(&rs, "setup", NULL, t0));
+	t0 = wl_now_ns();
 	for (i = 0; i < o.threads; i++)
 		iofile_slot_close(&ws[i].io);
 	free(ws);
 	iofile_cleanup(&plan);
+	step_done(&rs, "cleanup", NULL, t0);
 	rc = emit(&rs, &o);
 	wl_run_end("tiotest", 1);
 	result_set_release(&rs);
