@@ -58,18 +58,22 @@ int db_job_steps(struct db *db, int64_t job, struct db_job_step **out,
 }
 
 /* The jobs counted: done, with steps, of the rig and suite, newest
- * first; then each step's total per job averaged over those jobs. */
+ * first; then each step's total per job averaged over those jobs, in the
+ * order of its mean place in its jobs (a job's steps differ: one without
+ * a kexec has no boot). */
 static const char sql_means[] =
 	"WITH j AS (SELECT j.id FROM jobs j JOIN rigs g ON g.id = j.rig_id"
 	" JOIN suites s ON s.id = j.suite_id WHERE j.state = 'done'"
 	" AND (?1 IS NULL OR g.name = ?1) AND (?2 IS NULL OR s.name = ?2)"
 	" AND EXISTS (SELECT 1 FROM job_steps x WHERE x.job_id = j.id)"
 	" ORDER BY j.id DESC LIMIT ?3),"
-	" n AS (SELECT count(*) AS n FROM j)"
+	" n AS (SELECT count(*) AS n FROM j),"
+	" c AS (SELECT x.job_id, count(*) AS c FROM job_steps x JOIN j"
+	" ON j.id = x.job_id GROUP BY x.job_id)"
 	" SELECT x.name, sum(x.secs) / (SELECT n FROM n),"
 	" count(DISTINCT x.job_id), (SELECT n FROM n)"
-	" FROM job_steps x JOIN j ON j.id = x.job_id"
-	" GROUP BY x.name ORDER BY min(x.seq), x.name";
+	" FROM job_steps x JOIN c ON c.job_id = x.job_id"
+	" GROUP BY x.name ORDER BY avg((x.seq - 0.5) / c.c), x.name";
 
 int db_job_step_means(struct db *db, const char *rig, const char *suite,
 		      int limit, struct db_step_mean **out, size_t *n,
