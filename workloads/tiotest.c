@@ -47,6 +47,7 @@ struct opts {
 	const char *disk, *json;
 	unsigned threads, phases;
 	uint64_t size_mb, bs, rand_ops;
+	double phase_time;	/* --time: a phase's bound in seconds, 0 none */
 	int direct, sync, text, drop_cache;
 	struct devstat_set dev;	/* the disks behind --disk, maybe none */
 };
@@ -59,10 +60,13 @@ struct worker {
 	uint64_t rng, ops, t0, t1;
 	uint64_t tio;		/* its last request done (before the fsync) */
 	uint64_t distinct;	/* blocks the phase asked for, each once */
+	uint64_t filled;	/* bytes of its region written from the start */
 	struct hist h;
 };
 
 static volatile int workers_done;
+/* wl_now_ns() at which the running phase stops asking (--time), or 0 */
+static uint64_t phase_end;
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int do_io(struct worker *w, uint64_t off)
@@ -104,6 +108,8 @@ static void *worker_run(void *arg)
 		uint64_t blk = random ? rand_xorshift64(&w->rng) % nblk : i;
 
 		if (random ? i >= w->o->rand_ops : i >= nblk)
+			break;
+		if (phase_end && wl_now_ns() >= phase_end)
 			break;
 		if (do_io(w, w->io.r->off + blk * w->o->bs))
 			break;
@@ -199,6 +205,8 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	unsigned i, started = 0;
 
 	workers_done = 0;
+	phase_end = o->phase_time > 0 ?
+		    wl_now_ns() + (uint64_t)(o->phase_time * 1e9) : 0;
 	dev_ok = o->dev.n && devstat_set_read(&o->dev, &d0) == 0;
 	cpu_rusage_now(&c0);
 	for (i = 0; i < o->threads; i++) {
@@ -249,24 +257,27 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 
 /*
  * Write every region once so that read phases have data to read (not
- * holes).  A block device, or a file that was there before and is long
- * enough, is read as it is.
+ * holes): what the sequential write phase left (all of it, or the rest
+ * after a phase cut by --time).  A block device, or a file that was
+ * there before and is long enough, is read as it is.
  */
 static int prefill(struct worker *ws, const struct opts *o)
 {
 	const struct ioregion *r;
-	uint64_t have;
+	uint64_t have, from;
 	unsigned i;
 
 	for (i = 0; i < o->threads && !wl_stopping(); i++) {
 		r = ws[i].io.r;
-		if (r->bdev ||
+		from = ws[i].filled < r->len ? ws[i].filled : r->len;
+		if (from == r->len || r->bdev ||
 		    (!r->created && iofile_size(ws[i].io.fd, &have) == 0 &&
 		     have >= r->off + r->len))
 			continue;
-		if (iofile_fill(ws[i].io.fd, r->file, r->off, r->len,
-				(size_t)o->bs, ws[i].io.buf))
+		if (iofile_fill(ws[i].io.fd, r->file, r->off + from,
+				r->len - from, (size_t)o->bs, ws[i].io.buf))
 			return -1;
+		ws[i].filled = r->len;
 	}
 	return wl_stopping() ? -1 : 0;
 }
@@ -417,6 +428,7 @@ static void run_all(struct worker *ws, const struct opts *o,
 	for (k = 0; k < TIO_NPHASES && !wl_stopping(); k++) {
 		int p = run_order[k];
 		const char *name = tiobench_phases[p].key;
+		unsigned i;
 
 		if (!(o->phases & (1u << p)))
 			continue;
@@ -434,8 +446,8 @@ static void run_all(struct worker *ws, const struct opts *o,
 			t = step_done(rs, name, "drop_cache", t);
 		run_phase(ws, o, p, deadline, rs);
 		t = step_done(rs, name, NULL, t);
-		if (p == P_SEQ_WRITE)
-			written = 1;
+		for (i = 0; p == P_SEQ_WRITE && i < o->threads; i++)
+			ws[i].filled = ws[i].distinct * o->bs;
 	}
 }
 
@@ -492,6 +504,7 @@ static const char usage_text[] =
 	"  -s, --size MB       total size in MiB, split over threads (64)\n"
 	"  -b, --block BYTES   block size, k/m suffixes (4096)\n"
 	"  -r, --random N      random requests per thread (4000)\n"
+	"  -T, --time SECS     end a phase after SECS, done or not\n"
 	"      --phases LIST   seq_write,seq_read,rand_write,rand_read\n"
 	"      --direct        O_DIRECT\n"
 	"      --sync          O_SYNC\n"
@@ -525,6 +538,8 @@ static int parse_opt(int c, void *ctx)
 				      &o->bs);
 	case 'r': return wl_parse_u64("random", optarg, 0, 0, 1ull << 40,
 				      &o->rand_ops);
+	case 'T': return wl_parse_double("time", optarg, 0.01, 1e6,
+					 &o->phase_time);
 	case 'P': return parse_phases(optarg, &o->phases);
 	case 'D':
 		o->direct = 1;
@@ -554,12 +569,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "threads", 1, NULL, 't' }, { "size", 1, NULL, 's' },
 		{ "block", 1, NULL, 'b' }, { "random", 1, NULL, 'r' },
 		{ "phases", 1, NULL, 'P' }, { "direct", 0, NULL, 'D' },
+		{ "time", 1, NULL, 'T' },
 		{ "sync", 0, NULL, 'S' }, { "text", 0, NULL, 'x' },
 		{ "json", 1, NULL, 'j' }, { "drop-cache", 0, NULL, 'C' },
 		WL_COMMON_OPTIONS,
 	};
 
-	return wl_getopt(argc, argv, "d:t:s:b:r:o:h", lo, &o->cm, usage,
+	return wl_getopt(argc, argv, "d:t:s:b:r:T:o:h", lo, &o->cm, usage,
 			 parse_opt, o);
 }
 
