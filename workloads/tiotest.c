@@ -333,6 +333,25 @@ static uint64_t resident_pages(const struct ioregion *r, int fd)
 	return n;
 }
 
+/*
+ * Write back the dirty pages of region r and wait for them: only its
+ * range (sync_file_range), not its file's or device's others.  On a
+ * block device that tiobench-under-writes' writers share, fdatasync
+ * wrote back the writers' dirty data too, up to the dirty limit, and
+ * waited for it before every read phase and every retry of a drop.
+ */
+static int region_sync(const struct ioregion *r, int fd)
+{
+	if (sync_file_range(fd, (off_t)r->off, (off_t)r->len,
+			    SYNC_FILE_RANGE_WAIT_BEFORE |
+			    SYNC_FILE_RANGE_WRITE |
+			    SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != ESPIPE && errno != EINVAL)
+		return -1;
+	return fdatasync(fd) && errno != EINVAL ? -1 : 0;
+}
+
 /* Write back and drop the page cache of every thread's region. */
 static int drop_regions(struct worker *ws, const struct opts *o)
 {
@@ -342,7 +361,7 @@ static int drop_regions(struct worker *ws, const struct opts *o)
 
 	for (i = 0; i < o->threads; i++) {
 		r = ws[i].io.r;
-		if (fdatasync(ws[i].io.fd) && errno != EINVAL) {
+		if (region_sync(r, ws[i].io.fd)) {
 			wl_fail("cannot write back '%s': %s", r->file,
 				strerror(errno));
 			return -1;
@@ -372,8 +391,8 @@ static uint64_t resident_all(struct worker *ws, const struct opts *o)
 
 /*
  * --drop-cache: before a read phase, write back and drop the page cache
- * of every thread's region (fdatasync, then POSIX_FADV_DONTNEED), so the
- * phase reads from the device: what tiobench measured on machines whose
+ * of every thread's region (region_sync, then POSIX_FADV_DONTNEED), so
+ * the phase reads from the device: what tiobench measured on machines whose
  * files were larger than memory.  The kernel skips a page it cannot drop
  * at that moment (locked, or being written back), which the phase would
  * then read from memory: on a disk with a block device behind it (not
