@@ -160,6 +160,33 @@ else
 	echo "note: no working '$KLAB_BIN/klab-run': the real suite part is left out"
 fi
 
+# --- an upload's steps: a bad one is a 400 naming it, nothing stored;
+# good ones are stored in order with klabd's upload step after them ---
+http POST /api/jobs -H 'Content-Type: application/json' --data-binary \
+	"{\"kernels\":[\"$K\"],\"rig\":\"host0\",\"suite\":\"tiobench\",\"scale\":0.05}" >/dev/null
+expect_status 201
+job=$(sed -n 's/.*"jobs":\[\([0-9]*\).*/\1/p' "$TMP/body")
+RT='Authorization: Bearer tok-host0'
+http GET "/api/agent/next?wait=20" -H "$RT" >/dev/null; expect_status 200
+[ "$(jq -r .job.id "$TMP/body")" = "$job" ] || fail "the agent was handed $(cat "$TMP/body"), not job $job"
+doc() {
+	printf '{"schema":"klab-results/1","results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":40,"direction":"higher"}],"steps":%s}' "$1" >"$TMP/steps.json"
+}
+doc '[{"step":"warmup","secs":2},{"step":"seq_read","rep":1,"secs":-1}]'
+http POST "/api/agent/jobs/$job/results" -H "$RT" -H 'Content-Type: application/json' \
+	--data-binary @"$TMP/steps.json" >/dev/null
+expect_status 400; expect_grep "steps\[1\].secs"
+[ -z "$(run_of_job "$job")" ] || fail "a refused upload stored a run"
+doc '[{"step":"warmup","secs":2},{"step":"seq_read","rep":1,"secs":3.5}]'
+http POST "/api/agent/jobs/$job/results" -H "$RT" -H 'Content-Type: application/json' \
+	--data-binary @"$TMP/steps.json" >/dev/null
+expect_status 201
+http GET "/api/jobs/$job" >/dev/null
+got=$(jq -r '[.steps[] | "\(.step)/\(.rep)/\(.secs)"] | join(" ")' "$TMP/body")
+case $got in "warmup/0/2 seq_read/1/3.5 upload/0/"*) ;;
+	*) fail "job $job: steps $got" ;; esac
+ok "an upload's steps are checked and stored, klabd's upload step after them"
+
 # --- a failing suite is a benchmark failure with its output ---
 http POST /api/jobs -H 'Content-Type: application/json' --data-binary \
 	"{\"kernels\":[\"$K\"],\"rig\":\"host0\",\"suite\":\"tiobench\",\"scale\":0.05}" >/dev/null
