@@ -243,16 +243,16 @@ static void step_add(struct db_job_step *v, size_t *n, const char *name,
  * without a kexec) to now ("upload": the agent's poll, the upload and its
  * parsing).  A job kept over a restart of klabd has the agent's only.
  */
-static int results_steps(struct db *db, struct rig *g, int64_t job,
-			 const struct upload *u, char *err, size_t errlen)
+static int results_steps(struct db *db, const struct rig_job_times *tp,
+			 int64_t job, const struct upload *u, char *err,
+			 size_t errlen)
 {
-	struct rig_job_times t;
+	const struct rig_job_times t = *tp;
 	struct db_job_step *v = xcalloc(u->rs.nsteps + 3, sizeof(*v));
 	long long base;
 	size_t n = 0, i;
 	int rc;
 
-	rigmgr_job_times(g, job, &t);
 	if (t.assigned && t.kexec)
 		step_add(v, &n, "handout", t.kexec - t.assigned);
 	if (t.kexec && t.checkin)
@@ -276,10 +276,11 @@ static int results_steps(struct db *db, struct rig *g, int64_t job,
 
 /*
  * The run, its repetitions, its raw outputs (each linked to every run
- * the upload made) and the job's steps, all or nothing: an agent told
+ * the upload made) and the job's steps (klabd's from t, taken before the
+ * transaction: no rig lock inside it), all or nothing: an agent told
  * "stored" has all of it stored, and a failure stores none of it.
  */
-static int results_store(struct req *rq, struct rig *g,
+static int results_store(struct req *rq, const struct rig_job_times *t,
 			 const struct upload *u,
 			 const struct db_import_opts *o, int64_t **ids,
 			 size_t *n, char *err, size_t errlen)
@@ -308,7 +309,7 @@ static int results_store(struct req *rq, struct rig *g,
 					 u->raw[i].name, (long long)o->job_id);
 		}
 	if (rc == DB_OK)
-		rc = results_steps(rq->db, g, o->job_id, u, err, errlen);
+		rc = results_steps(rq->db, t, o->job_id, u, err, errlen);
 	if (rc == DB_OK && db_commit(rq->db) != DB_OK) {
 		snprintf(err, errlen, "cannot store the results of job %lld",
 			 (long long)o->job_id);
@@ -383,6 +384,7 @@ static int agent_results(struct req *rq, struct web_response *r,
 			 struct rig *g, struct db_job *j)
 {
 	struct db_import_opts o;
+	struct rig_job_times t;
 	struct upload u;
 	int64_t *ids = NULL;
 	size_t n = 0;
@@ -411,7 +413,8 @@ static int agent_results(struct req *rq, struct web_response *r,
 	conf = rig_conf_with_suite(conf, json_string_value(
 				   json_object_get(u.doc, "suite_sha256")));
 	o.rigconf = conf;
-	rc = results_store(rq, g, &u, &o, &ids, &n, err, sizeof(err));
+	rigmgr_job_times(g, j->id, &t);
+	rc = results_store(rq, &t, &u, &o, &ids, &n, err, sizeof(err));
 	free(conf);
 	if (rc) {
 		web_error_json(r, http_status_of(rc), err);
