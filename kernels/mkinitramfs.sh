@@ -194,7 +194,7 @@ EOF
 
 # Debian's fio links the engines for other storage (Ceph RBD and RADOS,
 # GlusterFS, NBD, RDMA, persistent memory) into its binary: their library
-# closure (Ceph, GlusterFS, ICU data) was 70 MB of the 115 MB unpacked
+# closure (Ceph, GlusterFS, ICU data) was 66 MB of the 119 MB unpacked
 # base part.  No suite uses them (psync, libaio, io_uring, mmap and the
 # rest are fio's own), so the image carries, for each such library, a
 # stub with its soname and symbol versions (make_stub) in its place: fio
