@@ -39,6 +39,9 @@ struct agent_config {
 	int backoff_max;	/* cap of the retry backoff, seconds */
 	long boot_job;		/* klab.job of this boot, 0 on a cold boot */
 	char *boot_release;	/* klab.release of this boot, or NULL */
+	/* the kernel's uptime when the agent started and when klabd took
+	 * its registration (0: not read): the steps of a job's kexec boot */
+	double uptime_start, uptime_checkin;
 };
 
 /* Log one line to stderr: "2025-01-31T12:00:00.123Z klab-agent: ...". */
@@ -251,6 +254,8 @@ int job_fail(const struct agent_config *cfg, long id, const char *cls,
 /* Where the agent's part of a job went, in seconds: the steps it adds
  * around klab-run's own in the upload (docs/AGENT.md). */
 struct job_times {
+	double kernel;	/* a boot into the job: kernel start to agent start */
+	double agent;	/* and agent start to its check-in; 0 0: no boot */
 	double prepare;	/* directories, schedulers, suite file, mkfs, mount */
 	double run;	/* klab-run, started to ended */
 	double finish;	/* unmount */

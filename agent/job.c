@@ -509,7 +509,7 @@ static double job_lap(long long *t0)
 int job_run(const struct agent_config *cfg, const struct job *job)
 {
 	struct strbuf disks = STRBUF_INIT;
-	struct job_times times = { 0, 0, 0 };
+	struct job_times times = { 0, 0, 0, 0, 0 };
 	struct job_paths p;
 	json_error_t jerr;
 	json_t *doc = NULL;
@@ -519,6 +519,11 @@ int job_run(const struct agent_config *cfg, const struct job *job)
 
 	sb_init(&disks);
 	job_paths_init(&p, cfg, job);
+	if (cfg->boot_job == job->id && cfg->uptime_checkin > 0) {
+		/* this boot was the job's kexec */
+		times.kernel = cfg->uptime_start;
+		times.agent = cfg->uptime_checkin - cfg->uptime_start;
+	}
 	if (job_prepare(cfg, job, &p, &disks, err, sizeof(err)) ||
 	    job_fs_prepare(job, &p, &disks, &mounted, err, sizeof(err))) {
 		job_fs_release(job, &p, mounted);

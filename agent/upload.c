@@ -203,9 +203,11 @@ static json_t *job_step(const char *name, double secs)
 }
 
 /*
- * "steps": the agent's preparation, klab-run's own steps (results.json
- * has them), what they leave of klab-run's time, the unmount and the
- * collecting of the upload (from t0, proc_now_ms): docs/AGENT.md.
+ * "steps": a kexec boot's kernel start to agent start and agent start to
+ * check-in (the guest's clock), the agent's preparation, klab-run's own
+ * steps (results.json has them), what they leave of klab-run's time, the
+ * unmount and the collecting of the upload (from t0, proc_now_ms):
+ * docs/AGENT.md.
  */
 static void job_steps(json_t *doc, const struct job_times *t, long long t0)
 {
@@ -213,6 +215,10 @@ static void job_steps(json_t *doc, const struct job_times *t, long long t0)
 	double sum = 0;
 	size_t i;
 
+	if (t->kernel > 0 || t->agent > 0) {
+		json_array_append_new(all, job_step("boot.kernel", t->kernel));
+		json_array_append_new(all, job_step("boot.agent", t->agent));
+	}
 	json_array_append_new(all, job_step("prepare", t->prepare));
 	json_array_foreach(json_is_array(own) ? own : NULL, i, s) {
 		sum += json_number_value(json_object_get(s, "secs"));

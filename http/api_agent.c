@@ -238,7 +238,9 @@ static void step_add(struct db_job_step *v, size_t *n, const char *name,
 /*
  * Where the job's time went (docs/RESULTS.md, "steps"): klabd's own,
  * from hand-out to the kexec announced ("handout": the agent's download
- * and kexec -l) and on to the check-in ("boot"), then the agent's steps
+ * and kexec -l) and on to the check-in ("boot"; "kexec" up to the new
+ * kernel's start when the agent timed the rest, boot.kernel and
+ * boot.agent), then the agent's steps
  * of the upload, then what is left from the check-in (or the hand-out,
  * without a kexec) to now ("upload": the agent's poll, the upload and its
  * parsing).  A job kept over a restart of klabd has the agent's only.
@@ -249,14 +251,24 @@ static int results_steps(struct db *db, const struct rig_job_times *tp,
 {
 	const struct rig_job_times t = *tp;
 	struct db_job_step *v = xcalloc(u->rs.nsteps + 3, sizeof(*v));
+	double booted = 0;
 	long long base;
 	size_t n = 0, i;
 	int rc;
 
+	/* the agent timed the boot from the new kernel's start: klabd's
+	 * part is what comes before it (kexec -e, the jump, decompression) */
+	for (i = 0; i < u->rs.nsteps; i++)
+		if (!u->rs.steps[i].rep &&
+		    (!strcmp(u->rs.steps[i].name, "boot.kernel") ||
+		     !strcmp(u->rs.steps[i].name, "boot.agent")))
+			booted += u->rs.steps[i].secs;
+
 	if (t.assigned && t.kexec)
 		step_add(v, &n, "handout", t.kexec - t.assigned);
 	if (t.kexec && t.checkin)
-		step_add(v, &n, "boot", t.checkin - t.kexec);
+		step_add(v, &n, booted ? "kexec" : "boot", t.checkin - t.kexec -
+			 (long long)(booted * 1000));
 	for (i = 0; i < u->rs.nsteps; i++, n++) {
 		v[n].name = u->rs.steps[i].name;
 		v[n].rep = u->rs.steps[i].rep;
