@@ -276,8 +276,8 @@ static int results_steps(struct db *db, const struct rig_job_times *tp,
 	}
 	base = t.checkin ? t.checkin : t.kexec ? 0 : t.assigned;
 	if (base)
-		step_add(v, &n, "upload", t.now - base -
-			 (long long)(result_set_steps_secs(&u->rs) * 1000));
+		step_add(v, &n, "upload", t.now - base - (long long)
+			 ((result_set_steps_secs(&u->rs) - booted) * 1000));
 	rc = db_job_steps_put(db, job, v, n);
 	free(v);
 	if (rc != DB_OK)

@@ -57,6 +57,9 @@ for j in 1 2; do
 		*) fail "job $j: steps $got" ;; esac
 	jq -e '[.steps[] | select(.step == "boot.kernel")][0].secs > 1' "$TMP/body" >/dev/null ||
 		fail "job $j: a boot of no time: $(jq -c .steps "$TMP/body")"
+	# the upload counts from the check-in: the boot before it is not taken off
+	jq -e '[.steps[] | select(.step == "upload")][0].secs > 0' "$TMP/body" >/dev/null ||
+		fail "job $j: an upload of no time: $(jq -c .steps "$TMP/body")"
 done
 klab steps --rig scsi0 --suite tiobench || fail "klab steps"
 http GET "/compare?k=$K1&k=$K2&rig=scsi0&suite=tiobench" >/dev/null
