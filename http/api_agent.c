@@ -238,12 +238,12 @@ static void step_add(struct db_job_step *v, size_t *n, const char *name,
 /*
  * Where the job's time went (docs/RESULTS.md, "steps"): klabd's own,
  * from hand-out to the kexec announced ("handout": the agent's download
- * and kexec -l) and on to the check-in ("boot"; "kexec" up to the new
- * kernel's start when the agent timed the rest, boot.kernel and
- * boot.agent), then the agent's steps
- * of the upload, then what is left from the check-in (or the hand-out,
- * without a kexec) to now ("upload": the agent's poll, the upload and its
- * parsing).  A job kept over a restart of klabd has the agent's only.
+ * and kexec -l) and on to the check-in ("boot"; "kexec", up to the new
+ * kernel's start, when the agent timed the rest: boot.kernel and
+ * boot.agent), then the agent's steps of the upload, then what is left
+ * from the check-in (or the hand-out, without a kexec) to now ("upload":
+ * the agent's poll, the upload and its parsing).  A job kept over a
+ * restart of klabd has the agent's only.
  */
 static int results_steps(struct db *db, const struct rig_job_times *tp,
 			 int64_t job, const struct upload *u, char *err,
@@ -263,7 +263,6 @@ static int results_steps(struct db *db, const struct rig_job_times *tp,
 		    (!strcmp(u->rs.steps[i].name, "boot.kernel") ||
 		     !strcmp(u->rs.steps[i].name, "boot.agent")))
 			booted += u->rs.steps[i].secs;
-
 	if (t.assigned && t.kexec)
 		step_add(v, &n, "handout", t.kexec - t.assigned);
 	if (t.kexec && t.checkin)
