@@ -64,6 +64,44 @@ int db_job_requeue_stale(struct db *db);
 void db_job_release(struct db_job *j);
 void db_jobs_free(struct db_job *v, size_t n);
 
+/*
+ * Where a job's time went (db_job_steps.c): its steps in the order they
+ * ran, klabd's own (hand-out, boot, upload) and those of the agent's
+ * upload (docs/RESULTS.md, "steps").  Not measurements.
+ */
+struct db_job_step {
+	char *name;
+	int rep;		/* the repetition it was part of, 0: none */
+	double secs;
+};
+
+/* Replace job's steps with v[0..n) (names copied); DB_OK or DB_ERR. */
+int db_job_steps_put(struct db *db, int64_t job, const struct db_job_step *v,
+		     size_t n);
+/* Job's steps in order, *n may be 0; DB_OK or DB_ERR. */
+int db_job_steps(struct db *db, int64_t job, struct db_job_step **out,
+		 size_t *n);
+void db_job_steps_free(struct db_job_step *v, size_t n);
+
+/* One step over many jobs: its mean seconds per job (the sum of its
+ * rows in a job, every repetition's, over the jobs counted). */
+struct db_step_mean {
+	char *name;
+	double secs;
+	int64_t jobs;		/* jobs that had the step */
+	int64_t total;		/* jobs counted */
+};
+
+/*
+ * The mean of each step over the newest limit (<= 0: all) done jobs
+ * that have steps, of rig and suite (NULL: any), in the order the steps
+ * first ran; *jobs the number of jobs counted.  DB_OK or DB_ERR.
+ */
+int db_job_step_means(struct db *db, const char *rig, const char *suite,
+		      int limit, struct db_step_mean **out, size_t *n,
+		      int64_t *jobs);
+void db_step_means_free(struct db_step_mean *v, size_t n);
+
 /* Boot artifacts of a kernel. */
 struct db_kernel_boot {
 	char *release;		/* uname -r */

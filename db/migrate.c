@@ -532,6 +532,17 @@ static const char *const migrations[] = {
 	"  notice INTEGER NOT NULL DEFAULT 0,"
 	"  created INTEGER NOT NULL);"
 	"CREATE INDEX alert_log_event ON alert_log(event_id, id);",
+	/* 22 (issue 31): where a cell's time went, one row per step of a
+	 * job in the order the steps ran: klabd's own (hand-out, boot,
+	 * upload) and those of the agent's upload (docs/RESULTS.md,
+	 * db_job_steps.c). */
+	"CREATE TABLE job_steps ("
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+	"  seq INTEGER NOT NULL,"
+	"  rep INTEGER NOT NULL DEFAULT 0,"
+	"  name TEXT NOT NULL,"
+	"  secs REAL NOT NULL,"
+	"  PRIMARY KEY (job_id, seq));",
 };
 
 /* What a migration moves that its SQL cannot: run after the SQL of its

@@ -107,6 +107,9 @@ struct rig {
 	int banners_allowed;	/* "Linux version" lines expected so far */
 	int health_fails;
 	long long booted_at;	/* monotonic ms, for the boot figures */
+	/* monotonic ms of the job in hand's hand-out, kexec announced and
+	 * check-in (0: not yet): klabd's steps of it (rigmgr_job_times) */
+	long long job_assigned, job_kexec, job_checkin;
 	double last_boot_secs;
 	int cold_boots, kexecs;
 	int waiting;		/* cold boot deferred (no base kernel yet) */
@@ -212,6 +215,14 @@ enum outcome rigmgr_kexec(struct rig *g, int64_t job, char *err,
 /* 1 when job is the job g holds now (handed out and not yet ended:
  * assigned, booting or running), 0 otherwise.  Takes the lock. */
 int rigmgr_holds(struct rig *g, int64_t job);
+/* When klabd saw the job g holds reach each stage, monotonic ms (0:
+ * not reached), and now. */
+struct rig_job_times {
+	long long assigned, kexec, checkin, now;
+};
+
+/* The times of job into t: 0, or -1 when g does not hold job. */
+int rigmgr_job_times(struct rig *g, int64_t job, struct rig_job_times *t);
 /* Results stored for job: the rig is idle again. */
 void rigmgr_job_done(struct rig *g, int64_t job);
 /* The agent reports a failure of class "infra"/"kernel"/"benchmark":

@@ -52,6 +52,7 @@ enum outcome rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 			 "the job's kernel (reboot)", release);
 		rigmgr_fail_kernel(g, msg, &fx);
 	} else if (g->job && job == g->job) {
+		g->job_checkin = proc_now_ms();
 		g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
 		rigmgr_set_state(g, RIG_RUNNING);
 		fx.job = job;
@@ -145,6 +146,9 @@ static int64_t take_job(struct rig *g, int *preparing)
 	}
 	if (id) {
 		g->job = id;
+		g->job_assigned = proc_now_ms();
+		g->job_kexec = 0;
+		g->job_checkin = 0;
 		/* the agent downloads and loads the kernel before it
 		 * announces the kexec: the job's time limit covers that */
 		g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
@@ -226,6 +230,7 @@ enum outcome rigmgr_kexec(struct rig *g, int64_t job, char *err,
 		g->banners_allowed++;
 		g->kexecs++;
 		g->booted_at = proc_now_ms();
+		g->job_kexec = g->booted_at;
 		g->deadline = g->booted_at + g->boot_timeout * 1000LL;
 		rigmgr_set_state(g, RIG_BOOTING);
 	}
@@ -243,6 +248,23 @@ int rigmgr_holds(struct rig *g, int64_t job)
 					g->state == RIG_RUNNING);
 	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	return held;
+}
+
+int rigmgr_job_times(struct rig *g, int64_t job, struct rig_job_times *t)
+{
+	int rc = -1;
+
+	memset(t, 0, sizeof(*t));
+	pthread_mutex_lock(&g->mgr->mgr_lock);
+	if (job && g->job == job) {
+		t->assigned = g->job_assigned;
+		t->kexec = g->job_kexec;
+		t->checkin = g->job_checkin;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
+	t->now = proc_now_ms();
+	return rc;
 }
 
 void rigmgr_job_done(struct rig *g, int64_t job)

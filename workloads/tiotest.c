@@ -47,6 +47,7 @@ struct opts {
 	const char *disk, *json;
 	unsigned threads, phases;
 	uint64_t size_mb, bs, rand_ops;
+	double phase_time;	/* --time: a phase's bound in seconds, 0 none */
 	int direct, sync, text, drop_cache;
 	struct devstat_set dev;	/* the disks behind --disk, maybe none */
 };
@@ -59,10 +60,13 @@ struct worker {
 	uint64_t rng, ops, t0, t1;
 	uint64_t tio;		/* its last request done (before the fsync) */
 	uint64_t distinct;	/* blocks the phase asked for, each once */
+	uint64_t filled;	/* bytes of its region written from the start */
 	struct hist h;
 };
 
 static volatile int workers_done;
+/* wl_now_ns() at which the running phase stops asking (--time), or 0 */
+static uint64_t phase_end;
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int do_io(struct worker *w, uint64_t off)
@@ -104,6 +108,8 @@ static void *worker_run(void *arg)
 		uint64_t blk = random ? rand_xorshift64(&w->rng) % nblk : i;
 
 		if (random ? i >= w->o->rand_ops : i >= nblk)
+			break;
+		if (phase_end && wl_now_ns() >= phase_end)
 			break;
 		if (do_io(w, w->io.r->off + blk * w->o->bs))
 			break;
@@ -199,6 +205,8 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	unsigned i, started = 0;
 
 	workers_done = 0;
+	phase_end = o->phase_time > 0 ?
+		    wl_now_ns() + (uint64_t)(o->phase_time * 1e9) : 0;
 	dev_ok = o->dev.n && devstat_set_read(&o->dev, &d0) == 0;
 	cpu_rusage_now(&c0);
 	for (i = 0; i < o->threads; i++) {
@@ -249,24 +257,27 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 
 /*
  * Write every region once so that read phases have data to read (not
- * holes).  A block device, or a file that was there before and is long
- * enough, is read as it is.
+ * holes): what the sequential write phase left (all of it, or the rest
+ * after a phase cut by --time).  A block device, or a file that was
+ * there before and is long enough, is read as it is.
  */
 static int prefill(struct worker *ws, const struct opts *o)
 {
 	const struct ioregion *r;
-	uint64_t have;
+	uint64_t have, from;
 	unsigned i;
 
 	for (i = 0; i < o->threads && !wl_stopping(); i++) {
 		r = ws[i].io.r;
-		if (r->bdev ||
+		from = ws[i].filled < r->len ? ws[i].filled : r->len;
+		if (from == r->len || r->bdev ||
 		    (!r->created && iofile_size(ws[i].io.fd, &have) == 0 &&
 		     have >= r->off + r->len))
 			continue;
-		if (iofile_fill(ws[i].io.fd, r->file, r->off, r->len,
-				(size_t)o->bs, ws[i].io.buf))
+		if (iofile_fill(ws[i].io.fd, r->file, r->off + from,
+				r->len - from, (size_t)o->bs, ws[i].io.buf))
 			return -1;
+		ws[i].filled = r->len;
 	}
 	return wl_stopping() ? -1 : 0;
 }
@@ -322,6 +333,25 @@ static uint64_t resident_pages(const struct ioregion *r, int fd)
 	return n;
 }
 
+/*
+ * Write back the dirty pages of region r and wait for them: only its
+ * range (sync_file_range), not its file's or device's others.  On a
+ * block device that tiobench-under-writes' writers share, fdatasync
+ * wrote back the writers' dirty data too, up to the dirty limit, and
+ * waited for it before every read phase and every retry of a drop.
+ */
+static int region_sync(const struct ioregion *r, int fd)
+{
+	if (sync_file_range(fd, (off_t)r->off, (off_t)r->len,
+			    SYNC_FILE_RANGE_WAIT_BEFORE |
+			    SYNC_FILE_RANGE_WRITE |
+			    SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != ESPIPE && errno != EINVAL)
+		return -1;
+	return fdatasync(fd) && errno != EINVAL ? -1 : 0;
+}
+
 /* Write back and drop the page cache of every thread's region. */
 static int drop_regions(struct worker *ws, const struct opts *o)
 {
@@ -331,7 +361,7 @@ static int drop_regions(struct worker *ws, const struct opts *o)
 
 	for (i = 0; i < o->threads; i++) {
 		r = ws[i].io.r;
-		if (fdatasync(ws[i].io.fd) && errno != EINVAL) {
+		if (region_sync(r, ws[i].io.fd)) {
 			wl_fail("cannot write back '%s': %s", r->file,
 				strerror(errno));
 			return -1;
@@ -361,8 +391,8 @@ static uint64_t resident_all(struct worker *ws, const struct opts *o)
 
 /*
  * --drop-cache: before a read phase, write back and drop the page cache
- * of every thread's region (fdatasync, then POSIX_FADV_DONTNEED), so the
- * phase reads from the device: what tiobench measured on machines whose
+ * of every thread's region (region_sync, then POSIX_FADV_DONTNEED), so
+ * the phase reads from the device: what tiobench measured on machines whose
  * files were larger than memory.  The kernel skips a page it cannot drop
  * at that moment (locked, or being written back), which the phase would
  * then read from memory: on a disk with a block device behind it (not
@@ -394,8 +424,21 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 	return 0;
 }
 
+/* A step of the run ("steps", lib/results.h) from t0 to now; returns now. */
+static uint64_t step_done(struct result_set *rs, const char *name,
+			  const char *what, uint64_t t0)
+{
+	uint64_t now = wl_now_ns();
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", name, what ? "." : "",
+		 what ? what : "");
+	result_set_step_add(rs, buf, 0, (double)(now - t0) / 1e9);
+	return now;
+}
+
 static void run_all(struct worker *ws, const struct opts *o,
-		    struct result_set *rs)
+		    struct result_set *rs, uint64_t t)
 {
 	uint64_t deadline = o->cm.timeout > 0 ?
 		wl_now_ns() + (uint64_t)(o->cm.timeout * 1e9) : 0;
@@ -403,6 +446,8 @@ static void run_all(struct worker *ws, const struct opts *o,
 
 	for (k = 0; k < TIO_NPHASES && !wl_stopping(); k++) {
 		int p = run_order[k];
+		const char *name = tiobench_phases[p].key;
+		unsigned i;
 
 		if (!(o->phases & (1u << p)))
 			continue;
@@ -410,13 +455,18 @@ static void run_all(struct worker *ws, const struct opts *o,
 			if (prefill(ws, o))
 				break;
 			written = 1;
+			t = step_done(rs, name, "prefill", t);
 		}
 		if ((p == P_SEQ_READ || p == P_RAND_READ) && o->drop_cache &&
 		    !o->direct && drop_cache(ws, o))
 			break;
+		if ((p == P_SEQ_READ || p == P_RAND_READ) && o->drop_cache &&
+		    !o->direct)
+			t = step_done(rs, name, "drop_cache", t);
 		run_phase(ws, o, p, deadline, rs);
-		if (p == P_SEQ_WRITE)
-			written = 1;
+		t = step_done(rs, name, NULL, t);
+		for (i = 0; p == P_SEQ_WRITE && i < o->threads; i++)
+			ws[i].filled = ws[i].distinct * o->bs;
 	}
 }
 
@@ -473,6 +523,7 @@ static const char usage_text[] =
 	"  -s, --size MB       total size in MiB, split over threads (64)\n"
 	"  -b, --block BYTES   block size, k/m suffixes (4096)\n"
 	"  -r, --random N      random requests per thread (4000)\n"
+	"  -T, --time SECS     end a phase after SECS, done or not\n"
 	"      --phases LIST   seq_write,seq_read,rand_write,rand_read\n"
 	"      --direct        O_DIRECT\n"
 	"      --sync          O_SYNC\n"
@@ -506,6 +557,8 @@ static int parse_opt(int c, void *ctx)
 				      &o->bs);
 	case 'r': return wl_parse_u64("random", optarg, 0, 0, 1ull << 40,
 				      &o->rand_ops);
+	case 'T': return wl_parse_double("time", optarg, 0.01, 1e6,
+					 &o->phase_time);
 	case 'P': return parse_phases(optarg, &o->phases);
 	case 'D':
 		o->direct = 1;
@@ -535,12 +588,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "threads", 1, NULL, 't' }, { "size", 1, NULL, 's' },
 		{ "block", 1, NULL, 'b' }, { "random", 1, NULL, 'r' },
 		{ "phases", 1, NULL, 'P' }, { "direct", 0, NULL, 'D' },
+		{ "time", 1, NULL, 'T' },
 		{ "sync", 0, NULL, 'S' }, { "text", 0, NULL, 'x' },
 		{ "json", 1, NULL, 'j' }, { "drop-cache", 0, NULL, 'C' },
 		WL_COMMON_OPTIONS,
 	};
 
-	return wl_getopt(argc, argv, "d:t:s:b:r:o:h", lo, &o->cm, usage,
+	return wl_getopt(argc, argv, "d:t:s:b:r:T:o:h", lo, &o->cm, usage,
 			 parse_opt, o);
 }
 
@@ -611,6 +665,7 @@ int main(int argc, char **argv)
 	struct worker *ws;
 	char err[512];
 	unsigned i;
+	uint64_t t0 = wl_now_ns();
 	int rc;
 
 	if (parse_args(argc, argv, &o) || validate(&o, argc, argv))
@@ -627,11 +682,13 @@ int main(int argc, char **argv)
 			err, sizeof(err)))
 		wl_fail("%s", err);
 	else if (setup_workers(ws, &plan, &o) == 0)
-		run_all(ws, &o, &rs);
+		run_all(ws, &o, &rs, step_done(&rs, "setup", NULL, t0));
+	t0 = wl_now_ns();
 	for (i = 0; i < o.threads; i++)
 		iofile_slot_close(&ws[i].io);
 	free(ws);
 	iofile_cleanup(&plan);
+	step_done(&rs, "cleanup", NULL, t0);
 	rc = emit(&rs, &o);
 	wl_run_end("tiotest", 1);
 	result_set_release(&rs);
