@@ -68,28 +68,29 @@ int syscpu_task_parse(const char *line, struct syscpu_task *t,
 	t->pid = (int)strtol(line, NULL, 10);
 	t->ticks = utime + stime;
 	t->start = start;
-	*kthread = (flags & SYSCPU_PF_KTHREAD) || ppid == 2 || t->pid == 2;
+	*kthread = flags & SYSCPU_PF_KTHREAD ? SYSCPU_KT_FLAG :
+		   ppid == 2 || t->pid == 2 ? SYSCPU_KT_PARENT : 0;
 	return 0;
 }
 
-/* Add PROC/NAME/stat to s when it is a kernel thread. */
-static void read_task(struct syscpu *s, const char *proc, const char *name)
+/* The kernel-thread class of PROC/NAME/stat (SYSCPU_KT_*), t filled;
+ * -1 when it cannot be read (gone since the directory was read). */
+static int read_task(const char *proc, const char *name,
+		     struct syscpu_task *t)
 {
 	char path[4096], line[1024];
-	struct syscpu_task t;
-	int kthread;
+	int kthread = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s/stat", proc, name);
 	f = fopen(path, "r");
 	if (!f)
-		return;		/* gone since the directory was read */
-	if (fgets(line, sizeof(line), f) &&
-	    syscpu_task_parse(line, &t, &kthread) == 0 && kthread) {
-		ALLOC_GROW(s->kt, s->nkt, s->alloc);
-		s->kt[s->nkt++] = t;
-	}
+		return -1;
+	if (!fgets(line, sizeof(line), f) ||
+	    syscpu_task_parse(line, t, &kthread))
+		kthread = -1;
 	fclose(f);
+	return kthread;
 }
 
 static int by_pid(const void *a, const void *b)
@@ -101,7 +102,9 @@ static int by_pid(const void *a, const void *b)
 
 int syscpu_read(struct syscpu *s, const char *proc)
 {
+	struct syscpu_task t;
 	struct dirent *e;
+	int k, parent_ok;
 	DIR *d;
 
 	proc = proc_root(proc);
@@ -112,10 +115,19 @@ int syscpu_read(struct syscpu *s, const char *proc)
 	d = opendir(proc);
 	if (!d)
 		return 0;	/* no tasks: the share is then 0 */
-	for (e = readdir(d); e; e = readdir(d))
-		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
-		    strspn(e->d_name, "0123456789") == strlen(e->d_name))
-			read_task(s, proc, e->d_name);
+	/* pid 2's children are kernel threads when pid 2 is kthreadd */
+	parent_ok = read_task(proc, "2", &t) == SYSCPU_KT_FLAG;
+	for (e = readdir(d); e; e = readdir(d)) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
+		    strspn(e->d_name, "0123456789") != strlen(e->d_name))
+			continue;
+		k = read_task(proc, e->d_name, &t);
+		if (k == SYSCPU_KT_FLAG ||
+		    (k == SYSCPU_KT_PARENT && parent_ok)) {
+			ALLOC_GROW(s->kt, s->nkt, s->alloc);
+			s->kt[s->nkt++] = t;
+		}
+	}
 	closedir(d);
 	if (s->nkt)
 		qsort(s->kt, s->nkt, sizeof(*s->kt), by_pid);

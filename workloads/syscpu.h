@@ -11,7 +11,8 @@
  *    iowait and steal are not busy);
  *  - kthread: utime + stime of every kernel thread (a task with
  *    PF_KTHREAD in its PROC/PID/stat flags, or whose parent is kthreadd,
- *    pid 2, and kthreadd itself), matched by pid and start time between
+ *    pid 2, and kthreadd itself, when pid 2 is kthreadd), matched by
+ *    pid and start time between
  *    the two readings; a thread born during the phase counts whole, one
  *    that exited during it is lost (kworkers rarely exit mid-phase).
  *
@@ -58,9 +59,13 @@ struct syscpu_delta {
 int syscpu_stat_read(const char *proc, uint64_t *busy, uint64_t *total);
 
 /*
- * Parse one PROC/PID/stat line; *kthread set when the task is a kernel
- * thread.  Returns 0, or -1 on a malformed line.
+ * Parse one PROC/PID/stat line.  *kthread is SYSCPU_KT_FLAG for a task
+ * with PF_KTHREAD, SYSCPU_KT_PARENT for pid 2 or a child of it without
+ * the flag (a kernel thread only when pid 2 is kthreadd: in a PID
+ * namespace pid 2 is a user task), else 0.  Returns 0, or -1 on a
+ * malformed line.
  */
+enum { SYSCPU_KT_FLAG = 1, SYSCPU_KT_PARENT = 2 };
 int syscpu_task_parse(const char *line, struct syscpu_task *t,
 		      int *kthread);
 

@@ -61,6 +61,15 @@ static void gone(int pid)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* An empty proc tree again. */
+static void clear_root(void)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'/*", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 static int setup(void **state)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -112,20 +121,20 @@ static void test_task_parse(void **state)
 	assert_int_equal(t.pid, 17);
 	assert_int_equal(t.ticks, 46);
 	assert_int_equal(t.start, 150);
-	assert_true(k);
+	assert_int_equal(k, SYSCPU_KT_FLAG);
 	/* a user task whose comm has blanks and parentheses */
 	assert_int_equal(syscpu_task_parse("4242 (a) (b c)) R 1 4242 4242 0 "
 		"-1 4194560 9 0 0 0 7 8 0 0 20 0 3 0 900 0 0", &t, &k), 0);
 	assert_int_equal(t.pid, 4242);
 	assert_int_equal(t.ticks, 15);
-	assert_false(k);
+	assert_int_equal(k, 0);
 	/* kthreadd, and a child of it without the flag */
 	assert_int_equal(syscpu_task_parse("2 (kthreadd) S 0 0 0 0 -1 2129984 "
 		"0 0 0 0 1 2 0 0 20 0 1 0 1 0 0", &t, &k), 0);
-	assert_true(k);
+	assert_int_equal(k, SYSCPU_KT_FLAG);
 	assert_int_equal(syscpu_task_parse("30 (x) S 2 0 0 0 -1 0 0 0 0 0 1 "
 		"2 0 0 20 0 1 0 5 0 0", &t, &k), 0);
-	assert_true(k);
+	assert_int_equal(k, SYSCPU_KT_PARENT);
 	assert_int_equal(syscpu_task_parse("17 kworker I 2", &t, &k), -1);
 	assert_int_equal(syscpu_task_parse("17 (k) I 2 0 0 0 -1 0 0 0", &t,
 					   &k), -1);
@@ -148,12 +157,13 @@ static void test_phase(void **state)
 	task(17, "kworker/0:1-events", 2, 0x4208060, 100, 200, 150);
 	task(40, "kworker/u4:2", 2, 0x4208060, 10, 10, 300);
 	task(41, "ksoftirqd/0", 2, 0x4208040, 5, 5, 2);
+	task(42, "kthreadd's child", 2, 0, 3, 3, 5);	/* no flag */
 	task(500, "iops (worker)", 1, 0x400040, 400, 400, 800);
 	write_file("self", "not a task\n");
 	assert_int_equal(syscpu_read(&a, root), 0);
 	assert_true(a.ok);
 	assert_int_equal(a.busy, 1700);
-	assert_int_equal(a.nkt, 4);
+	assert_int_equal(a.nkt, 5);
 	for (i = 1; i < a.nkt; i++)
 		assert_true(a.kt[i - 1].pid < a.kt[i].pid);
 
@@ -168,6 +178,7 @@ static void test_phase(void **state)
 	task(40, "kworker/u4:3", 2, 0x4208060, 1, 3, 2000);
 	task(60, "kworker/1:0", 2, 0x4208060, 4, 5, 2100);
 	task(500, "iops (worker)", 1, 0x400040, 500, 500, 800);
+	task(42, "kthreadd's child", 2, 0, 3, 3, 5);
 	assert_int_equal(syscpu_read(&b, root), 0);
 	syscpu_delta(&a, &b, &d);
 	assert_int_equal(d.busy, 300);
@@ -211,6 +222,25 @@ static void test_phase(void **state)
 	assert_int_equal(a.nkt, 0);
 }
 
+/* In a PID namespace pid 2 is a user task: its children are not kernel
+ * threads, a task with PF_KTHREAD still is. */
+static void test_pid_namespace(void **state)
+{
+	struct syscpu s = { 0 };
+
+	clear_root();
+	write_file("stat", "cpu 10 0 5 100\n");
+	task(1, "sh", 0, 0x400100, 1, 1, 1);
+	task(2, "sleep", 1, 0x400000, 1, 1, 2);
+	task(3, "cat", 2, 0x400000, 1, 1, 3);
+	task(4, "odd kthread", 0, SYSCPU_PF_KTHREAD, 7, 0, 4);
+	assert_int_equal(syscpu_read(&s, root), 0);
+	assert_int_equal(s.nkt, 1);
+	assert_int_equal(s.kt[0].pid, 4);
+	syscpu_release(&s);
+	clear_root();
+}
+
 static void test_unreadable(void **state)
 {
 	struct syscpu s = { 0 };
@@ -239,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_task_parse),
 		cmocka_unit_test(test_phase),
+		cmocka_unit_test(test_pid_namespace),
 		cmocka_unit_test(test_unreadable),
 	};
 
