@@ -302,6 +302,7 @@ static void test_cpu_per_op(void **state)
 	const char *row;
 	size_t i;
 	int cell;
+	json_t *j;
 	char *t;
 
 	for (cell = 0; cell < 4; cell++) {
@@ -343,6 +344,29 @@ static void test_cpu_per_op(void **state)
 			       "</a>"));
 	assert_non_null(strstr(sb.buf, "2 metrics worse</span> (1 "
 			       "headline)"));
+	/* the CSV and JSON carry it with its class and floor */
+	sb.len = 0;
+	report_csv(&sb, &c);
+	assert_non_null(strstr(sb.buf, "\niops.sys_cpu_per_op,us,lower,"
+			       "headline,6.1.192+cpu-kworker,0,4,4,601.5,"));
+	assert_non_null(strstr(sb.buf, "\ntiobench.rand_read.sys_cpu_per_op,"
+			       "us,lower,secondary,"));
+	j = report_json(&c);
+	for (i = 0; i < json_array_size(json_object_get(j, "metrics")); i++) {
+		json_t *m = json_array_get(json_object_get(j, "metrics"), i);
+
+		if (strcmp(json_string_value(json_object_get(m, "name")),
+			   "iops.sys_cpu_per_op"))
+			continue;
+		m = json_array_get(json_object_get(m, "cells"), 1);
+		assert_string_equal(json_string_value(json_object_get(m,
+				    "verdict")), "worse");
+		assert_true(json_real_value(json_object_get(m, "floor_pct")) ==
+			    5);
+		break;
+	}
+	assert_true(i < json_array_size(json_object_get(j, "metrics")));
+	json_decref(j);
 	sb_release(&sb);
 	compare_release(&c);
 }
