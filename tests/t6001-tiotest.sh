@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tiotest on files in a temporary directory (and a loop device when the
 # machine allows): consistent numbers (bytes = rate x time, request counts,
-# ordered percentiles), --text in tiobench's layout, parameter errors,
+# ordered percentiles, the machine's CPU per request), --text in tiobench's layout, parameter errors,
 # disk full, timeout and SIGTERM (partial results, files removed).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wl-lib.sh"
@@ -36,6 +36,8 @@ for p in seq_write seq_read rand_write rand_read; do
 		"$p: io_busy $busy is not avg_lat x ops / (threads x elapsed)"
 	check "$busy > 0 && $busy <= 100 && $spread >= 0 && $spread <= 100" \
 		"$p: io_busy $busy or finish_spread $spread out of 0-100"
+	# the whole machine's CPU per request and the kernel threads' share
+	syscpu "$TMP/r.json" $m
 done
 no_test_files "$TMP/d"
 ok "four phases consistent"

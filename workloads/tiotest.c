@@ -7,7 +7,9 @@
  * per-thread histogram; the phase reports rate (MiB/s, tiobench's MB),
  * CPU% as (user+sys)/wall from getrusage, latency average, maximum,
  * percentiles and share over 2 s and 10 s, and CPU efficiency (rate divided
- * by the CPU fraction).  A write phase ends with fsync, inside its time.
+ * by the CPU fraction); and the whole machine's CPU per request with the
+ * kernel threads' part of it (syscpu.h: sys_cpu_per_op, kthread_share).
+ * A write phase ends with fsync, inside its time.
  *
  * Output: klab-results/1 JSON on stdout or --out FILE; --text prints the
  * tiobench sections instead.  Exit 0 complete, 1 error, 2 interrupted.
@@ -32,6 +34,7 @@
 #include "workloads/hist.h"
 #include "workloads/iofile.h"
 #include "workloads/runctl.h"
+#include "workloads/syscpu.h"
 #include "workloads/tiotext.h"
 #include "workloads/wlcli.h"
 
@@ -196,18 +199,20 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		      uint64_t deadline, struct result_set *rs)
 {
 	struct cpu_rusage c0, c1;
+	struct syscpu sc0 = { 0 };
 	struct devstat d0, d1;
 	struct hist *all;
 	char prefix[64];
 	int dev_ok;
 	uint64_t t0 = UINT64_MAX, t1 = 0, distinct = 0;
-	uint64_t io0 = UINT64_MAX, io1 = 0;
+	uint64_t io0 = UINT64_MAX, io1 = 0, ops = 0;
 	unsigned i, started = 0;
 
 	workers_done = 0;
 	phase_end = o->phase_time > 0 ?
 		    wl_now_ns() + (uint64_t)(o->phase_time * 1e9) : 0;
 	dev_ok = o->dev.n && devstat_set_read(&o->dev, &d0) == 0;
+	syscpu_read(&sc0, NULL);
 	cpu_rusage_now(&c0);
 	for (i = 0; i < o->threads; i++) {
 		ws[i].phase = phase;
@@ -226,6 +231,8 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	for (i = 0; i < started; i++)
 		pthread_join(ws[i].tid, NULL);
 	cpu_rusage_now(&c1);
+	snprintf(prefix, sizeof(prefix), "tiobench.%s",
+		 tiobench_phases[phase].key);
 	dev_ok = dev_ok && devstat_set_read(&o->dev, &d1) == 0;
 	all = malloc(sizeof(*all));
 	if (!all)
@@ -238,15 +245,15 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		t1 = ws[i].t1 > t1 ? ws[i].t1 : t1;
 		io0 = ws[i].tio < io0 ? ws[i].tio : io0;
 		io1 = ws[i].tio > io1 ? ws[i].tio : io1;
+		ops += ws[i].ops;
 	}
 	if (all->count)
 		report_phase(rs, o, phase, all, t1 - t0,
 			     cpu_rusage_pct(&c0, &c1, (double)(t1 - t0) / 1e9),
 			     started, io1 - io0);
+	syscpu_phase_end(rs, prefix, &sc0, ops);
 	if (all->count && dev_ok) {
 		devstat_delta(&d0, &d1, &d0);
-		snprintf(prefix, sizeof(prefix), "tiobench.%s",
-			 tiobench_phases[phase].key);
 		devstat_report(rs, prefix, &d0);
 		if (phase == P_SEQ_READ || phase == P_RAND_READ)
 			devstat_report_cache(rs, prefix, &d0,
