@@ -23,9 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 
 #include "lib/strbuf.h"
 #include "lib/rand.h"
@@ -289,76 +286,6 @@ static int prefill(struct worker *ws, const struct opts *o)
 	return wl_stopping() ? -1 : 0;
 }
 
-/*
- * Drop the page cache of one region another way, for kernels built
- * without fadvise (CONFIG_ADVISE_SYSCALLS=n) and for pages fadvise left:
- * a block device's whole buffer cache (BLKFLSBUF), else every clean page
- * of the system (/proc/sys/vm/drop_caches).  Both need root, which a
- * rig's agent is.
- */
-static int drop_cache_root(const struct ioregion *r, int fd)
-{
-	int pfd, ok;
-
-	if (r->bdev && ioctl(fd, BLKFLSBUF, 0) == 0)
-		return 0;
-	pfd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-	if (pfd < 0)
-		return -1;
-	ok = write(pfd, "1", 1) == 1;
-	close(pfd);
-	return ok ? 0 : -1;
-}
-
-/*
- * Whole pages of region r still in the page cache (mincore over a
- * mapping of them; fadvise keeps a page the region shares with its
- * neighbour, so those are not counted), or 0 when that cannot be told:
- * the phase's device share still shows a cached read.
- */
-static uint64_t resident_pages(const struct ioregion *r, int fd)
-{
-	long sz = sysconf(_SC_PAGESIZE);
-	uint64_t pg = sz > 0 ? (uint64_t)sz : 4096;
-	uint64_t off = (r->off + pg - 1) / pg * pg;
-	uint64_t end = (r->off + r->len) / pg * pg, n = 0, i, len;
-	unsigned char *vec;
-	void *m;
-
-	if (end <= off)
-		return 0;
-	len = end - off;
-	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
-	if (m == MAP_FAILED)
-		return 0;
-	vec = malloc(len / pg);
-	if (vec && mincore(m, len, vec) == 0)
-		for (i = 0; i < len / pg; i++)
-			n += vec[i] & 1;
-	free(vec);
-	munmap(m, len);
-	return n;
-}
-
-/*
- * Write back the dirty pages of region r and wait for them: only its
- * range (sync_file_range), not its file's or device's others.  On a
- * block device that tiobench-under-writes' writers share, fdatasync
- * wrote back the writers' dirty data too, up to the dirty limit, and
- * waited for it before every read phase and every retry of a drop.
- */
-static int region_sync(const struct ioregion *r, int fd)
-{
-	if (sync_file_range(fd, (off_t)r->off, (off_t)r->len,
-			    SYNC_FILE_RANGE_WAIT_BEFORE |
-			    SYNC_FILE_RANGE_WRITE |
-			    SYNC_FILE_RANGE_WAIT_AFTER) == 0)
-		return 0;
-	if (errno != ENOSYS && errno != ESPIPE && errno != EINVAL)
-		return -1;
-	return fdatasync(fd) && errno != EINVAL ? -1 : 0;
-}
-
 /* Write back and drop the page cache of every thread's region. */
 static int drop_regions(struct worker *ws, const struct opts *o)
 {
@@ -368,14 +295,14 @@ static int drop_regions(struct worker *ws, const struct opts *o)
 
 	for (i = 0; i < o->threads; i++) {
 		r = ws[i].io.r;
-		if (region_sync(r, ws[i].io.fd)) {
+		if (iofile_region_sync(r, ws[i].io.fd)) {
 			wl_fail("cannot write back '%s': %s", r->file,
 				strerror(errno));
 			return -1;
 		}
 		e = posix_fadvise(ws[i].io.fd, (off_t)r->off, (off_t)r->len,
 				  POSIX_FADV_DONTNEED);
-		if (e == ENOSYS && drop_cache_root(r, ws[i].io.fd) == 0)
+		if (e == ENOSYS && iofile_drop_root(r, ws[i].io.fd) == 0)
 			e = 0;
 		if (e) {
 			wl_fail("cannot drop the cache of '%s': %s", r->file,
@@ -392,7 +319,7 @@ static uint64_t resident_all(struct worker *ws, const struct opts *o)
 	unsigned i;
 
 	for (i = 0; i < o->threads; i++)
-		n += resident_pages(ws[i].io.r, ws[i].io.fd);
+		n += iofile_resident(ws[i].io.r, ws[i].io.fd);
 	return n;
 }
 
@@ -423,7 +350,7 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 		if (!left)
 			return 0;
 	}
-	if (drop_cache_root(ws[0].io.r, ws[0].io.fd) == 0)
+	if (iofile_drop_root(ws[0].io.r, ws[0].io.fd) == 0)
 		left = resident_all(ws, o);
 	if (left)
 		fprintf(stderr, "tiotest: warning: %" PRIu64 " pages of the "
