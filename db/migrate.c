@@ -532,6 +532,15 @@ static const char *const migrations[] = {
 	"  notice INTEGER NOT NULL DEFAULT 0,"
 	"  created INTEGER NOT NULL);"
 	"CREATE INDEX alert_log_event ON alert_log(event_id, id);",
+	/* 22 (issue 31): rig pools.  A rig's class ('' : the rig is its own
+	 * class), written from the configuration at start; a job queued for
+	 * a class (jobs.class, '' : for its rig alone) goes to whichever rig
+	 * of the class takes it first, which then becomes its rig_id (until
+	 * then rig_id is the class's first rig). */
+	"ALTER TABLE rigs ADD COLUMN class TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE jobs ADD COLUMN class TEXT NOT NULL DEFAULT '';"
+	"CREATE INDEX rigs_class ON rigs(class);"
+	"CREATE INDEX jobs_class_state ON jobs(class, state, id);",
 };
 
 /* What a migration moves that its SQL cannot: run after the SQL of its

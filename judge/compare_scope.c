@@ -239,7 +239,8 @@ static int scope_configs(struct scope *sc,
 		const struct db_cell_run *r = &sc->runs[i];
 
 		if (strcmp(r->status, "done") ||
-		    (out->rig && strcmp(r->rig, out->rig)) ||
+		    (out->rig && !sc->rig_named &&
+		     strcmp(r->rig, out->rig)) ||
 		    (out->suite && strcmp(r->suite, out->suite)))
 			continue;
 		run_config(r, o, key, sizeof(key), &match);
@@ -289,6 +290,7 @@ int scope_build(struct db *db, const char *const *kernels, size_t nk,
 		snprintf(err, errlen, "cannot list the kernels' runs");
 		return rc;
 	}
+	sc->rig_named = rig != NULL;
 	if (rig)
 		out->rig = xstrdup(rig);
 	if (suite)
