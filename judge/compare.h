@@ -13,9 +13,10 @@
  * kernels' runs have (a class of rigs, named, gives the runs of all its
  * rigs, each rig a stratum of the test), and refuses (DB_INVALID naming
  * the choices) when there are several; runs of jobs with different
- * scale, scheduler or command line, or made under different configurations of the rig
- * (profile, disks, CPUs, memory, QEMU version: lib/rigconf.h), are
- * refused the same way unless the caller picks one.
+ * scale, scheduler or command line, or made under different
+ * configurations of the rig (profile, disks, CPUs, memory, QEMU
+ * version: lib/rigconf.h), are refused the same way unless the caller
+ * picks one.
  * Runs that are not "done" (interrupted, failed) never count.
  */
 #ifndef KLAB_COMPARE_H
