@@ -230,8 +230,9 @@ int db_submission_cell_add(struct db *db, int64_t id, int64_t comparison,
 	"ROW_NUMBER() OVER (PARTITION BY CASE WHEN q.class <> '' THEN " \
 	"q.class ELSE q.rig_id END, q.who ORDER BY q.lean, q.id) AS rn, " \
 	"COALESCE((SELECT MAX(j2.started) FROM jobs j2 WHERE (j2.rig_id = " \
-	"q.rig_id OR (q.class <> '' AND j2.class = q.class)) AND j2.state != 'queued' AND " JOB_WHO("j2") " = q.who), " \
-	"0) AS served FROM q) "
+	"q.rig_id OR (q.class <> '' AND j2.class = q.class)) AND " \
+	"j2.state != 'queued' AND " JOB_WHO("j2") " = q.who), 0) AS served " \
+	"FROM q) "
 #define FAIR_ORDER "f.rn, f.served, f.id"
 
 int64_t db_queue_next(struct db *db, const char *rig)
