@@ -88,7 +88,8 @@ void db_kernel_boot_release(struct db_kernel_boot *b);
 
 /* Rig tokens: set (on configuration) and look a token up. */
 int db_rig_set_token(struct db *db, const char *rig, const char *token);
-/* Record rig's class ("" : its own), from the configuration. */
+/* Record rig's class (its own name by default), from the
+ * configuration. */
 int db_rig_set_class(struct db *db, const char *rig, const char *klass);
 /* The rig name owning token (heap copy), or NULL. */
 char *db_rig_by_token(struct db *db, const char *token);

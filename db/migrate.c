@@ -532,8 +532,9 @@ static const char *const migrations[] = {
 	"  notice INTEGER NOT NULL DEFAULT 0,"
 	"  created INTEGER NOT NULL);"
 	"CREATE INDEX alert_log_event ON alert_log(event_id, id);",
-	/* 22 (issue 31): rig pools.  A rig's class ('' : the rig is its own
-	 * class), written from the configuration at start; a job queued for
+	/* 22 (issue 31): rig pools.  A configured rig's class (its own name
+	 * unless its section names one), written from the configuration at
+	 * start ('' for rigs klabd does not drive: the name alone); a job queued for
 	 * a class (jobs.class, '' : for its rig alone) goes to whichever rig
 	 * of the class takes it first, which then becomes its rig_id (until
 	 * then rig_id is the class's first rig). */

@@ -45,18 +45,16 @@ size_t rig_class_resolve(struct klabd *d, const char *name, struct rig **out,
 	return 1;
 }
 
-/* A class named like a rig outside it would make the name mean two
- * things: refused. */
+/* A class named like a rig would make the name mean two things (the
+ * pool, or that rig alone): refused, but for a rig's own class. */
 static int class_name_check(struct klabd *d, const struct rig *g, char *err,
 			    size_t errlen)
 {
-	const struct rig *o = rigmgr_find(d, g->klass);
-
-	if (!o || !strcmp(o->klass, g->klass))
+	if (!strcmp(g->klass, g->name) || !rigmgr_find(d, g->klass))
 		return 0;
-	snprintf(err, errlen, "%s: [rig %s] class: '%s' is the name of rig "
-		 "'%s', which is not in that class", d->cfg.path, g->name,
-		 g->klass, o->name);
+	snprintf(err, errlen, "%s: [rig %s] class: '%s' is the name of a "
+		 "rig: name a class apart from its rigs", d->cfg.path, g->name,
+		 g->klass);
 	return -1;
 }
 

@@ -416,8 +416,7 @@ int rig_register(struct klabd *d, struct db *db, struct rig *g, char *err,
 	r.state = (char *)rig_state_name(g->state);
 	if (db_rig_put(db, &r, err, errlen) ||
 	    db_rig_set_token(db, g->name, g->token_hash) ||
-	    db_rig_set_class(db, g->name, strcmp(g->klass, g->name) ?
-			     g->klass : "")) {
+	    db_rig_set_class(db, g->name, g->klass)) {
 		if (!err[0])
 			snprintf(err, errlen, "cannot record rig '%s'",
 				 g->name);

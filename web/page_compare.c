@@ -292,7 +292,8 @@ static void td_delta(struct strbuf *sb, const struct comparison *c,
 	if (cell->vd.tested && strcmp(cell->vd.analysis, "welch"))
 		sb_addf(sb, " <span class=\"an\">%s</span>",
 			!strcmp(cell->vd.analysis, "paired") ? "paired" :
-			"ranks");
+			!strncmp(cell->vd.analysis, "stratified", 10) ?
+			"by rig" : "ranks");
 	sb_adds(sb, "</small></td>");
 }
 
