@@ -534,10 +534,10 @@ static const char *const migrations[] = {
 	"CREATE INDEX alert_log_event ON alert_log(event_id, id);",
 	/* 22 (issue 31): rig pools.  A configured rig's class (its own name
 	 * unless its section names one), written from the configuration at
-	 * start ('' for rigs klabd does not drive: the name alone); a job queued for
-	 * a class (jobs.class, '' : for its rig alone) goes to whichever rig
-	 * of the class takes it first, which then becomes its rig_id (until
-	 * then rig_id is the class's first rig). */
+	 * start ('' for rigs klabd does not drive: the name alone); a job
+	 * queued for a class (jobs.class, '' : for its rig alone) goes to
+	 * whichever rig of the class takes it first, which then becomes its
+	 * rig_id (until then rig_id is the class's first rig). */
 	"ALTER TABLE rigs ADD COLUMN class TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE jobs ADD COLUMN class TEXT NOT NULL DEFAULT '';"
 	"CREATE INDEX rigs_class ON rigs(class);"
