@@ -101,7 +101,8 @@ int db_job_list(struct db *db, const char *rig, const char *state,
 {
 	void *v;
 	int rc = db_run_rows(db, &job_rows, &v, n, JOB_COLS
-			     "WHERE (?1 IS NULL OR g.name = ?1)"
+			     "WHERE (?1 IS NULL OR g.id IN "
+			     DB_RIGS_NAMED("?1") ")"
 			     " AND (?2 IS NULL OR j.state = ?2) "
 			     "ORDER BY j.id DESC LIMIT ?3", "zzi", rig, state,
 			     limit > 0 ? limit : -1);
