@@ -158,5 +158,10 @@ http POST /api/comparisons -H 'Content-Type: application/json' \
 	-d '{"base":"kA","candidate":"kB","rig":"nopool","suite":"tiobench"}' >/dev/null
 expect_status 404
 expect_grep "unknown rig 'nopool' (no rig or class of that name)"
-ok "a rig's name pins a job to it; an unknown rig or class is 404"
+http GET /api/rigs >/dev/null
+[ "$(jq -r '[.rigs[] | .class] | join(",")' "$TMP/body")" = ",pool,pool" ] ||
+	fail "rigs' classes: $(cat "$TMP/body")"
+http GET /rigs >/dev/null
+expect_grep '<td>r2</td><td>pool</td>'
+ok "a rig's name pins a job to it; an unknown rig or class is 404; /rigs shows the class"
 stop_klabd
