@@ -88,7 +88,8 @@ int web_rigs_forms(struct db *db, struct query *q, const char *csrf,
 	page_begin(&r->body, "Rigs", "rigs");
 	sb_addf(&r->body, "<h1>Rigs</h1>\n<table class=\"rigs\"><thead><tr>"
 		"<th>rig</th><th>class</th><th>kind</th><th>profile</th>"
-		"<th>disks</th><th>CPUs</th><th>memory MB</th><th>state</th><th></th></tr>"
+		"<th>disks</th><th>CPUs</th><th>memory MB</th><th>state</th>"
+		"<th></th></tr>"
 		"</thead>\n<tbody>\n");
 	for (i = 0; i < n; i++)
 		rig_row(&r->body, &v[i], csrf);
