@@ -11,7 +11,9 @@
 #      offset) is decided worse, tested by rig ("stratified");
 #  (c) an A/A over the class is never worse or better;
 #  (d) a rig's own name still pins a job to that rig; an unknown name is
-#      404.
+#      404; /api/rigs and /rigs show the class;
+#  (e) a submission names the class (submit_rigs, klab submit --rig): its
+#      cells are queued for the class.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "no jq"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
@@ -38,7 +40,16 @@ timeout 20 "$KLAB_BIN/klabd" --config "$TMP/bad2.conf" --listen 127.0.0.1:0 \
 expect_grep "\[rig p1\] class: 'p2' is the name of a rig: name a class apart from its rigs" "$TMP/bad2.log"
 ok "a class whose rigs differ, or named like another rig, stops klabd naming rig and field"
 
+# the build sandbox's user reaches its tree under the cache through here
+chmod 755 "$TMP"
 cat >"$TMP/klabd.conf" <<CONF
+build_cache = $TMP/cache
+build_fragment = $TOP/tests/data/build-tree.config
+build_must_have = CONFIG_KEXEC
+submit_rigs = pool
+submit_suites = tiobench
+[base fake]
+dir = $TOP/tests/data/build-tree
 [rig r1]
 kind = remote
 class = pool
@@ -164,4 +175,25 @@ http GET /api/rigs >/dev/null
 http GET /rigs >/dev/null
 expect_grep '<td>r2</td><td>pool</td>'
 ok "a rig's name pins a job to it; an unknown rig or class is 404; /rigs shows the class"
+
+# --- (e) a submission names the class (submit_rigs = pool, and --rig) ---
+out=$(klab submit fake "$TOP/tests/data/patches/good-elv.patch" --suite tiobench) ||
+	fail "klab submit: $out"
+S=${out#submission }
+out=$(klab submit fake "$TOP/tests/data/patches/good-elv.patch" --rig pool --suite tiobench) ||
+	fail "klab submit --rig pool: $out"
+S2=${out#submission }
+for s in $S $S2; do
+	i=0
+	until [ "$(sqlite3 "$TMP/klab.db" "SELECT stage FROM submissions WHERE id = $s")" = cells ]; do
+		i=$((i + 1))
+		[ $i -gt 600 ] && fail "submission $s never reached its cells: $(tail -5 "$TMP/klabd.log")"
+		sleep 0.1
+	done
+	[ "$(sqlite3 "$TMP/klab.db" "SELECT group_concat(DISTINCT rig) FROM submission_cells WHERE submission_id = $s")" = pool ] ||
+		fail "submission $s's cells are not on the class"
+	[ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) || ' ' || group_concat(DISTINCT j.class) FROM jobs j JOIN comparison_jobs x ON x.job_id = j.id JOIN submission_cells c ON c.comparison_id = x.comparison_id WHERE c.submission_id = $s")" = "6 pool" ] ||
+		fail "submission $s's jobs are not queued for the class"
+done
+ok "a submission names the class (submit_rigs and klab submit --rig): its cells are queued for the pool"
 stop_klabd
