@@ -119,8 +119,10 @@ static int scope_derive(struct scope *sc, int field, const char *other,
 	for (i = 0; i < sc->nruns; i++) {
 		const struct db_cell_run *r = &sc->runs[i];
 
+		/* a rig named: db_cell_runs chose its runs (a class's) */
 		if (strcmp(r->status, "done") ||
-		    (field == 1 && other && strcmp(r->rig, other)))
+		    (field == 1 && other && !sc->rig_named &&
+		     strcmp(r->rig, other)))
 			continue;
 		names_add(&ns, field ? r->suite : r->rig);
 	}

@@ -140,6 +140,13 @@ for g in r1 r2; do
 	ks=$(jq -r --arg g "$g" '[.jobs[] | select(.rig == $g) | .kernel] | unique | join(",")' "$TMP/body")
 	[ "$ks" = "kA,kB" ] || fail "rig $g ran kernels '$ks', expected both: $(jq -c '[.jobs[] | {id,rig,kernel,state}]' "$TMP/body")"
 done
+# the compare page over the class, its suite derived
+http GET "/api/compare?k=kA&k=kB&rig=pool" >/dev/null
+expect_status 200
+[ "$(jq -r '.suite + " " + (.rigs | join(","))' "$TMP/body")" = "tiobench r1,r2" ] ||
+	fail "compare over the class: $(head -c 400 "$TMP/body")"
+klab compare kA kB --rig pool >"$TMP/cmp.txt" || fail "klab compare --rig pool: $?"
+expect_grep "rig: pool" "$TMP/cmp.txt"
 ok "a comparison over the class: cells on both rigs, each both kernels, an 8% drop under a 20% rig offset decided worse by rig"
 
 # --- (c) A/A over the class ---
