@@ -72,8 +72,9 @@ for k in $LEVELS; do
 	case $k in
 	''|*[!0-9]*) die "--levels: '$k' is not a number" ;;
 	esac
-	[ "$k" -ge 1 ] && [ "$k" -le "$RIGS" ] ||
+	if [ "$k" -lt 1 ] || [ "$k" -gt "$RIGS" ]; then
 		die "--levels: $k rigs at once, but the class has $RIGS"
+	fi
 done
 case $MODEL in
 hdd|ssd|host) ;;
