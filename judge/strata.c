@@ -195,12 +195,16 @@ void vd_test_strata(const struct vd_policy *pol, const struct vd_kind *kind,
 		st.logs = (i < nb ? base[i] : cand[i - nb]) > 0;
 	if (strata_fill(&st, v, g, n))
 		goto out;	/* a rig's mean is 0: the pooled test stands */
-	if (!st.common || st.df[0] < 1 || st.df[1] < 1 ||
-	    !(st.mean[0] > 0)) {
-		untested(r, "too few cells within each rig");
+	if (!st.common || !(st.mean[0] > 0)) {
+		untested(r, "no rig ran both sides");
 		goto out;
 	}
 	L = strata_change(&st, f);
+	r->delta_pct = 100 * expm1(L);	/* the change within the rigs */
+	if (st.df[0] < 1 || st.df[1] < 1) {
+		untested(r, "too few cells within each rig");
+		goto out;
+	}
 	for (i = 0; i < 2; i++) {
 		double ss = 0;
 		size_t h;
@@ -209,7 +213,6 @@ void vd_test_strata(const struct vd_policy *pol, const struct vd_kind *kind,
 			ss += st.s[h].ss[i];
 		sd[i] = sqrt(ss / st.df[i]);
 	}
-	r->delta_pct = 100 * expm1(L);
 	r->sd_pct = 100 * sd[1];
 	r->noise_pct = 100 * sd[0];
 	r->threshold_pct = fmax(r->floor_pct, pol->noise_k * r->noise_pct);

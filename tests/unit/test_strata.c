@@ -172,6 +172,13 @@ static void test_too_few_within(void **state)
 	assert_int_equal(r.verdict, V_UNDECIDED);
 	assert_false(r.tested);
 	assert_string_equal(r.note, "too few cells within each rig");
+	assert_true(r.delta_pct < -25 && r.delta_pct > -35);
+	/* no rig ran both sides: nothing to compare within a rig */
+	cells(b, bg, "00", 0, off, 0.01);
+	cells(c, cg, "11", 0, off, 0.01);
+	one(&rate_kind, b, bg, 2, c, cg, 2, 1, &r);
+	assert_false(r.tested);
+	assert_string_equal(r.note, "no rig ran both sides");
 	/* a rig that ran only one side carries nothing: left out */
 	cells(b, bg, "0001", 0, off, 0.01);
 	cells(c, cg, "000", -0.3, off, 0.01);
