@@ -147,6 +147,10 @@ expect_status 200
 	fail "compare over the class: $(head -c 400 "$TMP/body")"
 klab compare kA kB --rig pool >"$TMP/cmp.txt" || fail "klab compare --rig pool: $?"
 expect_grep "rig: pool" "$TMP/cmp.txt"
+http GET "/compare?k=kA&k=kB&rig=pool" >"$TMP/cmp.html"
+expect_status 200
+expect_grep '<option value="pool" selected>pool</option>' "$TMP/cmp.html"
+expect_grep '<span class="an">by rig</span>' "$TMP/cmp.html"
 ok "a comparison over the class: cells on both rigs, each both kernels, an 8% drop under a 20% rig offset decided worse by rig"
 
 # --- (c) A/A over the class ---
