@@ -39,7 +39,10 @@ struct db_job_new {
 	double scale;
 };
 
-/* Queue a job; kernel/rig/suite must exist.  *id receives its id. */
+/* Queue a job; kernel/rig/suite must exist.  *id receives its id.  rig
+ * may name a class (rigs.class, migration 23): the job then goes to
+ * whichever rig of the class takes it first (db_job_assign); a rig's
+ * own name outside a class of that name queues it for that rig alone. */
 int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 	       char *err, size_t errlen);
 int db_job_get(struct db *db, int64_t id, struct db_job *out);
@@ -49,6 +52,10 @@ int db_job_list(struct db *db, const char *rig, const char *state,
 /* The next queued job for rig, round-robin by submitter (the fair order
  * of db/submissions.h): DB_NOTFOUND when none. */
 int db_job_next(struct db *db, const char *rig, struct db_job *out);
+/* Hand queued job id to rig (state "assigned", started stamped; a
+ * job queued for a class takes rig as its rig).  DB_NOTFOUND when the
+ * job is no longer queued (another rig of its class took it). */
+int db_job_assign(struct db *db, int64_t id, const char *rig);
 /* Change the state; started/finished stamped on the way. */
 int db_job_set_state(struct db *db, int64_t id, const char *state);
 /* Record a failure.  class "infra" with attempts left requeues the job
@@ -119,6 +126,9 @@ void db_kernel_boot_release(struct db_kernel_boot *b);
 
 /* Rig tokens: set (on configuration) and look a token up. */
 int db_rig_set_token(struct db *db, const char *rig, const char *token);
+/* Record rig's class (its own name by default), from the
+ * configuration. */
+int db_rig_set_class(struct db *db, const char *rig, const char *klass);
 /* The rig name owning token (heap copy), or NULL. */
 char *db_rig_by_token(struct db *db, const char *token);
 

@@ -543,6 +543,16 @@ static const char *const migrations[] = {
 	"  name TEXT NOT NULL,"
 	"  secs REAL NOT NULL,"
 	"  PRIMARY KEY (job_id, seq));",
+	/* 23 (issue 31): rig pools.  A configured rig's class (its own name
+	 * unless its section names one), written from the configuration at
+	 * start ('' for rigs klabd does not drive: the name alone); a job
+	 * queued for a class (jobs.class, '' : for its rig alone) goes to
+	 * whichever rig of the class takes it first, which then becomes its
+	 * rig_id (until then rig_id is the class's first rig). */
+	"ALTER TABLE rigs ADD COLUMN class TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE jobs ADD COLUMN class TEXT NOT NULL DEFAULT '';"
+	"CREATE INDEX rigs_class ON rigs(class);"
+	"CREATE INDEX jobs_class_state ON jobs(class, state, id);",
 };
 
 /* What a migration moves that its SQL cannot: run after the SQL of its

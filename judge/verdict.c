@@ -236,7 +236,7 @@ static double side_quantum(const double *v, size_t n, double *tmp, double q)
 /* The step of a quantised metric: the smallest gap between distinct
  * values within a side (the gap between the sides is the effect), 0 when
  * each side is constant. */
-static double quantum(const double *a, size_t na, const double *b, size_t nb)
+double vd_quantum(const double *a, size_t na, const double *b, size_t nb)
 {
 	double *tmp = malloc((na > nb ? na : nb) * sizeof(*tmp) + 1), q;
 
@@ -280,17 +280,13 @@ static const char *untestable(enum metric_dir dir, const double *base,
 	return NULL;
 }
 
-/* The Welch test and the 90% CI of the change; L is the estimate on the
- * test's scale (a log ratio, or a linear ratio when lin), a and c the
- * squared standard errors of each side on that scale. */
-static void welch_fill(const struct vd_policy *pol, double L, double a,
-		       size_t nb, double c, size_t nc, int lin,
-		       struct vd_result *r)
+void vd_welch_fill(const struct vd_policy *pol, double L, double a,
+		   double dfa, double c, double dfc, int lin,
+		   struct vd_result *r)
 {
 	double se = sqrt(a + c), df, q;
 
-	df = (a + c) * (a + c) /
-	     (a * a / (double)(nb - 1) + c * c / (double)(nc - 1));
+	df = (a + c) * (a + c) / (a * a / dfa + c * c / dfc);
 	r->p = stats_t_p(L / se, df);
 	r->analysis = "welch";
 	q = vd_t_quantile(2 * pol->alpha_equiv, df);
@@ -360,20 +356,23 @@ static void vd_test_welch(const struct vd_policy *pol,
 	if (logs) {
 		sb = fmax(b.sd, min_cv);
 		sc = fmax(c.sd, min_cv);
-		welch_fill(pol, c.mean - b.mean, sb * sb / (double)nb, nb,
-			   sc * sc / (double)nc, nc, 0, r);
+		vd_welch_fill(pol, c.mean - b.mean, sb * sb / (double)nb,
+			      (double)(nb - 1), sc * sc / (double)nc,
+			      (double)(nc - 1), 0, r);
 		return;
 	}
-	q = quantum(base, nb, cand, nc) / sqrt(12);
+	q = vd_quantum(base, nb, cand, nc) / sqrt(12);
 	sb = fmax(b.sd, fmax(min_cv * b.mean, q)) / b.mean;
 	if (c.mean > 0) {
 		sc = fmax(c.sd, fmax(min_cv * c.mean, q)) / c.mean;
-		welch_fill(pol, log(c.mean / b.mean), sb * sb / (double)nb,
-			   nb, sc * sc / (double)nc, nc, 0, r);
+		vd_welch_fill(pol, log(c.mean / b.mean), sb * sb / (double)nb,
+			      (double)(nb - 1), sc * sc / (double)nc,
+			      (double)(nc - 1), 0, r);
 	} else {
 		sc = fmax(c.sd, q) / b.mean;
-		welch_fill(pol, c.mean / b.mean - 1, sb * sb / (double)nb, nb,
-			   sc * sc / (double)nc, nc, 1, r);
+		vd_welch_fill(pol, c.mean / b.mean - 1, sb * sb / (double)nb,
+			      (double)(nb - 1), sc * sc / (double)nc,
+			      (double)(nc - 1), 1, r);
 	}
 }
 

@@ -120,6 +120,7 @@ static int64_t take_job(struct rig *g, int *preparing)
 	struct db *db;
 	char err[256];
 	int64_t id = 0;
+	int tries;
 
 	if (g->taking)
 		return 0;
@@ -128,11 +129,13 @@ static int64_t take_job(struct rig *g, int *preparing)
 	db = klabd_db_get(g->d, err, sizeof(err));
 	if (!db && hand_out_log_due())
 		fprintf(stderr, "klabd: hand-out: %s\n", err);
-	if (db && db_job_next(db, g->name, &j) == DB_OK) {
+	/* another rig of a class may take the job first: then the next */
+	for (tries = 0; db && !id && !*preparing && tries < 4 &&
+	     db_job_next(db, g->name, &j) == DB_OK; tries++) {
 		if (catalog_boot_want(g->d, db, j.kernel, err,
 				      sizeof(err)) == 1)
 			*preparing = 1;
-		else if (!db_job_set_state(db, j.id, "assigned"))
+		else if (!db_job_assign(db, j.id, g->name))
 			id = j.id;
 		db_job_release(&j);
 	}
