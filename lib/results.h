@@ -52,6 +52,9 @@ struct result_step {
 };
 
 #define RESULT_MAX_STEPS 1000
+/* A step's longest: ten days, beyond any job's time limit (a day); keeps
+ * klabd's sums of a job's steps in milliseconds far from overflow. */
+#define RESULT_STEP_MAX_SECS 864000.0
 
 struct result_set {
 	char *kernel;	/* default kernel for results that name none */
@@ -112,7 +115,8 @@ struct json_t *result_set_hist_to_json(const struct result_set *rs);
 int result_set_hist_from_json(struct result_set *rs, const struct json_t *v,
 			      struct import_error *err);
 
-/* Append a step (name copied; secs below 0 count as 0). */
+/* Append a step (name copied; secs below 0 or not finite count as 0,
+ * above RESULT_STEP_MAX_SECS as that). */
 void result_set_step_add(struct result_set *rs, const char *name, int rep,
 			 double secs);
 /* dst gets src's steps appended, each of repetition 0 as rep. */

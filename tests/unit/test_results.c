@@ -326,11 +326,30 @@ static void test_bad_steps(void **state)
 		       "{\"step\":\"b\",\"secs\":-1}]"), "steps[1].secs");
 	expect_bad(DOC("[{\"step\":\"a\",\"secs\":\"1\"}]"),
 		   "steps[0].secs");
+	/* finite but huge: klabd's sums in milliseconds would overflow */
+	expect_bad(DOC("[{\"step\":\"a\",\"secs\":1e300}]"),
+		   "steps[0].secs");
+	expect_bad(DOC("[{\"step\":\"a\",\"secs\":864000.5}]"),
+		   "steps[0].secs");
 	expect_bad(DOC("[{\"step\":\"a\",\"rep\":1001,\"secs\":1}]"),
 		   "steps[0].rep");
 	expect_bad(DOC("[{\"step\":\"a\",\"rep\":1.5,\"secs\":1}]"),
 		   "steps[0].rep");
 #undef DOC
+}
+
+/* A step added with a time no step takes counts as the longest. */
+static void test_step_clamp(void **state)
+{
+	struct result_set rs;
+
+	(void)state;
+	result_set_init(&rs);
+	result_set_step_add(&rs, "a", 0, 1e300);
+	result_set_step_add(&rs, "b", 0, -1);
+	assert_true(rs.steps[0].secs == RESULT_STEP_MAX_SECS);
+	assert_true(rs.steps[1].secs == 0);
+	result_set_release(&rs);
 }
 
 int main(void)
@@ -346,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_members_ignored),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_bad_steps),
+		cmocka_unit_test(test_step_clamp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
