@@ -122,6 +122,14 @@ void result_set_step_add(struct result_set *rs, const char *name, int rep,
 /* dst gets src's steps appended, each of repetition 0 as rep. */
 void result_set_steps_take(struct result_set *dst,
 			   const struct result_set *src, int rep);
+/* The steps a run program (klab-run) keeps, leaving room within
+ * RESULT_MAX_STEPS for the agent's around them (docs/RESULTS.md). */
+#define RESULT_RUN_MAX_STEPS (RESULT_MAX_STEPS - 16)
+/* When rs has more than max steps (a suite of many repetitions), make
+ * them one step per name, of repetition 0, its secs summed, in the order
+ * each name first ran: what klabd shows of them (each step summed over
+ * the repetitions) is unchanged. */
+void result_set_steps_fold(struct result_set *rs, size_t max);
 /* The sum of rs's steps' seconds. */
 double result_set_steps_secs(const struct result_set *rs);
 void result_set_steps_release(struct result_set *rs);

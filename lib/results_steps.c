@@ -43,6 +43,29 @@ void result_set_steps_take(struct result_set *dst,
 				    src->steps[i].secs);
 }
 
+void result_set_steps_fold(struct result_set *rs, size_t max)
+{
+	size_t i, j, n = 0;
+
+	if (rs->nsteps <= max)
+		return;
+	for (i = 0; i < rs->nsteps; i++) {
+		struct result_step *s = &rs->steps[i];
+
+		for (j = 0; j < n && strcmp(rs->steps[j].name, s->name); j++)
+			;
+		if (j < n) {
+			rs->steps[j].secs = fmin(rs->steps[j].secs + s->secs,
+						 RESULT_STEP_MAX_SECS);
+			free(s->name);
+			continue;
+		}
+		rs->steps[n] = *s;
+		rs->steps[n++].rep = 0;
+	}
+	rs->nsteps = n;
+}
+
 double result_set_steps_secs(const struct result_set *rs)
 {
 	double t = 0;
