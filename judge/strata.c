@@ -122,6 +122,34 @@ static size_t rig_cells(const double *v, const int *g, size_t n, int h,
 	return k;
 }
 
+/* The step of a quantised metric within the rigs: the smallest gap
+ * between distinct values of a side on one rig (vd_quantum per rig that
+ * ran both sides), 0 when each is constant.  Over a whole side the gap
+ * between two rigs' constant values would pass for the step, and the
+ * rigs' offset for noise. */
+static double strata_quantum(const struct strata *st,
+			     const double *const v[2], const int *const g[2],
+			     const size_t n[2])
+{
+	double *x = malloc((n[0] + n[1] + 1) * sizeof(*x)), q = 0, qh;
+	double *y = x + n[0];
+	size_t h, nx, ny;
+
+	if (!x)
+		abort();
+	for (h = 0; h < st->ns; h++) {
+		if (!st->s[h].n[0] || !st->s[h].n[1])
+			continue;
+		nx = rig_cells(v[0], g[0], n[0], (int)h, x);
+		ny = rig_cells(v[1], g[1], n[1], (int)h, y);
+		qh = vd_quantum(x, nx, y, ny);
+		if (qh > 0 && (q == 0 || qh < q))
+			q = qh;
+	}
+	free(x);
+	return q;
+}
+
 /* van Elteren's stratified rank-sum test: each rig's Mann-Whitney U
  * about its mean, weighted 1 / (N_h + 1), normal approximation. */
 static double strata_rank_p(const struct strata *st, const double *const v[2],
@@ -216,7 +244,7 @@ void vd_test_strata(const struct vd_policy *pol, const struct vd_kind *kind,
 	r->sd_pct = 100 * sd[1];
 	r->noise_pct = 100 * sd[0];
 	r->threshold_pct = fmax(r->floor_pct, pol->noise_k * r->noise_pct);
-	q = st.logs ? 0 : vd_quantum(base, nb, cand, nc) / sqrt(12);
+	q = st.logs ? 0 : strata_quantum(&st, v, g, n) / sqrt(12);
 	for (i = 0; i < 2; i++)
 		sd[i] = fmax(sd[i], fmax(min_cv, st.mean[i] > 0 ?
 					 q / st.mean[i] : 0));
