@@ -20,6 +20,7 @@ struct stratum {
 	size_t n[2];		/* cells: 0 base, 1 candidate */
 	double mean[2];		/* of the values, or of their logs */
 	double ss[2];		/* squared residuals, relative (linear) */
+	int nonzero;		/* a cell of either side is not 0 */
 };
 
 struct strata {
@@ -38,7 +39,9 @@ static double val(const struct strata *st, double x)
 }
 
 /* The per-rig means and the within-rig squared residuals; 0, or -1 when
- * a rig's mean is not positive (no relative change within it). */
+ * a rig's mean is not positive (no relative change within it).  A rig
+ * whose cells are all 0 on both sides carries no relative change either:
+ * it is left out, as a rig that ran one side. */
 static int strata_fill(struct strata *st, const double *const v[2],
 		       const int *const g[2], const size_t n[2])
 {
@@ -50,11 +53,15 @@ static int strata_fill(struct strata *st, const double *const v[2],
 			h = &st->s[g[s][i]];
 			h->n[s]++;
 			h->mean[s] += val(st, v[s][i]);
+			h->nonzero |= v[s][i] != 0;
 		}
-	for (i = 0; i < st->ns; i++)
+	for (i = 0; i < st->ns; i++) {
 		for (s = 0; s < 2; s++)
 			if (st->s[i].n[s])
 				st->s[i].mean[s] /= (double)st->s[i].n[s];
+		if (!st->logs && !st->s[i].nonzero)
+			st->s[i].n[0] = st->s[i].n[1] = 0;
+	}
 	for (s = 0; s < 2; s++)
 		for (i = 0; i < n[s]; i++) {
 			double m, e;

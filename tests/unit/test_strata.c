@@ -173,6 +173,24 @@ static void test_quantum_within(void **state)
 	assert_int_equal(r.verdict, V_SAME);
 }
 
+/* A share that is 0 on one rig, both sides, and not on the other: the
+ * zero rig carries no relative change and is left out; pooled, the
+ * uneven layout read the rigs' gap as a change (+105% on an A/A). */
+static void test_zero_rig(void **state)
+{
+	static const double b[] = { 0, 0, 0, 0, 0, 0, 10, 11 };
+	static const double c[] = { 0, 0, 10, 11, 10, 12, 11, 10.5 };
+	static const int bg[] = { 0, 0, 0, 0, 0, 0, 1, 1 };
+	static const int cg[] = { 0, 0, 1, 1, 1, 1, 1, 1 };
+	struct vd_result r;
+
+	(void)state;
+	one(&rate_kind, b, bg, 8, c, cg, 8, 1, &r);
+	assert_string_equal(r.analysis, "stratified");
+	assert_true(fabs(r.delta_pct) < 10);
+	assert_true(r.verdict != V_WORSE && r.verdict != V_BETTER);
+}
+
 /* One cell a side on each rig: the spread within a rig is unseen. */
 static void test_too_few_within(void **state)
 {
@@ -285,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_shift_within_rigs),
 		cmocka_unit_test(test_aa_same),
 		cmocka_unit_test(test_quantum_within),
+		cmocka_unit_test(test_zero_rig),
 		cmocka_unit_test(test_too_few_within),
 		cmocka_unit_test(test_tail_ranks),
 		cmocka_unit_test(test_compare_pool),
