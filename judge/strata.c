@@ -172,6 +172,8 @@ static double strata_rank_p(const struct strata *st, const double *const v[2],
 	for (i = 0; i < st->ns; i++) {
 		double N, u;
 
+		if (!st->s[i].n[0] || !st->s[i].n[1])
+			continue;	/* left out (strata_fill) */
 		nx = rig_cells(v[1], g[1], n[1], (int)i, x);
 		ny = rig_cells(v[0], g[0], n[0], (int)i, y);
 		if (!nx || !ny || vd_mann_whitney(x, nx, y, ny, &mw))
