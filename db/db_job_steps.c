@@ -57,14 +57,16 @@ int db_job_steps(struct db *db, int64_t job, struct db_job_step **out,
 	return rc;
 }
 
-/* The jobs counted: done, with steps, of the rig and suite, newest
+/* The jobs counted: done, with steps, of the rig (or class: all its
+ * rigs', DB_RIGS_NAMED) and suite, newest
  * first; then each step's total per job averaged over those jobs, in the
  * order of its mean place in its jobs (a job's steps differ: one without
  * a kexec has no boot). */
 static const char sql_means[] =
 	"WITH j AS (SELECT j.id FROM jobs j JOIN rigs g ON g.id = j.rig_id"
 	" JOIN suites s ON s.id = j.suite_id WHERE j.state = 'done'"
-	" AND (?1 IS NULL OR g.name = ?1) AND (?2 IS NULL OR s.name = ?2)"
+	" AND (?1 IS NULL OR g.id IN " DB_RIGS_NAMED("?1") ")"
+	" AND (?2 IS NULL OR s.name = ?2)"
 	" AND EXISTS (SELECT 1 FROM job_steps x WHERE x.job_id = j.id)"
 	" ORDER BY j.id DESC LIMIT ?3),"
 	" n AS (SELECT count(*) AS n FROM j),"

@@ -229,18 +229,21 @@ int db_submission_cell_add(struct db *db, int64_t id, int64_t comparison,
 
 /*
  * The queued jobs rig ?1 may take (NULL: all): its own, and those queued
- * for its class (migration 23), with their submitter, rank among the
- * submitter's queued jobs for the rig or class (rn, the cells of a
- * comparison leaning towards the side the rig has had less of) and the
- * time the rig last started one of the submitter's jobs (served).
+ * for a class that means it (DB_RIGS_NAMED: its class, or its name when
+ * no rig has that class, as for a job queued by its name before the
+ * configuration put it in a pool; migration 23), with their submitter,
+ * rank among the submitter's queued jobs for the rig or class (rn, the
+ * cells of a comparison leaning towards the side the rig has had less
+ * of) and the time the rig last started one of the submitter's jobs
+ * (served).
  */
 #define FAIR_QUEUED \
 	"WITH q AS (SELECT j.id, j.rig_id, j.class, " JOB_WHO("j") " AS who, " \
 	JOB_SIDE_LEAN("j") " AS lean FROM jobs j JOIN rigs g ON g.id = " \
 	"j.rig_id WHERE j.state = 'queued' AND (?1 IS NULL OR (j.class = '' " \
-	"AND g.name = ?1) OR (j.class <> '' AND j.class = (SELECT class " \
-	"FROM rigs WHERE name = ?1)))), f AS (SELECT q.id, q.who, " \
-	"ROW_NUMBER() OVER (PARTITION BY CASE WHEN q.class <> '' THEN " \
+	"AND g.name = ?1) OR (j.class <> '' AND (SELECT id FROM rigs WHERE " \
+	"name = ?1) IN " DB_RIGS_NAMED("j.class") "))), f AS (SELECT q.id, " \
+	"q.who, ROW_NUMBER() OVER (PARTITION BY CASE WHEN q.class <> '' THEN " \
 	"q.class ELSE q.rig_id END, q.who ORDER BY q.lean, q.id) AS rn, " \
 	"COALESCE((SELECT MAX(j2.started) FROM jobs j2 WHERE (j2.rig_id = " \
 	"q.rig_id OR (q.class <> '' AND j2.class = q.class)) AND " \

@@ -101,8 +101,9 @@ struct db_step_mean {
 
 /*
  * The mean of each step over the newest limit (<= 0: all) done jobs
- * that have steps, of rig and suite (NULL: any), in the order the steps
- * first ran; *jobs the number of jobs counted.  DB_OK or DB_ERR.
+ * that have steps, of rig (a class: all its rigs) and suite (NULL:
+ * any), in the order the steps first ran; *jobs the number of jobs
+ * counted.  DB_OK or DB_ERR.
  */
 int db_job_step_means(struct db *db, const char *rig, const char *suite,
 		      int limit, struct db_step_mean **out, size_t *n,

@@ -20,6 +20,7 @@ struct stratum {
 	size_t n[2];		/* cells: 0 base, 1 candidate */
 	double mean[2];		/* of the values, or of their logs */
 	double ss[2];		/* squared residuals, relative (linear) */
+	int nonzero;		/* a cell of either side is not 0 */
 };
 
 struct strata {
@@ -38,7 +39,9 @@ static double val(const struct strata *st, double x)
 }
 
 /* The per-rig means and the within-rig squared residuals; 0, or -1 when
- * a rig's mean is not positive (no relative change within it). */
+ * a rig's mean is not positive (no relative change within it).  A rig
+ * whose cells are all 0 on both sides carries no relative change either:
+ * it is left out, as a rig that ran one side. */
 static int strata_fill(struct strata *st, const double *const v[2],
 		       const int *const g[2], const size_t n[2])
 {
@@ -50,11 +53,15 @@ static int strata_fill(struct strata *st, const double *const v[2],
 			h = &st->s[g[s][i]];
 			h->n[s]++;
 			h->mean[s] += val(st, v[s][i]);
+			h->nonzero |= v[s][i] != 0;
 		}
-	for (i = 0; i < st->ns; i++)
+	for (i = 0; i < st->ns; i++) {
 		for (s = 0; s < 2; s++)
 			if (st->s[i].n[s])
 				st->s[i].mean[s] /= (double)st->s[i].n[s];
+		if (!st->logs && !st->s[i].nonzero)
+			st->s[i].n[0] = st->s[i].n[1] = 0;
+	}
 	for (s = 0; s < 2; s++)
 		for (i = 0; i < n[s]; i++) {
 			double m, e;
@@ -122,6 +129,34 @@ static size_t rig_cells(const double *v, const int *g, size_t n, int h,
 	return k;
 }
 
+/* The step of a quantised metric within the rigs: the smallest gap
+ * between distinct values of a side on one rig (vd_quantum per rig that
+ * ran both sides), 0 when each is constant.  Over a whole side the gap
+ * between two rigs' constant values would pass for the step, and the
+ * rigs' offset for noise. */
+static double strata_quantum(const struct strata *st,
+			     const double *const v[2], const int *const g[2],
+			     const size_t n[2])
+{
+	double *x = malloc((n[0] + n[1] + 1) * sizeof(*x)), q = 0, qh;
+	double *y = x + n[0];
+	size_t h, nx, ny;
+
+	if (!x)
+		abort();
+	for (h = 0; h < st->ns; h++) {
+		if (!st->s[h].n[0] || !st->s[h].n[1])
+			continue;
+		nx = rig_cells(v[0], g[0], n[0], (int)h, x);
+		ny = rig_cells(v[1], g[1], n[1], (int)h, y);
+		qh = vd_quantum(x, nx, y, ny);
+		if (qh > 0 && (q == 0 || qh < q))
+			q = qh;
+	}
+	free(x);
+	return q;
+}
+
 /* van Elteren's stratified rank-sum test: each rig's Mann-Whitney U
  * about its mean, weighted 1 / (N_h + 1), normal approximation. */
 static double strata_rank_p(const struct strata *st, const double *const v[2],
@@ -137,6 +172,8 @@ static double strata_rank_p(const struct strata *st, const double *const v[2],
 	for (i = 0; i < st->ns; i++) {
 		double N, u;
 
+		if (!st->s[i].n[0] || !st->s[i].n[1])
+			continue;	/* left out (strata_fill) */
 		nx = rig_cells(v[1], g[1], n[1], (int)i, x);
 		ny = rig_cells(v[0], g[0], n[0], (int)i, y);
 		if (!nx || !ny || vd_mann_whitney(x, nx, y, ny, &mw))
@@ -216,7 +253,7 @@ void vd_test_strata(const struct vd_policy *pol, const struct vd_kind *kind,
 	r->sd_pct = 100 * sd[1];
 	r->noise_pct = 100 * sd[0];
 	r->threshold_pct = fmax(r->floor_pct, pol->noise_k * r->noise_pct);
-	q = st.logs ? 0 : vd_quantum(base, nb, cand, nc) / sqrt(12);
+	q = st.logs ? 0 : strata_quantum(&st, v, g, n) / sqrt(12);
 	for (i = 0; i < 2; i++)
 		sd[i] = fmax(sd[i], fmax(min_cv, st.mean[i] > 0 ?
 					 q / st.mean[i] : 0));

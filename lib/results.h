@@ -52,6 +52,9 @@ struct result_step {
 };
 
 #define RESULT_MAX_STEPS 1000
+/* A step's longest: ten days, beyond any job's time limit (a day); keeps
+ * klabd's sums of a job's steps in milliseconds far from overflow. */
+#define RESULT_STEP_MAX_SECS 864000.0
 
 struct result_set {
 	char *kernel;	/* default kernel for results that name none */
@@ -112,12 +115,21 @@ struct json_t *result_set_hist_to_json(const struct result_set *rs);
 int result_set_hist_from_json(struct result_set *rs, const struct json_t *v,
 			      struct import_error *err);
 
-/* Append a step (name copied; secs below 0 count as 0). */
+/* Append a step (name copied; secs below 0 or not finite count as 0,
+ * above RESULT_STEP_MAX_SECS as that). */
 void result_set_step_add(struct result_set *rs, const char *name, int rep,
 			 double secs);
 /* dst gets src's steps appended, each of repetition 0 as rep. */
 void result_set_steps_take(struct result_set *dst,
 			   const struct result_set *src, int rep);
+/* The steps a run program (klab-run) keeps, leaving room within
+ * RESULT_MAX_STEPS for the agent's around them (docs/RESULTS.md). */
+#define RESULT_RUN_MAX_STEPS (RESULT_MAX_STEPS - 16)
+/* When rs has more than max steps (a suite of many repetitions), make
+ * them one step per name, of repetition 0, its secs summed, in the order
+ * each name first ran: what klabd shows of them (each step summed over
+ * the repetitions) is unchanged. */
+void result_set_steps_fold(struct result_set *rs, size_t max);
 /* The sum of rs's steps' seconds. */
 double result_set_steps_secs(const struct result_set *rs);
 void result_set_steps_release(struct result_set *rs);

@@ -28,7 +28,8 @@ void result_set_step_add(struct result_set *rs, const char *name, int rep,
 	s = &rs->steps[rs->nsteps++];
 	s->name = xstrdup(name);
 	s->rep = rep;
-	s->secs = secs > 0 && isfinite(secs) ? secs : 0;
+	s->secs = secs > 0 && isfinite(secs) ? fmin(secs, RESULT_STEP_MAX_SECS)
+		  : 0;
 }
 
 void result_set_steps_take(struct result_set *dst,
@@ -40,6 +41,29 @@ void result_set_steps_take(struct result_set *dst,
 		result_set_step_add(dst, src->steps[i].name,
 				    src->steps[i].rep ? src->steps[i].rep : rep,
 				    src->steps[i].secs);
+}
+
+void result_set_steps_fold(struct result_set *rs, size_t max)
+{
+	size_t i, j, n = 0;
+
+	if (rs->nsteps <= max)
+		return;
+	for (i = 0; i < rs->nsteps; i++) {
+		struct result_step *s = &rs->steps[i];
+
+		for (j = 0; j < n && strcmp(rs->steps[j].name, s->name); j++)
+			;
+		if (j < n) {
+			rs->steps[j].secs = fmin(rs->steps[j].secs + s->secs,
+						 RESULT_STEP_MAX_SECS);
+			free(s->name);
+			continue;
+		}
+		rs->steps[n] = *s;
+		rs->steps[n++].rep = 0;
+	}
+	rs->nsteps = n;
 }
 
 double result_set_steps_secs(const struct result_set *rs)
@@ -82,7 +106,9 @@ json_t *result_set_steps_to_json(const struct result_set *rs)
 	return a;
 }
 
-/* One element: {"step": ident, "rep": 0..1000, "secs": finite >= 0}. */
+/* One element: {"step": ident, "rep": 0..1000, "secs": 0 to
+ * RESULT_STEP_MAX_SECS}: klabd takes its own steps' times from their
+ * sums (http/api_agent.c), which a huge one would overflow. */
 static int step_from_json(struct result_set *rs, const json_t *o, size_t i,
 			  struct import_error *err)
 {
@@ -107,8 +133,10 @@ static int step_from_json(struct result_set *rs, const json_t *o, size_t i,
 				   "1000");
 	snprintf(field, sizeof(field), "steps[%zu].secs", i);
 	t = json_number_value(secs);
-	if (!json_is_number(secs) || !isfinite(t) || t < 0)
-		return import_fail(err, 0, field, "not a number of seconds");
+	if (!json_is_number(secs) || !isfinite(t) || t < 0 ||
+	    t > RESULT_STEP_MAX_SECS)
+		return import_fail(err, 0, field, "not a number of seconds "
+				   "from 0 to %.0f", RESULT_STEP_MAX_SECS);
 	result_set_step_add(rs, json_string_value(name),
 			    json_is_integer(rep) ?
 			    (int)json_integer_value(rep) : 0, t);

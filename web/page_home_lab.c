@@ -285,6 +285,9 @@ void home_changepoints(struct strbuf *sb, struct db *db, int64_t now)
 		"<tbody>\n", n, n == 1 ? "" : "s");
 	for (i = 0; i < n && i < HOME_ROWS; i++)
 		cp_row(sb, &v[i]);
+	if (n > HOME_ROWS)
+		sb_addf(sb, "<tr><td colspan=\"6\"><a href=\"/history\">"
+			"and %zu more</a></td></tr>\n", n - HOME_ROWS);
 	sb_adds(sb, "</tbody></table>\n");
 out:
 	sb_adds(sb, "</section>\n");

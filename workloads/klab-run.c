@@ -679,6 +679,8 @@ int main(int argc, char **argv)
 	sum.incomplete = done < p.s.repetitions;
 	if (err[0])
 		result_set_setstr(&sum.error, err);
+	/* klabd takes RESULT_MAX_STEPS: many repetitions' steps folded */
+	result_set_steps_fold(&sum, RESULT_RUN_MAX_STEPS);
 	snprintf(path, sizeof(path), "%s/results.json", o.out);
 	rc = wl_output_json(&sum, path);
 	fprintf(stderr, "klab-run: %s: %u of %u repetitions, %zu metrics in "

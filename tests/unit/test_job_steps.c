@@ -135,6 +135,17 @@ static void test_means(void **state)
 					   &jobs), DB_OK);
 	assert_int_equal(jobs, 3);
 	db_step_means_free(v, n);
+	/* a class: all its rigs' jobs; a rig of it by name: its own */
+	assert_int_equal(db_rig_set_class(f->db, "hdd0", "pool"), DB_OK);
+	assert_int_equal(db_rig_set_class(f->db, "ssd0", "pool"), DB_OK);
+	assert_int_equal(db_job_step_means(f->db, "pool", NULL, 0, &v, &n,
+					   &jobs), DB_OK);
+	assert_int_equal(jobs, 3);
+	db_step_means_free(v, n);
+	assert_int_equal(db_job_step_means(f->db, "ssd0", NULL, 0, &v, &n,
+					   &jobs), DB_OK);
+	assert_int_equal(jobs, 1);
+	db_step_means_free(v, n);
 	assert_int_equal(db_job_step_means(f->db, "nosuch", NULL, 0, &v, &n,
 					   &jobs), DB_OK);
 	assert_int_equal(n, 0);

@@ -171,6 +171,21 @@ static void test_side_lean(void **state)
 	assert_int_equal(next(f->db, "a2"), jobs[2]);
 }
 
+/* A job queued for a rig by its own name (its own class then) stays
+ * that rig's when the configuration later puts the rig in a pool: the
+ * job's class no longer exists, and names the rig (DB_RIGS_NAMED). */
+static void test_class_moved(void **state)
+{
+	struct fx *f = *state;
+	int64_t own = job_add(f->db, "k1", "b");
+
+	assert_int_equal(next(f->db, "b"), own);
+	assert_int_equal(db_rig_set_class(f->db, "b", "pool"), DB_OK);
+	assert_int_equal(next(f->db, "b"), own);
+	assert_int_equal(next(f->db, "a1"), 0);
+	assert_int_equal(db_job_assign(f->db, own, "b"), DB_OK);
+}
+
 /* Runs of a class: those of all its rigs; a rig's name: its own. */
 static void test_class_runs(void **state)
 {
@@ -206,6 +221,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_class_queue, setup,
 						dbfix_teardown),
 		cmocka_unit_test_setup_teardown(test_side_lean, setup,
+						dbfix_teardown),
+		cmocka_unit_test_setup_teardown(test_class_moved, setup,
 						dbfix_teardown),
 		cmocka_unit_test_setup_teardown(test_class_runs, setup,
 						dbfix_teardown),

@@ -326,11 +326,60 @@ static void test_bad_steps(void **state)
 		       "{\"step\":\"b\",\"secs\":-1}]"), "steps[1].secs");
 	expect_bad(DOC("[{\"step\":\"a\",\"secs\":\"1\"}]"),
 		   "steps[0].secs");
+	/* finite but huge: klabd's sums in milliseconds would overflow */
+	expect_bad(DOC("[{\"step\":\"a\",\"secs\":1e300}]"),
+		   "steps[0].secs");
+	expect_bad(DOC("[{\"step\":\"a\",\"secs\":864000.5}]"),
+		   "steps[0].secs");
 	expect_bad(DOC("[{\"step\":\"a\",\"rep\":1001,\"secs\":1}]"),
 		   "steps[0].rep");
 	expect_bad(DOC("[{\"step\":\"a\",\"rep\":1.5,\"secs\":1}]"),
 		   "steps[0].rep");
 #undef DOC
+}
+
+/* A suite of many repetitions: its steps folded by name, in the order
+ * each first ran, secs summed; few steps are left as they are. */
+static void test_steps_fold(void **state)
+{
+	struct result_set rs;
+	int rep;
+
+	(void)state;
+	result_set_init(&rs);
+	result_set_step_add(&rs, "suite_setup", 0, 1);
+	for (rep = 1; rep <= 400; rep++) {
+		result_set_step_add(&rs, "bg_start", rep, 0.5);
+		result_set_step_add(&rs, "seq_read", rep, 2);
+		result_set_step_add(&rs, "bg_stop", rep, 0.25);
+	}
+	result_set_steps_fold(&rs, 1201);
+	assert_int_equal(rs.nsteps, 1201);
+	assert_int_equal(rs.steps[1200].rep, 400);
+	result_set_steps_fold(&rs, RESULT_RUN_MAX_STEPS);
+	assert_int_equal(rs.nsteps, 4);
+	assert_string_equal(rs.steps[0].name, "suite_setup");
+	assert_string_equal(rs.steps[1].name, "bg_start");
+	assert_string_equal(rs.steps[2].name, "seq_read");
+	assert_string_equal(rs.steps[3].name, "bg_stop");
+	assert_int_equal(rs.steps[2].rep, 0);
+	assert_true(fabs(rs.steps[1].secs - 200) < 1e-9);
+	assert_true(fabs(result_set_steps_secs(&rs) - 1101) < 1e-9);
+	result_set_release(&rs);
+}
+
+/* A step added with a time no step takes counts as the longest. */
+static void test_step_clamp(void **state)
+{
+	struct result_set rs;
+
+	(void)state;
+	result_set_init(&rs);
+	result_set_step_add(&rs, "a", 0, 1e300);
+	result_set_step_add(&rs, "b", 0, -1);
+	assert_true(rs.steps[0].secs == RESULT_STEP_MAX_SECS);
+	assert_true(rs.steps[1].secs == 0);
+	result_set_release(&rs);
 }
 
 int main(void)
@@ -346,6 +395,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_members_ignored),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_bad_steps),
+		cmocka_unit_test(test_step_clamp),
+		cmocka_unit_test(test_steps_fold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -157,6 +157,40 @@ static void test_aa_same(void **state)
 	assert_int_equal(r.verdict, V_SAME);
 }
 
+/* A quantised metric, constant within each rig, rigs 20 apart: the
+ * step is the one within a rig (none here), not the rigs' gap, which
+ * would read as 5% of noise and leave an A/A undecided. */
+static void test_quantum_within(void **state)
+{
+	static const double b[] = { 100, 100, 100, 120, 120, 120 };
+	static const int g[] = { 0, 0, 0, 1, 1, 1 };
+	struct vd_result r;
+
+	(void)state;
+	one(&rate_kind, b, g, 6, b, g, 6, 1, &r);
+	assert_string_equal(r.analysis, "stratified");
+	assert_true(r.ci_lo > -1 && r.ci_hi < 1);
+	assert_int_equal(r.verdict, V_SAME);
+}
+
+/* A share that is 0 on one rig, both sides, and not on the other: the
+ * zero rig carries no relative change and is left out; pooled, the
+ * uneven layout read the rigs' gap as a change (+105% on an A/A). */
+static void test_zero_rig(void **state)
+{
+	static const double b[] = { 0, 0, 0, 0, 0, 0, 10, 11 };
+	static const double c[] = { 0, 0, 10, 11, 10, 12, 11, 10.5 };
+	static const int bg[] = { 0, 0, 0, 0, 0, 0, 1, 1 };
+	static const int cg[] = { 0, 0, 1, 1, 1, 1, 1, 1 };
+	struct vd_result r;
+
+	(void)state;
+	one(&rate_kind, b, bg, 8, c, cg, 8, 1, &r);
+	assert_string_equal(r.analysis, "stratified");
+	assert_true(fabs(r.delta_pct) < 10);
+	assert_true(r.verdict != V_WORSE && r.verdict != V_BETTER);
+}
+
 /* One cell a side on each rig: the spread within a rig is unseen. */
 static void test_too_few_within(void **state)
 {
@@ -268,6 +302,8 @@ int main(void)
 		cmocka_unit_test(test_aa_error_rate),
 		cmocka_unit_test(test_shift_within_rigs),
 		cmocka_unit_test(test_aa_same),
+		cmocka_unit_test(test_quantum_within),
+		cmocka_unit_test(test_zero_rig),
 		cmocka_unit_test(test_too_few_within),
 		cmocka_unit_test(test_tail_ranks),
 		cmocka_unit_test(test_compare_pool),

@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <math.h>
 
+#include "db/changepoints.h"
 #include "web/chart.h"
 #include "web/chart_cdf.h"
 #include "web/web.h"
@@ -531,6 +532,33 @@ static void test_runs_raw_rigs(void **state)
 	       "table.tiobench");
 }
 
+/* The home page's change points: at most 10 rows, then "and N more"
+ * linking /history (docs/API.md, Pages). */
+static void test_home_changepoints_more(void **state)
+{
+	struct wfix *f = *state;
+	struct db_changepoint v[12];
+	char names[12][8];
+	size_t i;
+
+	import_pair(f, "A", "B", &base_row, 0);
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < 12; i++) {
+		snprintf(names[i], sizeof(names[i]), "K%zu", i);
+		v[i].kernel_before = "A";
+		v[i].kernel_after = names[i];
+		v[i].position = (int64_t)i + 1;
+		v[i].size_pct = -10;
+	}
+	if (db_changepoints_store(f->db, "scsi", "tio",
+				  "tiobench.seq_read.rate", v, 12, f->err,
+				  sizeof(f->err)))
+		fail_msg("%s", f->err);
+	expect(f, web_home, "", "", 200, HTML, "12 change points");
+	expect(f, web_home, "", "", 200, HTML, "<a href=\"/history\">and 2 "
+	       "more</a>");
+}
+
 /* The x of the last point of the path of series idx. */
 static double last_x(const char *svg, const char *idx)
 {
@@ -621,6 +649,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_formats,
 						wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(test_runs_raw_rigs,
+						wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(test_home_changepoints_more,
 						wfix_setup, wfix_teardown),
 	};
 
