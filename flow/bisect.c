@@ -27,6 +27,7 @@
 #include "lib/alloc.h"
 #include "lib/strbuf.h"
 #include "lab/rig.h"
+#include "flow/track.h"
 
 #define BISRUN_PERIOD_S 1
 
@@ -347,7 +348,9 @@ static void bis_finish(struct klabd *d, struct db *db, int64_t id,
 		db_bisection_update(db, id, state, NULL, -2, NULL, rep.buf,
 				    NULL);
 		alloc_str_set(&v.b.state, state);
-		bis_alert(db, &v, rep.buf);
+		/* a tracked line's bisection alerts its culprit only */
+		if (!track_bisection_done(d, db, &v))
+			bis_alert(db, &v, rep.buf);
 		if (!strcmp(v.b.kind, "git"))
 			bis_git_cleanup(d, id);
 	}

@@ -17,9 +17,11 @@
 #include "klabd/klabd.h"
 #include "lab/rig.h"
 #include "flow/track.h"
+#include "flow/track_int.h"
 #include "db/jobs.h"
 #include "db/track.h"
 #include "lib/alloc.h"
+#include "lib/ident.h"
 
 struct track_dirty {
 	char *rig, *suite;
@@ -85,31 +87,88 @@ static void track_refresh(struct tracker *t, struct db *db)
 	free(v);
 }
 
-/* Queue kernel on every rig of tr; the number of jobs queued. */
-static int64_t track_queue(struct db *db, const struct db_track *tr,
-			   const char *kernel, char *err, size_t errlen)
+int track_rigs_resolve(struct klabd *d, struct db *db, const char *spec,
+		       struct strbuf *out, char *err, size_t errlen)
 {
+	const char *p = spec;
+	struct db_rig g;
+	size_t len;
+
+	sb_reset(out);
+	if (!*spec) {
+		snprintf(err, errlen, "field 'rigs' names no rig");
+		return -1;
+	}
+	/* a rig class (issue 31) will expand here into its rigs */
+	while (*p) {
+		len = strcspn(p, ",");
+		if (!len || len > IDENT_MAX) {
+			snprintf(err, errlen, "invalid rig list '%.80s'", spec);
+			return -1;
+		}
+		sb_addf(out, "%s%.*s", out->len ? "," : "", (int)len, p);
+		if (db_rig_get(db, out->buf + out->len - len, &g)) {
+			snprintf(err, errlen, "unknown rig '%.*s'", (int)len,
+				 p);
+			return -1;
+		}
+		db_rig_release(&g);
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+char *track_line_name(const struct db_track *tr)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_init(&sb);
+	sb_addf(&sb, "%s/%s", tr->distro, tr->line);
+	return sb_detach(&sb, NULL);
+}
+
+int64_t track_queue(struct klabd *d, struct db *db, const struct db_track *tr,
+		    const char *kernel)
+{
+	struct strbuf rl = STRBUF_INIT;
 	struct db_job_new jn;
-	char *rigs = xstrdup(tr->rigs), *rig, *next;
+	char err[300], *all, *suites, *rig, *next, *suite, *snext;
 	int64_t n = 0;
 
+	sb_init(&rl);
+	if (track_rigs_resolve(d, db, tr->rigs, &rl, err, sizeof(err))) {
+		fprintf(stderr, "klabd: track %lld: %s\n", (long long)tr->id,
+			err);
+		sb_release(&rl);
+		return 0;
+	}
+	all = sb_detach(&rl, NULL);
+	suites = xstrdup(tr->suite);
 	memset(&jn, 0, sizeof(jn));
 	jn.kernel = kernel;
-	jn.suite = tr->suite;
 	jn.scheduler = jn.cmdline = "";
 	jn.scale = 1;
-	for (rig = rigs; rig && *rig; rig = next) {
+	for (rig = all; rig && *rig; rig = next) {
 		next = strchr(rig, ',');
 		if (next)
 			*next++ = '\0';
 		jn.rig = rig;
-		if (db_job_add(db, &jn, NULL, err, errlen) == DB_OK)
-			n++;
-		else
-			fprintf(stderr, "klabd: track %lld: %s\n",
-				(long long)tr->id, err);
+		for (suite = suites; suite; suite = snext) {
+			snext = strchr(suite, ',');
+			jn.suite = suite;
+			if (snext)
+				*snext = '\0';
+			if (!db_job_add(db, &jn, NULL, err, sizeof(err)))
+				n++;
+			else
+				fprintf(stderr, "klabd: track %lld: %s\n",
+					(long long)tr->id, err);
+			if (snext)
+				*snext++ = ',';
+		}
 	}
-	free(rigs);
+	free(suites);
+	free(all);
 	return n;
 }
 
@@ -146,9 +205,9 @@ static void track_check(struct klabd *d, struct db *db,
 		goto out_checked;
 	if (catalog_add_debian(d, db, pkg, &ident, err, sizeof(err)))
 		goto out_checked;
-	jobs = track_queue(db, tr, ident, err, sizeof(err));
+	jobs = track_queue(d, db, tr, ident);
 	if (*tr->last_kernel && strcmp(tr->last_kernel, ident))
-		jobs += track_queue(db, tr, tr->last_kernel, err, sizeof(err));
+		jobs += track_queue(d, db, tr, tr->last_kernel);
 	if (db_track_advance(db, tr->id, pkg, ident, jobs))
 		snprintf(err, sizeof(err), "cannot record the track's new "
 			 "kernel '%s'", ident);
@@ -184,7 +243,12 @@ static long track_due(struct klabd *d, struct tracker *t, struct db *db)
 	     i++) {
 		left = v[i].last_check ? (long)(v[i].last_check + t->interval -
 						now) : 0;
-		if (left <= 0) {
+		if (!strcmp(v[i].distro, "git")) {
+			if (track_git_pass(d, db, &v[i], left <= 0))
+				left = 1;	/* work under way */
+			else if (left <= 0)
+				left = t->interval;
+		} else if (left <= 0) {
 			track_check(d, db, &v[i]);
 			left = t->interval;
 		}
@@ -225,9 +289,15 @@ static void track_free(struct tracker *t)
 int track_start(struct klabd *d, char *err, size_t errlen)
 {
 	const char *v = config_get(&d->cfg, "", "track_interval");
+	const char *ma = config_get(&d->cfg, "", "alert_mail_author");
 	struct tracker *t;
 	long interval = TRACK_INTERVAL_DEFAULT;
 
+	if (ma && strcmp(ma, "yes") && strcmp(ma, "no")) {
+		snprintf(err, errlen, "%s: alert_mail_author: expected 'yes' "
+			 "or 'no', got '%s'", d->cfg.path, ma);
+		return -1;
+	}
 	if (v && parse_long(v, TRACK_INTERVAL_MIN, TRACK_INTERVAL_MAX,
 			    &interval)) {
 		snprintf(err, errlen, "%s: track_interval: expected %d..%d "

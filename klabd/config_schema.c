@@ -40,6 +40,7 @@ const struct config_key klabd_config_schema[] = {
 	{ "", "max_builds" },
 	/* tracked kernel lines: track.c, docs/OPERATOR.md */
 	{ "", "track_interval" },
+	{ "", "alert_mail_author" },
 	{ "", "build_mem_limit" },
 	{ "", "build_disk_limit" },
 	{ "", "build_max_procs" },

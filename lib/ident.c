@@ -163,7 +163,7 @@ int ident_lab_owned(const char *s)
 {
 	size_t i;
 
-	if (numbered(s, "sub") || numbered(s, "bis"))
+	if (numbered(s, "sub") || numbered(s, "bis") || numbered(s, "trk"))
 		return 1;
 	if (strncmp(s, "build-", 6))
 		return 0;

@@ -46,7 +46,8 @@ const char *ident_kind_name(enum ident_kind kind);
  */
 /*
  * Whether a kernel name is one the lab gives its own builds: "subN-..."
- * (a submission's), "bisN-..." (a bisection step's) or "build-" and
+ * (a submission's), "bisN-..." (a bisection step's), "trkN-..." (a tracked
+ * git line's head) or "build-" and
  * twelve hex digits (an unnamed build's, by its key).  No request names
  * a kernel so.
  */
