@@ -111,6 +111,7 @@ static void author_subscribe(struct klabd *d, struct db *db,
 	const char *on = config_get(&d->cfg, "", "alert_mail_author");
 	struct db_alert_sub *v = NULL, s;
 	size_t n = 0, i;
+	int64_t id;
 
 	if (!on || strcmp(on, "yes") || !*addr ||
 	    db_alert_sub_list(db, ALERT_BY_KLAB, &v, &n))
@@ -127,7 +128,7 @@ static void author_subscribe(struct klabd *d, struct db *db,
 		s.events = ALERT_REGRESSION;
 		s.secret = s.rig = s.suite = s.metric = "";
 		s.owner = ALERT_BY_KLAB;
-		if (db_alert_sub_add(db, &s, NULL))
+		if (db_alert_sub_add(db, &s, &id))
 			fprintf(stderr, "klabd: cannot subscribe the author "
 				"'%s'\n", addr);
 	}
