@@ -81,6 +81,9 @@ static void track_refresh(struct tracker *t, struct db *db)
 		if (k < 0)
 			fprintf(stderr, "klabd: change points of rig '%s' "
 				"suite '%s': %s\n", v[i].rig, v[i].suite, err);
+		else
+			track_changepoints_check(t->d, db, v[i].rig,
+						 v[i].suite);
 		free(v[i].rig);
 		free(v[i].suite);
 	}

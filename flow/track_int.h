@@ -36,4 +36,10 @@ int track_bisect_start(struct klabd *d, struct db *db,
 		       const struct db_track_head *prev, char *err,
 		       size_t errlen);
 
+/* After the change points of rig x suite were recomputed: a worse one
+ * between two consecutive tested heads of a git line bisects their
+ * range (once). */
+void track_changepoints_check(struct klabd *d, struct db *db,
+			      const char *rig, const char *suite);
+
 #endif

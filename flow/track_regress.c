@@ -11,7 +11,10 @@
  * the rig and the klab commands that reproduce it), to the subscribers
  * and, with alert_mail_author = yes, to the commit's author; a range that
  * does not reproduce, or a culprit not confirmed, raises nothing and
- * stays on the bisection's page and the line's heads.
+ * stays on the bisection's page and the line's heads.  A change point
+ * for worse between two consecutive tested heads of the line (a drift
+ * that no single comparison called worse) starts the same bisection, on
+ * its metric.
  */
 #include <ctype.h>
 #include <math.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "db/alerts.h"
+#include "db/changepoints.h"
 #include "flow/alerts.h"
 #include "flow/bisect.h"
 #include "flow/track.h"
@@ -84,6 +88,106 @@ out:
 	return rc;
 }
 
+/* 1 when the ',' list holds name. */
+static int in_list(const char *list, const char *name)
+{
+	size_t n, k = strlen(name);
+
+	for (; *list; list += n + (list[n] == ',')) {
+		n = strcspn(list, ",");
+		if (n == k && !strncmp(list, name, k))
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 when change point c of a metric with direction dir is for worse. */
+static int cp_worse(const struct db_changepoint *c, enum metric_dir dir)
+{
+	return (dir == DIR_HIGHER && c->size_pct < 0) ||
+	       (dir == DIR_LOWER && c->size_pct > 0);
+}
+
+/* The direction of metric among v[0..n). */
+static enum metric_dir metric_dir_of(const struct db_metric *v, size_t n,
+				     const char *metric)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i].name, metric))
+			return v[i].dir;
+	return DIR_NONE;
+}
+
+/* The change points cps[0..ncp) of rig x suite on git line tr: one for
+ * worse between two consecutive tested heads starts the bisection of
+ * their range, unless it has one. */
+static void cp_line_check(struct klabd *d, struct db *db,
+			  const struct db_track *tr,
+			  const struct db_changepoint *cps, size_t ncp,
+			  const struct db_metric *mv, size_t nm)
+{
+	struct db_track_head *h = NULL;
+	struct strbuf w = STRBUF_INIT;
+	size_t n = 0, i, j, k;
+	char err[600];
+
+	if (db_track_heads(db, tr->id, 0, &h, &n))
+		return;
+	sb_init(&w);
+	for (i = 0; i < ncp; i++) {
+		const struct db_changepoint *c = &cps[i];
+
+		if (!cp_worse(c, metric_dir_of(mv, nm, c->metric)))
+			continue;
+		for (j = 1; j < n; j++) {
+			if (strcmp(h[j].kernel, c->kernel_after) ||
+			    h[j].bisection || strcmp(h[j].state, "tested"))
+				continue;
+			for (k = 0; k < j && h[k].id != h[j].prev; k++)
+				;
+			if (k == j || strcmp(h[k].kernel, c->kernel_before))
+				continue;
+			sb_reset(&w);
+			sb_addf(&w, "%s %s %s", c->rig, c->suite, c->metric);
+			alloc_str_set(&h[j].worse, w.buf);
+			if (track_bisect_start(d, db, tr, &h[j], &h[k], err,
+					       sizeof(err)))
+				fprintf(stderr, "klabd: track %lld: change "
+					"point: %s\n", (long long)tr->id, err);
+		}
+	}
+	sb_release(&w);
+	db_track_heads_free(h, n);
+}
+
+void track_changepoints_check(struct klabd *d, struct db *db,
+			      const char *rig, const char *suite)
+{
+	struct db_changepoint *cps = NULL;
+	struct db_track *v = NULL;
+	struct db_metric *mv = NULL;
+	size_t n = 0, ncp = 0, nm = 0, i;
+	char err[300];
+
+	if (db_track_list(db, &v, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		if (strcmp(v[i].distro, "git") || !in_list(v[i].rigs, rig) ||
+		    !in_list(v[i].suite, suite))
+			continue;
+		if (!cps && (db_changepoint_list(db, rig, suite, NULL, &cps,
+						 &ncp, err, sizeof(err)) ||
+			     db_metric_list(db, &mv, &nm)))
+			break;
+		cp_line_check(d, db, &v[i], cps, ncp, mv, nm);
+	}
+	db_changepoints_free(cps, ncp);
+	db_metrics_free(mv, nm);
+	db_tracks_free(v, n);
+}
+
 /* The address of "Name <addr>", into out (""): none when it is not one
  * an SMTP envelope takes. */
 static void author_addr(const char *author, char *out, size_t len)
@@ -146,19 +250,6 @@ static const struct db_bis_step *confirm_step(const struct bis_view *v)
 	return NULL;
 }
 
-/* 1 when name is an item of the ',' list. */
-static int metric_in(const char *list, const char *name)
-{
-	size_t n, k = strlen(name);
-
-	for (; *list; list += n + (list[n] == ',')) {
-		n = strcspn(list, ",");
-		if (n == k && !strncmp(list, name, k))
-			return 1;
-	}
-	return 0;
-}
-
 /* The %change +- stddev table of the named metrics of comparison cid,
  * into sb; the first metric's change into *pct (NAN when none). */
 static void change_table(struct db *db, const struct bis_view *v,
@@ -179,7 +270,7 @@ static void change_table(struct db *db, const struct bis_view *v,
 		const struct cmp_metric *m = &cv.cmp.m[i];
 		const struct summary *a = &m->cells[0].s, *b = &m->cells[1].s;
 
-		if (!metric_in(v->b.metrics, m->name) || !m->cells[0].present ||
+		if (!in_list(v->b.metrics, m->name) || !m->cells[0].present ||
 		    !m->cells[1].present)
 			continue;
 		if (isnan(*pct))
@@ -210,9 +301,13 @@ static void repro(const struct bis_view *v, const struct db_bis_cand *p,
 		b->bad, b->rig, b->suite, b->metrics);
 }
 
-/* The one alert of a confirmed culprit on line tr. */
+/* The one alert of a confirmed culprit on line tr, of the change
+ * between heads prev and h: grouped with the change points of that pair
+ * (flow/changepoints.c keys them "cp/RIG/BEFORE/AFTER"), one change. */
 static void regress_alert(struct klabd *d, struct db *db,
 			  const struct db_track *tr,
+			  const struct db_track_head *prev,
+			  const struct db_track_head *h,
 			  const struct bis_view *v, int64_t cid)
 {
 	const struct db_bis_cand *c = &v->cands[v->b.answer];
@@ -220,7 +315,7 @@ static void regress_alert(struct klabd *d, struct db *db,
 	struct strbuf title = STRBUF_INIT, text = STRBUF_INIT;
 	struct strbuf tab = STRBUF_INIT;
 	char *line = track_line_name(tr), addr[256], link[64], key[128];
-	char group[128], err[300], first[128];
+	char group[300], err[300], first[128];
 	struct alert_event ev;
 	double pct;
 
@@ -245,7 +340,11 @@ static void regress_alert(struct klabd *d, struct db *db,
 	author_subscribe(d, db, addr);
 	snprintf(link, sizeof(link), "/bisections/%lld", (long long)v->b.id);
 	snprintf(key, sizeof(key), "%s/%s", line, c->file);
-	snprintf(group, sizeof(group), "regress/%s", c->file);
+	if (prev && *prev->kernel && *h->kernel)
+		snprintf(group, sizeof(group), "cp/%s/%s/%s", v->b.rig,
+			 prev->kernel, h->kernel);
+	else
+		snprintf(group, sizeof(group), "regress/%s", c->file);
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = ALERT_REGRESSION;
 	ev.rig = v->b.rig;
@@ -273,22 +372,26 @@ int track_bisection_done(struct klabd *d, struct db *db,
 			 const struct bis_view *v)
 {
 	const struct db_bis_step *s = confirm_step(v);
-	struct db_track_head h;
+	struct db_track_head h, prev;
 	struct db_track tr;
-	int rc;
+	int rc, gotp;
 
 	if (db_track_head_of_bisection(db, v->b.id, &h))
 		return 0;
 	rc = db_track_get(db, h.track_id, &tr);
+	gotp = !db_track_head_get(db, h.prev, &prev);
 	if (!rc && v->b.answer > 0 && (size_t)v->b.answer < v->ncands && s &&
 	    s->idx == v->b.answer && !strcmp(s->mark, "bad"))
-		regress_alert(d, db, &tr, v, s->comparison);
+		regress_alert(d, db, &tr, gotp ? &prev : NULL, &h, v,
+			      s->comparison);
 	else
 		fprintf(stderr, "klabd: track %lld: bisection %lld of head "
 			"%.12s raised nothing: %s\n", (long long)h.track_id,
 			(long long)v->b.id, h.hash, v->b.outcome);
 	if (!rc)
 		db_track_release(&tr);
+	if (gotp)
+		db_track_head_release(&prev);
 	db_track_head_release(&h);
 	return 1;
 }

@@ -230,7 +230,7 @@ echo "$to" | grep -q "dev8@example.invalid" || fail "not mailed to the author: $
 grep -q "^commit  $C8" "$(head -n 1 "$TMP/mails")" || fail "the mail does not name the commit"
 grep -l "X-Klab-Event: bisection_done" "$SINK"/mail-*.eml 2>/dev/null && fail "a bisection_done mail"
 curl -s -o "$TMP/feed.xml" "$URL/alerts.atom" || fail "feed"
-"$PY" "$TOP/tests/atom-check.py" "$TMP/feed.xml" || fail "feed: $(cat "$TMP/feed.xml")"
+"$PY" "$TOP/tests/atom-check.py" "$TMP/feed.xml" >/dev/null || fail "feed: $(cat "$TMP/feed.xml")"
 expect_grep "regression of tiobench.seq_read.rate due to commit $S8" "$TMP/feed.xml"
 http GET '/alerts?line=git/fakegit/main' >/dev/null
 expect_grep "due to commit $S8"
@@ -242,7 +242,7 @@ $G checkout -q -b side HEAD~1
 echo "/* side */" >>"$R/block/plug.h"
 $G commit -qam "side 1" && echo "/* side 2 */" >>"$R/block/plug.h" && $G commit -qam "side 2"
 $G checkout -q work
-$G merge -q --no-ff -m "merge side" side -X ours || fail "merge"
+$G merge -q --no-ff -m "merge side" side -X ours >/dev/null || fail "merge"
 commit 11
 C11=$($G rev-parse HEAD)
 push
@@ -261,6 +261,12 @@ klab tracks >"$TMP/tracks" || fail "klab tracks"
 grep -q "^1 *git *fakegit/main *r3 *tiobench *trk1-$(printf %.12s "$C11") *idle *2 " "$TMP/tracks" ||
 	fail "klab tracks: $(cat "$TMP/tracks")"
 ok "batch 3: head 11 same as 9, nothing raised; the merge followed by its first parent (backlog 2)"
+# a change point of the same pair of heads is the same change: one group
+K9=$(sqlite3 "$TMP/klab.db" "SELECT kernel FROM track_heads WHERE hash = '$C9'")
+[ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(DISTINCT group_id) FROM alert_events \
+	WHERE group_key = 'cp/r3/$K3/$K9' OR kind = 'regression'")" = 1 ] ||
+	fail "the regression and the change points of its heads are not one group: \
+$(sqlite3 "$TMP/klab.db" "SELECT id, kind, group_key, group_id FROM alert_events")"
 touch "$TMP/agent.stop"
 wait "$AGENT"
 stop_klabd
