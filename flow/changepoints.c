@@ -16,6 +16,7 @@
 #include "judge/changepoint.h"
 #include "judge/verdict.h"
 #include "lib/alloc.h"
+#include "lib/ident.h"
 #include "lib/strbuf.h"
 
 /* Index of kernel k among names[0..*ng), added when new (linear: a
@@ -84,19 +85,6 @@ int changepoints_order(struct db *db, const struct db_sample *s, size_t n,
 	return imported < 0 ? -1 : 0;
 }
 
-/* 1 when the comma-separated list holds name. */
-static int list_has(const char *list, const char *name)
-{
-	size_t n, len = strlen(name);
-
-	for (; *list; list += n + (list[n] == ',')) {
-		n = strcspn(list, ",");
-		if (n == len && !strncmp(list, name, n))
-			return 1;
-	}
-	return 0;
-}
-
 /* The line a history of rig x suite follows, for its alerts: the one
  * track that queues suite on rig ("debian/newest-6.1"), "" when none
  * or several do (an imported history).  A heap string. */
@@ -110,7 +98,8 @@ static char *cp_line(struct db *db, const char *rig, const char *suite)
 	if (db_track_list(db, &v, &n))
 		n = 0;
 	for (i = 0; i < n; i++) {
-		if (!list_has(v[i].suite, suite) || !list_has(v[i].rigs, rig))
+		if (!ident_list_has(v[i].suite, suite) ||
+		    !ident_list_has(v[i].rigs, rig))
 			continue;
 		if (!found++)
 			sb_addf(&line, "%s/%s", v[i].distro, v[i].line);

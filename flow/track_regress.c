@@ -30,6 +30,7 @@
 #include "flow/track_int.h"
 #include "lib/alloc.h"
 #include "lib/config.h"
+#include "lib/ident.h"
 
 int track_bisect_start(struct klabd *d, struct db *db,
 		       const struct db_track *tr, struct db_track_head *h,
@@ -86,19 +87,6 @@ int track_bisect_start(struct klabd *d, struct db *db,
 out:
 	free(w);
 	return rc;
-}
-
-/* 1 when the ',' list holds name. */
-static int in_list(const char *list, const char *name)
-{
-	size_t n, k = strlen(name);
-
-	for (; *list; list += n + (list[n] == ',')) {
-		n = strcspn(list, ",");
-		if (n == k && !strncmp(list, name, k))
-			return 1;
-	}
-	return 0;
 }
 
 /* 1 when change point c of a metric with direction dir is for worse. */
@@ -174,8 +162,9 @@ void track_changepoints_check(struct klabd *d, struct db *db,
 	if (db_track_list(db, &v, &n))
 		return;
 	for (i = 0; i < n; i++) {
-		if (strcmp(v[i].distro, "git") || !in_list(v[i].rigs, rig) ||
-		    !in_list(v[i].suite, suite))
+		if (strcmp(v[i].distro, "git") ||
+		    !ident_list_has(v[i].rigs, rig) ||
+		    !ident_list_has(v[i].suite, suite))
 			continue;
 		if (!cps && (db_changepoint_list(db, rig, suite, NULL, &cps,
 						 &ncp, err, sizeof(err)) ||
@@ -270,8 +259,8 @@ static void change_table(struct db *db, const struct bis_view *v,
 		const struct cmp_metric *m = &cv.cmp.m[i];
 		const struct summary *a = &m->cells[0].s, *b = &m->cells[1].s;
 
-		if (!in_list(v->b.metrics, m->name) || !m->cells[0].present ||
-		    !m->cells[1].present)
+		if (!ident_list_has(v->b.metrics, m->name) ||
+		    !m->cells[0].present || !m->cells[1].present)
 			continue;
 		if (isnan(*pct))
 			*pct = m->cells[1].delta_pct;

@@ -172,3 +172,15 @@ int ident_lab_owned(const char *s)
 			return 0;
 	return !s[18];
 }
+
+int ident_list_has(const char *list, const char *name)
+{
+	size_t n, len = strlen(name);
+
+	for (; *list; list += n + (list[n] == ',')) {
+		n = strcspn(list, ",");
+		if (n == len && !strncmp(list, name, n))
+			return 1;
+	}
+	return 0;
+}

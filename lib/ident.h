@@ -52,6 +52,9 @@ const char *ident_kind_name(enum ident_kind kind);
  * a kernel so.
  */
 int ident_lab_owned(const char *s);
+/* 1 when the comma-separated list of names (a track's rigs, a
+ * bisection's metrics) holds name, else 0. */
+int ident_list_has(const char *list, const char *name);
 int ident_check(enum ident_kind kind, const char *s, size_t len, char *err,
 		size_t errlen);
 /* ident_check() of a NUL-terminated string. */

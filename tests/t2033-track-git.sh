@@ -25,6 +25,8 @@
 #      the same: no bisection, nothing raised; the merge is followed by
 #      its first parent (backlog 2, not 4); klab tracks shows the last
 #      tested head, idle, the backlog.
+#  (5) commit 12 does not build: head 12 failed, the line waits; head
+#      13 (repaired) is compared with head 11, its skipped commit 12.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 command -v jq >/dev/null || skip "no jq"
@@ -42,8 +44,8 @@ push() { $G update-ref refs/heads/main refs/heads/work || fail "push"; }
 $G init -q -b work && $G add -A && $G commit -qm "base" || fail "cannot make the repository"
 commit() {	# N: commit N of main (its change as the plan says)
 	case $1 in
-	5) sed -i 's|write_expire / 1000;|write_expire / 1000 +;|' "$R/block/elevator.c" ;;
-	7) sed -i 's|write_expire / 1000 +;|write_expire / 1000;|' "$R/block/elevator.c" ;;
+	5|12) sed -i 's|write_expire / 1000;|write_expire / 1000 +;|' "$R/block/elevator.c" ;;
+	7|13) sed -i 's|write_expire / 1000 +;|write_expire / 1000;|' "$R/block/elevator.c" ;;
 	*) echo "/* note $1 */" >>"$R/block/plug.h" ;;
 	esac
 	$G add -A && git -C "$R" -c user.name="Dev $1" -c user.email="dev$1@example.invalid" \
@@ -267,6 +269,24 @@ K9=$(sqlite3 "$TMP/klab.db" "SELECT kernel FROM track_heads WHERE hash = '$C9'")
 	WHERE group_key = 'cp/r3/$K3/$K9' OR kind = 'regression'")" = 1 ] ||
 	fail "the regression and the change points of its heads are not one group: \
 $(sqlite3 "$TMP/klab.db" "SELECT id, kind, group_key, group_id FROM alert_events")"
+
+# (5) a head that does not build: failed, the line waits; the next head
+# is compared with the last tested one
+commit 12
+C12=$($G rev-parse HEAD)
+push
+head_failed() { [ "$(track_field '.heads[-1].state + " " + .heads[-1].commit')" = "failed $C12" ]; }
+wait_for 120 "head 12 not failed" head_failed
+jq -e '.heads[-1].verdict == "failed" and (.heads[-1].error | test("build [0-9]+ failed")) and
+	.state == "idle"' "$TMP/body" >/dev/null || fail "head 12: $(jq -c '.heads[-1]' "$TMP/body")"
+commit 13
+C13=$($G rev-parse HEAD)
+push
+wait_for 200 "head 13 not tested" head_tested "$C13"
+jq -e '.heads[-1].verdict == "same" and .heads[-1].prev == .heads[2].id and
+	.heads[-1].skipped == 1 and .backlog == 3' "$TMP/body" >/dev/null ||
+	fail "head 13: $(jq -c '{backlog, heads: [.heads[] | {commit, state, verdict, prev, skipped}]}' "$TMP/body")"
+ok "a head that does not build: failed, the next compared with the last tested head"
 touch "$TMP/agent.stop"
 wait "$AGENT"
 stop_klabd
