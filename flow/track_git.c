@@ -217,16 +217,28 @@ static int cmp_start(struct gline *g, const struct db_track_head *prev,
 	return rc;
 }
 
-/* h ends tested with verdict: the line's last tested head. */
+/* h ends tested with verdict (jobs more plain jobs queued): the line's
+ * last tested head. */
 static void head_tested(struct gline *g, struct db_track_head *h,
-			const char *verdict)
+			const char *verdict, int64_t jobs)
 {
 	alloc_str_set(&h->state, "tested");
 	alloc_str_set(&h->verdict, verdict);
 	if (db_track_head_set(g->db, h) ||
-	    db_track_advance(g->db, g->tr->id, h->hash, h->kernel, 0))
+	    db_track_advance(g->db, g->tr->id, h->hash, h->kernel, jobs))
 		head_log(g, h, "cannot record its verdict");
 	head_log(g, h, verdict);
+}
+
+/* h failed with why: the line waits for a newer head. */
+static void head_failed(struct gline *g, struct db_track_head *h,
+			const char *why)
+{
+	alloc_str_set(&h->state, "failed");
+	alloc_str_set(&h->verdict, "failed");
+	alloc_str_set(&h->error, why);
+	db_track_head_set(g->db, h);
+	head_log(g, h, why);
 }
 
 /* A building head: its kernel, then its comparisons (or, the line's
@@ -237,27 +249,27 @@ static void head_build_step(struct gline *g, struct db_track_head *h)
 	struct db_build b;
 	char err[600] = "";
 	int64_t jobs;
+	int rc;
 
 	if (db_build_get(g->db, h->build, &b))
 		return;
 	if (!strcmp(b.state, "failed")) {
-		alloc_str_set(&h->state, "failed");
-		alloc_str_set(&h->verdict, "failed");
 		snprintf(err, sizeof(err), "build %lld failed: %.500s",
 			 (long long)b.id, b.error);
-		alloc_str_set(&h->error, err);
-		db_track_head_set(g->db, h);
-		head_log(g, h, err);
+		head_failed(g, h, err);
 	} else if (!strcmp(b.state, "done")) {
 		alloc_str_set(&h->kernel, b.ident);
 		if (!prev || !*prev->kernel) {
 			jobs = track_queue(g->d, g->db, g->tr, h->kernel);
-			db_track_advance(g->db, g->tr->id, h->hash, h->kernel,
-					 jobs);
-			head_tested(g, h, "first");
+			head_tested(g, h, "first", jobs);
 			rigmgr_kick(g->d);
-		} else if (cmp_start(g, prev, h, err, sizeof(err))) {
-			head_log(g, h, err);
+		} else {
+			rc = cmp_start(g, prev, h, err, sizeof(err));
+			/* a rig or suite gone: failed; else again next pass */
+			if (rc == DB_NOTFOUND || rc == DB_INVALID)
+				head_failed(g, h, err);
+			else if (rc)
+				head_log(g, h, err);
 		}
 	}
 	db_build_release(&b);
@@ -316,7 +328,7 @@ static void head_judge(struct gline *g, struct db_track_head *h)
 	}
 	if (!active) {
 		alloc_str_set(&h->worse, worse.buf);
-		head_tested(g, h, cmp_verdict_name(vd_tally_verdict(&t)));
+		head_tested(g, h, cmp_verdict_name(vd_tally_verdict(&t)), 0);
 		if (worse.len && prev &&
 		    track_bisect_start(g->d, g->db, g->tr, h, prev, err,
 				       sizeof(err)))
