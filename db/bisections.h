@@ -108,6 +108,20 @@ int db_bisection_borrow(struct db *db, int64_t id, int64_t cmp,
  * (by s->id); finished stamped when mark is set. */
 int db_bisection_step_set(struct db *db, const struct db_bis_step *s);
 
+/*
+ * The bisection of a change: the newest one (one that found its first
+ * bad candidate before any other) whose page is link (a bisection_done
+ * alert's "/bisections/ID"; "" or NULL: none) or whose ends are the
+ * kernels before and after, as asked or as the kernels of its good
+ * candidate (0) and of a later one.  DB_OK with *b filled and, when it
+ * found one (b->answer >= 0), the first bad candidate in *c (else
+ * c->idx is -1 and c is empty, to release all the same); DB_NOTFOUND
+ * when no bisection is of that change, or DB_ERR.
+ */
+int db_bisection_of_change(struct db *db, const char *link,
+			   const char *before, const char *after,
+			   struct db_bisection *b, struct db_bis_cand *c);
+
 void db_bisection_release(struct db_bisection *b);
 void db_bisections_free(struct db_bisection *v, size_t n);
 void db_bis_cand_release(struct db_bis_cand *c);

@@ -33,6 +33,10 @@ struct db_changepoint {
 int db_changepoint_list(struct db *db, const char *rig, const char *suite,
 			const char *metric, struct db_changepoint **out,
 			size_t *n, char *err, size_t errlen);
+/* The current change points first seen at or after since (unix
+ * seconds), newest first; limit <= 0: all.  DB_OK or DB_ERR. */
+int db_changepoint_recent(struct db *db, int64_t since, int limit,
+			  struct db_changepoint **out, size_t *n);
 /*
  * Make v[0..n) (their rig, suite and metric fields ignored) the current
  * change points of rig x suite x metric, in one transaction: the others

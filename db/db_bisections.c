@@ -179,3 +179,40 @@ int db_bisection_step_set(struct db *db, const struct db_bis_step *s)
 		      s->kernel, s->comparison, s->mark, s->reason, s->delta,
 		      s->cells, s->id) == SQLITE_DONE ? DB_OK : DB_ERR;
 }
+
+int db_bisection_of_change(struct db *db, const char *link,
+			   const char *before, const char *after,
+			   struct db_bisection *b, struct db_bis_cand *c)
+{
+	int64_t id = 0;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->idx = -1;
+	rc = db_run_row(db, &db_rows_int64, &id, "SELECT b.id FROM bisections "
+			"b WHERE (?1 != '' AND ?1 = '/bisections/' || b.id) "
+			"OR (?2 != '' AND ?3 != '' AND ((b.good = ?2 AND "
+			"b.bad = ?3) OR (EXISTS (SELECT 1 FROM "
+			"bisection_candidates c WHERE c.bisection_id = b.id "
+			"AND c.idx = 0 AND c.kernel = ?2) AND EXISTS (SELECT 1 "
+			"FROM bisection_candidates c WHERE c.bisection_id = "
+			"b.id AND c.idx > 0 AND c.kernel = ?3)))) ORDER BY "
+			"b.answer >= 0 DESC, b.id DESC LIMIT 1", "sss", link,
+			before, after);
+	if (rc)
+		return rc;
+	rc = db_bisection_get(db, id, b);
+	if (rc || b->answer < 0)
+		return rc;
+	rc = db_run_row(db, &cand_rows, c, "SELECT idx, label, subject, "
+			"author, file, kernel, build_id FROM "
+			"bisection_candidates WHERE bisection_id = ? AND idx = "
+			"?", "Ii", id, b->answer);
+	if (rc == DB_NOTFOUND) {
+		c->idx = -1;
+		rc = DB_OK;
+	}
+	if (rc)
+		db_bisection_release(b);
+	return rc;
+}

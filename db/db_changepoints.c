@@ -52,6 +52,19 @@ int db_changepoint_list(struct db *db, const char *rig, const char *suite,
 	return DB_OK;
 }
 
+int db_changepoint_recent(struct db *db, int64_t since, int limit,
+			  struct db_changepoint **out, size_t *n)
+{
+	void *v = NULL;
+	int rc = db_run_rows(db, &cp_rows, &v, n, CP_COLS "WHERE c.current = "
+			     "1 AND c.first_seen >= ? ORDER BY c.first_seen "
+			     "DESC, c.id DESC LIMIT ?", "Ii", since,
+			     limit > 0 ? limit : -1);
+
+	*out = v;
+	return rc;
+}
+
 /* The ids of rig, suite and metric; DB_NOTFOUND naming the first unknown. */
 static int cp_ids(struct db *db, const char *rig, const char *suite,
 		  const char *metric, int64_t ids[3], char *err, size_t errlen)

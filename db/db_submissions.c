@@ -71,6 +71,19 @@ static const struct db_rows qjob_rows = DB_ROWS(db_queue_job, qjob_cols);
 
 DB_DEFINE_RELEASE(submission, submissions, db_submission, sub_rows)
 DB_DEFINE_RUNNING(submission, db_submission, sub_rows, SUB_COLS)
+
+int db_submission_ended(struct db *db, int64_t since, int limit,
+			struct db_submission **out, size_t *n)
+{
+	void *v;
+	int rc = db_run_rows(db, &sub_rows, &v, n, SUB_COLS "WHERE state != "
+			     "'running' AND finished >= ? ORDER BY finished "
+			     "DESC, id DESC LIMIT ?", "Ii", since,
+			     limit > 0 ? limit : -1);
+
+	*out = v;
+	return rc;
+}
 DB_DEFINE_FREE(sub_patches, db_sub_patch, patch_rows)
 DB_DEFINE_FREE(sub_stages, db_sub_stage, stage_rows)
 DB_DEFINE_FREE(sub_cells, db_sub_cell, cell_rows)

@@ -73,6 +73,10 @@ int db_submission_get(struct db *db, int64_t id, struct db_submission *out);
  * all. */
 int db_submission_list(struct db *db, int active, int limit,
 		       struct db_submission **out, size_t *n);
+/* The submissions that ended (finished, failed or cancelled) at or
+ * after since (unix seconds), newest first; limit <= 0: all. */
+int db_submission_ended(struct db *db, int64_t since, int limit,
+			struct db_submission **out, size_t *n);
 /* Set state, stage, verdict, error, report (NULL: keep each); finished
  * is stamped when state is not "running".  A state is set only on a
  * running submission (an end is final): DB_NOTFOUND otherwise. */

@@ -129,6 +129,17 @@ http() {
 expect_status() { [ "$STATUS" = "$1" ] || fail "expected HTTP $1, got $STATUS: $(cat "$TMP/body")"; }
 expect_grep() { grep -q -- "$1" "${2:-$TMP/body}" || fail "expected '$1' in ${2:-body}: $(head -c 600 "${2:-$TMP/body}")"; }
 expect_nogrep() { ! grep -q -- "$1" "${2:-$TMP/body}" || fail "did not expect '$1' in ${2:-body}"; }
+# wait_for WHAT TENTHS CMD...: until CMD succeeds, failing after TENTHS
+# tenths of a second with "timed out waiting for WHAT"
+wait_for() {
+	_what=$1 _n=$2; shift 2
+	_i=0
+	until "$@"; do
+		_i=$((_i + 1))
+		[ $_i -gt "$_n" ] && fail "timed out waiting for $_what"
+		sleep 0.1
+	done
+}
 
 # sink_start SECRET: the alerts' far ends (tests/t2020-alerts-sink.py: an
 # SMTP sink and a webhook receiver that checks signatures under SECRET)
@@ -190,4 +201,67 @@ lab_build_pair() {
 		fail "base build: $(cat "$TMP/b1")"
 	klab build debian-6.1 "$1" --ident "lab-6.1+$2" --wait >"$TMP/b2" 2>&1 ||
 		fail "$2 build: $(cat "$TMP/b2")"
+}
+
+# fake_deb DIR ABI UPSTREAM: a tiny fake Debian kernel package in DIR (a
+# local archive, KLAB_DEBIAN_ARCHIVE), linux-image-6.1.0-ABI-cloud-amd64
+# version UPSTREAM-1: a vmlinuz that is not a kernel and an empty modules
+# directory; it never boots, klabd fetches and catalogs it
+fake_deb() {
+	_rel=6.1.0-$2-cloud-amd64
+	_d=$TMP/deb-$2
+	mkdir -p "$_d/DEBIAN" "$_d/boot" "$_d/lib/modules/$_rel/kernel"
+	printf 'Package: linux-image-%s\nVersion: %s-1\nArchitecture: amd64\nMaintainer: t <t@example.invalid>\nDescription: a fake kernel package for klab tests\n' \
+		"$_rel" "$3" >"$_d/DEBIAN/control"
+	echo "not a kernel $2" >"$_d/boot/vmlinuz-$_rel"
+	: >"$_d/lib/modules/$_rel/modules.order"
+	: >"$_d/lib/modules/$_rel/modules.builtin"
+	: >"$_d/lib/modules/$_rel/modules.builtin.modinfo"
+	dpkg-deb --root-owner-group -Zgzip -b "$_d" "$1/linux-image-$_rel.deb" >/dev/null ||
+		fail "dpkg-deb -b $_rel"
+}
+
+# fake_archive FROM TO: a local archive $ARCH (KLAB_DEBIAN_ARCHIVE, with
+# KLAB_CACHE under $TMP, both exported) of fake_deb packages 6.1.FROM ..
+# 6.1.TO, ABI the upstream's last number - 100
+fake_archive() {
+	ARCH=$TMP/archive
+	mkdir -p "$ARCH"
+	_v=$1
+	while [ "$_v" -le "$2" ]; do
+		fake_deb "$ARCH" $((_v - 100)) "6.1.$_v"
+		_v=$((_v + 1))
+	done
+	KLAB_DEBIAN_ARCHIVE=$ARCH
+	KLAB_CACHE=$TMP/kcache
+	export KLAB_DEBIAN_ARCHIVE KLAB_CACHE
+}
+
+# chromium_need: skip unless headless Chromium and a node with WebSocket
+# can drive it (the tests' DevTools client, tests/cdp-lib.js); sets CHROME
+chromium_need() {
+	CHROME=$(command -v chromium || command -v chromium-browser || true)
+	[ -n "$CHROME" ] || skip "chromium is not installed (apt-get install chromium)"
+	command -v node >/dev/null || skip "node is not installed"
+	node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:1").onerror = () => 0' 2>/dev/null ||
+		skip "node has no WebSocket"
+}
+
+# chromium_start [SECONDS]: a fresh headless Chromium (profile
+# $TMP/chrome, its DevTools port in $TMP/chrome/DevToolsActivePort) for at
+# most SECONDS (90); sets CPID; chromium_stop ends it (at exit too)
+chromium_start() {
+	rm -rf "$TMP/chrome"
+	timeout "${1:-90}" "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --remote-debugging-port=0 \
+		--user-data-dir="$TMP/chrome" about:blank 2>>"$TMP/chrome.log" &
+	CPID=$!
+	at_cleanup chromium_stop
+}
+chromium_stop() {
+	[ -n "${CPID:-}" ] || return 0
+	kill "$CPID" 2>/dev/null
+	wait "$CPID" 2>/dev/null
+	CPID=
 }

@@ -10,11 +10,7 @@
 # added).  A patch that does not apply brings the form back naming the
 # patch, the file and the hunk, and nothing is queued.
 . "$(dirname "$0")/lib.sh"
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROME" ] || skip "chromium is not installed (apt-get install chromium)"
-command -v node >/dev/null || skip "node is not installed"
-node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:1").onerror = () => 0' 2>/dev/null ||
-	skip "node has no WebSocket"
+chromium_need
 command -v jq >/dev/null || skip "no jq"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 D=$TOP/tests/data
@@ -25,17 +21,12 @@ start_klabd --config "$TMP/klabd.conf"
 
 # browse FILE...: a fresh browser signs in as alice and submits FILEs
 browse() {
-	rm -rf "$TMP/chrome"
-	timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync --remote-debugging-port=0 \
-		--user-data-dir="$TMP/chrome" about:blank 2>>"$TMP/chrome.log" &
-	CPID=$!
+	chromium_start
 	timeout 60 node --experimental-websocket "$TOP/tests/t2011-submit-form.js" \
 		"$TMP/chrome/DevToolsActivePort" "$URL" "$(cat "$TMP/alice")" fake "$@" \
 		>"$TMP/result" 2>"$TMP/node.err"
 	rc=$?
-	kill "$CPID" 2>/dev/null; wait "$CPID" 2>/dev/null
+	chromium_stop
 	[ $rc -eq 0 ] || fail "driving chromium: $(cat "$TMP/node.err"; tail -3 "$TMP/chrome.log")"
 }
 

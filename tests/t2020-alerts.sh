@@ -35,16 +35,6 @@ OPER=$KLAB_TOKEN
 ALICE=$(make_token alice submitter) || fail "token add alice"
 BOB=$(make_token bob submitter) || fail "token add bob"
 
-# until CMD... succeeds, at most $2 tenths of a second
-wait_for() {
-	what=$1 n=$2; shift 2
-	i=0
-	until "$@"; do
-		i=$((i + 1))
-		[ $i -gt "$n" ] && fail "timed out waiting for $what"
-		sleep 0.1
-	done
-}
 # jq-like: jget EXPR < json (EXPR over d, python)
 jget() { "$PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 emit() { http POST /api/alerts -H 'Content-Type: application/json' --data-binary "$1"; }

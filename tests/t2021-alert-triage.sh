@@ -32,16 +32,6 @@ start_klabd --config "$TMP/klabd.conf"
 ALICE=$(make_token alice submitter) || fail "token alice"
 make_token bob submitter >/dev/null || fail "token bob"
 
-# wait_for WHAT TENTHS CMD...: until CMD succeeds
-wait_for() {
-	what=$1 n=$2; shift 2
-	i=0
-	until "$@"; do
-		i=$((i + 1))
-		[ $i -gt "$n" ] && fail "timed out waiting for $what"
-		sleep 0.1
-	done
-}
 json() { http POST "$1" -H 'Content-Type: application/json' --data-binary "$2"; }
 alerts() { http GET "/api/alerts?alerts=1$1"; }
 ids() { alerts "$1" | jq -r '[.events[].id] | sort | map(tostring) | join(" ")'; }

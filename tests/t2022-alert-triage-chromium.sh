@@ -10,11 +10,7 @@
 # state and the log naming alice; and the Atom feed shows both changes,
 # alice's, each an alert_state entry.
 . "$(dirname "$0")/lib.sh"
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROME" ] || skip "chromium is not installed (apt-get install chromium)"
-command -v node >/dev/null || skip "node is not installed"
-node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:1").onerror = () => 0' 2>/dev/null ||
-	skip "node has no WebSocket"
+chromium_need
 command -v jq >/dev/null || skip "no jq"
 PY=$(command -v python3) || skip "no python3"
 chmod 755 "$TMP"
@@ -26,17 +22,12 @@ http POST /api/alerts -H 'Content-Type: application/json' --data-binary \
 expect_status 201
 ID=$(jq .event "$TMP/body")
 
-rm -rf "$TMP/chrome"
-timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic \
-	--no-first-run --disable-background-networking \
-	--disable-component-update --disable-sync --remote-debugging-port=0 \
-	--user-data-dir="$TMP/chrome" about:blank 2>>"$TMP/chrome.log" &
-CPID=$!
+chromium_start
 timeout 60 node --experimental-websocket "$TOP/tests/t2022-alert-triage.js" \
 	"$TMP/chrome/DevToolsActivePort" "$URL" "$(cat "$TMP/alice")" "$ID" 4f2a9c1d \
 	>"$TMP/result" 2>"$TMP/node.err"
 rc=$?
-kill "$CPID" 2>/dev/null; wait "$CPID" 2>/dev/null
+chromium_stop
 [ $rc -eq 0 ] || fail "driving chromium: $(cat "$TMP/node.err"; tail -3 "$TMP/chrome.log")"
 
 [ "$(jq -r .signed "$TMP/result")" = "/alerts/$ID" ] ||

@@ -66,25 +66,7 @@ cp -r "$D/build-tree" "$G"
 [ "$(grep -c '^Subject: ' "$TMP/series.mbox")" = 8 ] || fail "the series has not 8 patches"
 
 # the archive: 6.1.170 .. 6.1.177
-ARCH=$TMP/archive
-mkdir -p "$ARCH"
-mkdeb() {
-	rel=6.1.0-$1-cloud-amd64
-	d=$TMP/deb-$1
-	mkdir -p "$d/DEBIAN" "$d/boot" "$d/lib/modules/$rel/kernel"
-	printf 'Package: linux-image-%s\nVersion: %s-1\nArchitecture: amd64\nMaintainer: t <t@example.invalid>\nDescription: fake for t2060\n' \
-		"$rel" "$2" >"$d/DEBIAN/control"
-	echo "not a kernel $1" >"$d/boot/vmlinuz-$rel"
-	: >"$d/lib/modules/$rel/modules.order"
-	: >"$d/lib/modules/$rel/modules.builtin"
-	: >"$d/lib/modules/$rel/modules.builtin.modinfo"
-	dpkg-deb --root-owner-group -Zgzip -b "$d" "$ARCH/linux-image-$rel.deb" >/dev/null ||
-		fail "dpkg-deb -b $rel"
-}
-for v in 170 171 172 173 174 175 176 177; do mkdeb $((v - 100)) "6.1.$v"; done
-KLAB_DEBIAN_ARCHIVE=$ARCH
-KLAB_CACHE=$TMP/kcache
-export KLAB_DEBIAN_ARCHIVE KLAB_CACHE
+fake_archive 170 177
 
 cat >"$TMP/klabd.conf" <<CONF
 build_cache = $TMP/cache

@@ -55,6 +55,13 @@ static const char css[] =
 	"vertical-align:top}\n"
 	".note{color:#666;font-size:12px}\n"
 	".err{color:#8a1010}\n"
+	"p.status{font-size:18px;padding:.4em .8em;border:1px solid #ccc;"
+	"display:inline-block}\n"
+	"p.status.need{background:#f9d4d4;color:#8a1010}\n"
+	"p.status.calm{background:#d6f5d6;color:#135e13}\n"
+	"p.status a{color:inherit}\n"
+	"section h2 a{color:inherit;text-decoration:none}\n"
+	"section h2 a:hover{text-decoration:underline}\n"
 	"svg.chart{border:1px solid #ddd;background:#fff}\n";
 
 static const struct {

@@ -53,100 +53,15 @@ static int by_newest(const void *pa, const void *pb)
 	return a->id > b->id ? 1 : a->id < b->id ? -1 : 0;
 }
 
-/* The distinct values of the string field at off of the n alerts. */
-static void add_distinct(struct strbuf *sb, const struct db_alert_event *v,
-			 const struct grow *g, size_t n, size_t off)
-{
-	const char *s, *t;
-	size_t k, j, shown = 0;
-
-	sb_adds(sb, "<td>");
-	for (k = 0; k < n; k++) {
-		s = *(char *const *)((const char *)&v[g[k].i] + off);
-		for (j = 0; j < k; j++) {
-			t = *(char *const *)((const char *)&v[g[j].i] + off);
-			if (!strcmp(s, t))
-				break;
-		}
-		if (j < k || !*s)
-			continue;
-		sb_adds(sb, shown++ ? ", " : "");
-		sb_add_html(sb, s);
-	}
-	sb_adds(sb, "</td>");
-}
-
-/* The state of the group: its alerts' if they share one, else each
- * state with its count ("mixed: 2 new, 1 acknowledged"). */
-static void group_state(struct strbuf *sb, const struct db_alert_event *v,
-			const struct grow *g, size_t n)
-{
-	static const char *const st[] = { "new", "acknowledged", "invalid",
-		"fixed", "duplicate", "closed" };
-	size_t k, j, count, shown = 0;
-
-	for (k = 1; k < n && !strcmp(v[g[k].i].state, v[g[0].i].state); k++)
-		;
-	sb_adds(sb, "<td class=\"state\">");
-	if (k == n) {
-		sb_add_html(sb, v[g[0].i].state);
-		sb_adds(sb, "</td>");
-		return;
-	}
-	sb_adds(sb, "mixed:");
-	for (j = 0; j < sizeof(st) / sizeof(st[0]); j++) {
-		for (count = 0, k = 0; k < n; k++)
-			count += !strcmp(v[g[k].i].state, st[j]);
-		if (count)
-			sb_addf(sb, "%s %zu %s", shown++ ? "," : "", count,
-				st[j]);
-	}
-	sb_adds(sb, "</td>");
-}
-
-/* One row: the group's n alerts g[0..n), its first alert first. */
-static void group_row(struct strbuf *sb, const struct db_alert_event *v,
-		      const struct grow *g, size_t n)
-{
-	const struct db_alert_event *a = &v[g[0].i];
-	char when[40];
-	size_t k;
-
-	page_time(when, sizeof(when), a->created);
-	sb_addf(sb, "<tr id=\"group-%lld\"><td class=\"num\"><a href=\""
-		"/alerts/%lld\">%lld</a></td><td>%s</td>",
-		(long long)a->group_id, (long long)a->id, (long long)a->id,
-		when);
-	group_state(sb, v, g, n);
-	add_distinct(sb, v, g, n, offsetof(struct db_alert_event, kind));
-	add_distinct(sb, v, g, n, offsetof(struct db_alert_event, rig));
-	add_distinct(sb, v, g, n, offsetof(struct db_alert_event, line));
-	add_distinct(sb, v, g, n, offsetof(struct db_alert_event, suite));
-	sb_adds(sb, "<td class=\"metrics\">");
-	for (k = 0; k < n; k++) {
-		a = &v[g[k].i];
-		sb_addf(sb, "%s<a id=\"event-%lld\" href=\"/alerts/%lld\">",
-			k ? ", " : "", (long long)a->id, (long long)a->id);
-		if (*a->metric)
-			sb_add_html(sb, a->metric);
-		else
-			sb_addf(sb, "alert %lld", (long long)a->id);
-		sb_adds(sb, "</a>");
-	}
-	sb_adds(sb, "</td>");
-	add_distinct(sb, v, g, n, offsetof(struct db_alert_event, assignee));
-	sb_adds(sb, "<td>");
-	page_alert_title(sb, &v[g[0].i]);
-	sb_adds(sb, "</td></tr>\n");
-}
-
-void page_alert_groups(struct strbuf *sb, const struct db_alert_event *v,
-		       size_t n)
+size_t page_alert_group_order(const struct db_alert_event *v, size_t n,
+			      size_t **order, size_t **starts)
 {
 	struct grow *g = calloc(n + 1, sizeof(*g));
-	size_t i, j;
+	size_t i, j, ng = 0;
 
-	if (!g)
+	*order = calloc(n + 1, sizeof(**order));
+	*starts = calloc(n + 1, sizeof(**starts));
+	if (!g || !*order || !*starts)
 		abort();
 	for (i = 0; i < n; i++) {
 		g[i].gid = v[i].group_id ? v[i].group_id : v[i].id;
@@ -158,19 +73,125 @@ void page_alert_groups(struct strbuf *sb, const struct db_alert_event *v,
 		for (j = i; j < n && g[j].gid == g[i].gid; j++)
 			g[j].newest = g[i].id;
 	qsort(g, n, sizeof(*g), by_newest);
+	for (i = 0; i < n; i++) {
+		(*order)[i] = g[i].i;
+		if (!i || g[i].gid != g[i - 1].gid)
+			(*starts)[ng++] = i;
+	}
+	(*starts)[ng] = n;
+	free(g);
+	return ng;
+}
+
+/* The distinct values of the string field at off of the n alerts. */
+static void add_distinct(struct strbuf *sb, const struct db_alert_event *v,
+			 const size_t *ix, size_t n, size_t off)
+{
+	const char *s, *t;
+	size_t k, j, shown = 0;
+
+	sb_adds(sb, "<td>");
+	for (k = 0; k < n; k++) {
+		s = *(char *const *)((const char *)&v[ix[k]] + off);
+		for (j = 0; j < k; j++) {
+			t = *(char *const *)((const char *)&v[ix[j]] + off);
+			if (!strcmp(s, t))
+				break;
+		}
+		if (j < k || !*s)
+			continue;
+		sb_adds(sb, shown++ ? ", " : "");
+		sb_add_html(sb, s);
+	}
+	sb_adds(sb, "</td>");
+}
+
+void page_alert_group_state(struct strbuf *sb, const struct db_alert_event *v,
+			    const size_t *ix, size_t n)
+{
+	static const char *const st[] = { "new", "acknowledged", "invalid",
+		"fixed", "duplicate", "closed" };
+	size_t k, j, count, shown = 0;
+
+	for (k = 1; k < n && !strcmp(v[ix[k]].state, v[ix[0]].state); k++)
+		;
+	if (k == n) {
+		sb_add_html(sb, v[ix[0]].state);
+		return;
+	}
+	sb_adds(sb, "mixed:");
+	for (j = 0; j < sizeof(st) / sizeof(st[0]); j++) {
+		for (count = 0, k = 0; k < n; k++)
+			count += !strcmp(v[ix[k]].state, st[j]);
+		if (count)
+			sb_addf(sb, "%s %zu %s", shown++ ? "," : "", count,
+				st[j]);
+	}
+}
+
+void page_alert_group_metrics(struct strbuf *sb,
+			      const struct db_alert_event *v,
+			      const size_t *ix, size_t n)
+{
+	const struct db_alert_event *a;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		a = &v[ix[k]];
+		sb_addf(sb, "%s<a id=\"event-%lld\" href=\"/alerts/%lld\">",
+			k ? ", " : "", (long long)a->id, (long long)a->id);
+		if (*a->metric)
+			sb_add_html(sb, a->metric);
+		else
+			sb_addf(sb, "alert %lld", (long long)a->id);
+		sb_adds(sb, "</a>");
+	}
+}
+
+/* One row: the group's n alerts v[ix[0..n)], its first alert first. */
+static void group_row(struct strbuf *sb, const struct db_alert_event *v,
+		      const size_t *ix, size_t n)
+{
+	const struct db_alert_event *a = &v[ix[0]];
+	char when[40];
+
+	page_time(when, sizeof(when), a->created);
+	sb_addf(sb, "<tr id=\"group-%lld\"><td class=\"num\"><a href=\""
+		"/alerts/%lld\">%lld</a></td><td>%s</td><td class=\"state\">",
+		(long long)a->group_id, (long long)a->id, (long long)a->id,
+		when);
+	page_alert_group_state(sb, v, ix, n);
+	sb_adds(sb, "</td>");
+	add_distinct(sb, v, ix, n, offsetof(struct db_alert_event, kind));
+	add_distinct(sb, v, ix, n, offsetof(struct db_alert_event, rig));
+	add_distinct(sb, v, ix, n, offsetof(struct db_alert_event, line));
+	add_distinct(sb, v, ix, n, offsetof(struct db_alert_event, suite));
+	sb_adds(sb, "<td class=\"metrics\">");
+	page_alert_group_metrics(sb, v, ix, n);
+	sb_adds(sb, "</td>");
+	add_distinct(sb, v, ix, n, offsetof(struct db_alert_event, assignee));
+	sb_adds(sb, "<td>");
+	page_alert_title(sb, a);
+	sb_adds(sb, "</td></tr>\n");
+}
+
+void page_alert_groups(struct strbuf *sb, const struct db_alert_event *v,
+		       size_t n)
+{
+	size_t *order, *starts, ng, k;
+
+	ng = page_alert_group_order(v, n, &order, &starts);
 	sb_adds(sb, "<h2>Alerts</h2>\n<table class=\"alerts\"><thead><tr>"
 		"<th>alert</th><th>time (UTC)</th><th>state</th><th>kind</th>"
 		"<th>rig</th><th>line</th><th>suite</th><th>metrics</th>"
 		"<th>assignee</th><th>title</th></tr></thead>\n<tbody>\n");
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && g[j].gid == g[i].gid; j++)
-			;
-		group_row(sb, v, g + i, j - i);
-	}
+	for (k = 0; k < ng; k++)
+		group_row(sb, v, order + starts[k], starts[k + 1] - starts[k]);
 	sb_adds(sb, "</tbody></table>\n");
 	if (!n)
 		sb_adds(sb, "<p>No alerts.</p>\n");
-	free(g);
+	free(order);
+	free(starts);
 }
 
 /* ---- /alerts/ID ----------------------------------------------------- */

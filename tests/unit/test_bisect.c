@@ -12,7 +12,10 @@
  * the good end's cells lent to a later step (db_bisection_borrow): only
  * done base-side cells of that kernel from the bisection's own steps,
  * the newest first, up to the cap, counted as the step's done base
- * cells and listed with its own.
+ * cells and listed with its own.  And the bisection of a change
+ * (db_bisection_of_change, the home page's culprit): by its page, by its
+ * ends as asked or as its candidates' kernels, the one that found its
+ * first bad candidate before a newer one still running.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +32,7 @@
 #include "db/bisections.h"
 #include "db/comparisons.h"
 #include "db/db_int.h"
+#include "db_testlib.h"
 #include "judge/bisect_pick.h"
 #include "web/format.h"
 
@@ -408,6 +412,88 @@ static void test_config_name(void **state)
 			    "\"elevator=none quiet\"");
 }
 
+/* A git bisection over kernels k-good..k-bad (a candidate k-mid), its
+ * ends named by commit; *id its id. */
+static void of_change_add(struct db *db, int64_t *id)
+{
+	static const char *const k[] = { "k-good", "k-bad", "k-mid" };
+	static const char *const l[] = { "aaaa good", "bbbb bad",
+					 "cccc mid" };
+	struct db_bis_cand c[3];
+	struct db_bisection b;
+	char err[256];
+	int i;
+
+	memset(&b, 0, sizeof(b));
+	memset(c, 0, sizeof(c));
+	b.kind = "git";
+	b.base = b.rig = b.suite = b.who = b.metrics = "x";
+	b.good = "aaaa";
+	b.bad = "bbbb";
+	b.max_cells = 3;
+	for (i = 0; i < 3; i++) {
+		c[i].idx = i;
+		c[i].label = (char *)l[i];
+		c[i].kernel = (char *)k[i];
+		c[i].author = (char *)"Dev <d@x>";
+	}
+	assert_int_equal(db_bisection_add(db, &b, c, 3, id, err, sizeof(err)),
+			 DB_OK);
+}
+
+/* db_bisection_of_change(link, before, after): rc, and the bisection's
+ * id and first bad candidate's index when found. */
+static void of_change_expect(struct db *db, const char *link,
+			     const char *before, const char *after, int rc,
+			     int64_t id, int idx)
+{
+	struct db_bisection b;
+	struct db_bis_cand c;
+
+	assert_int_equal(db_bisection_of_change(db, link, before, after, &b,
+						&c), rc);
+	if (rc)
+		return;
+	assert_int_equal(b.id, id);
+	assert_int_equal(c.idx, idx);
+	if (idx == 2) {
+		assert_string_equal(c.label, "cccc mid");
+		assert_string_equal(c.kernel, "k-mid");
+	}
+	db_bisection_release(&b);
+	db_bis_cand_release(&c);
+}
+
+static void test_of_change(void **state)
+{
+	struct fx *f = *state;
+	int64_t a = 0, b = 0;
+	char link[64];
+
+	of_change_add(f->db, &a);
+	/* running: found by its ends' kernels, by its ends as asked */
+	of_change_expect(f->db, NULL, "k-good", "k-bad", DB_OK, a, -1);
+	of_change_expect(f->db, "", "aaaa", "bbbb", DB_OK, a, -1);
+	/* not: the ends swapped, a middle as the good end, nothing */
+	of_change_expect(f->db, NULL, "k-bad", "k-good", DB_NOTFOUND, 0, 0);
+	of_change_expect(f->db, NULL, "k-mid", "k-bad", DB_NOTFOUND, 0, 0);
+	of_change_expect(f->db, NULL, "k-good", "", DB_NOTFOUND, 0, 0);
+	of_change_expect(f->db, "", "", "", DB_NOTFOUND, 0, 0);
+	/* found: its first bad candidate, by its page too */
+	assert_int_equal(db_bisection_update(f->db, a, "finished", "done", 2,
+					     "first bad", NULL, NULL), DB_OK);
+	of_change_expect(f->db, NULL, "k-good", "k-bad", DB_OK, a, 2);
+	snprintf(link, sizeof(link), "/bisections/%lld", (long long)a);
+	of_change_expect(f->db, link, "", "", DB_OK, a, 2);
+	of_change_expect(f->db, "/bisections/999", "", "", DB_NOTFOUND, 0,
+			 0);
+	/* a newer one of the same range, running: the answer still wins */
+	of_change_add(f->db, &b);
+	of_change_expect(f->db, NULL, "k-good", "k-bad", DB_OK, a, 2);
+	snprintf(link, sizeof(link), "/bisections/%lld", (long long)b);
+	of_change_expect(f->db, link, "", "", DB_OK, b, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +505,8 @@ int main(void)
 		cmocka_unit_test(test_config_row),
 		cmocka_unit_test(test_config_name),
 		cmocka_unit_test(test_borrow),
+		cmocka_unit_test_setup_teardown(test_of_change, dbfix_setup,
+						dbfix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
