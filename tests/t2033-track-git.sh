@@ -137,16 +137,6 @@ agent() {
 		n=$((n + 1))
 	done
 }
-wait_for() {	# SECONDS WHAT COMMAND...: until COMMAND succeeds
-	t=$1 what=$2
-	shift 2
-	i=0
-	until "$@"; do
-		i=$((i + 1))
-		[ $i -gt $((t * 2)) ] && fail "$what after $t s: $(tail -20 "$TMP/klabd.log")"
-		sleep 0.5
-	done
-}
 track_field() { http GET /api/tracks/1 >/dev/null; jq -r "$1" "$TMP/body"; }
 
 # (2) the first head
@@ -156,7 +146,10 @@ ID=$(klab track git fakegit main --rig r3 --suite tiobench --max-cells 3) ||
 [ "$ID" = 1 ] || fail "track id '$ID'"
 # shellcheck disable=SC2016
 head_tested() { [ "$(track_field '.heads[-1].state + " " + .heads[-1].commit')" = "tested $1" ]; }
-wait_for 120 "head 3 not tested" head_tested "$C3"
+# the line's state and backlog, set at the end of a pass that read the
+# branch (every track_interval)
+line_is() { [ "$(track_field '.state + " " + (.backlog | tostring)')" = "$1" ]; }
+wait_for "head 3 tested" 1200 head_tested "$C3"
 jq -e --arg c "$C3" '.kind == "git" and .base == "fakegit" and .branch == "main" and
 	.line == "fakegit/main" and .last_head == $c and
 	(.heads | length == 1) and .heads[0].verdict == "first" and .heads[0].prev == 0 and
@@ -181,7 +174,7 @@ C7=$($G rev-parse HEAD~2)
 push
 regression() { [ -n "$(sqlite3 "$TMP/klab.db" "SELECT id FROM alert_events \
 	WHERE kind = 'regression'")" ]; }
-wait_for 400 "no regression alert" regression
+wait_for "a regression alert" 4000 regression
 http GET /api/tracks/1 >/dev/null
 jq -e --arg c3 "$C3" --arg c9 "$C9" '(.heads | length == 2) and .heads[1].commit == $c9 and
 	.heads[1].prev == .heads[0].id and .heads[1].skipped == 5 and
@@ -227,7 +220,7 @@ expect_grep "klab build fakegit@$C7 --ident $(printf %.12s "$C7")-good --wait" "
 expect_grep "klab compare-run $(printf %.12s "$C7")-good $S8-bad --rig r3 --suite tiobench --wait" "$TMP/text"
 expect_grep "klab bisect --git fakegit $C3 $C9 --rig r3 --suite tiobench --metric tiobench.seq_read.rate" "$TMP/text"
 mailed() { [ "$(grep -l "X-Klab-Event: regression" "$SINK"/mail-*.eml 2>/dev/null | wc -l)" -ge 2 ]; }
-wait_for 60 "the regression not mailed twice" mailed
+wait_for "the regression mailed twice" 600 mailed
 grep -l "X-Klab-Event: regression" "$SINK"/mail-*.eml >"$TMP/mails"
 [ "$(wc -l <"$TMP/mails")" = 2 ] || fail "$(wc -l <"$TMP/mails") regression mails, not 2"
 to=$(for f in $(cat "$TMP/mails"); do cat "${f%.eml}.env"; done)
@@ -252,7 +245,8 @@ $G merge -q --no-ff -m "merge side" side -X ours >/dev/null || fail "merge"
 commit 11
 C11=$($G rev-parse HEAD)
 push
-wait_for 200 "head 11 not tested" head_tested "$C11"
+wait_for "head 11 tested" 2000 head_tested "$C11"
+wait_for "the line idle, backlog 2" 100 line_is "idle 2"
 http GET /api/tracks/1 >/dev/null
 jq -e --arg c "$C11" '(.heads | length == 3) and .heads[2].verdict == "same" and
 	.heads[2].bisection == 0 and .heads[2].skipped == 2 and .last_head == $c and
@@ -279,14 +273,18 @@ $(sqlite3 "$TMP/klab.db" "SELECT id, kind, group_key, group_id FROM alert_events
 commit 12
 C12=$($G rev-parse HEAD)
 push
-head_failed() { [ "$(track_field '.heads[-1].state + " " + .heads[-1].commit')" = "failed $C12" ]; }
-wait_for 120 "head 12 not failed" head_failed
-jq -e '.heads[-1].verdict == "failed" and (.heads[-1].error | test("build [0-9]+ failed")) and
-	.state == "idle"' "$TMP/body" >/dev/null || fail "head 12: $(jq -c '.heads[-1]' "$TMP/body")"
+head_failed() {	# and the line idle again (set at the end of that pass)
+	[ "$(track_field '.heads[-1].state + " " + .heads[-1].commit + " " + .state')" = \
+		"failed $C12 idle" ]
+}
+wait_for "head 12 failed" 1200 head_failed
+jq -e '.heads[-1].verdict == "failed" and (.heads[-1].error | test("build [0-9]+ failed"))' \
+	"$TMP/body" >/dev/null || fail "head 12: $(jq -c '.heads[-1]' "$TMP/body")"
 commit 13
 C13=$($G rev-parse HEAD)
 push
-wait_for 200 "head 13 not tested" head_tested "$C13"
+wait_for "head 13 tested" 2000 head_tested "$C13"
+wait_for "the line idle, backlog 3" 100 line_is "idle 3"
 jq -e '.heads[-1].verdict == "same" and .heads[-1].prev == .heads[2].id and
 	.heads[-1].skipped == 1 and .backlog == 3' "$TMP/body" >/dev/null ||
 	fail "head 13: $(jq -c '{backlog, heads: [.heads[] | {commit, state, verdict, prev, skipped}]}' "$TMP/body")"
@@ -299,7 +297,7 @@ C14=$($G rev-parse HEAD)
 echo "trk1-$(printf %.12s "$C14")" >"$TMP/flaky"
 push
 bisected() { [ "$(sqlite3 "$TMP/klab.db" "SELECT state FROM bisections WHERE id = 2")" = finished ]; }
-wait_for 200 "no bisection 2 finished" bisected
+wait_for "bisection 2 finished" 2000 bisected
 http GET /api/bisections/2 >/dev/null
 jq -e --arg c13 "$C13" --arg c14 "$C14" '.good == $c13 and .bad == $c14 and .answer == -1 and
 	(.outcome | test("does not regress"))' "$TMP/body" >/dev/null ||

@@ -62,28 +62,18 @@ klab subscribe --email ops@lab.example --event regression,bisection_done,worse_f
 klab track git linux main --rig scsi0 --suite tiobench --max-cells 8 >/dev/null ||
 	fail "klab track git"
 
-wait_for() {	# SECONDS WHAT COMMAND...
-	t=$1 what=$2
-	shift 2
-	s=0
-	until "$@"; do
-		s=$((s + 10))
-		[ $s -gt "$t" ] && fail "$what after $t s: $(tail -20 "$TMP/klabd.log")"
-		sleep 10
-	done
-}
 tested() {	# N: head N is the line's last tested head
 	http GET /api/tracks/1 >/dev/null
 	[ "$(jq -r '.heads[-1].state + " " + .heads[-1].commit' "$TMP/body")" = "tested $(C "$1")" ]
 }
-wait_for 7200 "head 4 not tested" tested 4
+wait_for "head 4 tested" 72000 tested 4
 ok "batch 1: head 4 built and queued as the line's first"
 
 push 8
 T0=$(date +%s)
 regression() { [ -n "$(sqlite3 "$TMP/klab.db" "SELECT id FROM alert_events \
 	WHERE kind = 'regression'")" ]; }
-wait_for 14400 "no regression alert" regression
+wait_for "a regression alert" 144000 regression
 T1=$(date +%s)
 A=$(sqlite3 "$TMP/klab.db" "SELECT id FROM alert_events WHERE kind = 'regression'")
 http GET "/api/alerts/$A" >/dev/null
@@ -92,14 +82,14 @@ jq -r .alert.text "$TMP/body" | grep -q "^commit  $C6" ||
 [ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM alert_events WHERE kind IN \
 	('regression', 'bisection_done', 'worse_found')")" = 1 ] || fail "not one alert"
 mailed() { grep -l "X-Klab-Event: regression" "$SINK"/mail-*.eml >/dev/null 2>&1; }
-wait_for 120 "not mailed" mailed
+wait_for "the mail" 1200 mailed
 curl -s "$URL/alerts.atom" | grep -q "due to commit $(printf %.12s "$C6")" || fail "not on the feed"
 http GET '/alerts?line=git/linux/main' >/dev/null
 expect_grep "due to commit $(printf %.12s "$C6")"
 ok "commit 6 alerted $((T1 - T0)) s after its push (mail, feed, /alerts; load $(cut -d' ' -f1-3 /proc/loadavg))"
 
 push 12
-wait_for 7200 "head 12 not tested" tested 12
+wait_for "head 12 tested" 72000 tested 12
 sleep 30
 [ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM bisections")" = 1 ] ||
 	fail "the harmless batch was bisected"
