@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lab/catalog.h"
+#include "flow/alerts.h"
 #include "flow/changepoints.h"
 #include "flow/driver.h"
 #include "klabd/klabd.h"
@@ -289,6 +290,25 @@ static void track_free(struct tracker *t)
 	free(t);
 }
 
+/* Every [base NAME] commit_url is an http(s) URL: 0, or -1 with err
+ * naming the file and line. */
+static int track_conf_urls(struct klabd *d, char *err, size_t errlen)
+{
+	char why[200];
+	size_t i;
+
+	for (i = 0; i < d->cfg.n; i++) {
+		if (strncmp(d->cfg.v[i].section, "base ", 5) ||
+		    strcmp(d->cfg.v[i].key, "commit_url") ||
+		    !alerts_url_check(d->cfg.v[i].value, why, sizeof(why)))
+			continue;
+		snprintf(err, errlen, "%s:%d: commit_url: %s", d->cfg.path,
+			 d->cfg.v[i].line, why);
+		return -1;
+	}
+	return 0;
+}
+
 int track_start(struct klabd *d, char *err, size_t errlen)
 {
 	const char *v = config_get(&d->cfg, "", "track_interval");
@@ -301,6 +321,8 @@ int track_start(struct klabd *d, char *err, size_t errlen)
 			 "or 'no', got '%s'", d->cfg.path, ma);
 		return -1;
 	}
+	if (track_conf_urls(d, err, errlen))
+		return -1;
 	if (v && parse_long(v, TRACK_INTERVAL_MIN, TRACK_INTERVAL_MAX,
 			    &interval)) {
 		snprintf(err, errlen, "%s: track_interval: expected %d..%d "

@@ -272,6 +272,27 @@ static void change_table(struct db *db, const struct bis_view *v,
 	cmprun_view_release(&cv);
 }
 
+/* The web page of commit hash of git base base ([base NAME] commit_url,
+ * its "%s" the full hash, else the hash appended) into sb: nothing when
+ * the base has none. */
+static void commit_link(struct klabd *d, const char *base, const char *hash,
+			struct strbuf *sb)
+{
+	char sec[96];
+	const char *u, *at;
+
+	snprintf(sec, sizeof(sec), "base %.64s", base);
+	u = config_get(&d->cfg, sec, "commit_url");
+	if (!u)
+		return;
+	at = strstr(u, "%s");
+	if (at)
+		sb_addf(sb, "link    %.*s%s%s\n", (int)(at - u), u, hash,
+			at + 2);
+	else
+		sb_addf(sb, "link    %s%s\n", u, hash);
+}
+
 /* The exact commands that reproduce the culprit c (parent p) of v. */
 static void repro(const struct bis_view *v, const struct db_bis_cand *p,
 		  const struct db_bis_cand *c, struct strbuf *sb)
@@ -318,10 +339,12 @@ static void regress_alert(struct klabd *d, struct db *db,
 	sb_addf(&title, "%+.1f%% regression of %s due to commit %.12s "
 		"(%s) on %s", pct, first, c->file, c->subject, line);
 	sb_addf(&text, "FYI, klab noticed a %+.1f%% regression of %s due to "
-		"commit\n\ncommit  %s\nsubject %s\nauthor  %s\nline    %s "
-		"(track %lld)\nrig     %s\nsuite   %s\nparent  %s\n\n%s\n",
-		pct, first, c->file, c->subject, c->author, line,
-		(long long)tr->id, v->b.rig, v->b.suite, p->file, tab.buf);
+		"commit\n\ncommit  %s\nsubject %s\nauthor  %s\n", pct, first,
+		c->file, c->subject, c->author);
+	commit_link(d, v->b.base, c->file, &text);
+	sb_addf(&text, "line    %s (track %lld)\nrig     %s\nsuite   %s\n"
+		"parent  %s\n\n%s\n", line, (long long)tr->id, v->b.rig,
+		v->b.suite, p->file, tab.buf);
 	repro(v, p, c, &text);
 	sb_addf(&text, "\nThe bisection: /bisections/%lld\n",
 		(long long)v->b.id);

@@ -70,11 +70,17 @@ alert_mail_author = yes
 dir = $D/build-tree
 [base fakegit]
 git = $R
+commit_url = https://git.example.org/fakegit/commit/%s
 [rig r3]
 kind = remote
 token = tok-r3-secret
 autostart = no
 CONF
+# a commit_url that is not an http(s) URL: klabd does not start
+sed 's|^commit_url = .*|commit_url = file:///etc/%s|' "$TMP/klabd.conf" >"$TMP/bad.conf"
+"$KLAB_BIN/klabd" --config "$TMP/bad.conf" --listen 127.0.0.1:0 --db "$TMP/bad.db" \
+	--data-dir "$TMP/bad" >"$TMP/bad.out" 2>&1 && fail "klabd started with a file:// commit_url"
+grep -q "bad.conf:[0-9]*: commit_url: " "$TMP/bad.out" || fail "commit_url: $(cat "$TMP/bad.out")"
 start_klabd --config "$TMP/klabd.conf"
 RT='Authorization: Bearer tok-r3-secret'
 JSON='Content-Type: application/json'
@@ -172,9 +178,11 @@ C8=$($G rev-parse HEAD~1); C9=$($G rev-parse HEAD)
 echo "$C8" >"$TMP/c8"
 C7=$($G rev-parse HEAD~2)
 push
+T0=$(date +%s)
 regression() { [ -n "$(sqlite3 "$TMP/klab.db" "SELECT id FROM alert_events \
 	WHERE kind = 'regression'")" ]; }
 wait_for "a regression alert" 4000 regression
+T1=$(date +%s)
 http GET /api/tracks/1 >/dev/null
 jq -e --arg c3 "$C3" --arg c9 "$C9" '(.heads | length == 2) and .heads[1].commit == $c9 and
 	.heads[1].prev == .heads[0].id and .heads[1].skipped == 5 and
@@ -215,6 +223,7 @@ expect_grep "^commit  $C8" "$TMP/text"
 expect_grep "^subject plug: change 8" "$TMP/text"
 expect_grep "^author  Dev 8 <dev8@example.invalid>" "$TMP/text"
 expect_grep "^rig     r3" "$TMP/text"
+expect_grep "^link    https://git.example.org/fakegit/commit/$C8$" "$TMP/text"
 expect_grep " +- .*-20.[0-9]%  tiobench.seq_read.rate (MB/s, [0-9]*+[0-9]* cells)" "$TMP/text"
 expect_grep "klab build fakegit@$C7 --ident $(printf %.12s "$C7")-good --wait" "$TMP/text"
 expect_grep "klab compare-run $(printf %.12s "$C7")-good $S8-bad --rig r3 --suite tiobench --wait" "$TMP/text"
@@ -233,7 +242,7 @@ curl -s -o "$TMP/feed.xml" "$URL/alerts.atom" || fail "feed"
 expect_grep "regression of tiobench.seq_read.rate due to commit $S8" "$TMP/feed.xml"
 http GET '/alerts?line=git/fakegit/main' >/dev/null
 expect_grep "due to commit $S8"
-ok "one regression alert naming commit 8: text, mail to the subscriber and the author, feed, /alerts"
+ok "one regression alert naming commit 8, $((T1 - T0)) s after its push (load $(cut -d' ' -f1 /proc/loadavg)): text, mail to the subscriber and the author, feed, /alerts"
 
 # (4) batch 3: a harmless range, a merge followed by its first parent
 commit 10
