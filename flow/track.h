@@ -14,8 +14,9 @@
  *    the branch (first-parent; the newest only when several commits
  *    arrived) is built and compared, with the adaptive comparison, against
  *    the head tested before it on each rig x suite, and joins the line's
- *    history; a worse verdict starts one bisection over the range
- *    (track_regress.c), whose confirmed culprit is one alert;
+ *    history; a worse verdict (or an undecided one and a change point
+ *    for worse between the two heads) starts one bisection over the
+ *    range (track_regress.c), whose confirmed culprit is one alert;
  *  - after new results on a rig x suite (an import, a finished job), it
  *    recomputes their change points (flow/changepoints.h).
  */

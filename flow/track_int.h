@@ -37,8 +37,8 @@ int track_bisect_start(struct klabd *d, struct db *db,
 		       size_t errlen);
 
 /* After the change points of rig x suite were recomputed: a worse one
- * between two consecutive tested heads of a git line bisects their
- * range (once). */
+ * between two consecutive tested heads of a git line, the later one
+ * undecided by its comparison, bisects their range (once). */
 void track_changepoints_check(struct klabd *d, struct db *db,
 			      const char *rig, const char *suite);
 

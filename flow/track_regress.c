@@ -12,9 +12,8 @@
  * and, with alert_mail_author = yes, to the commit's author; a range that
  * does not reproduce, or a culprit not confirmed, raises nothing and
  * stays on the bisection's page and the line's heads.  A change point
- * for worse between two consecutive tested heads of the line (a drift
- * that no single comparison called worse) starts the same bisection, on
- * its metric.
+ * for worse between two consecutive tested heads of the line whose
+ * comparison ended undecided starts the same bisection, on its metric.
  */
 #include <ctype.h>
 #include <math.h>
@@ -53,6 +52,12 @@ int track_bisect_start(struct klabd *d, struct db *db,
 	in.base = tr->base;
 	in.good = prev->hash;
 	in.bad = h->hash;
+	/* the heads' kernels are the ends': not built again, and the
+	 * change's alerts (its kernels) find the bisection */
+	if (*prev->kernel && *h->kernel) {
+		in.kernel_good = prev->kernel;
+		in.kernel_bad = h->kernel;
+	}
 	in.max_cells = tr->max_cells;
 	in.scale = 1;
 	/* "RIG SUITE M1,M2" */
@@ -109,8 +114,12 @@ static enum metric_dir metric_dir_of(const struct db_metric *v, size_t n,
 }
 
 /* The change points cps[0..ncp) of rig x suite on git line tr: one for
- * worse between two consecutive tested heads starts the bisection of
- * their range, unless it has one. */
+ * worse between two consecutive tested heads whose own comparison ended
+ * undecided (the line's history is the evidence it lacked) starts the
+ * bisection of their range, unless it has one.  A head its comparison
+ * decided same or better is not bisected again on a change point: the
+ * segments' means move as the history grows (a later head's values pull
+ * them), its own cells do not. */
 static void cp_line_check(struct klabd *d, struct db *db,
 			  const struct db_track *tr,
 			  const struct db_changepoint *cps, size_t ncp,
@@ -131,7 +140,8 @@ static void cp_line_check(struct klabd *d, struct db *db,
 			continue;
 		for (j = 1; j < n; j++) {
 			if (strcmp(h[j].kernel, c->kernel_after) ||
-			    h[j].bisection || strcmp(h[j].state, "tested"))
+			    h[j].bisection || strcmp(h[j].state, "tested") ||
+			    strcmp(h[j].verdict, "undecided"))
 				continue;
 			for (k = 0; k < j && h[k].id != h[j].prev; k++)
 				;
