@@ -36,6 +36,10 @@
 #include "lib/alloc.h"
 #include "lib/git.h"
 
+/* The heads a pass reads, newest: the open one, the last tested, and
+ * the backlog's count (of these). */
+#define TRACK_GIT_HEADS 200
+
 /* One pass over a line: its track, repository and heads, oldest first. */
 struct gline {
 	struct klabd *d;
@@ -44,6 +48,7 @@ struct gline {
 	const char *repo;
 	struct db_track_head *h;
 	size_t n;
+	struct db_track_head far;	/* a head older than those read */
 };
 
 static void head_log(const struct gline *g, const struct db_track_head *h,
@@ -64,15 +69,19 @@ static const struct db_track_head *last_tested(const struct gline *g)
 	return NULL;
 }
 
-static const struct db_track_head *head_by_id(const struct gline *g,
-					      int64_t id)
+/* Head id (0: none) among those read, else read into g->far; NULL when
+ * there is none. */
+static const struct db_track_head *head_by_id(struct gline *g, int64_t id)
 {
 	size_t i;
 
 	for (i = 0; i < g->n; i++)
 		if (g->h[i].id == id)
 			return &g->h[i];
-	return NULL;
+	db_track_head_release(&g->far);
+	if (!id || db_track_head_get(g->db, id, &g->far))
+		return NULL;
+	return &g->far;
 }
 
 /* Commits of from..to on to's first-parent line; -1 when git fails (to
@@ -355,6 +364,17 @@ static int64_t backlog(const struct gline *g, const char *tip)
 	return n;
 }
 
+/* 1 when commit hash is one of g's heads (of those read). */
+static int head_known(const struct gline *g, const char *hash)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (!strcmp(g->h[i].hash, hash))
+			return 1;
+	return 0;
+}
+
 /* 1 when a head of g is being built or compared. */
 static int head_open(const struct gline *g)
 {
@@ -402,7 +422,7 @@ int track_git_pass(struct klabd *d, struct db *db, const struct db_track *tr,
 	if (!g.repo) {
 		snprintf(err, sizeof(err), "base '%.64s' is no longer a git "
 			 "base of the configuration", tr->base);
-	} else if (db_track_heads(db, tr->id, 0, &g.h, &g.n)) {
+	} else if (db_track_heads(db, tr->id, TRACK_GIT_HEADS, &g.h, &g.n)) {
 		snprintf(err, sizeof(err), "cannot read the line's heads");
 	} else {
 		for (i = 0; i < g.n; i++) {
@@ -414,12 +434,14 @@ int track_git_pass(struct klabd *d, struct db *db, const struct db_track *tr,
 		memset(&c, 0, sizeof(c));
 		if (due && !branch_head(&g, &c, err, sizeof(err))) {
 			got = 1;
-			if ((!g.n || strcmp(g.h[g.n - 1].hash, c.file)) &&
-			    !head_open(&g) &&
+			/* a branch moved back to a head it had stays as it
+			 * is: the line waits for a new commit */
+			if (!head_known(&g, c.file) && !head_open(&g) &&
 			    !head_new(&g, &c, err, sizeof(err))) {
 				db_track_heads_free(g.h, g.n);
 				g.h = NULL;
-				if (db_track_heads(db, tr->id, 0, &g.h, &g.n))
+				if (db_track_heads(db, tr->id, TRACK_GIT_HEADS,
+						   &g.h, &g.n))
 					g.n = 0;
 			}
 		}
@@ -437,5 +459,6 @@ int track_git_pass(struct klabd *d, struct db *db, const struct db_track *tr,
 		fprintf(stderr, "klabd: track %lld: %s\n", (long long)tr->id,
 			err);
 	db_track_heads_free(g.h, g.n);
+	db_track_head_release(&g.far);
 	return busy;
 }
