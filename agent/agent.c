@@ -263,6 +263,22 @@ static int agent_read_cmdline(struct agent_config *cfg, char *err,
 	return rc;
 }
 
+/* The running kernel's uptime in seconds (/proc/uptime), 0 unread. */
+static double agent_uptime(const struct agent_config *cfg)
+{
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	double up = 0;
+
+	sb_init(&path);
+	sb_init(&text);
+	sb_addf(&path, "%s/proc/uptime", cfg->sysroot ? cfg->sysroot : "");
+	if (sb_read_file(&text, path.buf) == 0)
+		up = strtod(text.buf, NULL);
+	sb_release(&path);
+	sb_release(&text);
+	return up > 0 ? up : 0;
+}
+
 /* One registration; 0 when klabd took it, 1 refused, -1 unreachable. */
 static int agent_register_once(const struct agent_config *cfg, char *err,
 			       size_t errlen)
@@ -293,7 +309,7 @@ static int agent_register_once(const struct agent_config *cfg, char *err,
 }
 
 /* Register until klabd takes it; as init never give up. 0, or -1. */
-static int agent_register(const struct agent_config *cfg)
+static int agent_register(struct agent_config *cfg)
 {
 	char err[1024];
 	unsigned i;
@@ -301,8 +317,10 @@ static int agent_register(const struct agent_config *cfg)
 
 	for (i = 1;; i++) {
 		rc = agent_register_once(cfg, err, sizeof(err));
-		if (rc == 0)
+		if (rc == 0) {
+			cfg->uptime_checkin = agent_uptime(cfg);
 			return 0;
+		}
 		agent_log("cannot register rig '%s': %s", cfg->rig, err);
 		if (rc > 0 && !cfg->init)
 			return -1;
@@ -466,6 +484,7 @@ int main(int argc, char **argv)
 
 	agent_defaults(&cfg);
 	rc = agent_options(argc, argv, &cfg);
+	cfg.uptime_start = agent_uptime(&cfg);
 	if (rc) {
 		agent_config_release(&cfg);
 		return rc > 0 ? 0 : 2;

@@ -39,6 +39,9 @@ struct agent_config {
 	int backoff_max;	/* cap of the retry backoff, seconds */
 	long boot_job;		/* klab.job of this boot, 0 on a cold boot */
 	char *boot_release;	/* klab.release of this boot, or NULL */
+	/* the kernel's uptime when the agent started and when klabd took
+	 * its registration (0: not read): the steps of a job's kexec boot */
+	double uptime_start, uptime_checkin;
 };
 
 /* Log one line to stderr: "2025-01-31T12:00:00.123Z klab-agent: ...". */
@@ -248,15 +251,26 @@ int job_switch(const struct agent_config *cfg, const struct job *job);
 /* POST /api/agent/jobs/ID/fail {"class":..,"error":..,"output":..}. */
 int job_fail(const struct agent_config *cfg, long id, const char *cls,
 	     const char *error, const char *output);
+/* Where the agent's part of a job went, in seconds: the steps it adds
+ * around klab-run's own in the upload (docs/AGENT.md). */
+struct job_times {
+	double kernel;	/* a boot into the job: kernel start to agent start */
+	double agent;	/* and agent start to its check-in; 0 0: no boot */
+	double prepare;	/* directories, schedulers, suite file, mkfs, mount */
+	double run;	/* klab-run, started to ended */
+	double finish;	/* unmount */
+};
+
 /*
  * Add to doc (results.json, kept by the caller) the raw outputs below
- * out and the log runlog, every out/rep-N.json and the suite text's
- * hash, then POST it until klabd answers (once more without the raw
- * outputs on 413); a refusal is reported with job_fail.  0 when klabd
- * took the outcome, -1 otherwise.
+ * out and the log runlog, every out/rep-N.json, the suite text's hash
+ * and the agent's steps (t, and the collecting of all this), then POST it
+ * until klabd answers (once more without the raw outputs on 413); a
+ * refusal is reported with job_fail.  0 when klabd took the outcome, -1
+ * otherwise.
  */
 int job_upload_results(const struct agent_config *cfg, const struct job *job,
 		       struct json_t *doc, const char *out,
-		       const char *runlog);
+		       const char *runlog, const struct job_times *t);
 
 #endif

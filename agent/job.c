@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "lib/alloc.h"
+#include "lib/proc.h"
 #include "workloads/suite.h"
 
 #define JOB_OUTPUT_CAP (64L << 10)	/* tail of klab-run's output on fail */
@@ -495,29 +496,50 @@ static void job_fs_release(const struct job *job, const struct job_paths *p,
 			  strerror(errno));
 }
 
+/* Seconds since t0 (proc_now_ms), and t0 moved to now. */
+static double job_lap(long long *t0)
+{
+	long long now = proc_now_ms();
+	double secs = (double)(now - *t0) / 1000;
+
+	*t0 = now;
+	return secs;
+}
+
 int job_run(const struct agent_config *cfg, const struct job *job)
 {
 	struct strbuf disks = STRBUF_INIT;
+	struct job_times times = { 0, 0, 0, 0, 0 };
 	struct job_paths p;
 	json_error_t jerr;
 	json_t *doc = NULL;
 	char err[1024] = "", *tail;
+	long long t = proc_now_ms();
 	int rc, mounted = 0;
 
 	sb_init(&disks);
 	job_paths_init(&p, cfg, job);
+	if (cfg->boot_job == job->id && cfg->uptime_checkin > 0) {
+		/* this boot was the job's kexec */
+		times.kernel = cfg->uptime_start;
+		times.agent = cfg->uptime_checkin - cfg->uptime_start;
+	}
 	if (job_prepare(cfg, job, &p, &disks, err, sizeof(err)) ||
 	    job_fs_prepare(job, &p, &disks, &mounted, err, sizeof(err))) {
 		job_fs_release(job, &p, mounted);
 		rc = job_fail(cfg, job->id, "benchmark", err, NULL);
 		goto out;
 	}
+	times.prepare = job_lap(&t);
 	rc = job_klab_run(cfg, job, &p, disks.buf, err, sizeof(err));
+	times.run = job_lap(&t);
 	job_fs_release(job, &p, mounted);
+	times.finish = job_lap(&t);
 	doc = json_load_file(p.results, 0, &jerr);
 	if (json_is_object(doc)) {
 		/* klabd marks the job failed when the run did not complete */
-		rc = job_upload_results(cfg, job, doc, p.out, p.runlog);
+		rc = job_upload_results(cfg, job, doc, p.out, p.runlog,
+					&times);
 		goto out;
 	}
 	if (rc == 0)

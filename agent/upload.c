@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/proc.h"
 #include "lib/sha256.h"
 
 #define JOB_RAW_CAP (1L << 20)		/* bytes kept of one raw output */
@@ -195,11 +196,50 @@ static json_t *job_collect_reps(const char *out)
 	return reps;
 }
 
-int job_upload_results(const struct agent_config *cfg, const struct job *job,
-		       json_t *doc, const char *out, const char *runlog)
+static json_t *job_step(const char *name, double secs)
 {
+	return json_pack("{s:s, s:i, s:f}", "step", name, "rep", 0, "secs",
+			 secs > 0 ? secs : 0);
+}
+
+/*
+ * "steps": a kexec boot's kernel start to agent start and agent start to
+ * check-in (the guest's clock), the agent's preparation, klab-run's own
+ * steps (results.json has them), what they leave of klab-run's time, the
+ * unmount and the collecting of the upload (from t0, proc_now_ms):
+ * docs/AGENT.md.
+ */
+static void job_steps(json_t *doc, const struct job_times *t, long long t0)
+{
+	json_t *own = json_object_get(doc, "steps"), *all = json_array(), *s;
+	double sum = 0;
+	size_t i;
+
+	if (t->kernel > 0 || t->agent > 0) {
+		json_array_append_new(all, job_step("boot.kernel", t->kernel));
+		json_array_append_new(all, job_step("boot.agent", t->agent));
+	}
+	json_array_append_new(all, job_step("prepare", t->prepare));
+	json_array_foreach(json_is_array(own) ? own : NULL, i, s) {
+		sum += json_number_value(json_object_get(s, "secs"));
+		json_array_append(all, s);
+	}
+	json_array_append_new(all, job_step("klab-run.rest", t->run - sum));
+	json_array_append_new(all, job_step("finish", t->finish));
+	json_array_append_new(all, job_step("collect", (double)(proc_now_ms() -
+					    t0) / 1000));
+	json_object_set_new(doc, "steps", all);
+}
+
+int job_upload_results(const struct agent_config *cfg, const struct job *job,
+		       json_t *doc, const char *out, const char *runlog,
+		       const struct job_times *t)
+{
+	long long t0 = proc_now_ms();
+
 	json_object_set_new(doc, "raw", job_collect_raw(out, runlog));
 	json_object_set_new(doc, "repetitions", job_collect_reps(out));
 	job_suite_hash(job, doc);
+	job_steps(doc, t, t0);
 	return job_upload(cfg, job, doc) < 0 ? -1 : 0;
 }

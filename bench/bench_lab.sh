@@ -17,7 +17,10 @@
 #   2. per-cell overhead (assigned -> results stored, minus klab-run's own
 #      time: download, kexec -l, boot, setup, upload) against klab-run's
 #      time, as a ratio (the first suite's cells);
-#   3. the rig's noise (bench/noise_table.py), per suite: coefficient of
+#   3. where a cell of the first suite spent its time, step by step
+#      (klab steps: boot, warm-up, each phase, the writers' stop,
+#      upload; docs/RESULTS.md, "steps");
+#   4. the rig's noise (bench/noise_table.py), per suite: coefficient of
 #      variation of every metric over the cells (cell means); the
 #      headline metrics (each tiobench phase's rate and avg_lat,
 #      iops.total, rio's readlat.rate) against the 3% goal of issue 9,
@@ -237,6 +240,14 @@ python3 bench/lab_report.py --dir "$W" --url "$KLAB_URL" --kernel "$K" \
 	--suites "$SUITES" --disk-model "${DISK_MODEL:-hdd}" --pin "$PIN" \
 	--load0 "$LOAD0" --load1 "$LOAD1" \
 	>build/bench/lab.md || { KEEP=1; die "report failed"; }
+# where the first suite's cells spent their time: each step's mean over
+# its done jobs (the jobs' steps, docs/RESULTS.md)
+{
+	printf '\n### Where a cell of %s spent its time (klab steps, %s cells)\n\n```\n' \
+		"$FIRST_SUITE" "$CELLS"
+	klab steps --rig scsi0 --suite "$FIRST_SUITE" --limit "$CELLS"
+	printf '```\n'
+} >>build/bench/lab.md
 kill -TERM "$KLABD_PID"; wait "$KLABD_PID"; KLABD_PID=
 wait "$STAMP_PID"; STAMP_PID=
 cat build/bench/lab.md

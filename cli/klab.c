@@ -83,8 +83,14 @@ static const char usage_text[] =
 	"        step's cells run with --scale, --scheduler, --cmdline\n"
 	"  bisections [--format json]\n"
 	"  queue                            what each rig runs and waits for\n"
+	"  steps [--rig R] [--suite S] [--limit N]\n"
+	"        where a cell's time goes: each step's mean over the\n"
+	"        newest N (20) done jobs (boot, warm-up, phases, upload)\n"
 	"\n"
 	"List commands print a table; --format json gives the data.\n"
+	"A rig R of compare, compare-run, submit, bisect and jobs may be a\n"
+	"class of identical rigs ([rig NAME] class = C): cells go to\n"
+	"whichever of its rigs is free.\n"
 	"  audit [--limit N]                who did what (operators)\n"
 	"  subscribe --email ADDR|--webhook URL|--feed [--secret S]\n"
 	"        [--rig R] [--suite S] [--metric GLOB] [--submitter U]\n"
@@ -224,6 +230,7 @@ static const struct command {
 	{ "submission", cmd_submission, NULL },
 	{ "queue", cmd_queue, NULL },
 	{ "audit", cmd_audit, NULL },
+	{ "steps", cmd_steps, NULL },
 	{ "health", cmd_health, NULL },
 	{ "kernels", NULL, cmd_list },
 	{ "rigs", NULL, cmd_list },

@@ -86,6 +86,7 @@ int cmd_history(struct args *a);
 int cmd_list(const char *what, struct args *a);
 int cmd_kernel(struct args *a);
 int cmd_audit(struct args *a);
+int cmd_steps(struct args *a);
 int cmd_health(struct args *a);
 
 /* klab_lab.c.  The job configuration options (--scale, --scheduler,

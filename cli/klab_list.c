@@ -68,13 +68,39 @@ int cmd_kernel(struct args *a)
 	return EX_USAGE;
 }
 
+/*
+ * GET path?q for a table: with --format json the answer is printed as it
+ * is and *doc stays NULL; else *doc is the answer (json_decref it).  The
+ * exit code either way (q is released).
+ */
+static int get_table(const char *path, struct strbuf *q, const char *format,
+		     json_t **doc)
+{
+	struct http_result res;
+	int rc;
+
+	*doc = NULL;
+	if (format && !strcmp(format, "json")) {
+		rc = get_print(path, q);
+		sb_release(q);
+		return rc;
+	}
+	rc = http_do(path, q, NULL, 0, NULL, &res);
+	sb_release(q);
+	if (rc == EX_OK && res.status != 200)
+		rc = server_error(&res);
+	if (rc == EX_OK)
+		*doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+	sb_release(&res.body);
+	return rc;
+}
+
 /* klab audit [--limit N] [--format json]: newest first, a table. */
 int cmd_audit(struct args *a)
 {
 	static const char *const cols[] = { "when", "who", "role", "action",
 					    "subject", "detail", NULL };
 	struct strbuf q = STRBUF_INIT;
-	struct http_result res;
 	json_t *doc, *row;
 	char when[32];
 	size_t i;
@@ -82,18 +108,7 @@ int cmd_audit(struct args *a)
 
 	sb_init(&q);
 	qadd(&q, "limit", a->limit);
-	if (a->format && !strcmp(a->format, "json")) {
-		rc = get_print("/api/audit", &q);
-		sb_release(&q);
-		return rc;
-	}
-	rc = http_do("/api/audit", &q, NULL, 0, NULL, &res);
-	sb_release(&q);
-	if (rc == EX_OK && res.status != 200)
-		rc = server_error(&res);
-	if (rc != EX_OK)
-		goto out;
-	doc = json_loadb(res.body.buf, res.body.len, 0, NULL);
+	rc = get_table("/api/audit", &q, a->format, &doc);
 	json_array_foreach(json_object_get(doc, "audit"), i, row) {
 		time_t t = (time_t)json_integer_value(json_object_get(row,
 								      "at"));
@@ -103,10 +118,47 @@ int cmd_audit(struct args *a)
 			 gmtime_r(&t, &tm));
 		json_object_set_new(row, "when", json_string(when));
 	}
-	cli_table_print(json_object_get(doc, "audit"), cols);
+	if (doc)
+		cli_table_print(json_object_get(doc, "audit"), cols);
 	json_decref(doc);
-out:
-	sb_release(&res.body);
+	return rc;
+}
+
+/*
+ * klab steps [--rig R] [--suite S] [--limit N] [--format json]: where a
+ * cell's time goes, the mean of each step over the newest N done jobs,
+ * one row a step, then the cell's mean.
+ */
+int cmd_steps(struct args *a)
+{
+	static const char *const cols[] = { "step", "mean_s", "share",
+					    "jobs", NULL };
+	struct strbuf q = STRBUF_INIT;
+	json_t *doc, *row;
+	char num[32];
+	size_t i;
+	int rc;
+
+	sb_init(&q);
+	qadd(&q, "rig", a->rig);
+	qadd(&q, "suite", a->suite);
+	qadd(&q, "limit", a->limit);
+	rc = get_table("/api/steps", &q, a->format, &doc);
+	if (!doc)
+		return rc;
+	json_array_foreach(json_object_get(doc, "steps"), i, row) {
+		snprintf(num, sizeof(num), "%.1f", json_number_value(
+			 json_object_get(row, "secs")));
+		json_object_set_new(row, "mean_s", json_string(num));
+		snprintf(num, sizeof(num), "%.1f%%", 100 * json_number_value(
+			 json_object_get(row, "share")));
+		json_object_set_new(row, "share", json_string(num));
+	}
+	cli_table_print(json_object_get(doc, "steps"), cols);
+	printf("%lld jobs, %.1f s a cell\n", (long long)json_integer_value(
+	       json_object_get(doc, "jobs")), json_number_value(
+	       json_object_get(doc, "secs")));
+	json_decref(doc);
 	return rc;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * comparisons: comparison runs in the database.  A comparison run judges
- * a candidate kernel against a base kernel on one rig and suite by
+ * a candidate kernel against a base kernel on one rig (or class of
+ * rigs) and suite by
  * queueing interleaved A B cell pairs (jobs) until every headline metric
  * is decided or a cap is reached (flow/comparisons.c drives it,
  * judge/adaptive.h decides).  Its jobs belong to it (comparison_jobs), so

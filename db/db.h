@@ -97,6 +97,8 @@ struct db_rig {
 	int disks, cpus, memory_mb;
 	char *state;		/* "idle", "booting", "running", ... */
 	int64_t created;
+	char *klass;		/* its class (rig pools), "" when not driven
+				 * by klabd; read only: db_rig_set_class */
 };
 
 int db_rig_put(struct db *db, const struct db_rig *r, char *err,

@@ -16,7 +16,8 @@ static const char sql_cell_runs[] =
 	" FROM kernels k JOIN runs r ON r.kernel_id = k.id"
 	" JOIN rigs g ON g.id = r.rig_id JOIN suites s ON s.id = r.suite_id"
 	" LEFT JOIN jobs j ON j.id = r.job_id"
-	" WHERE k.ident = ?1 AND (?2 IS NULL OR g.name = ?2)"
+	" WHERE k.ident = ?1 AND (?2 IS NULL OR g.id IN "
+	DB_RIGS_NAMED("?2") ")"
 	" AND (?3 IS NULL OR s.name = ?3)";
 
 static void cell_run_row(sqlite3_stmt *st, struct db_cell_run *c)

@@ -20,6 +20,18 @@
 #include "db.h"
 #include "../lib/ident.h"
 
+/*
+ * The ids of the rigs a name p (an SQL parameter such as "?2") means
+ * (issue 31, migration 23): the rigs of class p, or, when no rig has
+ * class p, the rig named p.  The one home of that rule in SQL;
+ * rig_class_resolve (lab/rig_conf.c) applies it to the configuration,
+ * which klabd writes into rigs.class at start.
+ */
+#define DB_RIGS_NAMED(p) \
+	"(SELECT id FROM rigs WHERE class = " p " UNION ALL SELECT id FROM " \
+	"rigs WHERE name = " p " AND NOT EXISTS (SELECT 1 FROM rigs WHERE " \
+	"class = " p "))"
+
 /* One slot per cached statement; the SQL text sits next to its user. */
 enum db_stmt_id {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
@@ -28,6 +40,7 @@ enum db_stmt_id {
 	ST_KERNEL_PUT, ST_KERNEL_GET, ST_KERNEL_LIST, ST_KERNEL_ID,
 	ST_KERNEL_ADD,
 	ST_RIG_PUT, ST_RIG_GET, ST_RIG_LIST, ST_RIG_STATE, ST_RIG_ID,
+	ST_RIG_CLASS, ST_RIG_NAMED,
 	ST_SUITE_PUT, ST_SUITE_GET, ST_SUITE_LIST, ST_SUITE_ID,
 	ST_METRIC_FIND, ST_METRIC_ADD, ST_METRIC_LIST, ST_METRIC_ID,
 	ST_RUN_COUNT, ST_RUN_ADD, ST_RESULT_ADD,
@@ -345,6 +358,8 @@ int64_t db_scalar(struct db *db, enum db_stmt_id id, const char *sql,
 int64_t db_lookup_id(struct db *db, enum db_stmt_id id, const char *sql,
 		     const char *name);
 int64_t db_rig_id(struct db *db, const char *name);
+/* One rig (the first) of the rigs name means (DB_RIGS_NAMED): 0 none. */
+int64_t db_rig_named(struct db *db, const char *name);
 int64_t db_suite_id(struct db *db, const char *name);
 int64_t db_kernel_id(struct db *db, const char *ident);
 

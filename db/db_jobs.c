@@ -45,9 +45,18 @@ static const struct db_rows boot_rows = DB_ROWS(db_kernel_boot, boot_cols);
 int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 	       char *err, size_t errlen)
 {
-	int64_t kid = db_kernel_id(db, j->kernel), gid = db_rig_id(db, j->rig),
+	int64_t kid = db_kernel_id(db, j->kernel), gid,
 		sid = db_suite_id(db, j->suite);
+	const char *klass = "";
 	int rc;
+
+	/* a class: any of its rigs takes the job (db_job_assign) */
+	gid = db_scalar(db, ST_RIG_CLASS, "SELECT coalesce(min(id), 0) FROM "
+			"rigs WHERE class = ?1", j->rig, 0);
+	if (gid > 0)
+		klass = j->rig;
+	else if (gid == 0)
+		gid = db_rig_id(db, j->rig);
 
 	if (kid <= 0)
 		return db_seterr(err, errlen, kid < 0 ? DB_ERR : DB_NOTFOUND,
@@ -59,10 +68,10 @@ int db_job_add(struct db *db, const struct db_job_new *j, int64_t *id,
 		return db_seterr(err, errlen, sid < 0 ? DB_ERR : DB_NOTFOUND,
 				 "unknown suite '%s'", j->suite);
 	rc = db_run(db, "INSERT INTO jobs (kernel_id, rig_id, suite_id, "
-		    "scheduler, scale, created, cmdline) "
-		    "VALUES (?, ?, ?, ?, ?, ?, ?)", "IIIsdTs", kid, gid,
+		    "scheduler, scale, created, cmdline, class) "
+		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "IIIsdTss", kid, gid,
 		    sid, j->scheduler, j->scale > 0 ? j->scale : 1.0,
-		    j->cmdline);
+		    j->cmdline, klass);
 	if (rc != SQLITE_DONE)
 		return db_sqlerr(db, err, errlen);
 	if (id)
@@ -92,7 +101,8 @@ int db_job_list(struct db *db, const char *rig, const char *state,
 {
 	void *v;
 	int rc = db_run_rows(db, &job_rows, &v, n, JOB_COLS
-			     "WHERE (?1 IS NULL OR g.name = ?1)"
+			     "WHERE (?1 IS NULL OR g.id IN "
+			     DB_RIGS_NAMED("?1") ")"
 			     " AND (?2 IS NULL OR j.state = ?2) "
 			     "ORDER BY j.id DESC LIMIT ?3", "zzi", rig, state,
 			     limit > 0 ? limit : -1);
@@ -125,6 +135,20 @@ int db_job_set_state(struct db *db, int64_t id, const char *state)
 		"started = CASE WHEN ?1 = 'assigned' THEN ?3 ELSE started END, "
 		"finished = CASE WHEN ?1 IN ('done', 'failed') THEN ?3 "
 		"ELSE finished END WHERE id = ?2", state, id);
+}
+
+int db_job_assign(struct db *db, int64_t id, const char *rig)
+{
+	int64_t gid = db_rig_id(db, rig);
+
+	if (gid <= 0)
+		return gid < 0 ? DB_ERR : DB_NOTFOUND;
+	if (db_run(db, "UPDATE jobs SET state = 'assigned', rig_id = CASE "
+		   "WHEN class <> '' THEN ?1 ELSE rig_id END, started = ?3 "
+		   "WHERE id = ?2 AND state = 'queued'", "IIT", gid, id) !=
+	    SQLITE_DONE)
+		return DB_ERR;
+	return sqlite3_changes(db->h) ? DB_OK : DB_NOTFOUND;
 }
 
 int db_job_fail(struct db *db, int64_t id, const char *klass,
@@ -209,6 +233,16 @@ int db_rig_set_token(struct db *db, const char *rig, const char *token)
 		return id < 0 ? DB_ERR : DB_NOTFOUND;
 	return exec_bound(db, "UPDATE rigs SET token = ?1 WHERE id = ?2 "
 			  "AND ?3 > 0", token, id);
+}
+
+int db_rig_set_class(struct db *db, const char *rig, const char *klass)
+{
+	int64_t id = db_rig_id(db, rig);
+
+	if (id <= 0)
+		return id < 0 ? DB_ERR : DB_NOTFOUND;
+	return exec_bound(db, "UPDATE rigs SET class = ?1 WHERE id = ?2 "
+			  "AND ?3 > 0", klass, id) == DB_ERR ? DB_ERR : DB_OK;
 }
 
 char *db_rig_by_token(struct db *db, const char *token)

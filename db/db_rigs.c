@@ -27,7 +27,7 @@ static const char sql_rig_put[] =
 
 #define RIG_COLS \
 	"SELECT id, name, kind, profile, disks, cpus, memory_mb, state," \
-	" created FROM rigs"
+	" created, class FROM rigs"
 
 static const char sql_rig_get[] = RIG_COLS " WHERE name = ?1";
 static const char sql_rig_list[] = RIG_COLS " ORDER BY name";
@@ -84,7 +84,7 @@ int db_rig_put(struct db *db, const struct db_rig *r, char *err,
 static const struct db_col rig_cols[] = {
 	C(id, INT64), C(name, STR), C(kind, STR), C(profile, STR),
 	C(disks, INT), C(cpus, INT), C(memory_mb, INT), C(state, STR),
-	C(created, INT64),
+	C(created, INT64), C(klass, STR),
 };
 #undef C
 

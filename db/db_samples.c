@@ -22,7 +22,8 @@ static const char sql_samples[] =
 	" FROM runs r JOIN results x ON x.run_id = r.id"
 	" JOIN metrics m ON m.id = x.metric_id"
 	" WHERE r.kernel_id = ?1"
-	" AND (?2 = 0 OR r.rig_id = ?2) AND (?3 = 0 OR r.suite_id = ?3)"
+	" AND (?2 = 0 OR r.rig_id IN " DB_RIGS_NAMED("?5") ")"
+	" AND (?3 = 0 OR r.suite_id = ?3)"
 	" AND (?4 IS NULL OR substr(m.name, 1, length(?4)) = ?4)";
 static const char sql_history[] =
 	"SELECT k.ident, x.value, r.id, r.repetition, r.finished, x.rowid,"
@@ -125,11 +126,12 @@ static int cmp_history(const void *pa, const void *pb)
 	return c ? c : cmp_i64(a->rowid, b->rowid);
 }
 
-/* Resolve an optional rig and suite to ids (0: any). */
+/* Resolve an optional rig and suite to ids (0: any); ids[0] of a
+ * class is one of its rigs (the samples then come from all of them). */
 static int rig_suite_ids(struct db *db, const char *rig, const char *suite,
 			 int64_t ids[2], char *err, size_t errlen)
 {
-	ids[0] = rig ? db_rig_id(db, rig) : 0;
+	ids[0] = rig ? db_rig_named(db, rig) : 0;
 	ids[1] = suite ? db_suite_id(db, suite) : 0;
 	if (ids[0] < 0 || ids[1] < 0)
 		return db_sqlerr(db, err, errlen);
@@ -158,8 +160,8 @@ static void sample_row(sqlite3_stmt *st, struct srow_vec *sv,
 }
 
 static int samples_of(struct db *db, const char *kernel, const int64_t ids[2],
-		      const char *prefix, struct srow_vec *sv, char *err,
-		      size_t errlen)
+		      const char *rig, const char *prefix, struct srow_vec *sv,
+		      char *err, size_t errlen)
 {
 	int64_t kid = db_kernel_id(db, kernel);
 	size_t first = sv->n;
@@ -176,6 +178,7 @@ static int samples_of(struct db *db, const char *kernel, const int64_t ids[2],
 	sqlite3_bind_int64(st, 2, ids[0]);
 	sqlite3_bind_int64(st, 3, ids[1]);
 	db_bind_str(st, 4, prefix && *prefix ? prefix : NULL);
+	db_bind_str(st, 5, rig);
 	for (;;) {
 		rc = sqlite3_step(st);
 		if (rc != SQLITE_ROW)
@@ -210,8 +213,8 @@ int db_samples(struct db *db, const char *const *kernels, size_t nk,
 			rc = db_seterr(err, errlen, DB_INVALID,
 				       "kernel %zu has no name", i + 1);
 		else
-			rc = samples_of(db, kernels[i], ids, metric_prefix,
-					&sv, err, errlen);
+			rc = samples_of(db, kernels[i], ids, rig,
+					metric_prefix, &sv, err, errlen);
 	}
 	if (rc != DB_OK) {
 		srows_free(&sv);

@@ -215,18 +215,37 @@ int db_submission_cell_add(struct db *db, int64_t id, int64_t comparison,
 	".id), '')"
 
 /*
- * The queued jobs of rig ?1 (NULL: all) with their submitter, rank among
- * the submitter's queued jobs on the rig (rn) and the time the rig last
- * started one of the submitter's jobs (served).
+ * A comparison's cell for rig ?1: how many more cells of its side than
+ * of the other side the rig has taken of that comparison (0 for a job of
+ * no comparison, or with no rig named).  Taking the lowest first gives
+ * each rig of a class both sides of a comparison (issue 31), and keeps
+ * the A B B A order on a single rig.
+ */
+#define JOB_SIDE_LEAN(j) "COALESCE((SELECT SUM(CASE WHEN x2.side = x.side " \
+	"THEN 1 ELSE -1 END) FROM comparison_jobs x JOIN comparison_jobs x2 " \
+	"ON x2.comparison_id = x.comparison_id JOIN jobs j3 ON j3.id = " \
+	"x2.job_id JOIN rigs g3 ON g3.id = j3.rig_id WHERE x.job_id = " j \
+	".id AND j3.state != 'queued' AND g3.name = ?1), 0)"
+
+/*
+ * The queued jobs rig ?1 may take (NULL: all): its own, and those queued
+ * for its class (migration 23), with their submitter, rank among the
+ * submitter's queued jobs for the rig or class (rn, the cells of a
+ * comparison leaning towards the side the rig has had less of) and the
+ * time the rig last started one of the submitter's jobs (served).
  */
 #define FAIR_QUEUED \
-	"WITH q AS (SELECT j.id, j.rig_id, " JOB_WHO("j") " AS who FROM jobs " \
-	"j JOIN rigs g ON g.id = j.rig_id WHERE j.state = 'queued' AND (?1 " \
-	"IS NULL OR g.name = ?1)), f AS (SELECT q.id, q.who, ROW_NUMBER() " \
-	"OVER (PARTITION BY q.rig_id, q.who ORDER BY q.id) AS rn, " \
-	"COALESCE((SELECT MAX(j2.started) FROM jobs j2 WHERE j2.rig_id = " \
-	"q.rig_id AND j2.state != 'queued' AND " JOB_WHO("j2") " = q.who), " \
-	"0) AS served FROM q) "
+	"WITH q AS (SELECT j.id, j.rig_id, j.class, " JOB_WHO("j") " AS who, " \
+	JOB_SIDE_LEAN("j") " AS lean FROM jobs j JOIN rigs g ON g.id = " \
+	"j.rig_id WHERE j.state = 'queued' AND (?1 IS NULL OR (j.class = '' " \
+	"AND g.name = ?1) OR (j.class <> '' AND j.class = (SELECT class " \
+	"FROM rigs WHERE name = ?1)))), f AS (SELECT q.id, q.who, " \
+	"ROW_NUMBER() OVER (PARTITION BY CASE WHEN q.class <> '' THEN " \
+	"q.class ELSE q.rig_id END, q.who ORDER BY q.lean, q.id) AS rn, " \
+	"COALESCE((SELECT MAX(j2.started) FROM jobs j2 WHERE (j2.rig_id = " \
+	"q.rig_id OR (q.class <> '' AND j2.class = q.class)) AND " \
+	"j2.state != 'queued' AND " JOB_WHO("j2") " = q.who), 0) AS served " \
+	"FROM q) "
 #define FAIR_ORDER "f.rn, f.served, f.id"
 
 int64_t db_queue_next(struct db *db, const char *rig)

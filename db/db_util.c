@@ -265,6 +265,12 @@ int64_t db_rig_id(struct db *db, const char *name)
 			    "SELECT id FROM rigs WHERE name = ?1", name);
 }
 
+int64_t db_rig_named(struct db *db, const char *name)
+{
+	return db_lookup_id(db, ST_RIG_NAMED, "SELECT coalesce(min(id), 0) "
+			    "FROM rigs WHERE id IN " DB_RIGS_NAMED("?1"), name);
+}
+
 int64_t db_suite_id(struct db *db, const char *name)
 {
 	return db_lookup_id(db, ST_SUITE_ID,

@@ -532,7 +532,28 @@ static const char *const migrations[] = {
 	"  notice INTEGER NOT NULL DEFAULT 0,"
 	"  created INTEGER NOT NULL);"
 	"CREATE INDEX alert_log_event ON alert_log(event_id, id);",
-	/* 22 (issue 32): tracked git branches (flow/track_git.c).  A track
+	/* 22 (issue 31): where a cell's time went, one row per step of a
+	 * job in the order the steps ran: klabd's own (hand-out, boot,
+	 * upload) and those of the agent's upload (docs/RESULTS.md,
+	 * db_job_steps.c). */
+	"CREATE TABLE job_steps ("
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+	"  seq INTEGER NOT NULL,"
+	"  rep INTEGER NOT NULL DEFAULT 0,"
+	"  name TEXT NOT NULL,"
+	"  secs REAL NOT NULL,"
+	"  PRIMARY KEY (job_id, seq));",
+	/* 23 (issue 31): rig pools.  A configured rig's class (its own name
+	 * unless its section names one), written from the configuration at
+	 * start ('' for rigs klabd does not drive: the name alone); a job
+	 * queued for a class (jobs.class, '' : for its rig alone) goes to
+	 * whichever rig of the class takes it first, which then becomes its
+	 * rig_id (until then rig_id is the class's first rig). */
+	"ALTER TABLE rigs ADD COLUMN class TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE jobs ADD COLUMN class TEXT NOT NULL DEFAULT '';"
+	"CREATE INDEX rigs_class ON rigs(class);"
+	"CREATE INDEX jobs_class_state ON jobs(class, state, id);",
+	/* 24 (issue 32): tracked git branches (flow/track_git.c).  A track
 	 * is a Debian line (distro 'debian') or a git branch (distro 'git',
 	 * line 'NAME/BRANCH' of a [base NAME] git = PATH, base and branch
 	 * apart); a git line's state, its backlog (commits not tested) and

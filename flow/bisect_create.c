@@ -391,8 +391,9 @@ static enum outcome bis_check(struct klabd *d, const struct bis_input *in,
 		snprintf(err, errlen, "field 'rig': missing");
 		return OUT_INVALID;
 	}
-	if (!rigmgr_find(d, in->rig)) {
-		snprintf(err, errlen, "unknown rig '%.100s'", in->rig);
+	if (!rig_class_resolve(d, in->rig, NULL, 0)) {
+		snprintf(err, errlen, "unknown rig '%.100s' (no rig or "
+			 "class of that name)", in->rig);
 		return OUT_NOTFOUND;
 	}
 	if (!in->suite || !*in->suite) {

@@ -2,8 +2,11 @@
 /*
  * comparisons: comparison runs with adaptive repetition.  A comparison
  * queues interleaved A B cell pairs (jobs) of a base and a candidate
- * kernel on one rig and suite; the driver thread (comparisons.c) waits
- * until both sides have the cells of the current look, judges exactly
+ * kernel on one rig, or a class of identical rigs (lab/rig_class.c:
+ * whichever rig of the class is free takes the next cell, each rig
+ * leaning to the side it ran less, db_queue_next), and suite; the
+ * driver thread (comparisons.c) waits until both sides have the cells
+ * of the current look, judges exactly
  * the comparison's own cells (judge/compare.h with its jobs as the
  * filter, the look's share of the error budget and the decisions of
  * earlier looks carried), stores the look's decisions (one row a metric,

@@ -245,8 +245,10 @@ static enum outcome cells_check(struct klabd *d, const struct sub_input *in,
 	for (p = rigs->buf; *p; p += n + (p[n] == ',')) {
 		n = strcspn(p, ",");
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
-		if (n >= sizeof(name) || !rigmgr_find(d, name)) {
-			snprintf(err, errlen, "unknown rig '%.100s'", name);
+		if (n >= sizeof(name) ||
+		    !rig_class_resolve(d, name, NULL, 0)) {
+			snprintf(err, errlen, "unknown rig '%.100s' (no rig "
+				 "or class of that name)", name);
 			return OUT_NOTFOUND;
 		}
 	}

@@ -98,12 +98,14 @@ int track_rigs_resolve(struct klabd *d, struct db *db, const char *spec,
 	struct db_rig g;
 	size_t len;
 
+	memset(&g, 0, sizeof(g));
 	sb_reset(out);
 	if (!*spec) {
 		snprintf(err, errlen, "field 'rigs' names no rig");
 		return -1;
 	}
-	/* a rig class (issue 31) will expand here into its rigs */
+	/* a rig class (issue 31) stays a class: its jobs, comparisons and
+	 * bisections go to whichever of its rigs is free */
 	while (*p) {
 		len = strcspn(p, ",");
 		if (!len || len > IDENT_MAX) {
@@ -111,12 +113,15 @@ int track_rigs_resolve(struct klabd *d, struct db *db, const char *spec,
 			return -1;
 		}
 		sb_addf(out, "%s%.*s", out->len ? "," : "", (int)len, p);
-		if (db_rig_get(db, out->buf + out->len - len, &g)) {
-			snprintf(err, errlen, "unknown rig '%.*s'", (int)len,
-				 p);
+		if (!rig_class_resolve(d, out->buf + out->len - len, NULL,
+				       0) &&
+		    db_rig_get(db, out->buf + out->len - len, &g)) {
+			snprintf(err, errlen, "unknown rig '%.*s' (nor a class "
+				 "of that name)", (int)len, p);
 			return -1;
 		}
-		db_rig_release(&g);
+		if (g.name)
+			db_rig_release(&g);
 		p += len + (p[len] == ',');
 	}
 	return 0;

@@ -47,10 +47,11 @@ void track_results_stored(struct klabd *d, const char *rig,
 			  const char *suite);
 
 /*
- * The rigs a track names (spec: a rig, or rigs comma-separated), as the
- * comma-separated rig names into out: the one place a track's --rig is
- * read, where a rig class will be resolved.  0, or -1 with err naming
- * the rig the database does not know.
+ * The rigs a track names (spec: a rig or a class of rigs, or several
+ * comma-separated), checked, into out: the one place a track's --rig is
+ * read.  A class stays a class (rig_class_resolve: its jobs and
+ * comparisons go to whichever of its rigs is free).  0, or -1 with err
+ * naming the rig or class klabd does not know.
  */
 int track_rigs_resolve(struct klabd *d, struct db *db, const char *spec,
 		       struct strbuf *out, char *err, size_t errlen);

@@ -338,6 +338,8 @@ static int run_one(struct req *rq, struct web_response *r, int64_t id)
 	json_object_set_new(doc, "results", res);
 	json_object_set_new(doc, "raw", raws);
 	json_object_set_new(doc, "repetitions", web_run_reps_json(rq->db, id));
+	json_object_set_new(doc, "steps", web_job_steps_json(rq->db,
+							     u.job_id));
 	db_run_release(&u);
 	return api_reply(r, 200, doc);
 }

@@ -38,6 +38,7 @@ int api_agent_fail(struct req *rq, struct web_response *r);
 int api_agent_file(struct req *rq, struct web_response *r);
 /* api_jobs.c: jobs, an offline rig back, Debian's kernels */
 int api_job_add(struct req *rq, struct web_response *r);
+int api_steps(struct req *rq, struct web_response *r);
 int api_jobs(struct req *rq, struct web_response *r);
 int api_rig_online(struct req *rq, struct web_response *r);
 int api_catalog_available(struct req *rq, struct web_response *r);

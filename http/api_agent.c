@@ -23,6 +23,7 @@
 #include "db/reps.h"
 #include "http/http_poll.h"
 #include "klabd/klabd.h"
+#include "lib/alloc.h"
 #include "lib/upload.h"
 #include "lab/rig.h"
 #include "lab/rig_conf.h"
@@ -225,12 +226,73 @@ static int results_due(struct rig *g, const struct db_job *j)
 	       !*j->failure;
 }
 
+static void step_add(struct db_job_step *v, size_t *n, const char *name,
+		     long long ms)
+{
+	v[*n].name = (char *)name;
+	v[*n].rep = 0;
+	v[*n].secs = ms > 0 ? (double)ms / 1000 : 0;
+	(*n)++;
+}
+
 /*
- * The run, its repetitions and its raw outputs (each linked to every run
- * the upload made), all or nothing: an agent told "stored" has all of it
- * stored, and a failure stores none of it.
+ * Where the job's time went (docs/RESULTS.md, "steps"): klabd's own,
+ * from hand-out to the kexec announced ("handout": the agent's download
+ * and kexec -l) and on to the check-in ("boot"; "kexec", up to the new
+ * kernel's start, when the agent timed the rest: boot.kernel and
+ * boot.agent), then the agent's steps of the upload, then what is left
+ * from the check-in (or the hand-out, without a kexec) to now ("upload":
+ * the agent's poll, the upload and its parsing).  A job kept over a
+ * restart of klabd has the agent's only.
  */
-static int results_store(struct req *rq, const struct upload *u,
+static int results_steps(struct db *db, const struct rig_job_times *tp,
+			 int64_t job, const struct upload *u, char *err,
+			 size_t errlen)
+{
+	const struct rig_job_times t = *tp;
+	struct db_job_step *v = xcalloc(u->rs.nsteps + 3, sizeof(*v));
+	double booted = 0;
+	long long base;
+	size_t n = 0, i;
+	int rc;
+
+	/* the agent timed the boot from the new kernel's start: klabd's
+	 * part is what comes before it (kexec -e, the jump, decompression) */
+	for (i = 0; i < u->rs.nsteps; i++)
+		if (!u->rs.steps[i].rep &&
+		    (!strcmp(u->rs.steps[i].name, "boot.kernel") ||
+		     !strcmp(u->rs.steps[i].name, "boot.agent")))
+			booted += u->rs.steps[i].secs;
+	if (t.assigned && t.kexec)
+		step_add(v, &n, "handout", t.kexec - t.assigned);
+	if (t.kexec && t.checkin)
+		step_add(v, &n, booted ? "kexec" : "boot", t.checkin - t.kexec -
+			 (long long)(booted * 1000));
+	for (i = 0; i < u->rs.nsteps; i++, n++) {
+		v[n].name = u->rs.steps[i].name;
+		v[n].rep = u->rs.steps[i].rep;
+		v[n].secs = u->rs.steps[i].secs;
+	}
+	base = t.checkin ? t.checkin : t.kexec ? 0 : t.assigned;
+	if (base)
+		step_add(v, &n, "upload", t.now - base - (long long)
+			 ((result_set_steps_secs(&u->rs) - booted) * 1000));
+	rc = db_job_steps_put(db, job, v, n);
+	free(v);
+	if (rc != DB_OK)
+		snprintf(err, errlen, "cannot store the steps of job %lld",
+			 (long long)job);
+	return rc;
+}
+
+/*
+ * The run, its repetitions, its raw outputs (each linked to every run
+ * the upload made) and the job's steps (klabd's from t, taken before the
+ * transaction: no rig lock inside it), all or nothing: an agent told
+ * "stored" has all of it stored, and a failure stores none of it.
+ */
+static int results_store(struct req *rq, const struct rig_job_times *t,
+			 const struct upload *u,
 			 const struct db_import_opts *o, int64_t **ids,
 			 size_t *n, char *err, size_t errlen)
 {
@@ -257,6 +319,8 @@ static int results_store(struct req *rq, const struct upload *u,
 					 "output '%s' of job %lld",
 					 u->raw[i].name, (long long)o->job_id);
 		}
+	if (rc == DB_OK)
+		rc = results_steps(rq->db, t, o->job_id, u, err, errlen);
 	if (rc == DB_OK && db_commit(rq->db) != DB_OK) {
 		snprintf(err, errlen, "cannot store the results of job %lld",
 			 (long long)o->job_id);
@@ -331,6 +395,7 @@ static int agent_results(struct req *rq, struct web_response *r,
 			 struct rig *g, struct db_job *j)
 {
 	struct db_import_opts o;
+	struct rig_job_times t;
 	struct upload u;
 	int64_t *ids = NULL;
 	size_t n = 0;
@@ -359,7 +424,8 @@ static int agent_results(struct req *rq, struct web_response *r,
 	conf = rig_conf_with_suite(conf, json_string_value(
 				   json_object_get(u.doc, "suite_sha256")));
 	o.rigconf = conf;
-	rc = results_store(rq, &u, &o, &ids, &n, err, sizeof(err));
+	rigmgr_job_times(g, j->id, &t);
+	rc = results_store(rq, &t, &u, &o, &ids, &n, err, sizeof(err));
 	free(conf);
 	if (rc) {
 		web_error_json(r, http_status_of(rc), err);

@@ -102,8 +102,9 @@ static int cmp_refuse(struct req *rq, struct db_comparison *c,
 			 "the kernel", c->base);
 		return 400;
 	}
-	if (!rigmgr_find(rq->d, c->rig)) {
-		snprintf(err, errlen, "unknown rig '%s'", c->rig);
+	if (!rig_class_resolve(rq->d, c->rig, NULL, 0)) {
+		snprintf(err, errlen, "unknown rig '%.100s' (no rig or "
+			 "class of that name)", c->rig);
 		return 404;
 	}
 	if (job_suite_check(rq->d, c->suite, err, errlen))

@@ -152,8 +152,9 @@ static json_t *rig_json(const void *elem)
 {
 	const struct db_rig *g = elem;
 
-	return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:I}",
-			 "name", g->name, "kind", g->kind, "profile",
+	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:I}",
+			 "name", g->name, "class", g->klass, "kind", g->kind,
+			 "profile",
 			 g->profile, "disks", g->disks, "cpus", g->cpus,
 			 "memory_mb", g->memory_mb, "state", g->state,
 			 "created", (json_int_t)g->created);

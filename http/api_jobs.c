@@ -19,6 +19,8 @@
 #include "klabd/klabd.h"
 #include "lab/job_check.h"
 #include "lab/rig.h"
+#include "lib/config.h"
+#include "web/web.h"
 
 static json_t *job_json(const struct db_job *j, int full)
 {
@@ -183,6 +185,8 @@ int api_jobs(struct req *rq, struct web_response *r)
 		if (db_job_get(rq->db, id, &j))
 			return web_error_json(r, 404, "unknown job");
 		a = job_json(&j, 1);
+		json_object_set_new(a, "steps",
+				    web_job_steps_json(rq->db, j.id));
 		db_job_release(&j);
 		return api_reply(r, 200, a);
 	}
@@ -192,6 +196,26 @@ int api_jobs(struct req *rq, struct web_response *r)
 	rc = api_reply_list(r, "jobs", v, n, sizeof(*v), job_brief_json);
 	db_jobs_free(v, n);
 	return rc;
+}
+
+/* GET /api/steps?rig=R&suite=S&limit=N: where cells spend their time,
+ * the mean of each step over the newest N (20) done jobs (web_steps). */
+int api_steps(struct req *rq, struct web_response *r)
+{
+	const char *rig = query_get(&rq->q, "rig");
+	const char *suite = query_get(&rq->q, "suite");
+	const char *ls = query_get(&rq->q, "limit");
+	long limit = 20;
+	json_t *doc;
+	int rc;
+
+	if (ls && parse_long(ls, 1, 100000, &limit))
+		return web_error_json(r, 400, "invalid limit");
+	rc = web_steps_json(rq->db, rig && *rig ? rig : NULL,
+			    suite && *suite ? suite : NULL, (int)limit, &doc);
+	if (rc)
+		return api_db_error(r, rc, "cannot read the jobs' steps");
+	return api_reply(r, 200, doc);
 }
 
 /* POST /api/rigs/NAME/online */

@@ -26,6 +26,11 @@ static int page_runs(struct req *rq, struct web_response *r)
 	return web_runs(rq->db, &rq->q, rq->arg, r);
 }
 
+static int page_steps(struct req *rq, struct web_response *r)
+{
+	return web_steps(rq->db, &rq->q, rq->arg, r);
+}
+
 static int page_rigs(struct req *rq, struct web_response *r)
 {
 	/* a signed-in operator gets the forms, with the session's CSRF */
@@ -81,6 +86,7 @@ static const struct route routes[] = {
 	{ "POST", "/api/jobs", SUBMIT, api_job_add, NULL },
 	{ "GET", "/api/jobs", READ, api_jobs, NULL },
 	{ "GET", "/api/jobs/*", READ, api_jobs, NULL },
+	{ "GET", "/api/steps", READ, api_steps, NULL },
 	{ "GET", "/api/catalog/available", READ, api_catalog_available, NULL },
 	{ "POST", "/api/catalog/debian", OPER, api_catalog_debian, NULL },
 	{ "POST", "/api/builds", SUBMIT, api_build_add, NULL },
@@ -131,6 +137,7 @@ static const struct route routes[] = {
 	{ "GET", "/kernels/**", READ, page_kernels, NULL },
 	{ "GET", "/runs", READ, page_runs, NULL },
 	{ "GET", "/runs/*", READ, page_runs, NULL },
+	{ "GET", "/steps", READ, page_steps, NULL },
 	{ "GET", "/rigs", READ, page_rigs, NULL },
 	{ "POST", "/rigs/*/online", OPER, web_rig_online_post, FORM },
 	{ "GET", "/compare", READ, page_compare, NULL },

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/cells.h"
 #include "db/reps.h"
 #include "judge/pairs.h"
 #include "lib/alloc.h"
@@ -76,17 +77,43 @@ static void cell_add(struct cmp_cell *cell, double v, int64_t run)
 	cell->present = 1;
 }
 
+static int run_rig_cmp(const void *a, const void *b)
+{
+	return cmp_i64(&((const struct cmp_run_rig *)a)->run,
+		       &((const struct cmp_run_rig *)b)->run);
+}
+
+/* The rig (index into c->rigs) of a run; 0 when unknown. */
+static int run_rig_of(const struct comparison *c, int64_t run)
+{
+	struct cmp_run_rig key = { run, 0 }, *f;
+
+	if (!c->nrun_rig)
+		return 0;
+	f = bsearch(&key, c->run_rig, c->nrun_rig, sizeof(key), run_rig_cmp);
+	return f ? f->rig : 0;
+}
+
 /* Values of one run are adjacent: each run becomes one cell value. */
-static void cells_make(const struct cmp_metric *m, struct cmp_cell *cell)
+static void cells_make(const struct comparison *c, const struct cmp_metric *m,
+		       struct cmp_cell *cell)
 {
 	size_t i, start = 0, n = 0;
 
 	free(cell->cellv);
+	free(cell->cellrig);
+	cell->cellrig = NULL;
 	cell->cellv = malloc((cell->nvalues + 1) * sizeof(*cell->cellv));
+	if (c->nrigs > 1)
+		cell->cellrig = xcalloc(cell->nvalues + 1,
+					sizeof(*cell->cellrig));
 	if (!cell->cellv)
 		abort();
 	for (i = 1; i <= cell->nvalues; i++)
 		if (i == cell->nvalues || cell->runs[i] != cell->runs[start]) {
+			if (cell->cellrig)
+				cell->cellrig[n] = run_rig_of(c,
+							cell->runs[start]);
 			cell->cellv[n++] = vd_cell_value(cell->values + start,
 							 i - start,
 							 m->kind.harmonic);
@@ -131,7 +158,11 @@ static void judge_cell(struct comparison *c, struct cmp_metric *m,
 	struct cmp_cell *cell = &m->cells[k];
 	enum metric_dir dir = k == c->baseline || cached ? DIR_NONE : m->dir;
 
-	if (dir != DIR_NONE && paired && cmp_pairs_interleaved(b, cell))
+	if (dir != DIR_NONE && b->cellrig && cell->cellrig)
+		vd_test_strata(&c->pol, &m->kind, dir, floor, b->cellv,
+			       b->cellrig, b->s.n, cell->cellv, cell->cellrig,
+			       cell->s.n, &cell->vd);
+	else if (dir != DIR_NONE && paired && cmp_pairs_interleaved(b, cell))
 		vd_test_paired(&c->pol, &m->kind, dir, floor, b->cellv,
 			       cell->cellv, cell->s.n, &cell->vd);
 	else
@@ -179,10 +210,11 @@ void compare_judge(struct comparison *c)
 		qsort(c->m, c->nm, sizeof(*c->m), metric_cmp);
 	for (i = 0; i < c->nm; i++)
 		for (k = 0; k < c->nk; k++)
-			cells_make(&c->m[i], &c->m[i].cells[k]);
+			cells_make(c, &c->m[i], &c->m[i].cells[k]);
+	/* pairs on one rig only: a pool's rigs are strata instead */
 	for (k = 0; k < c->nk; k++)
 		paired[k] = !c->pol.unpaired && k != c->baseline &&
-			    cmp_pairs_page(c, k);
+			    c->nrigs < 2 && cmp_pairs_page(c, k);
 	for (i = 0; i < c->nm; i++)
 		judge_metric(c, &c->m[i], paired, all, &na);
 	vd_decide(&c->pol, all, na);
@@ -226,6 +258,46 @@ static void fill(struct comparison *c, const struct db_sample *s, size_t ns,
 		cell_add(&metric_get(c, &s[i], &hint)->cells[k], s[i].value,
 			 s[i].run_id);
 	}
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The rigs of the runs that entered, sorted, and each run's rig. */
+static void rigs_fill(struct comparison *c, const struct scope *sc)
+{
+	size_t i, j;
+	char **f;
+
+	c->run_rig = xcalloc(sc->nids + 1, sizeof(*c->run_rig));
+	c->rigs = xcalloc(sc->nruns + 1, sizeof(*c->rigs));
+	for (i = 0; i < sc->nruns; i++) {
+		const struct db_cell_run *r = &sc->runs[i];
+
+		if (!bsearch(&r->id, sc->ids, sc->nids, sizeof(*sc->ids),
+			     cmp_i64))
+			continue;
+		for (j = 0; j < c->nrigs && strcmp(c->rigs[j], r->rig); j++)
+			;
+		if (j == c->nrigs)
+			c->rigs[c->nrigs++] = xstrdup(r->rig);
+	}
+	if (c->nrigs)
+		qsort(c->rigs, c->nrigs, sizeof(*c->rigs), str_cmp);
+	for (i = 0; i < sc->nruns; i++) {
+		const struct db_cell_run *r = &sc->runs[i];
+
+		if (!bsearch(&r->id, sc->ids, sc->nids, sizeof(*sc->ids),
+			     cmp_i64))
+			continue;
+		f = bsearch(&r->rig, c->rigs, c->nrigs, sizeof(*c->rigs),
+			    str_cmp);
+		c->run_rig[c->nrun_rig].run = r->id;
+		c->run_rig[c->nrun_rig++].rig = f ? (int)(f - c->rigs) : 0;
+	}
+	qsort(c->run_rig, c->nrun_rig, sizeof(*c->run_rig), run_rig_cmp);
 }
 
 /* ---- the spread within a boot ----------------------------------- */
@@ -305,7 +377,7 @@ int compare_build(struct db *db, const char *const *kernels, size_t nk,
 		  const struct cmp_opts *opts, struct comparison *out,
 		  char *err, size_t errlen)
 {
-	struct scope sc = { NULL, 0, NULL, 0 };
+	struct scope sc = { NULL, 0, NULL, 0, 0 };
 	struct db_sample *s = NULL;
 	struct cmp_opts def;
 	size_t ns = 0, i;
@@ -335,6 +407,7 @@ int compare_build(struct db *db, const char *const *kernels, size_t nk,
 		rc = scope_build(db, kernels, nk, rig, suite, opts, out, &sc,
 				 err, errlen);
 	if (!rc) {
+		rigs_fill(out, &sc);
 		fill(out, s, ns, &sc);
 		compare_judge(out);
 		within_fill(db, out, &sc);
@@ -379,6 +452,7 @@ void compare_release(struct comparison *c)
 			free(c->m[i].cells[j].values);
 			free(c->m[i].cells[j].runs);
 			free(c->m[i].cells[j].cellv);
+			free(c->m[i].cells[j].cellrig);
 		}
 		free(c->m[i].cells);
 		free(c->m[i].name);
@@ -393,6 +467,10 @@ void compare_release(struct comparison *c)
 	free(c->config);
 	free(c->rigconf_hash);
 	free(c->rigconf);
+	for (i = 0; i < c->nrigs; i++)
+		free(c->rigs[i]);
+	free(c->rigs);
+	free(c->run_rig);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -10,11 +10,13 @@
  * same or undecided, with error control across the whole page.
  *
  * It never pools: with no rig (suite) named it derives the only one the
- * kernels' runs have, and refuses (DB_INVALID naming the choices) when
- * there are several; runs of jobs with different scale, scheduler or
- * command line, or made under different configurations of the rig
- * (profile, disks, CPUs, memory, QEMU version: lib/rigconf.h), are
- * refused the same way unless the caller picks one.
+ * kernels' runs have (a class of rigs, named, gives the runs of all its
+ * rigs, each rig a stratum of the test), and refuses (DB_INVALID naming
+ * the choices) when there are several; runs of jobs with different
+ * scale, scheduler or command line, or made under different
+ * configurations of the rig (profile, disks, CPUs, memory, QEMU
+ * version: lib/rigconf.h), are refused the same way unless the caller
+ * picks one.
  * Runs that are not "done" (interrupted, failed) never count.
  */
 #ifndef KLAB_COMPARE_H
@@ -35,6 +37,9 @@ struct cmp_cell {
 	double *values;		/* every repetition value, in order */
 	size_t nvalues;
 	int64_t *runs;		/* the run (cell) of each value */
+	/* The rig of each cell value, an index into the comparison's rigs;
+	 * NULL when the runs came from one rig. */
+	int *cellrig;
 	/* The spread within a boot: the pooled sd of the repetitions about
 	 * their cell's mean (db/reps.h), over within_df degrees of freedom;
 	 * NAN when no cell kept two complete repetitions. */
@@ -78,6 +83,16 @@ struct comparison {
 	 * when no run entered. */
 	char *rigconf_hash, *rigconf;
 	size_t rigconf_left_out;	/* unrecorded runs left out */
+	/* The rigs the runs that entered came from, sorted: several when
+	 * rig names a class (issue 31: the rig is then a blocking factor
+	 * of the test, vd_test_strata), and each run's rig by run id. */
+	char **rigs;
+	size_t nrigs;
+	struct cmp_run_rig {
+		int64_t run;
+		int rig;
+	} *run_rig;
+	size_t nrun_rig;
 	struct cmp_metric *m;	/* sorted by name */
 	size_t nm;
 	struct vd_policy pol;

@@ -20,6 +20,8 @@ struct scope {
 	size_t nruns;
 	int64_t *ids;		/* the runs that enter, sorted */
 	size_t nids;
+	int rig_named;		/* the runs are those of the rig or class
+				 * named (db_cell_runs chose them) */
 };
 
 /* qsort / bsearch order of int64_t values. */

@@ -119,8 +119,10 @@ static int scope_derive(struct scope *sc, int field, const char *other,
 	for (i = 0; i < sc->nruns; i++) {
 		const struct db_cell_run *r = &sc->runs[i];
 
+		/* a rig named: db_cell_runs chose its runs (a class's) */
 		if (strcmp(r->status, "done") ||
-		    (field == 1 && other && strcmp(r->rig, other)))
+		    (field == 1 && other && !sc->rig_named &&
+		     strcmp(r->rig, other)))
 			continue;
 		names_add(&ns, field ? r->suite : r->rig);
 	}
@@ -239,7 +241,8 @@ static int scope_configs(struct scope *sc,
 		const struct db_cell_run *r = &sc->runs[i];
 
 		if (strcmp(r->status, "done") ||
-		    (out->rig && strcmp(r->rig, out->rig)) ||
+		    (out->rig && !sc->rig_named &&
+		     strcmp(r->rig, out->rig)) ||
 		    (out->suite && strcmp(r->suite, out->suite)))
 			continue;
 		run_config(r, o, key, sizeof(key), &match);
@@ -289,6 +292,7 @@ int scope_build(struct db *db, const char *const *kernels, size_t nk,
 		snprintf(err, errlen, "cannot list the kernels' runs");
 		return rc;
 	}
+	sc->rig_named = rig != NULL;
 	if (rig)
 		out->rig = xstrdup(rig);
 	if (suite)

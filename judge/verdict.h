@@ -150,6 +150,32 @@ double vd_pairs_f(const double *base, const double *cand, size_t n);
 void vd_test_paired(const struct vd_policy *pol, const struct vd_kind *kind,
 		    enum metric_dir dir, double floor_pct, const double *base,
 		    const double *cand, size_t n, struct vd_result *out);
+/*
+ * The rigs of a class as a blocking factor (judge/strata.c, issue 31):
+ * cells from several rigs, bg[i] (cg[i]) the rig of base[i] (cand[i]).
+ * The change is the weighted mean over the rigs that ran both sides of
+ * the per-rig log ratios of the means (weights nb_h nc_h / (nb_h +
+ * nc_h), fixed by the layout), its variance from each side's CV within
+ * a rig pooled over the rigs (n - rigs degrees of freedom), tested as
+ * vd_test tests (Welch; the tails' p from a stratified rank-sum test, van
+ * Elteren's), the noise the within-rig CV of the baseline.  A rig offset
+ * is no change and no noise.  Too few cells to see the spread within a
+ * rig: not tested, undecided ("too few cells within each rig").
+ */
+void vd_test_strata(const struct vd_policy *pol, const struct vd_kind *kind,
+		    enum metric_dir dir, double floor_pct, const double *base,
+		    const int *bg, size_t nb, const double *cand,
+		    const int *cg, size_t nc, struct vd_result *out);
+/* For judge/strata.c: the Welch test and the 90% CI of the change; L
+ * the estimate on the test's scale (a log ratio, or a linear ratio when
+ * lin), a and c the squared standard errors of each side on that scale
+ * over dfa and dfc degrees of freedom. */
+void vd_welch_fill(const struct vd_policy *pol, double L, double a,
+		   double dfa, double c, double dfc, int lin,
+		   struct vd_result *r);
+/* The step of a quantised metric: the smallest gap between distinct
+ * values within a side, 0 when each side is constant. */
+double vd_quantum(const double *a, size_t na, const double *b, size_t nb);
 /* The page: correct the p-values per class, then decide worse/better. */
 void vd_decide(const struct vd_policy *pol, struct vd_result *const *v,
 	       size_t n);

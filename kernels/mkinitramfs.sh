@@ -61,7 +61,7 @@ die() {
 }
 
 cleanup() {
-	[ -z "$STAGE" ] || rm -rf "$STAGE"
+	[ -z "$STAGE" ] || rm -rf "$STAGE" "$STAGE.stubs"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -144,7 +144,6 @@ add_skeleton() {
 
 add_tools() {
 	add_program "$(need kexec kexec-tools)" /sbin/kexec
-	add_program "$(need fio fio)" /usr/bin/fio
 	add_program "$(need dbench dbench)" /usr/bin/dbench
 	[ -f /usr/share/dbench/client.txt ] ||
 		die "dbench loadfile '/usr/share/dbench/client.txt' is missing"
@@ -152,6 +151,85 @@ add_tools() {
 	# the agent formats the test disk for suites with "filesystem = ext4"
 	add_program "$(need mke2fs e2fsprogs)" /sbin/mke2fs
 	[ -f /etc/mke2fs.conf ] && add_file /etc/mke2fs.conf /etc/mke2fs.conf
+}
+
+# make_stub FIO SO REAL DIR: DIR/SO, a stub of the library REAL (soname
+# SO): every function FIO takes from it, with the same symbol versions,
+# says on stderr that the library is not in the rig image and exits 1.
+make_stub() {
+	fio=$1 so=$2 real=$3 dir=$4
+	nm -D --defined-only "$real" | awk '{ sub(/@.*/, "", $3); print $3 }' |
+		sort -u >"$dir/defs"
+	# objdump -T: ... *UND* SIZE VERSION NAME ("Base": none)
+	objdump -T "$fio" | awk '/\*UND\*/ { v = $(NF - 1); gsub(/[()]/, "", v); print $NF, v }' |
+		sort -u >"$dir/und"
+	awk 'NR == FNR { d[$1] = 1; next } ($1 in d)' "$dir/defs" "$dir/und" >"$dir/$so.syms"
+	[ -s "$dir/$so.syms" ] || die "fio takes nothing from '$real': not stubbed"
+	{
+		cat <<EOF
+#include <stdio.h>
+#include <stdlib.h>
+static void stub(const char *f)
+{
+	fprintf(stderr, "fio: %s: $so is a stub in the klab rig image "
+		"(no suite uses this engine, kernels/mkinitramfs.sh)\\n", f);
+	exit(1);
+}
+EOF
+		while read -r n v; do
+			printf 'void %s(void); void %s(void) { stub("%s"); }\n' "$n" "$n" "$n"
+		done <"$dir/$so.syms"
+	} >"$dir/$so.c"
+	: >"$dir/$so.map"
+	for v in $(awk '$2 != "Base" { print $2 }' "$dir/$so.syms" | sort -u); do
+		echo "$v {"
+		awk -v v="$v" '$2 == v { print "	" $1 ";" }' "$dir/$so.syms"
+		echo "};"
+	done >"$dir/$so.map"
+	map=
+	[ -s "$dir/$so.map" ] && map=-Wl,--version-script="$dir/$so.map"
+	${CC:-cc} -shared -fPIC -O1 -o "$dir/$so" -Wl,-soname,"$so" $map "$dir/$so.c" ||
+		die "cannot build the stub of '$so' (a C compiler is needed)"
+}
+
+# Debian's fio links the engines for other storage (Ceph RBD and RADOS,
+# GlusterFS, NBD, RDMA, persistent memory) into its binary: their library
+# closure (Ceph, GlusterFS, ICU data) was 66 MB of the 119 MB unpacked
+# base part.  No suite uses them (psync, libaio, io_uring, mmap and the
+# rest are fio's own), so the image carries, for each such library, a
+# stub with its soname and symbol versions (make_stub) in its place: fio
+# is linked -z now, so every symbol must resolve when it starts.  An
+# engine of a stubbed library fails with a message naming it.
+# KLAB_INITRAMFS_FIO_STUBS: the libraries stubbed ("" for none: the
+# whole closure, as before).
+FIO_STUBS=${KLAB_INITRAMFS_FIO_STUBS-libgfapi.so.0 libnbd.so.0 libibverbs.so.1
+librdmacm.so.1 librados.so.2 librbd.so.1 libpmemblk.so.1 libpmem.so.1}
+
+add_fio() {
+	fio=$(need fio fio)
+	add_file "$fio" /usr/bin/fio
+	chmod 0755 "$STAGE/usr/bin/fio"
+	stubs=$STAGE.stubs
+	mkdir -p "$stubs"
+	links=$(ldd "$fio") || die "ldd failed for '$fio'"
+	for so in $(readelf -d "$fio" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		real=$(printf '%s\n' "$links" | awk -v l="$so" '$1 == l && $2 == "=>" { print $3 }')
+		[ -n "$real" ] || die "fio needs '$so', which is not installed"
+		case " $(echo $FIO_STUBS) " in
+		*" $so "*)
+			make_stub "$fio" "$so" "$real" "$stubs"
+			add_file "$stubs/$so" "$real" ;;
+		*)
+			add_file "$real" "$real"
+			for lib in $(lib_closure "$real"); do
+				add_file "$lib" "$lib"
+			done ;;
+		esac
+	done
+	for lib in $(lib_closure "$fio"); do	# the dynamic loader
+		case $lib in */ld-linux*) add_file "$lib" "$lib" ;; esac
+	done
+	rm -rf "$stubs"
 }
 
 # add_klab ARG...: klab's own programs and directories (suites).
@@ -206,6 +284,9 @@ build_base() {
 	add_skeleton
 	add_tools
 	add_klab "$@"
+	# after every other program: a stub never stands in for a library
+	# another one needs
+	add_fio
 	# applets last: real programs (kexec, klab's) win over busybox names
 	add_busybox
 	seal base

@@ -75,6 +75,7 @@ const struct config_key klabd_config_schema[] = {
 	{ "rig *", "disk_mb" },
 	{ "rig *", "disk_model" },
 	{ "rig *", "pin" },
+	{ "rig *", "class" },
 	{ "rig *", "boot_timeout" },
 	{ "rig *", "job_timeout" },
 	{ "rig *", "token" },

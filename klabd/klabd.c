@@ -429,7 +429,8 @@ static int klabd_start(struct klabd *d, const char *argv0, char *err,
 	    rigmgr_init(d, err, errlen))
 		return -1;
 	rig_conf_init(d);
-	if (build_init(d, err, errlen) ||
+	if (rig_class_check(d, err, errlen) ||
+	    build_init(d, err, errlen) ||
 	    http_start(d, err, errlen) ||
 	    rigmgr_start(d, err, errlen) ||
 	    build_start(d, err, errlen) ||

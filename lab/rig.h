@@ -88,6 +88,7 @@ struct rig {
 	char *base_kernel;	/* catalog ident booted cold */
 	char *disk_model;	/* QEMU: hdd, ssd or host (qemu-rig.sh) */
 	char *pin;		/* QEMU: "VCPUS/OTHERS" host CPU lists or "" */
+	char *klass;		/* its class: [rig NAME] class, or NAME */
 	char *dir;		/* data_dir/rigs/NAME */
 	char console[512];	/* console log of the current boot */
 	int cpus, memory_mb, disk_mb, disks;
@@ -107,6 +108,9 @@ struct rig {
 	int banners_allowed;	/* "Linux version" lines expected so far */
 	int health_fails;
 	long long booted_at;	/* monotonic ms, for the boot figures */
+	/* monotonic ms of the job in hand's hand-out, kexec announced and
+	 * check-in (0: not yet): klabd's steps of it (rigmgr_job_times) */
+	long long job_assigned, job_kexec, job_checkin;
 	double last_boot_secs;
 	int cold_boots, kexecs;
 	int waiting;		/* cold boot deferred (no base kernel yet) */
@@ -161,6 +165,21 @@ void rigmgr_stop(struct klabd *d);
 void rigmgr_free(struct klabd *d);
 /* Find a rig by name (the pointer lives as long as klabd). */
 struct rig *rigmgr_find(struct klabd *d, const char *name);
+/*
+ * rig_class.c: rig pools (issue 31).  The rigs a name means, in the
+ * configuration's order: the rigs of class name, or, when no rig has
+ * that class, the rig of that name (a rig is its own class unless its
+ * section says class = CLASS).  Fills up to max pointers into out (NULL
+ * when max is 0; they live as long as klabd) and returns how many rigs
+ * the name means: 0 for an unknown name.  The same rule as the
+ * database's DB_RIGS_NAMED, which the queue and the comparisons apply.
+ */
+size_t rig_class_resolve(struct klabd *d, const char *name, struct rig **out,
+			 size_t max);
+/* At start, after rig_conf_init: every class's rigs share one
+ * configuration (rig_conf_class_text), and no class is named like a rig
+ * outside it.  0, or -1 with err naming the rig and the fields. */
+int rig_class_check(struct klabd *d, char *err, size_t errlen);
 struct rig *rigmgr_by_token(struct klabd *d, const char *token);
 /* How many rigs are configured, and the i-th (NULL past the last), in
  * the configuration's order; both fixed once rigmgr_init returned. */
@@ -212,6 +231,14 @@ enum outcome rigmgr_kexec(struct rig *g, int64_t job, char *err,
 /* 1 when job is the job g holds now (handed out and not yet ended:
  * assigned, booting or running), 0 otherwise.  Takes the lock. */
 int rigmgr_holds(struct rig *g, int64_t job);
+/* When klabd saw the job g holds reach each stage, monotonic ms (0:
+ * not reached), and now. */
+struct rig_job_times {
+	long long assigned, kexec, checkin, now;
+};
+
+/* The times of job into t: 0, or -1 when g does not hold job. */
+int rigmgr_job_times(struct rig *g, int64_t job, struct rig_job_times *t);
 /* Results stored for job: the rig is idle again. */
 void rigmgr_job_done(struct rig *g, int64_t job);
 /* The agent reports a failure of class "infra"/"kernel"/"benchmark":

@@ -21,6 +21,7 @@
 #include "klabd/klabd.h"
 #include "lib/alloc.h"
 #include "lib/config.h"
+#include "lib/ident.h"
 #include "lib/rand.h"
 #include "lib/proc.h"
 #include "lib/rigconf.h"
@@ -172,8 +173,11 @@ static void remote_conf(const struct klabd *d, const struct rig *g,
 	}
 }
 
-char *rig_conf_text(const struct klabd *d, const struct rig *g,
-		    const json_t *machine)
+/* The configuration of g as text; boot: with the -drive options of
+ * its last boot (what a run is stored under), else without (what the
+ * rigs of a class must share, rig_class_check). */
+static char *conf_text(const struct klabd *d, const struct rig *g,
+		       const json_t *machine, int boot)
 {
 	struct strbuf lines = STRBUF_INIT;
 	char *canon;
@@ -193,11 +197,23 @@ char *rig_conf_text(const struct klabd *d, const struct rig *g,
 		/* only when set: an unpinned rig keeps its configuration */
 		if (g->pin && *g->pin)
 			rigconf_add(&lines, "pin", g->pin);
-		drive_opts(g, &lines);
+		if (boot)
+			drive_opts(g, &lines);
 	}
 	canon = rigconf_canonical(lines.buf);
 	sb_release(&lines);
 	return canon;
+}
+
+char *rig_conf_text(const struct klabd *d, const struct rig *g,
+		    const json_t *machine)
+{
+	return conf_text(d, g, machine, 1);
+}
+
+char *rig_conf_class_text(const struct klabd *d, const struct rig *g)
+{
+	return conf_text(d, g, NULL, 0);
 }
 
 char *rig_conf_with_suite(char *conf, const char *sha256)
@@ -324,6 +340,7 @@ struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
 	g->console_cmd = strdup(cfg_str(d, sec, "console", ""));
 	g->disk_model = strdup(cfg_str(d, sec, "disk_model", "hdd"));
 	g->pin = strdup(cfg_str(d, sec, "pin", ""));
+	g->klass = strdup(cfg_str(d, sec, "class", g->name));
 	g->ops = !strcmp(g->kind, "remote") ? &rig_remote_ops : &rig_qemu_ops;
 	if (strcmp(g->kind, "qemu") && strcmp(g->kind, "remote"))
 		snprintf(err, errlen, "%s: [%s] kind: expected 'qemu' or "
@@ -338,6 +355,10 @@ struct rig *rig_from_config(struct klabd *d, const char *sec, char *err,
 		snprintf(err, errlen, "%s: [%s] disk_model: expected 'hdd', "
 			 "'ssd' or 'host', got '%s'", d->cfg.path, sec,
 			 g->disk_model);
+	else if (ident_checks(IDENT_RIG, g->klass, NULL, 0))
+		snprintf(err, errlen, "%s: [%s] class: expected a name like a "
+			 "rig's (letters, digits, '._+-:@~'), got '%.100s'",
+			 d->cfg.path, sec, g->klass);
 	else if (*g->pin && !pin_valid(g->pin))
 		snprintf(err, errlen, "%s: [%s] pin: expected VCPUS/OTHERS, "
 			 "two host CPU lists such as '1/0' or '2-3/0-1', got "
@@ -353,7 +374,7 @@ static void rig_strs_free(struct rig *g)
 	char **const fields[] = { &g->name, &g->kind, &g->profile, &g->token,
 				  &g->base_kernel, &g->dir, &g->power_cmd,
 				  &g->console_cmd, &g->job_release,
-				  &g->disk_model, &g->pin };
+				  &g->disk_model, &g->pin, &g->klass };
 
 	alloc_strs_free(fields, ALLOC_ARRAY_SIZE(fields));
 }
@@ -394,7 +415,8 @@ int rig_register(struct klabd *d, struct db *db, struct rig *g, char *err,
 	r.memory_mb = g->memory_mb;
 	r.state = (char *)rig_state_name(g->state);
 	if (db_rig_put(db, &r, err, errlen) ||
-	    db_rig_set_token(db, g->name, g->token_hash)) {
+	    db_rig_set_token(db, g->name, g->token_hash) ||
+	    db_rig_set_class(db, g->name, g->klass)) {
 		if (!err[0])
 			snprintf(err, errlen, "cannot record rig '%s'",
 				 g->name);

@@ -36,6 +36,10 @@ void rig_conf_init(struct klabd *d);
  * "machine" object of an agent's upload (remote rigs), or NULL. */
 char *rig_conf_text(const struct klabd *d, const struct rig *g,
 		    const json_t *machine);
+/* What the rigs of one class must share (rig_class_check): g's
+ * configuration text without what a boot adds (the -drive options, made
+ * from the profile and disk model) nor an upload's machine facts. */
+char *rig_conf_class_text(const struct klabd *d, const struct rig *g);
 /* conf (taken over) with suite_sha=the first 12 digits of sha256, the
  * hash of the suite text a run was handed (its agent reports it): an
  * edited suite file is a new configuration.  conf unchanged when sha256

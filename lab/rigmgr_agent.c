@@ -52,6 +52,7 @@ enum outcome rigmgr_checkin(struct rig *g, int64_t job, const char *release,
 			 "the job's kernel (reboot)", release);
 		rigmgr_fail_kernel(g, msg, &fx);
 	} else if (g->job && job == g->job) {
+		g->job_checkin = proc_now_ms();
 		g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
 		rigmgr_set_state(g, RIG_RUNNING);
 		fx.job = job;
@@ -119,6 +120,7 @@ static int64_t take_job(struct rig *g, int *preparing)
 	struct db *db;
 	char err[256];
 	int64_t id = 0;
+	int tries;
 
 	if (g->taking)
 		return 0;
@@ -127,11 +129,13 @@ static int64_t take_job(struct rig *g, int *preparing)
 	db = klabd_db_get(g->d, err, sizeof(err));
 	if (!db && hand_out_log_due())
 		fprintf(stderr, "klabd: hand-out: %s\n", err);
-	if (db && db_job_next(db, g->name, &j) == DB_OK) {
+	/* another rig of a class may take the job first: then the next */
+	for (tries = 0; db && !id && !*preparing && tries < 4 &&
+	     db_job_next(db, g->name, &j) == DB_OK; tries++) {
 		if (catalog_boot_want(g->d, db, j.kernel, err,
 				      sizeof(err)) == 1)
 			*preparing = 1;
-		else if (!db_job_set_state(db, j.id, "assigned"))
+		else if (!db_job_assign(db, j.id, g->name))
 			id = j.id;
 		db_job_release(&j);
 	}
@@ -145,6 +149,9 @@ static int64_t take_job(struct rig *g, int *preparing)
 	}
 	if (id) {
 		g->job = id;
+		g->job_assigned = proc_now_ms();
+		g->job_kexec = 0;
+		g->job_checkin = 0;
 		/* the agent downloads and loads the kernel before it
 		 * announces the kexec: the job's time limit covers that */
 		g->deadline = proc_now_ms() + g->job_timeout * 1000LL;
@@ -226,6 +233,7 @@ enum outcome rigmgr_kexec(struct rig *g, int64_t job, char *err,
 		g->banners_allowed++;
 		g->kexecs++;
 		g->booted_at = proc_now_ms();
+		g->job_kexec = g->booted_at;
 		g->deadline = g->booted_at + g->boot_timeout * 1000LL;
 		rigmgr_set_state(g, RIG_BOOTING);
 	}
@@ -243,6 +251,23 @@ int rigmgr_holds(struct rig *g, int64_t job)
 					g->state == RIG_RUNNING);
 	pthread_mutex_unlock(&g->mgr->mgr_lock);
 	return held;
+}
+
+int rigmgr_job_times(struct rig *g, int64_t job, struct rig_job_times *t)
+{
+	int rc = -1;
+
+	memset(t, 0, sizeof(*t));
+	pthread_mutex_lock(&g->mgr->mgr_lock);
+	if (job && g->job == job) {
+		t->assigned = g->job_assigned;
+		t->kexec = g->job_kexec;
+		t->checkin = g->job_checkin;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&g->mgr->mgr_lock);
+	t->now = proc_now_ms();
+	return rc;
 }
 
 void rigmgr_job_done(struct rig *g, int64_t job)

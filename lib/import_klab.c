@@ -58,6 +58,7 @@ int import_klab_doc(const json_t *doc, const char *kernel,
 						      : "klab");
 	out->incomplete |= acc.rs.incomplete;
 	result_set_hist_take(out, &acc.rs);
+	result_set_steps_take(out, &acc.rs, 0);
 	return iacc_commit(&acc, out);
 
 out_fail:

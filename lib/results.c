@@ -50,6 +50,7 @@ void result_set_release(struct result_set *rs)
 		return;
 	result_set_free(rs);
 	result_set_hist_release(rs);
+	result_set_steps_release(rs);
 	result_set_init(rs);
 }
 
@@ -196,6 +197,8 @@ json_t *result_set_to_json(const struct result_set *rs)
 	json_object_set_new(doc, "results", arr);
 	if (rs->nhist)
 		json_object_set_new(doc, "hist", result_set_hist_to_json(rs));
+	if (rs->nsteps)
+		json_object_set_new(doc, "steps", result_set_steps_to_json(rs));
 	return doc;
 
 out_fail:
@@ -396,7 +399,9 @@ int result_set_from_json(struct result_set *rs, const json_t *doc,
 	for (i = 0; i < json_array_size(arr); i++)
 		if (result_from_json(rs, json_array_get(arr, i), i, err))
 			goto out_clear;
-	if (result_set_hist_from_json(rs, json_object_get(doc, "hist"), err))
+	if (result_set_hist_from_json(rs, json_object_get(doc, "hist"), err) ||
+	    result_set_steps_from_json(rs, json_object_get(doc, "steps"),
+				       err))
 		goto out_clear;
 	return 0;
 

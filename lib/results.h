@@ -43,6 +43,16 @@ struct result_hist {
 
 #define RESULT_MAX_HISTS 64
 
+/* One step of the time a run took ("steps": [{"step", "rep", "secs"}],
+ * docs/RESULTS.md): where a cell's time went, not a measurement. */
+struct result_step {
+	char *name;	/* an identifier: "warmup", "seq_read", "bg_stop" */
+	int rep;	/* the repetition it was part of; 0: none */
+	double secs;	/* wall time, >= 0 */
+};
+
+#define RESULT_MAX_STEPS 1000
+
 struct result_set {
 	char *kernel;	/* default kernel for results that name none */
 	char *rig;	/* NULL: the importer's caller decides */
@@ -54,6 +64,8 @@ struct result_set {
 	size_t n, alloc;
 	struct result_hist *hist;	/* of the kernel rs->kernel */
 	size_t nhist;
+	struct result_step *steps;	/* in the order they ran */
+	size_t nsteps, steps_alloc;
 };
 
 /* Where and why an import failed; line is 1-based, 0 when not known. */
@@ -99,6 +111,21 @@ struct json_t *result_set_hist_to_json(const struct result_set *rs);
 /* Read the "hist" member v (NULL: none) into rs; 0 or -1 with err. */
 int result_set_hist_from_json(struct result_set *rs, const struct json_t *v,
 			      struct import_error *err);
+
+/* Append a step (name copied; secs below 0 count as 0). */
+void result_set_step_add(struct result_set *rs, const char *name, int rep,
+			 double secs);
+/* dst gets src's steps appended, each of repetition 0 as rep. */
+void result_set_steps_take(struct result_set *dst,
+			   const struct result_set *src, int rep);
+/* The sum of rs's steps' seconds. */
+double result_set_steps_secs(const struct result_set *rs);
+void result_set_steps_release(struct result_set *rs);
+/* The "steps" member, or NULL when rs has none. */
+struct json_t *result_set_steps_to_json(const struct result_set *rs);
+/* Read the "steps" member v (NULL: none) into rs; 0 or -1 with err. */
+int result_set_steps_from_json(struct result_set *rs, const struct json_t *v,
+			       struct import_error *err);
 
 /* Fill err; returns -1 so parsers can `return import_fail(...)`. */
 int import_fail(struct import_error *err, int line, const char *field,

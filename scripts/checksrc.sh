@@ -37,6 +37,8 @@
 #                   `if (x) { y(); }`): the body goes on the next line
 #                   (kernel coding-style.rst, section 1).  A lone `;`
 #                   after while (...) (do-while's end) is fine.
+#   LONGFILE        a file over 700 lines outside tests/ (ARCHITECTURE.md,
+#                   "The house": split it by concern)
 #   BADWAIVER       a !checksrc! comment checksrc cannot read
 #   UNUSEDWAIVER    a waiver with nothing (left) to waive
 #
@@ -299,8 +301,11 @@ sub check_file {
 	$add->($line, 'ONESTATEMENT', "$semis statements on one line")
 		if $semis > 1;
 
+	$add->(scalar(@lines), 'LONGFILE', scalar(@lines) . " lines, more than 700")
+		if @lines > 700 && $file !~ m{(^|/)tests/};
+
 	# Waivers, then the report in line order.
-	my %order = (LONGLINE => 0, TRAILINGSPACE => 1, SPACEBEFORETAB => 2,
+	my %order = (LONGFILE => -1, LONGLINE => 0, TRAILINGSPACE => 1, SPACEBEFORETAB => 2,
 		BANNEDFUNC => 3, ASSIGNWITHINCONDITION => 4, ONESTATEMENT => 5,
 		BADWAIVER => 6, UNUSEDWAIVER => 7);
 	@found = sort { $a->[0] <=> $b->[0] || $order{$a->[1]} <=> $order{$b->[1]} }

@@ -3,7 +3,8 @@
 # t3001: a scsi rig cold-boots the newest Debian 6.1 cloud kernel with the
 # klab rig image.  The guest's test script prints the kernel release, its
 # disks and their schedulers, runs the tools the image carries (so their
-# shared libraries are all there), fetches a page from a loopback HTTP
+# shared libraries are all there; fio's engines of the suites run, one
+# whose library the image carries as a stub says so), fetches a page from a loopback HTTP
 # server on the host through the guestfwd at 10.0.2.100, checks that the
 # host is otherwise unreachable (restrict=on) and powers off.  Also: a
 # second fetch of the same kernel package is a no-op, and a package the
@@ -61,6 +62,15 @@ done
 echo "T: http=\$(timeout 20 wget -q -O - http://10.0.2.100:$port/t3001-$nonce)"
 timeout 3 wget -q -O - http://10.0.2.2:$port/escape >/dev/null 2>&1 && echo "T: gateway=open" || echo "T: gateway=blocked"
 echo "T: fio=\$(fio --version)"
+# the engines a suite uses run; one of a stubbed library says so
+# (kernels/mkinitramfs.sh, add_fio)
+for e in psync libaio io_uring; do
+	fio --name=t --filename=/tmp/fio.dat --size=1m --bs=4k --rw=randread \
+		--ioengine=\$e --number_ios=64 --output-format=terse >/tmp/fio.out 2>&1 &&
+		echo "T: fio \$e ok"
+done
+fio --name=t --filename=/tmp/fio.dat --size=1m --ioengine=rbd 2>&1 | grep -q 'librados.so.2 is a stub' &&
+	echo "T: fio rbd stubbed"
 echo "T: kexec=\$(kexec --version)"
 echo "T: dbench=\$(dbench --help 2>&1 | head -n 1)"
 echo "T: loadfile=\$(wc -c </usr/share/dbench/client.txt)"
@@ -89,6 +99,10 @@ expect "$con" "^T: http=klab-t3001 $nonce" "guest fetched the page from the host
 grep -q "^GET /t3001-$nonce " "$WORK/requests.log" || fail "the http server saw no request"
 expect "$con" '^T: gateway=blocked' "restrict=on keeps the host gateway closed"
 expect "$con" '^T: fio=fio-3' "fio runs in the guest"
+for e in psync libaio io_uring; do
+	expect "$con" "^T: fio $e ok" "fio's $e engine runs in the guest"
+done
+expect "$con" '^T: fio rbd stubbed' "an engine of a stubbed library names the stub"
 expect "$con" '^T: kexec=kexec-tools' "kexec runs in the guest"
 expect "$con" '^T: dbench=dbench version' "dbench runs in the guest"
 expect "$con" "^T: loadfile=$(wc -c </usr/share/dbench/client.txt)\$" "dbench loadfile"

@@ -126,9 +126,66 @@ if "$KLAB_BIN/klab-run" --help >/dev/null 2>&1; then
 	expect_grep 'tiobench.rand_write'; expect_grep 'raw/run-1.json'
 	http GET "/api/runs/$run/raw/raw/run-1.json" >/dev/null; expect_status 200
 	ok "the real klab-run's tiobench results and raw outputs are stored"
+	# where the cell's time went: the agent's, klab-run's, tiotest's and
+	# klabd's steps, in the order they ran (docs/RESULTS.md, "steps")
+	http GET "/api/jobs/$job" >/dev/null; expect_status 200
+	got=$(jq -r '[.steps[] | "\(.step)/\(.rep)"] | join(" ")' "$TMP/body")
+	echo "steps: $got"
+	for s in prepare/0 suite_setup/0 warmup/0 setup/1 seq_write/1 \
+		seq_read.drop_cache/1 seq_read/1 rand_read/3 cleanup/3 \
+		workload.rest/3 klab-run.rest/0 finish/0 collect/0 upload/0; do
+		case " $got " in *" $s "*) ;; *) fail "job $job: no step $s in: $got" ;; esac
+	done
+	case $got in "prepare/0 suite_setup/0 warmup/0 "*" upload/0") ;;
+		*) fail "job $job: steps out of order: $got" ;; esac
+	jq -e '[.steps[].secs] | all(. >= 0) and add > 0' "$TMP/body" >/dev/null ||
+		fail "job $job: step times: $(jq -c .steps "$TMP/body")"
+	http GET "/api/runs/$run" >/dev/null
+	jq -e '.steps | length > 10' "$TMP/body" >/dev/null || fail "run $run has no steps"
+	http GET "/runs/$run" >/dev/null; expect_status 200
+	expect_grep "Where the cell's time went"; expect_grep '<td>rand_read</td><td class="num">3</td>'
+	http GET "/api/steps?rig=host0&suite=tiobench" >/dev/null; expect_status 200
+	jq -e '.jobs >= 1 and (.steps | map(.step) | index("rand_read")) != null' "$TMP/body" >/dev/null ||
+		fail "/api/steps: $(cat "$TMP/body")"
+	http GET "/steps?rig=host0" >/dev/null; expect_status 200
+	expect_grep 'Where cells spend their time'
+	klab --url "$URL" steps --rig host0 --suite tiobench >"$TMP/steps.txt" ||
+		fail "klab steps failed: $(cat "$TMP/steps.txt")"
+	cat "$TMP/steps.txt"
+	expect_grep '^rand_read  *[0-9.]*  *[0-9.]*%  *1$' "$TMP/steps.txt"
+	expect_grep '^[0-9]* jobs, [0-9.]* s a cell$' "$TMP/steps.txt"
+	http GET "/api/steps?limit=0" >/dev/null; expect_status 400
+	ok "the job's steps are stored, shown on its run's page and summed"
 else
 	echo "note: no working '$KLAB_BIN/klab-run': the real suite part is left out"
 fi
+
+# --- an upload's steps: a bad one is a 400 naming it, nothing stored;
+# good ones are stored in order with klabd's upload step after them ---
+http POST /api/jobs -H 'Content-Type: application/json' --data-binary \
+	"{\"kernels\":[\"$K\"],\"rig\":\"host0\",\"suite\":\"tiobench\",\"scale\":0.05}" >/dev/null
+expect_status 201
+job=$(sed -n 's/.*"jobs":\[\([0-9]*\).*/\1/p' "$TMP/body")
+RT='Authorization: Bearer tok-host0'
+http GET "/api/agent/next?wait=20" -H "$RT" >/dev/null; expect_status 200
+[ "$(jq -r .job.id "$TMP/body")" = "$job" ] || fail "the agent was handed $(cat "$TMP/body"), not job $job"
+doc() {
+	printf '{"schema":"klab-results/1","results":[{"metric":"tiobench.seq_read.rate","unit":"MB/s","value":40,"direction":"higher"}],"steps":%s}' "$1" >"$TMP/steps.json"
+}
+doc '[{"step":"warmup","secs":2},{"step":"seq_read","rep":1,"secs":-1}]'
+http POST "/api/agent/jobs/$job/results" -H "$RT" -H 'Content-Type: application/json' \
+	--data-binary @"$TMP/steps.json" >/dev/null
+expect_status 400; expect_grep "steps\[1\].secs"
+[ -z "$(run_of_job "$job")" ] || fail "a refused upload stored a run"
+doc '[{"step":"warmup","secs":2},{"step":"seq_read","rep":1,"secs":3.5}]'
+http POST "/api/agent/jobs/$job/results" -H "$RT" -H 'Content-Type: application/json' \
+	--data-binary @"$TMP/steps.json" >/dev/null
+expect_status 201
+http GET "/api/jobs/$job" >/dev/null
+got=$(jq -r '[.steps[] | "\(.step)/\(.rep)/\(.secs)"] | join(" ")' "$TMP/body")
+case $got in "warmup/0/2 seq_read/1/3.5 upload/0/"*) ;;
+	*) fail "job $job: steps $got" ;; esac
+ok "an upload's steps are checked and stored, klabd's upload step after them"
 
 # --- a failing suite is a benchmark failure with its output ---
 http POST /api/jobs -H 'Content-Type: application/json' --data-binary \

@@ -4,11 +4,13 @@
 # (newest 6.1, newest 6.12) + the tiobench suite scaled to seconds.  The
 # rig cold-boots 6.1 once; the agent kexecs into each job's kernel.  Checks
 # that each job's check-in reported its kernel release, that the console
-# shows kexec between the kernels and no second cold boot, and that the
+# shows kexec between the kernels and no second cold boot, that each job's
+# steps (hand-out, boot, the suite's, upload) are stored, and that the
 # results are on the compare page.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rig-lib.sh" 2>/dev/null || true
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+command -v jq >/dev/null || skip "no jq"
 [ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
 
 cat >"$TMP/klabd.conf" <<CONF
@@ -45,6 +47,21 @@ c=$(ls "$TMP/data/rigs/scsi0/"console-*.log)
 n=$(grep -c 'Linux version' "$c")
 [ "$n" -eq 3 ] || fail "expected 3 'Linux version' banners (cold boot + 2 kexecs), got $n"
 grep -q 'kexec' "$c" || fail "no kexec in the console log"
+# each job's steps: klabd's hand-out and kexec (each job boots by one),
+# the agent's boot (kernel start to agent start to check-in), its own and
+# tiotest's, klabd's upload (docs/RESULTS.md, "steps")
+for j in 1 2; do
+	http GET "/api/jobs/$j" >/dev/null
+	got=$(jq -r '[.steps[].step] | join(" ")' "$TMP/body")
+	case $got in "handout kexec boot.kernel boot.agent prepare suite_setup warmup "*" rand_read "*" upload") ;;
+		*) fail "job $j: steps $got" ;; esac
+	jq -e '[.steps[] | select(.step == "boot.kernel")][0].secs > 1' "$TMP/body" >/dev/null ||
+		fail "job $j: a boot of no time: $(jq -c .steps "$TMP/body")"
+	# the upload counts from the check-in: the boot before it is not taken off
+	jq -e '[.steps[] | select(.step == "upload")][0].secs > 0' "$TMP/body" >/dev/null ||
+		fail "job $j: an upload of no time: $(jq -c .steps "$TMP/body")"
+done
+klab steps --rig scsi0 --suite tiobench || fail "klab steps"
 http GET "/compare?k=$K1&k=$K2&rig=scsi0&suite=tiobench" >/dev/null
 expect_status 200; expect_grep 'Sequential Reads'; expect_grep "$K2"
 klab compare "$K1" "$K2" --rig scsi0 --suite tiobench

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tiotest on files in a temporary directory (and a loop device when the
 # machine allows): consistent numbers (bytes = rate x time, request counts,
-# ordered percentiles), --text in tiobench's layout, parameter errors,
+# ordered percentiles, the machine's CPU per request), --text in tiobench's layout, parameter errors,
 # disk full, timeout and SIGTERM (partial results, files removed).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wl-lib.sh"
@@ -36,6 +36,8 @@ for p in seq_write seq_read rand_write rand_read; do
 		"$p: io_busy $busy is not avg_lat x ops / (threads x elapsed)"
 	check "$busy > 0 && $busy <= 100 && $spread >= 0 && $spread <= 100" \
 		"$p: io_busy $busy or finish_spread $spread out of 0-100"
+	# the whole machine's CPU per request and the kernel threads' share
+	syscpu "$TMP/r.json" $m
 done
 no_test_files "$TMP/d"
 ok "four phases consistent"
@@ -56,11 +58,42 @@ rate=$(metric tiobench.rand_read.rate "$TMP/t.json")
 check "($5 - $rate)^2 <= 0.005^2" "text rate $5 != json $rate"
 ok "--text layout matches its JSON"
 
+# steps: where its time went, in order, adding up to about its run
+steps=$(jq -r '[.steps[].step] | join(" ")' "$TMP/r.json")
+[ "$steps" = "setup seq_write seq_read.prefill seq_read rand_write rand_read cleanup" ] ||
+	fail "steps: $steps"
+check "$(jq '[.steps[].secs] | add' "$TMP/r.json") > 0" "steps take no time"
+
+# --time: each phase ends after its time, done or not; it stays a whole
+# measurement (bytes = rate x time), and the read phases still read
+# written data (the rest of the files is filled before them)
+"$T" --disk "$TMP/d" --threads 2 --size 512 --random 10000000 --time 0.2 \
+	--drop-cache --out "$TMP/tb.json" || fail "--time run: exit $?"
+[ "$(jq -r .incomplete "$TMP/tb.json")" = false ] || fail "--time: incomplete"
+for p in seq_write seq_read rand_write rand_read; do
+	m=tiobench.$p
+	rate=$(metric $m.rate "$TMP/tb.json"); secs=$(metric $m.elapsed "$TMP/tb.json")
+	ops=$(metric $m.ops "$TMP/tb.json")
+	check "$ops > 0 && $ops < 2 * 10000000" "--time: $p made $ops requests"
+	check "($rate * $secs * 1048576 - $ops * 4096)^2 <= (0.001 * $ops * 4096)^2" \
+		"--time: $p: rate x time != bytes"
+done
+# reads took no more than their bound and a little (the last requests)
+check "$(metric tiobench.rand_read.elapsed "$TMP/tb.json") < 5" "--time: rand_read not bounded"
+jq -e '.steps | map(.step) | index("seq_read.prefill") != null' "$TMP/tb.json" >/dev/null ||
+	fail "--time: no prefill after a cut sequential write"
+# a read of a hole would count as a cached read: the device share says
+# how much came from the device (tmpfs has none: only check the files)
+no_test_files "$TMP/d"
+ok "--time bounds each phase, rates whole, files filled before reads"
+
 # parameter errors: exit 1, a message naming the option
 "$T" --threads 0 --disk "$TMP/d" 2>"$TMP/e"; [ $? -eq 1 ] || fail "threads 0"
 grep -q "for --threads" "$TMP/e" || fail "threads message: $(cat "$TMP/e")"
 "$T" --disk "$TMP/d" --phases seq_read,bogus 2>"$TMP/e"; [ $? -eq 1 ] || fail "phases"
 "$T" --disk "$TMP/d" --direct --block 1000 2>"$TMP/e"; [ $? -eq 1 ] || fail "direct block"
+"$T" --disk "$TMP/d" --time 0 2>"$TMP/e"; [ $? -eq 1 ] || fail "time 0"
+grep -q "for --time" "$TMP/e" || fail "time message: $(cat "$TMP/e")"
 "$T" 2>"$TMP/e"; [ $? -eq 1 ] && grep -q "missing --disk" "$TMP/e" || fail "no disk"
 "$T" --disk /nonexistent/dir/f --size 1 --threads 1 >"$TMP/o" 2>&1
 [ $? -eq 1 ] || fail "missing parent dir"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # rio on files in a temporary directory: readers under streaming writers
 # and under a background command (dbench when installed), consistent
-# numbers, the two text lines, a load that ends early, SIGTERM.
+# numbers (the machine's CPU per read too), the two text lines, a load that ends early, SIGTERM.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wl-lib.sh"
 R=$KLAB_BIN/rio
@@ -21,6 +21,8 @@ max=$(metric readlat.lat_max "$TMP/r.json"); min=$(metric readlat.lat_min "$TMP/
 avg=$(metric readlat.lat_avg "$TMP/r.json")
 check "$min <= $avg && $avg <= $max && $last <= $max" "min/avg/max order"
 check "$(metric readlat.write_rate "$TMP/r.json") > 0" "writers wrote nothing"
+# the machine's CPU per read over the timed reads, the writers' included
+syscpu "$TMP/r.json" readlat
 no_test_files "$TMP/d"
 ok "readers under writers"
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # iops over two file disks (and a loop device when the machine allows):
 # psync and io_uring, per-disk IOPS adding up to the total, IOPS x time =
-# requests, ordered percentiles, CPU numbers in range, parameter errors,
+# requests, ordered percentiles, CPU numbers in range and the machine's
+# CPU per request agreeing with its busy share, parameter errors,
 # SIGTERM.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wl-lib.sh"
@@ -19,6 +20,13 @@ consistent() {
 	check "($tot * $secs - $ops)^2 <= 1e-6 * $ops^2" "$f: IOPS x time != requests"
 	check "$cpu > 0 && $cpu <= 100" "$f: sys_cpu $cpu"
 	check "($(metric iops.per_cpu "$f") * $cpu - $tot)^2 <= (1e-6 * $tot)^2" "$f: per_cpu"
+	# CPU per request from the same /proc/stat readings as sys_cpu:
+	# busy seconds = sys_cpu% of the CPUs x the measured time, within 10%
+	# (0.02 s: the readings are a tick apart from the phase's ends)
+	syscpu "$f" iops
+	busy=$(awk "BEGIN { print $(metric iops.sys_cpu_per_op "$f") * $ops / 1e6 }")
+	check "($busy - $cpu / 100 * $ncpu * $secs)^2 <= (0.1 * $busy + 0.02)^2" \
+		"$f: CPU per op x ops = $busy s, sys_cpu $cpu% x $ncpu CPUs x $secs s"
 	ordered "$f" iops >/dev/null
 	# the latency histogram holds every measured request
 	check "$(jq '[.hist.iops.buckets[][1]] | add' "$f") == $ops" "$f: histogram != requests"

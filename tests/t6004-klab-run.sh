@@ -72,6 +72,8 @@ check "$(metric tiobench.seq_read.ops "$TMP/out-tiobench-under-writes/results.js
 run_suite iops-alldisks --scale 0.02 --repetitions 1
 check "$(metric iops.dev.d1 "$TMP/out-iops-alldisks/results.json") > 0" "iops d1"
 check "$(metric iops.dev.d2 "$TMP/out-iops-alldisks/results.json") > 0" "iops d2"
+# the suite's headline CPU per I/O reaches the run's results
+check "$(metric iops.sys_cpu_per_op "$TMP/out-iops-alldisks/results.json") > 0" "iops CPU per op"
 # tiotest --text, imported by klabd, gives back its own JSON numbers
 "$KLAB_BIN/tiotest" --disk "$TMP/d1" --threads 2 --size 8 --random 200 \
 	--text --json "$TMP/rt.json" --id 6.1.192 >"$TMP/rt.txt" || fail "tiotest --text"

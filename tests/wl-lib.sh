@@ -51,3 +51,30 @@ started() {
 	done
 	sleep 1
 }
+
+# syscpu FILE PREFIX: the machine's CPU per I/O of a phase (syscpu.h) is
+# there and consistent: CPU per op x ops (busy seconds) fits in the
+# phase's CPUs x elapsed, with 0.25 s for the readings around the phase;
+# the kernel threads' share is 0-100.  A phase long enough that the
+# tick-sampled busy time cannot be 0 (0.1 CPU-seconds: 10 ticks at 100
+# Hz, at least 25 kernel ticks) must have some, and a share of at most
+# 100 (per-task times and /proc/stat's ticks are sampled apart).
+syscpu() {
+	f=$1; p=$2
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	per=$(metric "$p.sys_cpu_per_op" "$f"); share=$(metric "$p.kthread_share" "$f")
+	ops=$(metric "$p.ops" "$f"); secs=$(metric "$p.elapsed" "$f")
+	[ "$per" != missing ] && [ "$share" != missing ] ||
+		fail "$f: $p.sys_cpu_per_op or $p.kthread_share missing"
+	[ "$(jq -r --arg m "$p.sys_cpu_per_op" '.results[] | select(.metric == $m) | "\(.unit) \(.direction)"' "$f")" = "us lower" ] ||
+		fail "$f: $p.sys_cpu_per_op is not in us, lower is better"
+	[ "$(jq -r --arg m "$p.kthread_share" '.results[] | select(.metric == $m) | "\(.unit) \(.direction)"' "$f")" = "% none" ] ||
+		fail "$f: $p.kthread_share is not a share without direction"
+	check "$per >= 0 && $per * $ops / 1e6 <= $ncpu * ($secs + 0.25)" \
+		"$f: $p: $per us x $ops ops of CPU in $secs s on $ncpu CPUs"
+	check "$share >= 0" "$f: $p.kthread_share $share"
+	if awk "BEGIN { exit !($ncpu * $secs >= 0.1) }"; then
+		check "$per > 0" "$f: $p: no CPU in $secs s on $ncpu CPUs"
+		check "$share <= 100" "$f: $p.kthread_share $share"
+	fi
+}

@@ -81,6 +81,9 @@ void page_compare_tables(struct strbuf *sb, const struct comparison *c);
 
 /* A table of runs (page_runs.c), shared by home, kernel and run pages. */
 void page_runs_table(struct strbuf *sb, const struct db_run *v, size_t n);
+/* A job's steps (page_steps.c), each summed over the repetitions, for
+ * its run's page; nothing when it has none. */
+void page_job_steps_html(struct strbuf *sb, struct db *db, int64_t job);
 /* A run as a JSON object (new reference). */
 json_t *page_run_json(const struct db_run *run);
 

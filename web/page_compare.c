@@ -139,6 +139,19 @@ static void picker_kernels(struct strbuf *sb, struct db *db,
 	db_kernels_free(ks, n);
 }
 
+/* Rig i is the first of a class named apart from its rigs (a pool). */
+static int class_first(const struct db_rig *g, size_t i)
+{
+	size_t j;
+
+	if (!g[i].klass || !*g[i].klass || !strcmp(g[i].klass, g[i].name))
+		return 0;
+	for (j = 0; j < i; j++)
+		if (g[j].klass && !strcmp(g[j].klass, g[i].klass))
+			return 0;
+	return 1;
+}
+
 static void picker(struct strbuf *sb, struct db *db, const struct cmp_req *cr)
 {
 	struct db_rig *rigs = NULL;
@@ -157,6 +170,10 @@ static void picker(struct strbuf *sb, struct db *db, const struct cmp_req *cr)
 	for (i = 0; i < nr; i++)
 		page_option(sb, rigs[i].name, rigs[i].name,
 		       cr->rig && !strcmp(cr->rig, rigs[i].name));
+	for (i = 0; i < nr; i++)	/* the classes: all their rigs */
+		if (class_first(rigs, i))
+			page_option(sb, rigs[i].klass, rigs[i].klass,
+				    cr->rig && !strcmp(cr->rig, rigs[i].klass));
 	sb_adds(sb, "</select></label>\n"
 		"<label>suite<br><select name=\"suite\">");
 	page_option(sb, "", "any", !cr->suite);
@@ -292,7 +309,8 @@ static void td_delta(struct strbuf *sb, const struct comparison *c,
 	if (cell->vd.tested && strcmp(cell->vd.analysis, "welch"))
 		sb_addf(sb, " <span class=\"an\">%s</span>",
 			!strcmp(cell->vd.analysis, "paired") ? "paired" :
-			"ranks");
+			!strncmp(cell->vd.analysis, "stratified", 10) ?
+			"by rig" : "ranks");
 	sb_adds(sb, "</small></td>");
 }
 

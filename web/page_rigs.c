@@ -12,8 +12,9 @@
 
 static json_t *rig_json(const struct db_rig *g)
 {
-	return json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:o, s:I}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:o, s:I}",
 			 "name", page_jstr(g->name),
+			 "class", page_jstr(g->klass),
 			 "kind", page_jstr(g->kind),
 			 "profile", page_jstr(g->profile),
 			 "disks", g->disks, "cpus", g->cpus,
@@ -39,6 +40,8 @@ static void rig_row(struct strbuf *sb, const struct db_rig *g,
 {
 	sb_adds(sb, "<tr><td>");
 	sb_add_html(sb, g->name);
+	sb_adds(sb, "</td><td>");
+	sb_add_html(sb, g->klass);
 	sb_adds(sb, "</td><td>");
 	sb_add_html(sb, g->kind);
 	sb_adds(sb, "</td><td>");
@@ -84,8 +87,9 @@ int web_rigs_forms(struct db *db, struct query *q, const char *csrf,
 	}
 	page_begin(&r->body, "Rigs", "rigs");
 	sb_addf(&r->body, "<h1>Rigs</h1>\n<table class=\"rigs\"><thead><tr>"
-		"<th>rig</th><th>kind</th><th>profile</th><th>disks</th>"
-		"<th>CPUs</th><th>memory MB</th><th>state</th><th></th></tr>"
+		"<th>rig</th><th>class</th><th>kind</th><th>profile</th>"
+		"<th>disks</th><th>CPUs</th><th>memory MB</th><th>state</th>"
+		"<th></th></tr>"
 		"</thead>\n<tbody>\n");
 	for (i = 0; i < n; i++)
 		rig_row(&r->body, &v[i], csrf);

@@ -361,11 +361,14 @@ static int run_render(struct db *db, struct query *q, enum page_format f,
 
 		json_object_set_new(o, "repetitions",
 				    web_run_reps_json(db, run->id));
+		json_object_set_new(o, "steps",
+				    web_job_steps_json(db, run->job_id));
 		rc = page_json(r, o);
 	} else {
 		run_head_html(&r->body, run);
 		run_results_html(&r->body, run, s, nrun);
 		run_reps_html(&r->body, db, run);
+		page_job_steps_html(&r->body, db, run->job_id);
 		run_raw_html(&r->body, run, names, nn, query_get(q, "raw"),
 			     data);
 		page_end(&r->body);

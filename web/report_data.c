@@ -205,6 +205,10 @@ json_t *report_json(const struct comparison *c)
 	json_object_set_new(o, "baseline",
 			    page_jstr(c->kernels[c->baseline]));
 	json_object_set_new(o, "rig", page_jstr(c->rig));
+	/* the rigs the cells came from: several for a class (issue 31) */
+	json_object_set_new(o, "rigs", ks = json_array());
+	for (k = 0; ks && k < c->nrigs; k++)
+		json_array_append_new(ks, page_jstr(c->rigs[k]));
 	json_object_set_new(o, "suite", page_jstr(c->suite));
 	json_object_set_new(o, "config", page_jstr(c->config));
 	json_object_set_new(o, "rigconf", page_jstr(c->rigconf_hash));

@@ -61,6 +61,19 @@ struct json_t;
 struct json_t *web_run_reps_json(struct db *db, int64_t run_id);
 int web_runs(struct db *db, struct query *q, const char *arg,
 	     struct web_response *r);		/* /runs, /runs/ID */
+/* A job's steps (db/jobs.h) as a JSON array of {"step", "rep", "secs"} in
+ * the order they ran; empty when none (or job 0).  A new reference. */
+struct json_t *web_job_steps_json(struct db *db, int64_t job);
+/*
+ * The mean of each step over the newest limit done jobs of rig and suite
+ * (NULL: any) as {"rig", "suite", "limit", "jobs", "secs" (their sum),
+ * "steps": [{"step", "secs", "share", "jobs"}]} into *out (a new
+ * reference): DB_OK, or a DB_* code with *out NULL.
+ */
+int web_steps_json(struct db *db, const char *rig, const char *suite,
+		   int limit, struct json_t **out);
+int web_steps(struct db *db, struct query *q, const char *arg,
+	      struct web_response *r);		/* /steps */
 int web_rigs(struct db *db, struct query *q, const char *arg,
 	     struct web_response *r);		/* /rigs */
 /* /rigs for a signed-in operator: offline rigs get a "bring online" form

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -314,4 +315,74 @@ int iofile_rmtree(const char *path)
 			nanosleep(&pause, NULL);
 	}
 	return rc;
+}
+
+/*
+ * Drop the page cache of one region another way, for kernels built
+ * without fadvise (CONFIG_ADVISE_SYSCALLS=n) and for pages fadvise left:
+ * a block device's whole buffer cache (BLKFLSBUF), else every clean page
+ * of the system (/proc/sys/vm/drop_caches).  Both need root, which a
+ * rig's agent is.
+ */
+int iofile_drop_root(const struct ioregion *r, int fd)
+{
+	int pfd, ok;
+
+	if (r->bdev && ioctl(fd, BLKFLSBUF, 0) == 0)
+		return 0;
+	pfd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (pfd < 0)
+		return -1;
+	ok = write(pfd, "1", 1) == 1;
+	close(pfd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Whole pages of region r still in the page cache (mincore over a
+ * mapping of them; fadvise keeps a page the region shares with its
+ * neighbour, so those are not counted), or 0 when that cannot be told:
+ * the phase's device share still shows a cached read.
+ */
+uint64_t iofile_resident(const struct ioregion *r, int fd)
+{
+	long sz = sysconf(_SC_PAGESIZE);
+	uint64_t pg = sz > 0 ? (uint64_t)sz : 4096;
+	uint64_t off = (r->off + pg - 1) / pg * pg;
+	uint64_t end = (r->off + r->len) / pg * pg, n = 0, i, len;
+	unsigned char *vec;
+	void *m;
+
+	if (end <= off)
+		return 0;
+	len = end - off;
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	if (m == MAP_FAILED)
+		return 0;
+	vec = malloc(len / pg);
+	if (vec && mincore(m, len, vec) == 0)
+		for (i = 0; i < len / pg; i++)
+			n += vec[i] & 1;
+	free(vec);
+	munmap(m, len);
+	return n;
+}
+
+/*
+ * Write back the dirty pages of region r and wait for them: only its
+ * range (sync_file_range), not its file's or device's others.  On a
+ * block device that tiobench-under-writes' writers share, fdatasync
+ * wrote back the writers' dirty data too, up to the dirty limit, and
+ * waited for it before every read phase and every retry of a drop.
+ */
+int iofile_region_sync(const struct ioregion *r, int fd)
+{
+	if (sync_file_range(fd, (off_t)r->off, (off_t)r->len,
+			    SYNC_FILE_RANGE_WAIT_BEFORE |
+			    SYNC_FILE_RANGE_WRITE |
+			    SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != ESPIPE && errno != EINVAL)
+		return -1;
+	return fdatasync(fd) && errno != EINVAL ? -1 : 0;
 }

@@ -98,4 +98,12 @@ int iofile_rmtree(const char *path);
 void iofile_errmsg(int e, const char *file, const char *what, char *buf,
 		   size_t len);
 
+/* A region's page cache (tiotest's drops before its read phases): write
+ * back its dirty pages and wait (only its range where the kernel can);
+ * drop a device's buffer cache or every clean page (root); the whole
+ * pages of it still cached, 0 when that cannot be told. */
+int iofile_region_sync(const struct ioregion *r, int fd);
+int iofile_drop_root(const struct ioregion *r, int fd);
+uint64_t iofile_resident(const struct ioregion *r, int fd);
+
 #endif

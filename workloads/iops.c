@@ -6,7 +6,9 @@
  * file is created and filled first), through io_uring at queue depth --qd
  * when available, else psync.  After --ramp seconds the run is measured for
  * --time seconds: total IOPS, the whole machine's busy CPU% from /proc/stat
- * (iops.sys_cpu), IOPS per CPU%, IOPS per disk and latency percentiles.
+ * (iops.sys_cpu), IOPS per CPU%, the machine's CPU per I/O and the kernel
+ * threads' part of it (iops.sys_cpu_per_op, iops.kthread_share; syscpu.h),
+ * IOPS per disk and latency percentiles.
  *
  * Output: klab-results/1 JSON on stdout or --out.  Exit 0 complete, 1 error,
  * 2 interrupted.
@@ -24,6 +26,7 @@
 #include "workloads/cpuusage.h"
 #include "workloads/iofile.h"
 #include "workloads/iopseng.h"
+#include "workloads/syscpu.h"
 #include "workloads/runctl.h"
 #include "workloads/wlcli.h"
 
@@ -44,9 +47,9 @@ struct run {
 	struct ioplan *plan;	/* one per disk */
 	struct iops_worker *w;
 	unsigned nw;
-	struct cpu_stat c0, c1;
+	struct syscpu c0, c1;	/* the machine, over the measured time */
 	uint64_t t0, t1;
-	int uring, have_cpu;
+	int uring;
 };
 
 /* A metric-safe name for disk: its base name, [A-Za-z0-9_-] kept. */
@@ -181,14 +184,14 @@ static void measure(struct run *r, const struct opts *o)
 
 	if (start_workers(r, o) == 0 &&
 	    wl_sleep(o->ramp, deadline, o->cm.timeout) == 0) {
-		r->have_cpu = cpu_stat_read(&r->c0) == 0;
+		syscpu_read(&r->c0, NULL);
 		r->t0 = wl_now_ns();
 		r->sh.measuring = 1;
 		if (wl_sleep(o->time, deadline, o->cm.timeout) == 0)
 			wl_stop_set(WL_STOP_DONE);
 		r->sh.measuring = 0;
 		r->t1 = wl_now_ns();
-		r->have_cpu &= cpu_stat_read(&r->c1) == 0;
+		syscpu_read(&r->c1, NULL);
 	}
 	r->sh.stop = 1;
 	for (i = 0; i < r->nw; i++)
@@ -200,6 +203,7 @@ static void report(struct result_set *rs, const struct run *r,
 {
 	double secs = (double)(r->t1 - r->t0) / 1e9, total, cpu;
 	struct hist *h = malloc(sizeof(*h));
+	struct syscpu_delta sc;
 	uint64_t ops = 0, dev;
 	unsigned i, d;
 
@@ -213,12 +217,14 @@ static void report(struct result_set *rs, const struct run *r,
 	if (!ops || secs <= 0)
 		goto out_free;
 	total = (double)ops / secs;
-	cpu = cpu_stat_busy_pct(&r->c0, &r->c1);
+	syscpu_delta(&r->c0, &r->c1, &sc);
+	cpu = syscpu_busy_pct(&sc);
 	wl_result(rs, "iops", "total", "IOPS", total, DIR_HIGHER);
-	if (r->have_cpu) {
+	if (r->c0.ok && r->c1.ok) {
 		wl_result(rs, "iops", "sys_cpu", "%", cpu, DIR_LOWER);
 		wl_result(rs, "iops", "per_cpu", "IOPS/%",
 			  cpu > 0 ? total / cpu : 0, DIR_HIGHER);
+		syscpu_report(rs, "iops", &sc, ops, 0);
 	} else {
 		fprintf(stderr, "iops: cannot read /proc/stat (is /proc "
 			"mounted?): no CPU numbers\n");
@@ -258,6 +264,8 @@ static void teardown(struct run *r)
 	}
 	free(r->sh.disk);
 	free(r->plan);
+	syscpu_release(&r->c0);
+	syscpu_release(&r->c1);
 }
 
 /* Decide psync or io_uring; an explicit --engine uring must work. */

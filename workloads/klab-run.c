@@ -416,6 +416,28 @@ static void bg_ended(const struct plan *p, const struct driver_env *env,
 		 p->background, when, st, tail[0] ? ": " : "", tail);
 }
 
+/* A step of klab-run's own from t0 to now (lib/results.h); now. */
+static double step_done(struct result_set *rs, const char *name, double t0)
+{
+	double now = wl_now_ns() / 1e9;
+
+	result_set_step_add(rs, name, 0, now - t0);
+	return now;
+}
+
+/* The workload's step from t0: its own steps as they are, when it named
+ * them, and what they leave of its time (start, exit, parsing). */
+static void step_workload(struct result_set *rs, size_t first, double t0)
+{
+	double now = wl_now_ns() / 1e9, own = 0;
+	size_t i;
+
+	for (i = first; i < rs->nsteps; i++)
+		own += rs->steps[i].secs;
+	result_set_step_add(rs, first < rs->nsteps ? "workload.rest" :
+			    "workload", 0, now - t0 - own);
+}
+
 static int run_rep(const struct plan *p, const struct driver_env *env,
 		   unsigned rep, struct result_set *rs, char *err,
 		   size_t errlen)
@@ -423,6 +445,8 @@ static int run_rep(const struct plan *p, const struct driver_env *env,
 	struct child bg = { 0, 0, 0 };
 	struct devstat d0;
 	char tag[64], bgtag[64], cwd[4096];
+	double t = wl_now_ns() / 1e9;
+	size_t first;
 	int rc = 0, dev_ok;
 
 	if (p->background) {
@@ -434,6 +458,7 @@ static int run_rep(const struct plan *p, const struct driver_env *env,
 			snprintf(err, errlen, "interrupted");
 			rc = -1;
 		}
+		t = step_done(rs, "bg_start", t);
 	}
 	if (!rc && p->background && child_poll(&bg)) {
 		bg_ended(p, env, &bg, bgtag, "before the workload started",
@@ -443,7 +468,10 @@ static int run_rep(const struct plan *p, const struct driver_env *env,
 	if (!rc) {
 		snprintf(tag, sizeof(tag), "run-%u", rep);
 		dev_ok = p->dev.n && devstat_set_read(&p->dev, &d0) == 0;
+		first = rs->nsteps;
 		rc = driver_run(p->workload, env, tag, rs, err, errlen);
+		step_workload(rs, first, t);
+		t = wl_now_ns() / 1e9;
 		if (dev_ok)
 			dev_report(rs, &d0, &p->dev);
 		/* a workload measured without its load is no measurement */
@@ -457,6 +485,7 @@ static int run_rep(const struct plan *p, const struct driver_env *env,
 		child_stop(&bg, 10);
 		if (cwd[0])
 			iofile_rmtree(cwd);
+		step_done(rs, "bg_stop", t);
 	}
 	return rc;
 }
@@ -541,10 +570,13 @@ static unsigned run_suite(const struct plan *p, const struct driver_env *env,
 	unsigned rep, done = 0;
 
 	if (p->warmup) {
+		double t = wl_now_ns() / 1e9;
+
 		result_set_init(&rs);
 		if (driver_run(p->warmup, env, "warmup", &rs, msg, sizeof(msg)))
 			snprintf(err, errlen, "warm-up: %s", msg);
 		result_set_release(&rs);
+		step_done(sum, "warmup", t);
 	}
 	for (rep = 1; rep <= p->s.repetitions && !err[0] && !wl_stopping();
 	     rep++) {
@@ -562,6 +594,7 @@ static unsigned run_suite(const struct plan *p, const struct driver_env *env,
 		 * better exists: they would bias the mean */
 		if (!err[0] || !done)
 			agg_add(sum, cnt, &rs);
+		result_set_steps_take(sum, &rs, (int)rep);
 		result_set_release(&rs);
 		fprintf(stderr, "klab-run: %s: repetition %u of %u %s\n",
 			p->s.name, rep, p->s.repetitions,
@@ -601,6 +634,7 @@ int main(int argc, char **argv)
 	struct qattr_state qa;
 	unsigned *cnt = NULL, done;
 	char err[1200] = "", path[4096];
+	double t0 = wl_now_ns() / 1e9;
 	int rc;
 
 	memset(&p, 0, sizeof(p));
@@ -633,6 +667,7 @@ int main(int argc, char **argv)
 	    qattr_apply(&qa, &p.s, &p.dev, err, sizeof(err)) == 0 &&
 	    qattr_apply_vm(&qa, &p.s, "/proc/sys/vm", VM_JOURNAL, err,
 			   sizeof(err)) == 0) {
+		step_done(&sum, "suite_setup", t0);
 		done = run_suite(&p, &env, o.out, &sum, &cnt, err, sizeof(err));
 		qattr_restore(&qa);
 	}

@@ -9,8 +9,10 @@
  * (POSIX_FADV_DONTNEED), so reads come from the disk; a sequential reader
  * that reaches the end of its file drops it again before it starts over.
  *
- * Reports MB read (MiB), MB/s, latency min/avg/max/percentiles in ms and
- * the share of reads over 2 s and 10 s, as klab-results/1 JSON or, with
+ * Reports MB read (MiB), MB/s, latency min/avg/max/percentiles in ms, the
+ * share of reads over 2 s and 10 s, and the whole machine's CPU per read
+ * over the timed reads, load included (syscpu.h), as klab-results/1 JSON
+ * or, with
  * --text, as the two lines
  *   reads: X MB, Y MB/s
  *   read latency min A avg B max C > 2s P% > 10s Q%
@@ -35,6 +37,7 @@
 #include "workloads/hist.h"
 #include "workloads/iofile.h"
 #include "workloads/runctl.h"
+#include "workloads/syscpu.h"
 #include "workloads/wlcli.h"
 
 struct opts {
@@ -270,6 +273,7 @@ struct run {
 	int dev;		/* the disk is a block device's */
 	int io_ok;		/* io0 and io1 were read */
 	uint64_t io0, io1;	/* this process's read_bytes at t0, t1 */
+	struct syscpu sc0, sc1;	/* the machine at t0, t1 */
 };
 
 static void run_all(struct run *r, const struct opts *o)
@@ -284,6 +288,8 @@ static void run_all(struct run *r, const struct opts *o)
 	    start_load(&r->load, o) == 0 &&
 	    wait_loaded(o->warmup, 0, &r->load, o, deadline) == 0) {
 		r->io_ok = r->dev && !devstat_proc_read_bytes(NULL, &r->io0);
+		if (o->readers)
+			syscpu_read(&r->sc0, NULL);
 		r->t0 = wl_now_ns();
 		if (start_workers(r->rd, o->readers, reader_run) == 0 &&
 		    wait_loaded(o->time, o->time == 0, &r->load, o,
@@ -292,6 +298,8 @@ static void run_all(struct run *r, const struct opts *o)
 		readers_stop = 1;
 		join_workers(r->rd, o->readers);
 		r->t1 = wl_now_ns();
+		if (o->readers)
+			syscpu_read(&r->sc1, NULL);
 		r->io_ok = r->io_ok &&
 			   !devstat_proc_read_bytes(NULL, &r->io1);
 	}
@@ -306,6 +314,7 @@ static void report(struct result_set *rs, const struct run *r,
 {
 	double secs = (double)(r->t1 - r->t0) / 1e9, mb = 0, wmb = 0;
 	struct devstat d = { 0 };
+	struct syscpu_delta sc;
 	uint64_t asked = 0;
 	unsigned i;
 
@@ -337,6 +346,10 @@ static void report(struct result_set *rs, const struct run *r,
 	wl_result_pcts(rs, "readlat", h, 1e6, "ms", 1);
 	wl_result(rs, "readlat", "ops", "", (double)h->count, DIR_NONE);
 	wl_result(rs, "readlat", "elapsed", "s", secs, DIR_NONE);
+	if (r->sc0.ok && r->sc1.ok) {
+		syscpu_delta(&r->sc0, &r->sc1, &sc);
+		syscpu_report(rs, "readlat", &sc, h->count, 0);
+	}
 	/* the cache check on the readers' own reads: the disk's counters
 	 * would count the load's too (O_DIRECT reads reach it anyway) */
 	if (r->io_ok && !o->direct) {
@@ -536,6 +549,8 @@ int main(int argc, char **argv)
 		iofile_rmtree(load_dir);
 	close_workers(r.rd, o.readers);
 	close_workers(r.wr, o.writers);
+	syscpu_release(&r.sc0);
+	syscpu_release(&r.sc1);
 	iofile_cleanup(&plan);
 	result_set_release(&rs);
 	free(h);

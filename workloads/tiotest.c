@@ -7,7 +7,9 @@
  * per-thread histogram; the phase reports rate (MiB/s, tiobench's MB),
  * CPU% as (user+sys)/wall from getrusage, latency average, maximum,
  * percentiles and share over 2 s and 10 s, and CPU efficiency (rate divided
- * by the CPU fraction).  A write phase ends with fsync, inside its time.
+ * by the CPU fraction); and the whole machine's CPU per request with the
+ * kernel threads' part of it (syscpu.h: sys_cpu_per_op, kthread_share).
+ * A write phase ends with fsync, inside its time.
  *
  * Output: klab-results/1 JSON on stdout or --out FILE; --text prints the
  * tiobench sections instead.  Exit 0 complete, 1 error, 2 interrupted.
@@ -21,9 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 
 #include "lib/strbuf.h"
 #include "lib/rand.h"
@@ -32,6 +31,7 @@
 #include "workloads/hist.h"
 #include "workloads/iofile.h"
 #include "workloads/runctl.h"
+#include "workloads/syscpu.h"
 #include "workloads/tiotext.h"
 #include "workloads/wlcli.h"
 
@@ -47,6 +47,7 @@ struct opts {
 	const char *disk, *json;
 	unsigned threads, phases;
 	uint64_t size_mb, bs, rand_ops;
+	double phase_time;	/* --time: a phase's bound in seconds, 0 none */
 	int direct, sync, text, drop_cache;
 	struct devstat_set dev;	/* the disks behind --disk, maybe none */
 };
@@ -59,10 +60,13 @@ struct worker {
 	uint64_t rng, ops, t0, t1;
 	uint64_t tio;		/* its last request done (before the fsync) */
 	uint64_t distinct;	/* blocks the phase asked for, each once */
+	uint64_t filled;	/* bytes of its region written from the start */
 	struct hist h;
 };
 
 static volatile int workers_done;
+/* wl_now_ns() at which the running phase stops asking (--time), or 0 */
+static uint64_t phase_end;
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int do_io(struct worker *w, uint64_t off)
@@ -104,6 +108,8 @@ static void *worker_run(void *arg)
 		uint64_t blk = random ? rand_xorshift64(&w->rng) % nblk : i;
 
 		if (random ? i >= w->o->rand_ops : i >= nblk)
+			break;
+		if (phase_end && wl_now_ns() >= phase_end)
 			break;
 		if (do_io(w, w->io.r->off + blk * w->o->bs))
 			break;
@@ -190,16 +196,20 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		      uint64_t deadline, struct result_set *rs)
 {
 	struct cpu_rusage c0, c1;
+	struct syscpu sc0 = { 0 };
 	struct devstat d0, d1;
 	struct hist *all;
 	char prefix[64];
 	int dev_ok;
 	uint64_t t0 = UINT64_MAX, t1 = 0, distinct = 0;
-	uint64_t io0 = UINT64_MAX, io1 = 0;
+	uint64_t io0 = UINT64_MAX, io1 = 0, ops = 0;
 	unsigned i, started = 0;
 
 	workers_done = 0;
+	phase_end = o->phase_time > 0 ?
+		    wl_now_ns() + (uint64_t)(o->phase_time * 1e9) : 0;
 	dev_ok = o->dev.n && devstat_set_read(&o->dev, &d0) == 0;
+	syscpu_read(&sc0, NULL);
 	cpu_rusage_now(&c0);
 	for (i = 0; i < o->threads; i++) {
 		ws[i].phase = phase;
@@ -218,6 +228,8 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 	for (i = 0; i < started; i++)
 		pthread_join(ws[i].tid, NULL);
 	cpu_rusage_now(&c1);
+	snprintf(prefix, sizeof(prefix), "tiobench.%s",
+		 tiobench_phases[phase].key);
 	dev_ok = dev_ok && devstat_set_read(&o->dev, &d1) == 0;
 	all = malloc(sizeof(*all));
 	if (!all)
@@ -230,15 +242,15 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 		t1 = ws[i].t1 > t1 ? ws[i].t1 : t1;
 		io0 = ws[i].tio < io0 ? ws[i].tio : io0;
 		io1 = ws[i].tio > io1 ? ws[i].tio : io1;
+		ops += ws[i].ops;
 	}
 	if (all->count)
 		report_phase(rs, o, phase, all, t1 - t0,
 			     cpu_rusage_pct(&c0, &c1, (double)(t1 - t0) / 1e9),
 			     started, io1 - io0);
+	syscpu_phase_end(rs, prefix, &sc0, ops);
 	if (all->count && dev_ok) {
 		devstat_delta(&d0, &d1, &d0);
-		snprintf(prefix, sizeof(prefix), "tiobench.%s",
-			 tiobench_phases[phase].key);
 		devstat_report(rs, prefix, &d0);
 		if (phase == P_SEQ_READ || phase == P_RAND_READ)
 			devstat_report_cache(rs, prefix, &d0,
@@ -249,77 +261,29 @@ static void run_phase(struct worker *ws, const struct opts *o, int phase,
 
 /*
  * Write every region once so that read phases have data to read (not
- * holes).  A block device, or a file that was there before and is long
- * enough, is read as it is.
+ * holes): what the sequential write phase left (all of it, or the rest
+ * after a phase cut by --time).  A block device, or a file that was
+ * there before and is long enough, is read as it is.
  */
 static int prefill(struct worker *ws, const struct opts *o)
 {
 	const struct ioregion *r;
-	uint64_t have;
+	uint64_t have, from;
 	unsigned i;
 
 	for (i = 0; i < o->threads && !wl_stopping(); i++) {
 		r = ws[i].io.r;
-		if (r->bdev ||
+		from = ws[i].filled < r->len ? ws[i].filled : r->len;
+		if (from == r->len || r->bdev ||
 		    (!r->created && iofile_size(ws[i].io.fd, &have) == 0 &&
 		     have >= r->off + r->len))
 			continue;
-		if (iofile_fill(ws[i].io.fd, r->file, r->off, r->len,
-				(size_t)o->bs, ws[i].io.buf))
+		if (iofile_fill(ws[i].io.fd, r->file, r->off + from,
+				r->len - from, (size_t)o->bs, ws[i].io.buf))
 			return -1;
+		ws[i].filled = r->len;
 	}
 	return wl_stopping() ? -1 : 0;
-}
-
-/*
- * Drop the page cache of one region another way, for kernels built
- * without fadvise (CONFIG_ADVISE_SYSCALLS=n) and for pages fadvise left:
- * a block device's whole buffer cache (BLKFLSBUF), else every clean page
- * of the system (/proc/sys/vm/drop_caches).  Both need root, which a
- * rig's agent is.
- */
-static int drop_cache_root(const struct ioregion *r, int fd)
-{
-	int pfd, ok;
-
-	if (r->bdev && ioctl(fd, BLKFLSBUF, 0) == 0)
-		return 0;
-	pfd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-	if (pfd < 0)
-		return -1;
-	ok = write(pfd, "1", 1) == 1;
-	close(pfd);
-	return ok ? 0 : -1;
-}
-
-/*
- * Whole pages of region r still in the page cache (mincore over a
- * mapping of them; fadvise keeps a page the region shares with its
- * neighbour, so those are not counted), or 0 when that cannot be told:
- * the phase's device share still shows a cached read.
- */
-static uint64_t resident_pages(const struct ioregion *r, int fd)
-{
-	long sz = sysconf(_SC_PAGESIZE);
-	uint64_t pg = sz > 0 ? (uint64_t)sz : 4096;
-	uint64_t off = (r->off + pg - 1) / pg * pg;
-	uint64_t end = (r->off + r->len) / pg * pg, n = 0, i, len;
-	unsigned char *vec;
-	void *m;
-
-	if (end <= off)
-		return 0;
-	len = end - off;
-	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
-	if (m == MAP_FAILED)
-		return 0;
-	vec = malloc(len / pg);
-	if (vec && mincore(m, len, vec) == 0)
-		for (i = 0; i < len / pg; i++)
-			n += vec[i] & 1;
-	free(vec);
-	munmap(m, len);
-	return n;
 }
 
 /* Write back and drop the page cache of every thread's region. */
@@ -331,14 +295,14 @@ static int drop_regions(struct worker *ws, const struct opts *o)
 
 	for (i = 0; i < o->threads; i++) {
 		r = ws[i].io.r;
-		if (fdatasync(ws[i].io.fd) && errno != EINVAL) {
+		if (iofile_region_sync(r, ws[i].io.fd)) {
 			wl_fail("cannot write back '%s': %s", r->file,
 				strerror(errno));
 			return -1;
 		}
 		e = posix_fadvise(ws[i].io.fd, (off_t)r->off, (off_t)r->len,
 				  POSIX_FADV_DONTNEED);
-		if (e == ENOSYS && drop_cache_root(r, ws[i].io.fd) == 0)
+		if (e == ENOSYS && iofile_drop_root(r, ws[i].io.fd) == 0)
 			e = 0;
 		if (e) {
 			wl_fail("cannot drop the cache of '%s': %s", r->file,
@@ -355,14 +319,14 @@ static uint64_t resident_all(struct worker *ws, const struct opts *o)
 	unsigned i;
 
 	for (i = 0; i < o->threads; i++)
-		n += resident_pages(ws[i].io.r, ws[i].io.fd);
+		n += iofile_resident(ws[i].io.r, ws[i].io.fd);
 	return n;
 }
 
 /*
  * --drop-cache: before a read phase, write back and drop the page cache
- * of every thread's region (fdatasync, then POSIX_FADV_DONTNEED), so the
- * phase reads from the device: what tiobench measured on machines whose
+ * of every thread's region (region_sync, then POSIX_FADV_DONTNEED), so
+ * the phase reads from the device: what tiobench measured on machines whose
  * files were larger than memory.  The kernel skips a page it cannot drop
  * at that moment (locked, or being written back), which the phase would
  * then read from memory: on a disk with a block device behind it (not
@@ -386,7 +350,7 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 		if (!left)
 			return 0;
 	}
-	if (drop_cache_root(ws[0].io.r, ws[0].io.fd) == 0)
+	if (iofile_drop_root(ws[0].io.r, ws[0].io.fd) == 0)
 		left = resident_all(ws, o);
 	if (left)
 		fprintf(stderr, "tiotest: warning: %" PRIu64 " pages of the "
@@ -394,8 +358,21 @@ static int drop_cache(struct worker *ws, const struct opts *o)
 	return 0;
 }
 
+/* A step of the run ("steps", lib/results.h) from t0 to now; returns now. */
+static uint64_t step_done(struct result_set *rs, const char *name,
+			  const char *what, uint64_t t0)
+{
+	uint64_t now = wl_now_ns();
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", name, what ? "." : "",
+		 what ? what : "");
+	result_set_step_add(rs, buf, 0, (double)(now - t0) / 1e9);
+	return now;
+}
+
 static void run_all(struct worker *ws, const struct opts *o,
-		    struct result_set *rs)
+		    struct result_set *rs, uint64_t t)
 {
 	uint64_t deadline = o->cm.timeout > 0 ?
 		wl_now_ns() + (uint64_t)(o->cm.timeout * 1e9) : 0;
@@ -403,6 +380,8 @@ static void run_all(struct worker *ws, const struct opts *o,
 
 	for (k = 0; k < TIO_NPHASES && !wl_stopping(); k++) {
 		int p = run_order[k];
+		const char *name = tiobench_phases[p].key;
+		unsigned i;
 
 		if (!(o->phases & (1u << p)))
 			continue;
@@ -410,13 +389,18 @@ static void run_all(struct worker *ws, const struct opts *o,
 			if (prefill(ws, o))
 				break;
 			written = 1;
+			t = step_done(rs, name, "prefill", t);
 		}
 		if ((p == P_SEQ_READ || p == P_RAND_READ) && o->drop_cache &&
 		    !o->direct && drop_cache(ws, o))
 			break;
+		if ((p == P_SEQ_READ || p == P_RAND_READ) && o->drop_cache &&
+		    !o->direct)
+			t = step_done(rs, name, "drop_cache", t);
 		run_phase(ws, o, p, deadline, rs);
-		if (p == P_SEQ_WRITE)
-			written = 1;
+		t = step_done(rs, name, NULL, t);
+		for (i = 0; p == P_SEQ_WRITE && i < o->threads; i++)
+			ws[i].filled = ws[i].distinct * o->bs;
 	}
 }
 
@@ -473,6 +457,7 @@ static const char usage_text[] =
 	"  -s, --size MB       total size in MiB, split over threads (64)\n"
 	"  -b, --block BYTES   block size, k/m suffixes (4096)\n"
 	"  -r, --random N      random requests per thread (4000)\n"
+	"  -T, --time SECS     end a phase after SECS, done or not\n"
 	"      --phases LIST   seq_write,seq_read,rand_write,rand_read\n"
 	"      --direct        O_DIRECT\n"
 	"      --sync          O_SYNC\n"
@@ -506,6 +491,8 @@ static int parse_opt(int c, void *ctx)
 				      &o->bs);
 	case 'r': return wl_parse_u64("random", optarg, 0, 0, 1ull << 40,
 				      &o->rand_ops);
+	case 'T': return wl_parse_double("time", optarg, 0.01, 1e6,
+					 &o->phase_time);
 	case 'P': return parse_phases(optarg, &o->phases);
 	case 'D':
 		o->direct = 1;
@@ -535,12 +522,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "threads", 1, NULL, 't' }, { "size", 1, NULL, 's' },
 		{ "block", 1, NULL, 'b' }, { "random", 1, NULL, 'r' },
 		{ "phases", 1, NULL, 'P' }, { "direct", 0, NULL, 'D' },
+		{ "time", 1, NULL, 'T' },
 		{ "sync", 0, NULL, 'S' }, { "text", 0, NULL, 'x' },
 		{ "json", 1, NULL, 'j' }, { "drop-cache", 0, NULL, 'C' },
 		WL_COMMON_OPTIONS,
 	};
 
-	return wl_getopt(argc, argv, "d:t:s:b:r:o:h", lo, &o->cm, usage,
+	return wl_getopt(argc, argv, "d:t:s:b:r:T:o:h", lo, &o->cm, usage,
 			 parse_opt, o);
 }
 
@@ -611,6 +599,7 @@ int main(int argc, char **argv)
 	struct worker *ws;
 	char err[512];
 	unsigned i;
+	uint64_t t0 = wl_now_ns();
 	int rc;
 
 	if (parse_args(argc, argv, &o) || validate(&o, argc, argv))
@@ -627,11 +616,13 @@ int main(int argc, char **argv)
 			err, sizeof(err)))
 		wl_fail("%s", err);
 	else if (setup_workers(ws, &plan, &o) == 0)
-		run_all(ws, &o, &rs);
+		run_all(ws, &o, &rs, step_done(&rs, "setup", NULL, t0));
+	t0 = wl_now_ns();
 	for (i = 0; i < o.threads; i++)
 		iofile_slot_close(&ws[i].io);
 	free(ws);
 	iofile_cleanup(&plan);
+	step_done(&rs, "cleanup", NULL, t0);
 	rc = emit(&rs, &o);
 	wl_run_end("tiotest", 1);
 	result_set_release(&rs);

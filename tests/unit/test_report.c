@@ -5,8 +5,10 @@
  * lines with verdicts and p-values, dbench and read-latency lines, the
  * generic table within 100 columns, ASCII only), and the CSV and JSON
  * shapes, from results imported into a temporary database; a run that
- * did not complete is left out of comparisons and history, and the
- * repetitions stored inside a run give each cell its within-boot sd.
+ * did not complete is left out of comparisons and history, the
+ * repetitions stored inside a run give each cell its within-boot sd, and
+ * the machine's CPU per I/O reaches the text report and the compare page
+ * with its verdict (headline for iops, secondary for tiobench's phases).
  */
 #include "web_testlib.h"
 
@@ -15,6 +17,7 @@
 
 #include "db/reps.h"
 #include "web/format.h"
+#include "web/page.h"
 #include "web/report.h"
 
 static const struct tio_row r176 = { 512, 4096, 8, 41.20, 12.31, 0.741,
@@ -287,6 +290,87 @@ static void test_generic_and_hostile(void **state)
 	free(t);
 }
 
+/* CPU per I/O: a kernel that pays 3x the CPU per request at the same
+ * IOPS is worse on it, headline on iops, secondary on a tiobench phase. */
+static void test_cpu_per_op(void **state)
+{
+	struct wfix *f = *state;
+	const char *k[] = { "6.1.192", "6.1.192+cpu-kworker" };
+	struct strbuf sb = STRBUF_INIT;
+	struct comparison c;
+	struct result_set rs;
+	const char *row;
+	size_t i;
+	int cell;
+	json_t *j;
+	char *t;
+
+	for (cell = 0; cell < 4; cell++) {
+		result_set_init(&rs);
+		for (i = 0; i < 2; i++) {
+			double cpu = (i ? 600 : 200) + cell;
+
+			result_set_add(&rs, k[i], "iops.total", "IOPS",
+				       120 + 0.1 * cell, DIR_HIGHER);
+			result_set_add(&rs, k[i], "iops.sys_cpu_per_op", "us",
+				       cpu, DIR_LOWER);
+			result_set_add(&rs, k[i], "iops.kthread_share", "%",
+				       i ? 70 : 10, DIR_NONE);
+			result_set_add(&rs, k[i],
+				       "tiobench.rand_read.sys_cpu_per_op",
+				       "us", cpu, DIR_LOWER);
+		}
+		wfix_import(f, &rs, NULL);
+	}
+	t = text_of(f, k, 2);
+	assert_pasteable(t, 100);
+	row = strstr(t, "\niops.sys_cpu_per_op ");
+	assert_non_null(row);
+	assert_non_null(strstr(row, "+198.5% worse"));
+	assert_non_null(strstr(t, "\ntiobench.rand_read.sys_cpu_per_op "));
+	assert_non_null(strstr(t, "iops.kthread_share"));
+	assert_non_null(strstr(t, "  iops.sys_cpu_per_op (worse, headline)\n"));
+	assert_non_null(strstr(t, "  tiobench.rand_read.sys_cpu_per_op "
+			       "(worse)\n"));
+	free(t);
+	wfix_compare(f, k, 2, &c);
+	sb_init(&sb);
+	page_compare_tables(&sb, &c);
+	row = strstr(sb.buf, ">iops.sys_cpu_per_op</a>");
+	assert_non_null(row);
+	assert_non_null(strstr(row, "worse"));
+	assert_true(strstr(row, "</tr>") > strstr(row, "worse"));
+	assert_non_null(strstr(sb.buf, ">tiobench.rand_read.sys_cpu_per_op"
+			       "</a>"));
+	assert_non_null(strstr(sb.buf, "2 metrics worse</span> (1 "
+			       "headline)"));
+	/* the CSV and JSON carry it with its class and floor */
+	sb.len = 0;
+	report_csv(&sb, &c);
+	assert_non_null(strstr(sb.buf, "\niops.sys_cpu_per_op,us,lower,"
+			       "headline,6.1.192+cpu-kworker,0,4,4,601.5,"));
+	assert_non_null(strstr(sb.buf, "\ntiobench.rand_read.sys_cpu_per_op,"
+			       "us,lower,secondary,"));
+	j = report_json(&c);
+	for (i = 0; i < json_array_size(json_object_get(j, "metrics")); i++) {
+		json_t *m = json_array_get(json_object_get(j, "metrics"), i);
+
+		if (strcmp(json_string_value(json_object_get(m, "name")),
+			   "iops.sys_cpu_per_op"))
+			continue;
+		m = json_array_get(json_object_get(m, "cells"), 1);
+		assert_string_equal(json_string_value(json_object_get(m,
+				    "verdict")), "worse");
+		assert_true(json_real_value(json_object_get(m, "floor_pct")) ==
+			    5);
+		break;
+	}
+	assert_true(i < json_array_size(json_object_get(j, "metrics")));
+	json_decref(j);
+	sb_release(&sb);
+	compare_release(&c);
+}
+
 static void test_ascii(void **state)
 {
 	char buf[16];
@@ -503,6 +587,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dbench_readlat_lines,
 						wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(test_generic_and_hostile,
+						wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_per_op,
 						wfix_setup, wfix_teardown),
 		cmocka_unit_test(test_ascii),
 		cmocka_unit_test_setup_teardown(test_csv_json,

@@ -267,6 +267,72 @@ static void test_unknown_members_ignored(void **state)
 	result_set_release(&rs);
 }
 
+/* "steps": kept in order through a round trip, taken with a
+ * repetition, summed; every way an element can be wrong is refused. */
+static void test_steps(void **state)
+{
+	struct result_set rs, in, sum;
+	struct import_error err;
+	json_t *doc;
+
+	(void)state;
+	result_set_init(&rs);
+	result_set_step_add(&rs, "warmup", 0, 1.5);
+	result_set_step_add(&rs, "seq_read.drop_cache", 2, 0.25);
+	result_set_step_add(&rs, "bg_stop", 0, -3);	/* counts as 0 */
+	assert_int_equal(rs.nsteps, 3);
+	assert_true(fabs(result_set_steps_secs(&rs) - 1.75) < 1e-9);
+	doc = result_set_to_json(&rs);
+	result_set_init(&in);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(result_set_from_json(&in, doc, &err), 0);
+	assert_int_equal(in.nsteps, 3);
+	assert_string_equal(in.steps[1].name, "seq_read.drop_cache");
+	assert_int_equal(in.steps[1].rep, 2);
+	assert_true(fabs(in.steps[0].secs - 1.5) < 1e-9);
+	assert_true(in.steps[2].secs == 0);
+	json_decref(doc);
+	/* taken into a sum as repetition 3, but a step's own rep stays */
+	result_set_init(&sum);
+	result_set_steps_take(&sum, &in, 3);
+	assert_int_equal(sum.steps[0].rep, 3);
+	assert_int_equal(sum.steps[1].rep, 2);
+	result_set_release(&sum);
+	result_set_release(&in);
+	result_set_release(&rs);
+	/* without the member: none */
+	doc = json_loads("{\"schema\":\"klab-results/1\",\"results\":[]}",
+			 0, NULL);
+	result_set_init(&in);
+	assert_int_equal(result_set_from_json(&in, doc, &err), 0);
+	assert_int_equal(in.nsteps, 0);
+	json_decref(doc);
+	doc = result_set_to_json(&in);
+	assert_null(json_object_get(doc, "steps"));
+	json_decref(doc);
+	result_set_release(&in);
+}
+
+static void test_bad_steps(void **state)
+{
+	(void)state;
+#define DOC(steps) "{\"schema\":\"klab-results/1\",\"results\":[]," \
+	"\"steps\":" steps "}"
+	expect_bad(DOC("{}"), "steps");
+	expect_bad(DOC("[1]"), "steps[0]");
+	expect_bad(DOC("[{\"secs\":1}]"), "steps[0].step");
+	expect_bad(DOC("[{\"step\":\"a b\",\"secs\":1}]"), "steps[0].step");
+	expect_bad(DOC("[{\"step\":\"a\",\"secs\":1},"
+		       "{\"step\":\"b\",\"secs\":-1}]"), "steps[1].secs");
+	expect_bad(DOC("[{\"step\":\"a\",\"secs\":\"1\"}]"),
+		   "steps[0].secs");
+	expect_bad(DOC("[{\"step\":\"a\",\"rep\":1001,\"secs\":1}]"),
+		   "steps[0].rep");
+	expect_bad(DOC("[{\"step\":\"a\",\"rep\":1.5,\"secs\":1}]"),
+		   "steps[0].rep");
+#undef DOC
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +344,8 @@ int main(void)
 		cmocka_unit_test(test_to_json_nulls),
 		cmocka_unit_test(test_bad_documents),
 		cmocka_unit_test(test_unknown_members_ignored),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_bad_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

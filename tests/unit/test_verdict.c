@@ -284,6 +284,26 @@ static void test_kinds_cells_floors(void **state)
 	assert_true(k.klass == VC_HEADLINE && !k.log_scale);
 	vd_kind_of("tiobench.seq_read.cpu", "%", DIR_LOWER, &k);
 	assert_true(k.klass == VC_SECONDARY);
+	/* the machine's CPU per I/O: headline where the suite is about CPU
+	 * (iops), secondary elsewhere, a 5% floor either way */
+	vd_kind_of("iops.sys_cpu_per_op", "us", DIR_LOWER, &k);
+	assert_true(k.klass == VC_HEADLINE && !k.harmonic && !k.log_scale);
+	vd_kind_of("tiobench.seq_write.sys_cpu_per_op", "us", DIR_LOWER, &k);
+	assert_true(k.klass == VC_SECONDARY && !k.harmonic);
+	vd_kind_of("readlat.sys_cpu_per_op", "us", DIR_LOWER, &k);
+	assert_true(k.klass == VC_SECONDARY);
+	vd_policy_default(&pol);
+	assert_true(vd_floor_for(&pol, "iops-alldisks", "iops.sys_cpu_per_op",
+				 VC_HEADLINE) == 5);
+	assert_true(vd_floor_for(&pol, "tiobench",
+				 "tiobench.seq_write.sys_cpu_per_op",
+				 VC_SECONDARY) == 5);
+	assert_int_equal(vd_policy_add_floor(&pol, "*.sys_cpu_per_op:8"), 0);
+	assert_true(vd_floor_for(&pol, NULL, "iops.sys_cpu_per_op",
+				 VC_HEADLINE) == 8);
+	pol.floor_pct[VC_SECONDARY] = 7;
+	assert_true(vd_floor_for(&pol, NULL, "readlat.sys_cpu_per_op",
+				 VC_SECONDARY) == 8);
 	assert_true(fabs(vd_cell_value(h, 2, 1) - 1.6) < 1e-12);
 	assert_true(fabs(vd_cell_value(h, 2, 0) - 2.5) < 1e-12);
 	assert_true(vd_cell_value(z, 2, 1) == 0);

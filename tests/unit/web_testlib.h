@@ -178,6 +178,10 @@ static inline void wfix_compare(struct wfix *f, const char *const *k,
 	"ALTER TABLE tracks DROP COLUMN state;" \
 	"ALTER TABLE tracks DROP COLUMN branch;" \
 	"ALTER TABLE tracks DROP COLUMN base;" \
+	"DROP INDEX jobs_class_state; DROP INDEX rigs_class;" \
+	"ALTER TABLE jobs DROP COLUMN class;" \
+	"ALTER TABLE rigs DROP COLUMN class;" \
+	"DROP TABLE job_steps;" \
 	"DROP INDEX alert_log_event; DROP TABLE alert_log;" \
 	"DROP INDEX alert_events_state; DROP INDEX alert_events_gid;" \
 	"DROP INDEX alert_events_group;" \
