@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * klab_track: the CLI of the lab running by itself.  `klab track debian
- * newest-6.1 --rig R --suite S` watches a Debian kernel line, `klab
+ * newest-6.1 --rig R --suite S` watches a Debian kernel line, `klab track
+ * git NAME BRANCH --rig R --suite S[,S2]` a branch of a git base, `klab
  * tracks` lists the tracked lines (a table, or --format json), `klab
  * untrack ID` stops one, and `klab changepoints` lists the change points
  * found on the history.
@@ -13,6 +14,7 @@
 #include <time.h>
 
 #include "cli/klab.h"
+#include "lib/config.h"
 
 /* One column of a table: the JSON field, its heading, its width. */
 struct col {
@@ -88,11 +90,12 @@ static int list_get(const char *path, const struct strbuf *q,
 static int cmd_tracks(struct args *a)
 {
 	static const struct col c[] = {
-		{ "id", "ID", 4 }, { "distro", "DISTRO", 7 },
-		{ "line", "LINE", 12 }, { "rigs", "RIGS", 14 },
-		{ "suite", "SUITE", 12 }, { "last_kernel", "KERNEL", 16 },
-		{ "checks", "CHECKS", 7 }, { "jobs", "JOBS", 5 },
-		{ "last_error", "ERROR", 0 }, { NULL, NULL, 0 },
+		{ "id", "ID", 4 }, { "kind", "KIND", 6 },
+		{ "line", "LINE", 16 }, { "rigs", "RIGS", 12 },
+		{ "suite", "SUITE", 12 }, { "last_kernel", "LAST TESTED", 20 },
+		{ "state", "STATE", 10 }, { "backlog", "BACKLOG", 7 },
+		{ "checks", "CHECKS", 6 }, { "last_error", "ERROR", 0 },
+		{ NULL, NULL, 0 },
 	};
 
 	return list_get("/api/tracks", NULL, a->format, "tracks", c);
@@ -141,6 +144,26 @@ static int cmd_untrack(struct args *a)
 	return rc;
 }
 
+/* klab track git NAME BRANCH: a branch of the git base NAME. */
+static int track_git(struct args *a)
+{
+	json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s}", "kind", "git",
+				"base", a->pos[1], "branch", a->pos[2],
+				"rigs", a->rig, "suite", a->suite);
+	long n;
+
+	if (a->max_cells) {
+		if (parse_long(a->max_cells, 3, 200, &n)) {
+			fprintf(stderr, "klab: --max-cells: expected 3..200, "
+				"got '%s'\n", a->max_cells);
+			json_decref(doc);
+			return EX_USAGE;
+		}
+		json_object_set_new(doc, "max_cells", json_integer(n));
+	}
+	return post_json("/api/tracks", doc, 201, "id");
+}
+
 int cmd_track(const char *cmd, struct args *a)
 {
 	if (!strcmp(cmd, "tracks"))
@@ -149,9 +172,13 @@ int cmd_track(const char *cmd, struct args *a)
 		return cmd_untrack(a);
 	if (!strcmp(cmd, "changepoints"))
 		return cmd_changepoints(a);
+	if (a->npos == 3 && !strcmp(a->pos[0], "git") && a->rig && a->suite)
+		return track_git(a);
 	if (a->npos != 2 || !a->rig || !a->suite) {
 		fputs("klab: usage: klab track debian newest-6.1|newest-6.12 "
-		      "--rig R[,R2...] --suite S\n", stderr);
+		      "--rig R[,R2...] --suite S\n"
+		      "       klab track git NAME BRANCH --rig R[,R2...] "
+		      "--suite S[,S2...] [--max-cells N]\n", stderr);
 		return EX_USAGE;
 	}
 	return post_json("/api/tracks", json_pack("{s:s, s:s, s:s, s:s}",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * db_track: the tracked kernel lines of track.h.  A handful of rows
- * written once an hour: statements are prepared per call.
+ * db_track: the tracked kernel lines of track.h and the heads of the
+ * git lines.  A handful of rows written once an hour, or once a head:
+ * statements are kept by db_query.
  */
 #include <string.h>
 
@@ -10,14 +11,17 @@
 
 #define TRACK_COLS \
 	"SELECT id, distro, line, rigs, suite, last_package, last_kernel," \
-	" checks, last_check, last_error, jobs, who, created FROM tracks "
+	" checks, last_check, last_error, jobs, who, created, base, branch," \
+	" state, backlog, max_cells FROM tracks "
 
 #define C(field, type) DB_COL(db_track, field, type)
 static const struct db_col track_cols[] = {
 	C(id, INT64), C(distro, STR), C(line, STR), C(rigs, STR),
 	C(suite, STR), C(last_package, STR), C(last_kernel, STR),
 	C(checks, INT64), C(last_check, INT64), C(last_error, STR),
-	C(jobs, INT64), C(who, STR), C(created, INT64),
+	C(jobs, INT64), C(who, STR), C(created, INT64), C(base, STR),
+	C(branch, STR), C(state, STR), C(backlog, INT64),
+	C(max_cells, INT64),
 };
 #undef C
 
@@ -30,8 +34,10 @@ int db_track_add(struct db *db, const struct db_track *t, int64_t *id,
 	int rc;
 
 	rc = db_run(db, "INSERT INTO tracks (distro, line, rigs, suite, who, "
-		    "created) VALUES (?, ?, ?, ?, ?, ?)", "sssssT", t->distro,
-		    t->line, t->rigs, t->suite, t->who);
+		    "created, base, branch, state, max_cells) VALUES (?, ?, ?,"
+		    " ?, ?, ?, ?, ?, ?, ?)", "sssssTsssI", t->distro, t->line,
+		    t->rigs, t->suite, t->who, t->base, t->branch, t->state,
+		    t->max_cells);
 	if (rc == SQLITE_CONSTRAINT)
 		return db_seterr(err, errlen, DB_CONFLICT, "'%s %s' is "
 				 "tracked already on rigs '%s' with suite "
@@ -86,4 +92,100 @@ int db_track_advance(struct db *db, int64_t id, const char *package,
 		      "last_kernel = ?, jobs = jobs + ? WHERE id = ?", "ssII",
 		      package, kernel, jobs, id) == SQLITE_DONE ? DB_OK
 							 : DB_ERR;
+}
+
+int db_track_set_state(struct db *db, int64_t id, const char *state,
+		       int64_t backlog)
+{
+	return db_run(db, "UPDATE tracks SET state = ?, backlog = ? WHERE "
+		      "id = ?", "sII", state, backlog, id) == SQLITE_DONE ?
+	       DB_OK : DB_ERR;
+}
+
+/* ---- heads ---------------------------------------------------------- */
+
+#define HEAD_COLS \
+	"SELECT id, track_id, hash, subject, author, kernel, build_id," \
+	" prev_id, skipped, state, verdict, worse, comparisons," \
+	" bisection_id, error, created, updated FROM track_heads "
+
+#define C(field, type) DB_COL(db_track_head, field, type)
+static const struct db_col head_cols[] = {
+	C(id, INT64), C(track_id, INT64), C(hash, STR), C(subject, STR),
+	C(author, STR), C(kernel, STR), C(build, INT64), C(prev, INT64),
+	C(skipped, INT64), C(state, STR), C(verdict, STR), C(worse, STR),
+	C(comparisons, STR), C(bisection, INT64), C(error, STR),
+	C(created, INT64), C(updated, INT64),
+};
+#undef C
+
+static const struct db_rows head_rows = DB_ROWS(db_track_head, head_cols);
+DB_DEFINE_RELEASE(track_head, track_heads, db_track_head, head_rows)
+
+int db_track_head_add(struct db *db, const struct db_track_head *h,
+		      int64_t *id)
+{
+	int rc;
+
+	rc = db_run(db, "INSERT INTO track_heads (track_id, hash, subject, "
+		    "author, build_id, prev_id, skipped, created, updated) "
+		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", "IsssIIITT",
+		    h->track_id, h->hash, h->subject, h->author, h->build,
+		    h->prev, h->skipped);
+	if (rc == SQLITE_CONSTRAINT)
+		return DB_CONFLICT;
+	if (rc != SQLITE_DONE)
+		return DB_ERR;
+	if (id)
+		*id = sqlite3_last_insert_rowid(db->h);
+	return DB_OK;
+}
+
+int db_track_head_set(struct db *db, const struct db_track_head *h)
+{
+	return db_run(db, "UPDATE track_heads SET kernel = ?, build_id = ?, "
+		      "state = ?, verdict = ?, worse = ?, comparisons = ?, "
+		      "bisection_id = ?, error = ?, updated = ? WHERE id = ?",
+		      "sIssssIsTI", h->kernel, h->build,
+		      h->state, h->verdict, h->worse, h->comparisons,
+		      h->bisection, h->error, h->id) == SQLITE_DONE ? DB_OK
+								    : DB_ERR;
+}
+
+int db_track_head_get(struct db *db, int64_t id, struct db_track_head *out)
+{
+	return db_run_row(db, &head_rows, out, HEAD_COLS "WHERE id = ?", "I",
+			  id);
+}
+
+int db_track_heads(struct db *db, int64_t id, int limit,
+		   struct db_track_head **out, size_t *n)
+{
+	void *v = NULL;
+	int rc = db_run_rows(db, &head_rows, &v, n, "SELECT * FROM ("
+			     HEAD_COLS "WHERE track_id = ? ORDER BY id DESC "
+			     "LIMIT ?) ORDER BY id", "Ii", id,
+			     limit > 0 ? limit : -1);
+
+	*out = v;
+	return rc;
+}
+
+int db_track_head_of_bisection(struct db *db, int64_t bisection,
+			       struct db_track_head *out)
+{
+	return db_run_row(db, &head_rows, out, HEAD_COLS "WHERE bisection_id "
+			  "= ? AND bisection_id > 0", "I", bisection);
+}
+
+int db_track_head_kernel(struct db *db, const char *kernel)
+{
+	int64_t id = 0;
+	int rc = db_run_row(db, &db_rows_int64, &id, "SELECT id FROM "
+			    "track_heads WHERE kernel = ? AND kernel <> '' "
+			    "LIMIT 1", "s", kernel);
+
+	if (rc == DB_NOTFOUND)
+		return 0;
+	return rc == DB_OK ? 1 : -1;
 }

@@ -553,6 +553,42 @@ static const char *const migrations[] = {
 	"ALTER TABLE jobs ADD COLUMN class TEXT NOT NULL DEFAULT '';"
 	"CREATE INDEX rigs_class ON rigs(class);"
 	"CREATE INDEX jobs_class_state ON jobs(class, state, id);",
+	/* 24 (issue 32): tracked git branches (flow/track_git.c).  A track
+	 * is a Debian line (distro 'debian') or a git branch (distro 'git',
+	 * line 'NAME/BRANCH' of a [base NAME] git = PATH, base and branch
+	 * apart); a git line's state, its backlog (commits not tested) and
+	 * the cap of its comparisons.  Each head of a git line that klab
+	 * tested or is testing is a row of track_heads, in the order tested:
+	 * the line's history.  A head is built, then compared against the
+	 * head tested before it (prev) on each rig x suite; a worse verdict
+	 * starts one bisection over prev..head (bisection). */
+	"ALTER TABLE tracks ADD COLUMN base TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE tracks ADD COLUMN branch TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE tracks ADD COLUMN state TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE tracks ADD COLUMN backlog INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE tracks ADD COLUMN max_cells INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE track_heads ("
+	"  id INTEGER PRIMARY KEY,"
+	"  track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,"
+	"  hash TEXT NOT NULL,"
+	"  subject TEXT NOT NULL DEFAULT '',"
+	"  author TEXT NOT NULL DEFAULT '',"
+	"  kernel TEXT NOT NULL DEFAULT '',"
+	"  build_id INTEGER NOT NULL DEFAULT 0,"
+	"  prev_id INTEGER NOT NULL DEFAULT 0,"
+	"  skipped INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL DEFAULT 'building' CHECK (state IN"
+	"    ('building', 'comparing', 'tested', 'failed')),"
+	"  verdict TEXT NOT NULL DEFAULT '',"
+	"  worse TEXT NOT NULL DEFAULT '',"
+	"  comparisons TEXT NOT NULL DEFAULT '',"
+	"  bisection_id INTEGER NOT NULL DEFAULT 0,"
+	"  error TEXT NOT NULL DEFAULT '',"
+	"  created INTEGER NOT NULL,"
+	"  updated INTEGER NOT NULL,"
+	"  UNIQUE (track_id, hash));"
+	"CREATE INDEX track_heads_kernel ON track_heads(kernel);"
+	"CREATE INDEX track_heads_bisection ON track_heads(bisection_id);",
 };
 
 /* What a migration moves that its SQL cannot: run after the SQL of its

@@ -23,6 +23,9 @@ struct db;
 #define ALERT_RIG_OFFLINE "rig_offline"
 #define ALERT_BUILD_FAILED "build_failed"
 #define ALERT_BISECTION_DONE "bisection_done"
+/* A tracked git line's regression bisected to its commit, confirmed
+ * (flow/track_regress.c): the one alert of that change. */
+#define ALERT_REGRESSION "regression"
 /* A person (or klab) changed the state of an alert: the notice carries
  * the alert and its new state (alerts_triage.c). */
 #define ALERT_STATE_CHANGED "alert_state"

@@ -13,12 +13,13 @@
 #include <string.h>
 
 #include "flow/alerts.h"
+#include "lib/ident.h"
 #include "lib/strbuf.h"
 
 static const char *const kinds[] = {
 	ALERT_SUBMISSION_FINISHED, ALERT_WORSE_FOUND, ALERT_CHANGE_POINT,
 	ALERT_RIG_OFFLINE, ALERT_BUILD_FAILED, ALERT_BISECTION_DONE,
-	ALERT_STATE_CHANGED,
+	ALERT_REGRESSION, ALERT_STATE_CHANGED,
 };
 
 int alerts_kind_known(const char *kind)
@@ -28,22 +29,6 @@ int alerts_kind_known(const char *kind)
 	for (i = 0; kind && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(kind, kinds[i]))
 			return 1;
-	return 0;
-}
-
-/* 1 when the comma-separated list holds kind. */
-static int list_has(const char *list, const char *kind)
-{
-	size_t klen = strlen(kind), n;
-
-	while (*list) {
-		n = strcspn(list, ",");
-		if (n == klen && !strncmp(list, kind, n))
-			return 1;
-		list += n;
-		if (*list == ',')
-			list++;
-	}
 	return 0;
 }
 
@@ -79,7 +64,7 @@ static int field_match(const char *want, const char *have)
 
 int alerts_match(const struct alert_filter *f, const struct alert_event *ev)
 {
-	if (f->events && *f->events && !list_has(f->events, ev->kind))
+	if (f->events && *f->events && !ident_list_has(f->events, ev->kind))
 		return 0;
 	if (!field_match(f->rig, ev->rig) ||
 	    !field_match(f->suite, ev->suite) ||

@@ -25,27 +25,14 @@
 #include "judge/bisect_pick.h"
 #include "judge/bisect_pick_git.h"
 #include "lib/alloc.h"
+#include "lib/ident.h"
 #include "lib/strbuf.h"
 #include "lab/rig.h"
+#include "flow/track.h"
 
 #define BISRUN_PERIOD_S 1
 
 enum kready { K_READY, K_WAIT, K_FAIL };
-
-/* Is metric one of b's (a ',' list)? */
-static int bis_metric(const struct db_bisection *b, const char *metric)
-{
-	const char *p = b->metrics;
-	size_t n, k = strlen(metric);
-
-	while (*p) {
-		n = strcspn(p, ",");
-		if (n == k && !strncmp(p, metric, k))
-			return 1;
-		p += n + (p[n] == ',');
-	}
-	return 0;
-}
 
 /*
  * The kernel of candidate idx: known, built or fetched now (debian),
@@ -186,7 +173,7 @@ static int bis_judge(const struct db_bisection *b, struct cmprun_view *v,
 		const struct cmp_metric *m = &v->cmp.m[i];
 		const struct cmp_cell *c = &m->cells[1];
 
-		if (!bis_metric(b, m->name) || !c->present ||
+		if (!ident_list_has(b->metrics, m->name) || !c->present ||
 		    !m->cells[0].present)
 			continue;
 		named++;
@@ -347,7 +334,9 @@ static void bis_finish(struct klabd *d, struct db *db, int64_t id,
 		db_bisection_update(db, id, state, NULL, -2, NULL, rep.buf,
 				    NULL);
 		alloc_str_set(&v.b.state, state);
-		bis_alert(db, &v, rep.buf);
+		/* a tracked line's bisection alerts its culprit only */
+		if (!track_bisection_done(d, db, &v))
+			bis_alert(db, &v, rep.buf);
 		if (!strcmp(v.b.kind, "git"))
 			bis_git_cleanup(d, id);
 	}

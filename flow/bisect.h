@@ -46,6 +46,9 @@ struct bis_input {
 	size_t nfiles;
 	const char *good, *bad;	/* debian: upstream versions; git:
 				 * commits of the base */
+	/* git: the ends' kernels when the lab built them already (a
+	 * tracked line's heads, flow/track_regress.c), NULL: built here */
+	const char *kernel_good, *kernel_bad;
 	const char *rig, *suite;
 	const char *metric[BIS_MAX_METRICS];
 	size_t nmetrics;

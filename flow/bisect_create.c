@@ -367,6 +367,10 @@ static enum outcome git_cands(struct klabd *d, const struct bis_input *in,
 		goto out;
 	cand_add(cs, g.label, g.subject, g.author, g.file);
 	cand_add(cs, b.label, b.subject, b.author, b.file);
+	if (in->kernel_good && in->kernel_bad) {	/* borrowed */
+		cs->c[0].kernel = (char *)in->kernel_good;
+		cs->c[1].kernel = (char *)in->kernel_bad;
+	}
 	sb_addf(base, "%s", in->base);
 	*hint = (int)bisect_ideal_steps(count > 0 ? (size_t)count : 1);
 	o = OUT_OK;

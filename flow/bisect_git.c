@@ -14,7 +14,7 @@
  * between a mark and git, asks git the same question; git's answer is the
  * commit in BISECT_HEAD, or "HASH is the first bad commit", or "only
  * skipped commits left" (judge/bisect_pick_git.h reads it).  Every git runs
- * with an argument vector (lib/proc.h) and a timeout.
+ * with an argument vector and a timeout (lib/git.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -27,56 +27,10 @@
 #include "judge/bisect_pick_git.h"
 #include "lib/alloc.h"
 #include "lib/config.h"
+#include "lib/git.h"
 #include "lib/proc.h"
 
-#define GIT_TIMEOUT_MS (300 * 1000)
 #define BASE_PREFIX "base "
-
-/* git -C dir args...: its exit status, its stdout into out (emptied
- * first; may be NULL), or -1 with err set; err holds git's last stderr
- * line when it fails. */
-static int git_run(const char *dir, const char *const *args,
-		   struct strbuf *out, char *err, size_t errlen)
-{
-	struct strbuf eo = STRBUF_INIT, o2 = STRBUF_INIT;
-	const char *argv[24] = { "git", "-C", dir };
-	struct proc_opts o;
-	size_t i;
-	char *nl;
-	int rc;
-
-	for (i = 0; args[i] && i < 20; i++)
-		argv[i + 3] = args[i];
-	argv[i + 3] = NULL;
-	sb_init(&eo);
-	sb_init(&o2);
-	if (out)
-		sb_reset(out);
-	memset(&o, 0, sizeof(o));
-	o.out = out ? out : &o2;
-	o.errout = &eo;
-	o.cap = 1u << 20;
-	o.timeout_ms = GIT_TIMEOUT_MS;
-	o.grace_ms = 2000;
-	rc = proc_run((char *const *)argv, &o, NULL, err, errlen);
-	if (rc > 0) {
-		while (eo.len && eo.buf[eo.len - 1] == '\n')
-			eo.buf[--eo.len] = '\0';
-		nl = eo.len ? strrchr(eo.buf, '\n') : NULL;
-		snprintf(err, errlen, "git %s: %.300s", args[0],
-			 nl ? nl + 1 : eo.len ? eo.buf : "failed");
-	}
-	sb_release(&eo);
-	sb_release(&o2);
-	return rc;
-}
-
-static void chomp(struct strbuf *sb)
-{
-	while (sb->len && (sb->buf[sb->len - 1] == '\n' ||
-			   sb->buf[sb->len - 1] == '\r'))
-		sb->buf[--sb->len] = '\0';
-}
 
 const char *bis_git_repo(struct klabd *d, const char *base)
 {
@@ -119,7 +73,7 @@ static int git_describe(const char *repo, const char *hash,
 		sb_release(&out);
 		return -1;
 	}
-	chomp(&out);
+	git_chomp(&out);
 	k = strcspn(out.buf, "\n");
 	snprintf(label, sizeof(label), "%.12s %.*s", hash, (int)k, out.buf);
 	c->label = xstrdup(label);
@@ -154,7 +108,7 @@ int bis_git_commit(const char *repo, const char *field, const char *name,
 	sb_addf(&rev, "%s^{commit}", name);
 	args[4] = rev.buf;
 	if (git_run(repo, args, &out, gerr, sizeof(gerr)) == 0) {
-		chomp(&out);
+		git_chomp(&out);
 		if (bisect_git_is_hex(out.buf, out.len) &&
 		    !git_describe(repo, out.buf, c, gerr, sizeof(gerr)))
 			rc = 0;
@@ -345,7 +299,7 @@ int bis_git_next(struct klabd *d, struct db *db, struct bis_view *v,
 	if (go.state == BIS_GIT_TEST) {
 		if (git_run(dir.buf, head, &out, err, errlen))
 			goto out;
-		chomp(&out);
+		git_chomp(&out);
 		if (!bisect_git_is_hex(out.buf, out.len)) {
 			snprintf(err, errlen, "BISECT_HEAD is not a commit");
 			goto out;
@@ -360,7 +314,7 @@ int bis_git_next(struct klabd *d, struct db *db, struct bis_view *v,
 		par[2] = rev;
 		if (git_run(dir.buf, par, &out, err, errlen))
 			goto out;
-		chomp(&out);
+		git_chomp(&out);
 		x = cand_find(v, 0, go.commit);
 		p = cand_find(v, 0, out.buf);
 		if (v->ncands >= 4 && v->ncands - 2 > 1 &&

@@ -16,6 +16,7 @@
 #include "judge/changepoint.h"
 #include "judge/verdict.h"
 #include "lib/alloc.h"
+#include "lib/ident.h"
 #include "lib/strbuf.h"
 
 /* Index of kernel k among names[0..*ng), added when new (linear: a
@@ -84,19 +85,6 @@ int changepoints_order(struct db *db, const struct db_sample *s, size_t n,
 	return imported < 0 ? -1 : 0;
 }
 
-/* 1 when the comma-separated list holds name. */
-static int list_has(const char *list, const char *name)
-{
-	size_t n, len = strlen(name);
-
-	for (; *list; list += n + (list[n] == ',')) {
-		n = strcspn(list, ",");
-		if (n == len && !strncmp(list, name, n))
-			return 1;
-	}
-	return 0;
-}
-
 /* The line a history of rig x suite follows, for its alerts: the one
  * track that queues suite on rig ("debian/newest-6.1"), "" when none
  * or several do (an imported history).  A heap string. */
@@ -110,7 +98,8 @@ static char *cp_line(struct db *db, const char *rig, const char *suite)
 	if (db_track_list(db, &v, &n))
 		n = 0;
 	for (i = 0; i < n; i++) {
-		if (strcmp(v[i].suite, suite) || !list_has(v[i].rigs, rig))
+		if (!ident_list_has(v[i].suite, suite) ||
+		    !ident_list_has(v[i].rigs, rig))
 			continue;
 		if (!found++)
 			sb_addf(&line, "%s/%s", v[i].distro, v[i].line);
@@ -295,7 +284,8 @@ static int cp_search(struct db *db, const struct db_sample *s, size_t n,
  * A line's own history only: the samples of kernels a build made (a
  * submission's or a bisection's A/B pair, a build by hand) are moved past
  * the end, so the first *kept are the lab's lines (Debian kernels a track
- * followed, imported histories).  0, or -1 on a database error.
+ * followed, the heads of a tracked git line, imported histories).  0, or
+ * -1 on a database error.
  */
 static int line_only(struct db *db, struct db_sample *s, size_t n,
 		     size_t *kept)
@@ -309,7 +299,9 @@ static int line_only(struct db *db, struct db_sample *s, size_t n,
 		src = db_kernel_source(db, s[i].kernel);
 		if (!src)
 			return -1;
-		drop = !strcmp(src, "build");
+		/* a tracked git line's heads are builds of its own */
+		drop = !strcmp(src, "build") &&
+		       db_track_head_kernel(db, s[i].kernel) != 1;
 		free(src);
 		if (drop)
 			continue;

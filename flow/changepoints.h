@@ -7,7 +7,8 @@
  * change point never seen before raises an ALERT_CHANGE_POINT event.
  * Alerts worth a person's time (issue 32):
  *  - a history is a line's own: the kernels a build made (a submission's
- *    or a bisection's A/B pair, a build by hand) are never in it;
+ *    or a bisection's A/B pair, a build by hand) are never in it, but the
+ *    heads of a tracked git line (its history) are;
  *  - only directional metrics are searched (never a counter or a
  *    parameter), each family's error budget the verdicts' (judge/verdict.c:
  *    headline 0.008, secondary 0.002 per rig x suite) split over its

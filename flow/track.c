@@ -12,14 +12,17 @@
 #include <time.h>
 
 #include "lab/catalog.h"
+#include "flow/alerts.h"
 #include "flow/changepoints.h"
 #include "flow/driver.h"
 #include "klabd/klabd.h"
 #include "lab/rig.h"
 #include "flow/track.h"
+#include "flow/track_int.h"
 #include "db/jobs.h"
 #include "db/track.h"
 #include "lib/alloc.h"
+#include "lib/ident.h"
 
 struct track_dirty {
 	char *rig, *suite;
@@ -79,37 +82,102 @@ static void track_refresh(struct tracker *t, struct db *db)
 		if (k < 0)
 			fprintf(stderr, "klabd: change points of rig '%s' "
 				"suite '%s': %s\n", v[i].rig, v[i].suite, err);
+		else
+			track_changepoints_check(t->d, db, v[i].rig,
+						 v[i].suite);
 		free(v[i].rig);
 		free(v[i].suite);
 	}
 	free(v);
 }
 
-/* Queue kernel on every rig of tr; the number of jobs queued. */
-static int64_t track_queue(struct db *db, const struct db_track *tr,
-			   const char *kernel, char *err, size_t errlen)
+int track_rigs_resolve(struct klabd *d, struct db *db, const char *spec,
+		       struct strbuf *out, char *err, size_t errlen)
 {
+	const char *p = spec;
+	struct db_rig g;
+	size_t len;
+
+	memset(&g, 0, sizeof(g));
+	sb_reset(out);
+	if (!*spec) {
+		snprintf(err, errlen, "field 'rigs' names no rig");
+		return -1;
+	}
+	/* a rig class (issue 31) stays a class: its jobs, comparisons and
+	 * bisections go to whichever of its rigs is free */
+	while (*p) {
+		len = strcspn(p, ",");
+		if (!len || len > IDENT_MAX) {
+			snprintf(err, errlen, "invalid rig list '%.80s'", spec);
+			return -1;
+		}
+		sb_addf(out, "%s%.*s", out->len ? "," : "", (int)len, p);
+		if (!rig_class_resolve(d, out->buf + out->len - len, NULL,
+				       0) &&
+		    db_rig_get(db, out->buf + out->len - len, &g)) {
+			snprintf(err, errlen, "unknown rig '%.*s' (nor a class "
+				 "of that name)", (int)len, p);
+			return -1;
+		}
+		if (g.name)
+			db_rig_release(&g);
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+char *track_line_name(const struct db_track *tr)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_init(&sb);
+	sb_addf(&sb, "%s/%s", tr->distro, tr->line);
+	return sb_detach(&sb, NULL);
+}
+
+int64_t track_queue(struct klabd *d, struct db *db, const struct db_track *tr,
+		    const char *kernel)
+{
+	struct strbuf rl = STRBUF_INIT;
 	struct db_job_new jn;
-	char *rigs = xstrdup(tr->rigs), *rig, *next;
+	char err[300], *all, *suites, *rig, *next, *suite, *snext;
 	int64_t n = 0;
 
+	sb_init(&rl);
+	if (track_rigs_resolve(d, db, tr->rigs, &rl, err, sizeof(err))) {
+		fprintf(stderr, "klabd: track %lld: %s\n", (long long)tr->id,
+			err);
+		sb_release(&rl);
+		return 0;
+	}
+	all = sb_detach(&rl, NULL);
+	suites = xstrdup(tr->suite);
 	memset(&jn, 0, sizeof(jn));
 	jn.kernel = kernel;
-	jn.suite = tr->suite;
 	jn.scheduler = jn.cmdline = "";
 	jn.scale = 1;
-	for (rig = rigs; rig && *rig; rig = next) {
+	for (rig = all; rig && *rig; rig = next) {
 		next = strchr(rig, ',');
 		if (next)
 			*next++ = '\0';
 		jn.rig = rig;
-		if (db_job_add(db, &jn, NULL, err, errlen) == DB_OK)
-			n++;
-		else
-			fprintf(stderr, "klabd: track %lld: %s\n",
-				(long long)tr->id, err);
+		for (suite = suites; suite; suite = snext) {
+			snext = strchr(suite, ',');
+			jn.suite = suite;
+			if (snext)
+				*snext = '\0';
+			if (!db_job_add(db, &jn, NULL, err, sizeof(err)))
+				n++;
+			else
+				fprintf(stderr, "klabd: track %lld: %s\n",
+					(long long)tr->id, err);
+			if (snext)
+				*snext++ = ',';
+		}
 	}
-	free(rigs);
+	free(suites);
+	free(all);
 	return n;
 }
 
@@ -146,9 +214,9 @@ static void track_check(struct klabd *d, struct db *db,
 		goto out_checked;
 	if (catalog_add_debian(d, db, pkg, &ident, err, sizeof(err)))
 		goto out_checked;
-	jobs = track_queue(db, tr, ident, err, sizeof(err));
+	jobs = track_queue(d, db, tr, ident);
 	if (*tr->last_kernel && strcmp(tr->last_kernel, ident))
-		jobs += track_queue(db, tr, tr->last_kernel, err, sizeof(err));
+		jobs += track_queue(d, db, tr, tr->last_kernel);
 	if (db_track_advance(db, tr->id, pkg, ident, jobs))
 		snprintf(err, sizeof(err), "cannot record the track's new "
 			 "kernel '%s'", ident);
@@ -184,7 +252,12 @@ static long track_due(struct klabd *d, struct tracker *t, struct db *db)
 	     i++) {
 		left = v[i].last_check ? (long)(v[i].last_check + t->interval -
 						now) : 0;
-		if (left <= 0) {
+		if (!strcmp(v[i].distro, "git")) {
+			if (track_git_pass(d, db, &v[i], left <= 0))
+				left = 1;	/* work under way */
+			else if (left <= 0)
+				left = t->interval;
+		} else if (left <= 0) {
 			track_check(d, db, &v[i]);
 			left = t->interval;
 		}
@@ -222,12 +295,39 @@ static void track_free(struct tracker *t)
 	free(t);
 }
 
+/* Every [base NAME] commit_url is an http(s) URL: 0, or -1 with err
+ * naming the file and line. */
+static int track_conf_urls(struct klabd *d, char *err, size_t errlen)
+{
+	char why[200];
+	size_t i;
+
+	for (i = 0; i < d->cfg.n; i++) {
+		if (strncmp(d->cfg.v[i].section, "base ", 5) ||
+		    strcmp(d->cfg.v[i].key, "commit_url") ||
+		    !alerts_url_check(d->cfg.v[i].value, why, sizeof(why)))
+			continue;
+		snprintf(err, errlen, "%s:%d: commit_url: %s", d->cfg.path,
+			 d->cfg.v[i].line, why);
+		return -1;
+	}
+	return 0;
+}
+
 int track_start(struct klabd *d, char *err, size_t errlen)
 {
 	const char *v = config_get(&d->cfg, "", "track_interval");
+	const char *ma = config_get(&d->cfg, "", "alert_mail_author");
 	struct tracker *t;
 	long interval = TRACK_INTERVAL_DEFAULT;
 
+	if (ma && strcmp(ma, "yes") && strcmp(ma, "no")) {
+		snprintf(err, errlen, "%s: alert_mail_author: expected 'yes' "
+			 "or 'no', got '%s'", d->cfg.path, ma);
+		return -1;
+	}
+	if (track_conf_urls(d, err, errlen))
+		return -1;
 	if (v && parse_long(v, TRACK_INTERVAL_MIN, TRACK_INTERVAL_MAX,
 			    &interval)) {
 		snprintf(err, errlen, "%s: track_interval: expected %d..%d "

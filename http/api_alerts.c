@@ -354,7 +354,8 @@ int api_alert_emit(struct req *rq, struct web_response *r)
 		rc = web_error_json(r, 400, "field 'kind': expected "
 				    "submission_finished, worse_found, "
 				    "change_point, rig_offline, "
-				    "build_failed or bisection_done "
+				    "build_failed, bisection_done or "
+				    "regression "
 				    "(alert_state is klab's own notice of "
 				    "a triage)");
 	else if (ev.title && strpbrk(ev.title, "\r\n"))

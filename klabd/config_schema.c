@@ -40,6 +40,7 @@ const struct config_key klabd_config_schema[] = {
 	{ "", "max_builds" },
 	/* tracked kernel lines: track.c, docs/OPERATOR.md */
 	{ "", "track_interval" },
+	{ "", "alert_mail_author" },
 	{ "", "build_mem_limit" },
 	{ "", "build_disk_limit" },
 	{ "", "build_max_procs" },
@@ -64,6 +65,8 @@ const struct config_key klabd_config_schema[] = {
 	/* [base NAME]: build.c, docs/BUILDS.md */
 	{ "base *", "dir" },
 	{ "base *", "git" },
+	/* a git base's commit page, for a regression alert: track.c */
+	{ "base *", "commit_url" },
 	/* [rig NAME]: rig_conf.c rig_from_config, docs/RIGS.md */
 	{ "rig *", "kind" },
 	{ "rig *", "profile" },

@@ -163,7 +163,7 @@ int ident_lab_owned(const char *s)
 {
 	size_t i;
 
-	if (numbered(s, "sub") || numbered(s, "bis"))
+	if (numbered(s, "sub") || numbered(s, "bis") || numbered(s, "trk"))
 		return 1;
 	if (strncmp(s, "build-", 6))
 		return 0;
@@ -171,4 +171,16 @@ int ident_lab_owned(const char *s)
 		if (!s[i] || !strchr("0123456789abcdef", s[i]))
 			return 0;
 	return !s[18];
+}
+
+int ident_list_has(const char *list, const char *name)
+{
+	size_t n, len = strlen(name);
+
+	for (; *list; list += n + (list[n] == ',')) {
+		n = strcspn(list, ",");
+		if (n == len && !strncmp(list, name, n))
+			return 1;
+	}
+	return 0;
 }

@@ -46,11 +46,15 @@ const char *ident_kind_name(enum ident_kind kind);
  */
 /*
  * Whether a kernel name is one the lab gives its own builds: "subN-..."
- * (a submission's), "bisN-..." (a bisection step's) or "build-" and
+ * (a submission's), "bisN-..." (a bisection step's), "trkN-..." (a tracked
+ * git line's head) or "build-" and
  * twelve hex digits (an unnamed build's, by its key).  No request names
  * a kernel so.
  */
 int ident_lab_owned(const char *s);
+/* 1 when the comma-separated list of names (a track's rigs, a
+ * bisection's metrics) holds name, else 0. */
+int ident_list_has(const char *list, const char *name);
 int ident_check(enum ident_kind kind, const char *s, size_t len, char *err,
 		size_t errlen);
 /* ident_check() of a NUL-terminated string. */

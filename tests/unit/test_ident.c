@@ -105,6 +105,32 @@ static void test_sanitize(void **state)
 	assert_int_equal(ident_checks(IDENT_RAW, t, NULL, 0), 0);
 }
 
+/* The names the lab gives its own builds: no request may take one. */
+static void test_lab_owned(void **state)
+{
+	assert_true(ident_lab_owned("sub12-base"));
+	assert_true(ident_lab_owned("bis3-4"));
+	assert_true(ident_lab_owned("trk1-0123456789ab"));
+	assert_true(ident_lab_owned("build-0123456789ab"));
+	assert_false(ident_lab_owned("trk-1"));
+	assert_false(ident_lab_owned("trkx1-a"));
+	assert_false(ident_lab_owned("track1-a"));
+	assert_false(ident_lab_owned("6.1.192"));
+}
+
+/* A comma-separated list of names holds a name only whole. */
+static void test_list_has(void **state)
+{
+	assert_true(ident_list_has("r1,r2", "r1"));
+	assert_true(ident_list_has("r1,r2", "r2"));
+	assert_true(ident_list_has("r1", "r1"));
+	assert_false(ident_list_has("r1,r2", "r"));
+	assert_false(ident_list_has("r10,r2", "r1"));
+	assert_false(ident_list_has("", "r1"));
+	assert_false(ident_list_has("a.rate", "rate"));
+	assert_true(ident_list_has("a,,b", "b"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +138,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_sanitize),
+		cmocka_unit_test(test_lab_owned),
+		cmocka_unit_test(test_list_has),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

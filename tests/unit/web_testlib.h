@@ -172,6 +172,12 @@ static inline void wfix_compare(struct wfix *f, const char *const *k,
  * first.
  */
 #define UNDO_MIGRATIONS_FROM_21 \
+	"DROP TABLE track_heads;" \
+	"ALTER TABLE tracks DROP COLUMN max_cells;" \
+	"ALTER TABLE tracks DROP COLUMN backlog;" \
+	"ALTER TABLE tracks DROP COLUMN state;" \
+	"ALTER TABLE tracks DROP COLUMN branch;" \
+	"ALTER TABLE tracks DROP COLUMN base;" \
 	"DROP INDEX jobs_class_state; DROP INDEX rigs_class;" \
 	"ALTER TABLE jobs DROP COLUMN class;" \
 	"ALTER TABLE rigs DROP COLUMN class;" \
