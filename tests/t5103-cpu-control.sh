@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Slow tier (KLAB_SLOW=1, `make check-slow`): the positive control of the
 # machine's CPU per I/O (issue 31).  kernels/patches/cpu-kworker.patch
-# makes a kworker busy-wait 400 us for every completed request, never the
+# makes a kworker busy-wait 1600 us for every completed request, never the
 # task that submitted it: getrusage of the benchmark cannot see it, only
 # the whole machine's CPU (/proc/stat) and the kernel threads' part of it
 # (workloads/syscpu.h).  It is submitted as a kernel developer would
@@ -24,7 +24,7 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not inst
 [ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
 command -v jq >/dev/null || skip "no jq"
 
-: "${CPU_SCALE:=0.1}" "${CPU_CELLS:=4}"
+: "${CPU_SCALE:=0.2}" "${CPU_CELLS:=6}"
 SUITE=iops-alldisks
 LAB_CONF="submit_rigs = scsi0
 submit_suites = $SUITE
