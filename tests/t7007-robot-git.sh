@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Slow tier (KLAB_SLOW=1): the regression robot on a real kernel (issue
-# 32, "Done when").  A local git repository of linux-source-6.1 with 12
+# Lab tier (KLAB_LAB=1, `make check-lab`; not in CI: several real kernel
+# builds and comparisons, past CI's time budget): the regression robot
+# on a real kernel (issue 32, "Done when").  A local git repository of linux-source-6.1 with 12
 # commits; commit 6 (neither the first nor the last) carries the positive
 # control (kernels/patches/canary-slow.patch, 500 us on every request
 # start), the others a comment each.  The commits are pushed in 3
@@ -19,7 +20,7 @@
 # (each head, the bisection's ends and steps) and up to 8 cells a side
 # per comparison.
 . "$(dirname "$0")/lib.sh"
-[ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
+[ -n "${KLAB_LAB:-}" ] || skip "lab tier: set KLAB_LAB=1 (make check-lab) for long real-rig runs"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
 [ -f /usr/src/linux-source-6.1.tar.xz ] || skip "linux-source-6.1 is not installed"
 [ -x "$KLAB_PLAIN_BIN/klab-agent" ] || skip "no plain build of klab-agent in $KLAB_PLAIN_BIN"
