@@ -12,7 +12,10 @@
 # is device-bound (about 120 requests a second), so the cost is CPU and
 # nothing else:
 #  - the submission ends worse, with iops.sys_cpu_per_op decided worse;
-#  - throughput is quiet: iops.total is not decided worse or better;
+#  - throughput barely moves: iops.total within 5%, and its change under
+#    a twentieth of CPU per op's.  Not "not decided": on the 1-vCPU TCG
+#    rig the kworker's CPU still costs the device-bound load about 3%
+#    (at nice 19; 8% at nice 0), which a 1% cell CV decides worse;
 #  - the kernel threads' share of the machine's CPU is higher on the
 #    patched kernel in every cell;
 #  - the text report names iops.sys_cpu_per_op as a headline worse.
@@ -49,12 +52,10 @@ jq -r '.metrics_open[]? | "  \(.): open"' "$TMP/body"
 decided() { jq -r --arg m "$1" '.metrics_decided[$m] // "open"' "$TMP/body"; }
 [ "$(decided iops.sys_cpu_per_op)" = worse ] ||
 	fail "iops.sys_cpu_per_op is $(decided iops.sys_cpu_per_op), not worse"
-case $(decided iops.total) in
-worse|better) fail "throughput not quiet: iops.total $(decided iops.total)" ;;
-esac
+TV=$(decided iops.total)
 A=$(jq -r .base "$TMP/body") B=$(jq -r .candidate "$TMP/body")
 Q="k=$(jq -r '.base | @uri' "$TMP/body")&k=$(jq -r '.candidate | @uri' "$TMP/body")&rig=scsi0&suite=$SUITE"
-ok "cpu-kworker ($B) vs $A on hdd: iops.sys_cpu_per_op worse, iops.total $(decided iops.total)"
+ok "cpu-kworker ($B) vs $A on hdd: iops.sys_cpu_per_op worse"
 
 # the cells: CPU per op and the kernel threads' share, side by side
 http GET "/api/compare?$Q" >/dev/null
@@ -65,6 +66,12 @@ cells() { jq -r --arg m "$1" --argjson k "$2" \
 for m in iops.total iops.sys_cpu_per_op iops.kthread_share; do
 	echo "  $m: $A $(cells $m 0); $B $(cells $m 1)"
 done
+chg() { jq -r --arg m "$1" '[.metrics[] | select(.name == $m) | .cells |
+	((.[1].cells | add / length) / (.[0].cells | add / length) - 1) * 100][0]' "$TMP/cmp.json"; }
+T=$(chg iops.total) CP=$(chg iops.sys_cpu_per_op)
+awk "BEGIN { t = $T; if (t < 0) t = -t; exit !(t < 5 && $CP > 20 * t) }" ||
+	fail "throughput moved: iops.total ${T}% ($TV) against iops.sys_cpu_per_op ${CP}%"
+ok "throughput barely moves: iops.total ${T}% ($TV), iops.sys_cpu_per_op +${CP}%"
 hi=$(jq -r '[.metrics[] | select(.name == "iops.kthread_share") | .cells[0].cells | max][0]' "$TMP/cmp.json")
 lo=$(jq -r '[.metrics[] | select(.name == "iops.kthread_share") | .cells[1].cells | min][0]' "$TMP/cmp.json")
 [ "$hi" != null ] && [ "$lo" != null ] || fail "no iops.kthread_share in the cells"
