@@ -12,9 +12,9 @@
 # is device-bound (about 120 requests a second), so the cost is CPU and
 # nothing else:
 #  - the submission ends worse, with iops.sys_cpu_per_op decided worse;
-#  - throughput barely moves: iops.total within 5%, and its change under
+#  - throughput barely moves: iops.total within 10%, and its change under
 #    a twentieth of CPU per op's.  Not "not decided": on the 1-vCPU TCG
-#    rig the kworker's CPU still costs the device-bound load about 3%
+#    rig the kworker's CPU still costs the device-bound load 3-4%
 #    (at nice 19; 8% at nice 0), which a 1% cell CV decides worse;
 #  - the kernel threads' share of the machine's CPU is higher on the
 #    patched kernel in every cell;
@@ -69,7 +69,7 @@ done
 chg() { jq -r --arg m "$1" '[.metrics[] | select(.name == $m) | .cells |
 	((.[1].cells | add / length) / (.[0].cells | add / length) - 1) * 100][0]' "$TMP/cmp.json"; }
 T=$(chg iops.total) CP=$(chg iops.sys_cpu_per_op)
-awk "BEGIN { t = $T; if (t < 0) t = -t; exit !(t < 5 && $CP > 20 * t) }" ||
+awk "BEGIN { t = $T; if (t < 0) t = -t; exit !(t < 10 && $CP > 20 * t) }" ||
 	fail "throughput moved: iops.total ${T}% ($TV) against iops.sys_cpu_per_op ${CP}%"
 ok "throughput barely moves: iops.total ${T}% ($TV), iops.sys_cpu_per_op +${CP}%"
 hi=$(jq -r '[.metrics[] | select(.name == "iops.kthread_share") | .cells[0].cells | max][0]' "$TMP/cmp.json")
