@@ -129,13 +129,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # Private binaries: others rebuild build/bin while this runs for 20 min.
-if [ -n "${KLAB_LAB_BIN:-}" ]; then
-	cp -a "$KLAB_LAB_BIN" "$W/bin" || die "cannot copy '$KLAB_LAB_BIN'"
-else
-	log "building into build/bench/lab"
-	make -s -j2 O=build/bench/lab all >&2 || die "build failed"
-	cp -a build/bench/lab/bin "$W/bin" || die "cannot copy the binaries"
-fi
+bench_lab_bins "$W"
 
 # Load average every 10 s for the whole run (1-minute figure).
 (while :; do cut -d' ' -f1 /proc/loadavg; sleep 10; done) >"$W/load" &

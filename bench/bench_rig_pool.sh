@@ -97,13 +97,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-if [ -n "${KLAB_LAB_BIN:-}" ]; then
-	cp -a "$KLAB_LAB_BIN" "$W/bin" || die "cannot copy '$KLAB_LAB_BIN'"
-else
-	log "building into build/bench/lab"
-	make -s -j2 O=build/bench/lab all >&2 || die "build failed"
-	cp -a build/bench/lab/bin "$W/bin" || die "cannot copy the binaries"
-fi
+bench_lab_bins "$W"
 
 LOAD0=$(loadavg)
 START=$(date -u '+%Y-%m-%d %H:%M UTC')
@@ -128,14 +122,7 @@ job_timeout = $JOB_TIMEOUT
 CONF
 	i=$((i + 1))
 done
-bench_token "$W/bin/klabd" "$W/klab.db" operator
-"$W/bin/klabd" --listen 127.0.0.1:0 --db "$W/klab.db" --data-dir "$W/data" \
-	--port-file "$W/port" --config "$W/klabd.conf" --rig-bin "$W/bin" \
-	>"$W/klabd.log" 2>&1 &
-KLABD_PID=$!
-bench_klabd_wait "$KLABD_PID" "$W/port" "$W/klabd.log"
-KLAB_URL=http://127.0.0.1:$(cat "$W/port")
-export KLAB_URL
+bench_lab_klabd "$W"
 klab() { "$W/bin/klab" "$@"; }
 api() { curl -s --noproxy '*' --max-time 30 "$KLAB_URL$1"; }
 

@@ -127,3 +127,30 @@ bench_klabd() {
 	# shellcheck disable=SC2034 # U is the caller's
 	U="http://127.0.0.1:$(cat "$TMP/port")"
 }
+
+# bench_lab_bins W: private copies of klab's binaries in W/bin (others may
+# rebuild build/bin during a long lab run): KLAB_LAB_BIN's when set, else
+# a build into build/bench/lab.
+bench_lab_bins() {
+	if [ -n "${KLAB_LAB_BIN:-}" ]; then
+		cp -a "$KLAB_LAB_BIN" "$1/bin" || die "cannot copy '$KLAB_LAB_BIN'"
+	else
+		echo "bench/${0##*/}: building into build/bench/lab" >&2
+		make -s -j2 O=build/bench/lab all >&2 || die "build failed"
+		cp -a build/bench/lab/bin "$1/bin" || die "cannot copy the binaries"
+	fi
+}
+
+# bench_lab_klabd W: klabd of W/bin on a free port of 127.0.0.1 with W's
+# database, data and klabd.conf, W/bin as the rigs' binaries and an
+# operator token (KLAB_TOKEN); sets KLABD_PID and exports KLAB_URL.
+bench_lab_klabd() {
+	bench_token "$1/bin/klabd" "$1/klab.db" operator
+	"$1/bin/klabd" --listen 127.0.0.1:0 --db "$1/klab.db" \
+		--data-dir "$1/data" --port-file "$1/port" \
+		--config "$1/klabd.conf" --rig-bin "$1/bin" >"$1/klabd.log" 2>&1 &
+	KLABD_PID=$!
+	bench_klabd_wait "$KLABD_PID" "$1/port" "$1/klabd.log"
+	KLAB_URL=http://127.0.0.1:$(cat "$1/port")
+	export KLAB_URL
+}

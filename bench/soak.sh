@@ -114,14 +114,7 @@ disk_mb = $DISK_MB
 boot_timeout = 300
 job_timeout = $JOB_TIMEOUT
 CONF
-bench_token "$W/bin/klabd" "$W/klab.db" operator
-"$W/bin/klabd" --listen 127.0.0.1:0 --db "$W/klab.db" --data-dir "$W/data" \
-	--port-file "$W/port" --config "$W/klabd.conf" --rig-bin "$W/bin" \
-	>"$W/klabd.log" 2>&1 &
-KLABD_PID=$!
-bench_klabd_wait "$KLABD_PID" "$W/port" "$W/klabd.log"
-KLAB_URL=http://127.0.0.1:$(cat "$W/port")
-export KLAB_URL
+bench_lab_klabd "$W"
 klab() { "$W/bin/klab" "$@"; }
 KV=$(klab kernel add debian newest-6.1 | tr -d '"') || die "cannot add the kernel"
 
