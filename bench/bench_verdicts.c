@@ -22,6 +22,10 @@
  *       (--pairing auto|off: the cells interleaved A B A B as a
  *       comparison run queues them, tested as pairs or not; --drift PCT:
  *       a linear drift of every level from the first cell to the last)
+ *   bench_verdicts --same [--pages N] [--seed S]
+ *       "same" at a comparison run's cap (bench_verdicts_same.c): 8
+ *       headline metrics, the adaptive plan capped at 8, 12, 20 cells,
+ *       the rule without and with the margin at the cap
  *   bench_verdicts --drift PCT [--pages N]
  *       A/A alarms and power for a 10% drop, cells interleaved, tested
  *       unpaired and paired, without and with the drift
@@ -49,6 +53,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bench/bench_verdicts.h"
 #include "judge/adaptive.h"
 #include "judge/compare.h"
 #include "lib/alloc.h"
@@ -115,7 +120,7 @@ static uint64_t rng_next(void)
 	return z ^ (z >> 31);
 }
 
-static double rng_normal(void)
+double rng_normal(void)
 {
 	double u1 = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
 	double u2 = (double)(rng_next() >> 11) / 9007199254740992.0;
@@ -528,7 +533,7 @@ out_err:
 
 static int usage(void)
 {
-	fputs("usage: bench_verdicts [--adaptive|--adaptive-worse] "
+	fputs("usage: bench_verdicts [--adaptive|--adaptive-worse|--same] "
 	      "[--pages N] [--seed S] "
 	      "[--alpha-scale F] [--pairing auto|off] [--drift PCT]\n"
 	      "       bench_verdicts --emit DIR --cv PCT --cells N "
@@ -541,13 +546,17 @@ int main(int argc, char **argv)
 	const char *dir = NULL;
 	double cv = 5, shift = 0;
 	size_t pages = 1000, n = 5;
-	int i, adaptive = 0, drifting = 0;
+	int i, adaptive = 0, drifting = 0, same = 0;
 
 	rng_state = 20261201;
 	if (argc > 1 && (!strcmp(argv[1], "--adaptive") ||
 			 !strcmp(argv[1], "--adaptive-worse"))) {
 		adaptive = 1;
 		stop_on_worse = !strcmp(argv[1], "--adaptive-worse");
+		argv++;
+		argc--;
+	} else if (argc > 1 && !strcmp(argv[1], "--same")) {
+		same = 1;
 		argv++;
 		argc--;
 	}
@@ -581,6 +590,10 @@ int main(int argc, char **argv)
 	if (i != argc || !pages || n < 1 || n > 20)
 		return usage();
 	specs_init();
+	if (same) {
+		same_tables(pages);
+		return 0;
+	}
 	if (dir)
 		return emit(dir, cv / 100, n, shift / 100, pages) ? 1 : 0;
 	if (drifting && !adaptive)

@@ -38,6 +38,9 @@ void vd_plan_policy(const struct vd_plan *p, const struct vd_policy *in,
 	int k;
 
 	*out = *in;
+	/* "same" at the cap: the margin the last look can resolve */
+	if (p->nlooks)
+		out->same_cells = p->looks[p->nlooks - 1];
 	for (k = 0; k < VC_NCLASSES; k++)
 		out->alpha[k] = in->alpha[k] / (double)(p->nlooks ? p->nlooks :
 							1);

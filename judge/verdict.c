@@ -29,6 +29,7 @@ void vd_policy_default(struct vd_policy *p)
 	p->floor_pct[VC_HEADLINE] = 2.0;
 	p->floor_pct[VC_SECONDARY] = 5.0;
 	p->noise_k = 1.0;
+	p->same_max_pct = 10.0;
 	p->min_cv_pct = 0.5;
 }
 
@@ -258,8 +259,9 @@ static void result_init(struct vd_result *r, const struct vd_kind *kind,
 	r->nb = nb;
 	r->nc = nc;
 	r->delta_pct = r->ci_lo = r->ci_hi = r->p = r->p_adj = NAN;
+	r->se = r->df = NAN;
 	r->noise_pct = r->sd_pct = NAN;
-	r->floor_pct = r->threshold_pct = floor_pct;
+	r->floor_pct = r->threshold_pct = r->margin_pct = floor_pct;
 	r->klass = kind->klass;
 	r->dir = dir;
 	r->analysis = "";
@@ -280,6 +282,14 @@ static const char *untestable(enum metric_dir dir, const double *base,
 	return NULL;
 }
 
+/* same when the 90% CI lies inside +-margin, else undecided */
+static void same_or_open(struct vd_result *r, double margin)
+{
+	r->margin_pct = margin;
+	r->verdict = r->ci_lo > -margin && r->ci_hi < margin ? V_SAME :
+		     V_UNDECIDED;
+}
+
 void vd_welch_fill(const struct vd_policy *pol, double L, double a,
 		   double dfa, double c, double dfc, int lin,
 		   struct vd_result *r)
@@ -288,13 +298,14 @@ void vd_welch_fill(const struct vd_policy *pol, double L, double a,
 
 	df = (a + c) * (a + c) / (a * a / dfa + c * c / dfc);
 	r->p = stats_t_p(L / se, df);
+	r->se = se;
+	r->df = df;
 	r->analysis = "welch";
 	q = vd_t_quantile(2 * pol->alpha_equiv, df);
 	r->ci_lo = 100 * (lin ? L - q * se : expm1(L - q * se));
 	r->ci_hi = 100 * (lin ? L + q * se : expm1(L + q * se));
 	r->tested = 1;
-	r->verdict = r->ci_lo > -r->threshold_pct &&
-		     r->ci_hi < r->threshold_pct ? V_SAME : V_UNDECIDED;
+	same_or_open(r, r->threshold_pct);
 }
 
 /* A tail's p from the ranks; its CI and delta stay on the log scale. */
@@ -471,13 +482,14 @@ void vd_test_paired(const struct vd_policy *pol, const struct vd_kind *kind,
 	floor_sd = sqrt(2) * fmax(pol->min_cv_pct / 100, floor_sd);
 	se = fmax(sd, floor_sd) / sqrt((double)n);
 	r->p = stats_t_p(mean / se, (double)(n - 1));
+	r->se = se;
+	r->df = (double)(n - 1);
 	q = vd_t_quantile(2 * pol->alpha_equiv, (double)(n - 1));
 	r->ci_lo = 100 * expm1(mean - q * se);
 	r->ci_hi = 100 * expm1(mean + q * se);
 	r->tested = 1;
 	r->analysis = "paired";
-	r->verdict = r->ci_lo > -r->threshold_pct &&
-		     r->ci_hi < r->threshold_pct ? V_SAME : V_UNDECIDED;
+	same_or_open(r, r->threshold_pct);
 }
 
 /* ---- the page ----------------------------------------------------- */
@@ -541,6 +553,35 @@ void vd_bh(const double *p, size_t n, double *adj)
 	free(s);
 }
 
+/*
+ * "same" at a comparison run's cap N, at the look of N cells a side (not
+ * before: earlier looks keep the threshold, so a change of at least the
+ * margin gets about one 5% chance of "same", not one a look): the margin
+ * is the change the worse test detects half the time at n >= N cells a
+ * side, its Bonferroni quantile (alpha / m, the first Holm step) times
+ * the smaller of the test's standard error and the one both sides would
+ * have with the baseline's noise s, s sqrt(2 / n); never below the
+ * threshold, at most same_max_pct (a wider "same" says nothing).  A
+ * change at least that large is called same about 5% of the time (the
+ * 90% CI), and a smaller one is one the cap could not have called worse
+ * even half the time.  A noisier candidate widens the CI, never the
+ * margin.
+ */
+static void same_at_cap(const struct vd_policy *pol, double alpha,
+			struct vd_result *r)
+{
+	double n = (double)(r->nb < r->nc ? r->nb : r->nc), e, q;
+
+	if (r->verdict != V_UNDECIDED || !(r->df > 0) || n < 2 ||
+	    n < (double)pol->same_cells || !isfinite(r->noise_pct))
+		return;
+	q = vd_t_quantile(alpha, r->df);
+	e = fmin(pol->same_max_pct, q * fmin(100 * r->se,
+		 fmax(r->noise_pct, pol->min_cv_pct) * sqrt(2 / n)));
+	if (e > r->threshold_pct)
+		same_or_open(r, e);
+}
+
 void vd_decide(const struct vd_policy *pol, struct vd_result *const *v,
 	       size_t n)
 {
@@ -562,6 +603,8 @@ void vd_decide(const struct vd_policy *pol, struct vd_result *const *v,
 			int up = r->delta_pct > 0;
 
 			r->p_adj = adj[i];
+			if (pol->same_cells >= 2)
+				same_at_cap(pol, pol->alpha[k] / (double)m, r);
 			if (adj[i] < pol->alpha[k] &&
 			    fabs(r->delta_pct) >= r->threshold_pct)
 				r->verdict = up == (r->dir == DIR_HIGHER) ?
@@ -574,6 +617,13 @@ void vd_decide(const struct vd_policy *pol, struct vd_result *const *v,
 
 void vd_rule_sentence(const struct vd_policy *p, char *buf, size_t len)
 {
+	char margin[200] = "threshold";
+
+	if (p->same_cells >= 2)
+		snprintf(margin, sizeof(margin), "max(threshold, the change "
+			 "the test detects half the time at the cap of %zu "
+			 "cells a side with the baseline's noise, at most "
+			 "%g%%)", p->same_cells, p->same_max_pct);
 	snprintf(buf, len, "A cell is one run (its repetitions averaged, "
 		 "rates by harmonic mean); worse or better means the test on "
 		 "the cells (Welch's t on the log ratio, Mann-Whitney ranks "
@@ -582,11 +632,11 @@ void vd_rule_sentence(const struct vd_policy *p, char *buf, size_t len)
 		 "correction across the page (headline alpha %g, secondary "
 		 "%g) and the change is at least the threshold, max(floor "
 		 "%g%%/%g%%, %g x the baseline's cell CV); same means the "
-		 "90%% CI lies within +-threshold; otherwise undecided; one "
+		 "90%% CI lies within +-%s; otherwise undecided; one "
 		 "cell a side gives no verdict.",
 		 p->unpaired ? ", off here" : "",
 		 p->bh ? "Benjamini-Hochberg" : "Holm",
 		 p->alpha[VC_HEADLINE], p->alpha[VC_SECONDARY],
 		 p->floor_pct[VC_HEADLINE], p->floor_pct[VC_SECONDARY],
-		 p->noise_k);
+		 p->noise_k, margin);
 }

@@ -66,6 +66,15 @@ struct vd_policy {
 	double alpha_equiv;		/* 0.05: "same" from the 90% CI */
 	double floor_pct[VC_NCLASSES];	/* 2 headline, 5 secondary */
 	double noise_k;			/* 1.0 */
+	/* "same" at a comparison run's cap N (same_cells, 0: off): with N
+	 * cells a side or more, the 90% CI inside +-max(threshold, the
+	 * change the page's worse test detects half the time there: the
+	 * family's Bonferroni t quantile x the smaller of the test's
+	 * standard error and the baseline's noise x sqrt(2 / N), at most
+	 * same_max_pct), set by vd_decide()
+	 * (docs/VERDICTS.md, "Same at the cap"). */
+	size_t same_cells;		/* 0; a comparison run: its cap */
+	double same_max_pct;		/* 10: that margin at most this */
 	double min_cv_pct;		/* 0.5 */
 	int bh;				/* 0 Holm (default), 1 BH */
 	int unpaired;			/* never test interleaved pairs */
@@ -81,6 +90,9 @@ struct vd_result {
 	double ci_lo, ci_hi;	/* 90% CI of 100 r; NAN when not tested */
 	double p, p_adj;	/* raw and corrected; NAN when not tested */
 	double threshold_pct;	/* the threshold used */
+	double margin_pct;	/* "same": the CI inside +-margin (>= it) */
+	double se, df;		/* the test's standard error (log units)
+				 * and degrees of freedom; NAN untested */
 	double noise_pct;	/* the baseline's cell CV, NAN when n < 2 */
 	double floor_pct;	/* the floor used */
 	double sd_pct;		/* sd of the candidate's cells, % of base */

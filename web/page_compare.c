@@ -534,7 +534,7 @@ static void html_meta(struct strbuf *sb, const struct comparison *c,
 		      const struct cmp_req *cr)
 {
 	static const char *const fmts[] = { "text", "csv", "json" };
-	char rule[700];
+	char rule[900];
 	size_t k, i;
 
 	sb_adds(sb, "<p>");

@@ -170,7 +170,7 @@ static json_t *json_policy(const struct vd_policy *p)
 {
 	json_t *fl = json_array();
 	size_t i;
-	char rule[700];
+	char rule[900];
 
 	for (i = 0; i < p->nfloors; i++)
 		json_array_append_new(fl, json_pack("{s:s, s:s, s:f}", "suite",

@@ -89,7 +89,7 @@ static void text_header(struct text *t)
 {
 	const struct comparison *c = t->c;
 	struct wrap w;
-	char item[800];
+	char item[900];
 	size_t k;
 
 	wrap_begin(&w, t->sb, "klab comparison: ");

@@ -594,7 +594,8 @@ static void test_adaptive(void **state)
 	assert_int_equal(vd_plan_set_cap(&plan, 2), -1);
 	compare_release(&c);
 	/* an unchanged kernel with 5 quiet cells: still open (the CI of
-	 * +-3% noise on 5 cells is wider than the threshold) */
+	 * +-3% noise on 5 cells is wider than the threshold; the margin of
+	 * the cap widens only at the cap's look) */
 	vd_plan_default(&plan);
 	cmp_of(&look, b, same, 5, &c);
 	assert_int_equal(c.m->cells[1].verdict, V_UNDECIDED);
@@ -603,6 +604,88 @@ static void test_adaptive(void **state)
 	assert_int_equal(next, 8);
 	assert_string_equal(vd_step_name(VD_STEP_CAP), "cap");
 	compare_release(&c);
+}
+
+/* "same" at a comparison run's cap: the margin is the change the worse
+ * test detects half the time there, never less than the threshold
+ * (docs/VERDICTS.md, "Same at the cap"). */
+static void test_same_at_cap(void **state)
+{
+	const double b[] = { 100, 103, 97, 102, 98, 101, 99, 100 };
+	const double c[] = { 101, 98, 103, 99, 102, 100, 97, 104 };
+	double drop[8], mid[8], e;
+	struct vd_policy pol, look;
+	struct vd_plan plan;
+	struct vd_result r, *v[1] = { &r };
+	char rule[900];
+	size_t i;
+
+	for (i = 0; i < 8; i++) {
+		drop[i] = 0.93 * c[i];
+		mid[i] = 0.96 * c[i];
+	}
+	vd_policy_default(&pol);
+	assert_int_equal(pol.same_cells, 0);
+	assert_true(pol.same_max_pct == 10);
+	/* a page: the threshold is the margin; 2% noise, 8 cells a side,
+	 * +0.5% with a CI of about +-2%: open */
+	vd_test(&pol, &rate_kind, DIR_HIGHER, 2, b, 8, c, 8, &r);
+	vd_decide(&pol, v, 1);
+	assert_int_equal(r.verdict, V_UNDECIDED);
+	assert_true(fabs(r.margin_pct - r.threshold_pct) < 1e-12);
+	vd_rule_sentence(&pol, rule, sizeof(rule));
+	assert_non_null(strstr(rule, "90% CI lies within +-threshold;"));
+	/* a comparison run capped at 8 (3 looks): the margin is the t
+	 * quantile of alpha 0.008 / 3 times the standard error */
+	vd_plan_default(&plan);
+	vd_plan_policy(&plan, &pol, &look);
+	assert_int_equal(look.same_cells, 20);
+	assert_int_equal(vd_plan_set_cap(&plan, 8), 0);
+	vd_plan_policy(&plan, &pol, &look);
+	assert_int_equal(look.same_cells, 8);
+	vd_test(&look, &rate_kind, DIR_HIGHER, 2, b, 8, c, 8, &r);
+	vd_decide(&look, v, 1);
+	assert_int_equal(r.verdict, V_SAME);
+	e = vd_t_quantile(0.008 / 3, r.df) * r.noise_pct * sqrt(2.0 / 8);
+	assert_true(fabs(r.margin_pct - e) < 1e-9);
+	assert_true(r.margin_pct > 3 && r.margin_pct < 5);
+	assert_true(r.ci_lo < -r.threshold_pct || r.ci_hi > r.threshold_pct);
+	vd_rule_sentence(&look, rule, sizeof(rule));
+	assert_non_null(strstr(rule, "max(threshold, the change the test "
+			       "detects half the time at the cap of 8 "));
+	/* a 7% drop is worse, never same; a 3.5% drop, its CI beyond the
+	 * margin and not significant at a look's alpha, stays open */
+	vd_test(&look, &rate_kind, DIR_HIGHER, 2, b, 8, drop, 8, &r);
+	vd_decide(&look, v, 1);
+	assert_int_equal(r.verdict, V_WORSE);
+	vd_test(&look, &rate_kind, DIR_HIGHER, 2, b, 8, mid, 8, &r);
+	vd_decide(&look, v, 1);
+	assert_int_equal(r.verdict, V_UNDECIDED);
+	/* 5 of the 8 cells, a look before the cap: the threshold */
+	vd_test(&look, &rate_kind, DIR_HIGHER, 2, b, 5, c, 5, &r);
+	vd_decide(&look, v, 1);
+	assert_true(fabs(r.margin_pct - r.threshold_pct) < 1e-9);
+	assert_int_equal(r.verdict, V_UNDECIDED);
+	/* a cap of 4 on 8 cells: the margin of 8 cells */
+	look.same_cells = 4;
+	vd_test(&look, &rate_kind, DIR_HIGHER, 2, b, 8, c, 8, &r);
+	vd_decide(&look, v, 1);
+	assert_true(fabs(r.margin_pct - e) < 1e-9);
+	assert_int_equal(r.verdict, V_SAME);
+	/* at most same_max_pct */
+	look.same_max_pct = 2.2;
+	vd_test(&look, &rate_kind, DIR_HIGHER, 2, b, 8, c, 8, &r);
+	vd_decide(&look, v, 1);
+	assert_true(fabs(r.margin_pct - 2.2) < 1e-9);
+	assert_int_equal(r.verdict, V_UNDECIDED);
+	look.same_max_pct = 10;
+	/* 8 cells on a page with a huge budget: the quantile is small, the
+	 * margin the threshold */
+	look.alpha[VC_HEADLINE] = 0.9;
+	vd_test(&look, &rate_kind, DIR_HIGHER, 2, b, 8, c, 8, &r);
+	vd_decide(&look, v, 1);
+	assert_true(fabs(r.margin_pct - r.threshold_pct) < 1e-9);
+	assert_int_equal(r.verdict, V_UNDECIDED);
 }
 
 static void test_adaptive_carry(void **state)
@@ -692,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_kinds_cells_floors),
 		cmocka_unit_test(test_cached_phase),
 		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_same_at_cap),
 		cmocka_unit_test(test_adaptive_carry),
 		cmocka_unit_test(test_adaptive_stop_on_worse),
 	};
