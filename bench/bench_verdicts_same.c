@@ -123,15 +123,16 @@ static double margin(double cv, size_t cap)
 {
 	struct vd_policy pol, look;
 	struct vd_plan plan;
+	double q;
 
 	vd_plan_default(&plan);
 	if (vd_plan_set_cap(&plan, cap))
 		abort();
 	vd_policy_default(&pol);
 	vd_plan_policy(&plan, &pol, &look);
-	return fmax(fmax(0.02, cv), vd_t_quantile(look.alpha[VC_HEADLINE] /
-						  NHEAD, 2.0 * (double)(cap - 1)) *
-		    cv * sqrt(2.0 / (double)cap));
+	q = vd_t_quantile(look.alpha[VC_HEADLINE] / NHEAD,
+			  2.0 * (double)(cap - 1));
+	return fmax(fmax(0.02, cv), q * cv * sqrt(2.0 / (double)cap));
 }
 
 static const double same_cvs[] = { 0.005, 0.01, 0.015, 0.02, 0.03 };
