@@ -41,7 +41,7 @@
  *
  * Build (from the top of the tree, after make):
  *   cc -std=c11 -D_GNU_SOURCE -O2 -I. -o build/bench_verdicts \
- *      bench/bench_verdicts.c build/libcore.a \
+ *      bench/bench_verdicts.c bench/bench_verdicts_same.c build/libcore.a \
  *      $(pkg-config --cflags --libs jansson sqlite3 libcrypto) -lm
  */
 #include <errno.h>
