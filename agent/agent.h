@@ -225,6 +225,12 @@ int proc_supervise(int forever, int *code);
 int kexec_load(const struct agent_config *cfg, const char *kernel,
 	       const char *initrd, const char *append, char *err,
 	       size_t errlen);
+/*
+ * syncfs() every mounted file system listed in mounts (a /proc/mounts
+ * file) but pseudo ones: not the raw page cache of unmounted disks.
+ * The number synced, or -1 when mounts cannot be read.
+ */
+int kexec_sync_mounts(const char *mounts);
 /* kexec -e: returns only on failure, with err filled. */
 int kexec_exec(const struct agent_config *cfg, char *err, size_t errlen);
 

@@ -2,7 +2,8 @@
 /*
  * Unit tests for klab-agent's pure parts: the kernel command line (read
  * and rebuilt for the next kernel), the I/O scheduler line, disk discovery
- * on a fake /sys tree, and the job document.
+ * on a fake /sys tree, the job document, and which file systems a kexec
+ * writes back.
  *
  * The Makefile's unit-test rule links libctl/libwl/libcore only, so the
  * agent files under test are compiled in here (they need nothing but
@@ -34,7 +35,11 @@
 #define job_release t_job_release
 #define job_name_ok t_job_name_ok
 #define job_raw_text t_job_raw_text
+#define kexec_load t_kexec_load
+#define kexec_exec t_kexec_exec
+#define kexec_sync_mounts t_kexec_sync_mounts
 #include "agent/cmdline.c"
+#include "agent/kexec.c"
 #include "agent/jobspec.c"
 #include "agent/sysinfo.c"
 #include "lib/utf8.h"
@@ -320,6 +325,48 @@ static void test_raw_text(void **state)
 	free(want);
 }
 
+/* kexec.c's child processes are not run here */
+int agent_run(char *const argv[], const char *out, long timeout, char *err,
+	      size_t errlen)
+{
+	(void)argv;
+	(void)out;
+	(void)timeout;
+	snprintf(err, errlen, "not run in unit tests");
+	return -1;
+}
+
+/*
+ * Before kexec -e: every mounted file system is written back, pseudo
+ * ones and mount points that are gone are skipped, /proc/mounts'
+ * escapes are undone; an unreadable list says so (the caller syncs all).
+ */
+static void test_sync_mounts(void **state)
+{
+	char dir[] = "/tmp/klab-kexec-XXXXXX", sp[64], mounts[64];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sp, sizeof(sp), "%s/a b", dir);
+	assert_int_equal(mkdir(sp, 0700), 0);
+	snprintf(mounts, sizeof(mounts), "%s/mounts", dir);
+	f = fopen(mounts, "w");
+	assert_non_null(f);
+	fprintf(f, "/dev/vdb %s ext4 rw 0 0\n", dir);
+	fprintf(f, "/dev/vdc %s/a\\040b ext4 rw 0 0\n", dir);
+	fprintf(f, "proc /proc proc rw 0 0\n");
+	fprintf(f, "tmpfs /dev/shm tmpfs rw 0 0\n");
+	fprintf(f, "/dev/vdd %s/gone ext4 rw 0 0\n", dir);
+	fprintf(f, "short line\n");
+	fclose(f);
+	assert_int_equal(kexec_sync_mounts(mounts), 2);
+	unlink(mounts);
+	assert_int_equal(kexec_sync_mounts(mounts), -1);
+	rmdir(sp);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_sysinfo_fake_tree),
 		cmocka_unit_test(test_job_parse),
 		cmocka_unit_test(test_raw_text),
+		cmocka_unit_test(test_sync_mounts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
