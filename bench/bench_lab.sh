@@ -181,11 +181,7 @@ api() { curl -s --noproxy '*' --max-time 30 "$KLAB_URL$1"; }
 K=$(klab kernel add debian newest-6.1 | tr -d '"') || die "cannot fetch newest-6.1"
 [ "$K" = "$KERNEL" ] || die "newest 6.1 is '$K', not '$KERNEL': set KLAB_LAB_KERNEL=$K"
 log "kernel $K; waiting for the rig's first cold boot"
-i=0
-until api /api/rigs/scsi0 | grep -q '"state":"idle"'; do
-	i=$((i + 5)); [ $i -gt 900 ] && die "rig not idle after 900 s"
-	sleep 5
-done
+bench_rigs_wait scsi 1 900
 
 # The cells, each suite's interleaved cell by cell, with the panics spread
 # among them (each panic is followed by a recovery cold boot), so that

@@ -88,60 +88,16 @@ for t in qemu-system-x86_64 python3 curl sqlite3; do
 	command -v "$t" >/dev/null 2>&1 || die "'$t' is not installed"
 done
 
-W=$(mktemp -d /tmp/klab-benchpool.XXXXXX)
-KLABD_PID=''
-cleanup() {
-	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
-	if [ "$KEEP" = 1 ]; then log "kept: $W"; else rm -rf "$W"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-bench_lab_bins "$W"
-
-LOAD0=$(loadavg)
-START=$(date -u '+%Y-%m-%d %H:%M UTC')
-log "load average before: $LOAD0"
+bench_lab_begin klab-benchpool
 LIMITS=$(suite_limits "$SCALE" "$SUITE") ||
 	die "cannot read the suite's disk_mb and timeout"
 DISK_MB=${LIMITS% *} JOB_TIMEOUT=${LIMITS#* }
 : >"$W/klabd.conf"
-i=0
-while [ $i -lt "$RIGS" ]; do
-	cat >>"$W/klabd.conf" <<CONF
-[rig pool$i]
-class = pool
-kind = qemu
-profile = scsi
-disk_model = $MODEL
-base_kernel = $KERNEL
-memory_mb = 768
-disk_mb = $DISK_MB
-boot_timeout = 300
-job_timeout = $JOB_TIMEOUT
-CONF
-	i=$((i + 1))
-done
-bench_lab_klabd "$W"
-klab() { "$W/bin/klab" "$@"; }
+bench_pool_conf "$W" pool "$RIGS" "$MODEL"
+bench_pool_start "$W" pool "$RIGS"
 api() { curl -s --noproxy '*' --max-time 30 "$KLAB_URL$1"; }
-
-K=$(klab kernel add debian newest-6.1 | tr -d '"') || die "cannot fetch newest-6.1"
-[ "$K" = "$KERNEL" ] || die "newest 6.1 is '$K', not '$KERNEL': set KLAB_LAB_KERNEL=$K"
 # all_idle: every rig of the class idle
-all_idle() {
-	i=0
-	while [ $i -lt "$RIGS" ]; do
-		api "/api/rigs/pool$i" | grep -q '"state":"idle"' || return 1
-		i=$((i + 1))
-	done
-}
-log "kernel $K; waiting for the $RIGS rigs' first cold boots"
-t=0
-until all_idle; do
-	t=$((t + 5)); [ $t -gt 1800 ] && die "rigs not idle after 1800 s"
-	sleep 5
-done
+all_idle() { bench_rigs_idle pool "$RIGS"; }
 
 # level N K: K rigs at once, CELLS cells each; "N K START END LOAD0 LOAD1
 # JOB-IDS..." appended to $W/levels

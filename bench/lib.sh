@@ -3,9 +3,10 @@
 # bench/lib.sh: what the benchmark scripts (bench/run.sh, bench/bench_lab.sh,
 # bench/bench_verdicts.sh) share: their build of klabd and the bench
 # programs, a token for their klabd, the wait for that klabd to listen,
-# the disk and job timeout a rig needs for its suites and the machine's
-# load.  Sourced once the script has set TOP; a script that
-# wants another die() defines it after sourcing this.
+# a lab run's private binaries, klabd and idle rigs, the disk and job
+# timeout a rig needs for its suites and the machine's load.  Sourced
+# once the script has set TOP; a script that wants another die() defines
+# it after sourcing this.
 
 # B: where the bench programs and their reports go.
 B=$TOP/build/bench
@@ -153,4 +154,96 @@ bench_lab_klabd() {
 	bench_klabd_wait "$KLABD_PID" "$1/port" "$1/klabd.log"
 	KLAB_URL=http://127.0.0.1:$(cat "$1/port")
 	export KLAB_URL
+}
+
+# bench_rigs_idle PREFIX N: true when the rigs PREFIX0 .. PREFIX<N-1> of
+# the klabd at KLAB_URL are all idle.
+bench_rigs_idle() {
+	_i=0
+	while [ $_i -lt "$2" ]; do
+		curl -s --noproxy '*' --max-time 30 "$KLAB_URL/api/rigs/$1$_i" |
+			grep -q '"state":"idle"' || return 1
+		_i=$((_i + 1))
+	done
+}
+
+# bench_pool_conf W CLASS N MODEL: N identical scsi QEMU rigs CLASS0 ..
+# CLASS<N-1> of class CLASS appended to W/klabd.conf: disk model MODEL,
+# 768 MiB, base kernel KERNEL, disk DISK_MB, job timeout JOB_TIMEOUT (the
+# caller's variables).
+bench_pool_conf() {
+	_i=0
+	while [ $_i -lt "$3" ]; do
+		cat >>"$1/klabd.conf" <<CONF
+[rig $2$_i]
+class = $2
+kind = qemu
+profile = scsi
+disk_model = $4
+base_kernel = $KERNEL
+memory_mb = 768
+disk_mb = $DISK_MB
+boot_timeout = 300
+job_timeout = $JOB_TIMEOUT
+CONF
+		_i=$((_i + 1))
+	done
+}
+
+# bench_pool_start W CLASS N: bench_lab_klabd W, the newest Debian 6.1
+# kernel into its catalog as K (it must be KERNEL), then the wait (at
+# most 1800 s) for the N rigs of CLASS to be idle after their first
+# cold boots.
+bench_pool_start() {
+	bench_lab_klabd "$1"
+	K=$("$1/bin/klab" kernel add debian newest-6.1 | tr -d '"') ||
+		die "cannot fetch newest-6.1"
+	[ "$K" = "$KERNEL" ] ||
+		die "newest 6.1 is '$K', not '$KERNEL': set KLAB_LAB_KERNEL=$K"
+	echo "bench/${0##*/}: kernel $K; waiting for the $3 rigs' first" \
+		"cold boots" >&2
+	bench_rigs_wait "$2" "$3" 1800
+}
+
+# bench_rigs_wait PREFIX N SECONDS: until bench_rigs_idle PREFIX N, looked
+# at every 5 s; die after SECONDS.
+bench_rigs_wait() {
+	_t=0
+	until bench_rigs_idle "$1" "$2"; do
+		_t=$((_t + 5))
+		[ $_t -gt "$3" ] && die "rigs $1* not idle after $3 s"
+		sleep 5
+	done
+}
+
+# bench_lab_begin NAME: the start of a lab bench: W, a fresh directory
+# /tmp/NAME.XXXXXX, cleaned up at exit by bench_lab_cleanup (kept when
+# the caller's KEEP is 1), the private binaries in W/bin, and LOAD0 and
+# START, the load average and the UTC time before the run.
+bench_lab_begin() {
+	W=$(mktemp -d "/tmp/$1.XXXXXX") || die "cannot make a directory"
+	KLABD_PID=''
+	trap 'bench_lab_cleanup "$W" "$KEEP"' EXIT
+	trap 'exit 1' INT TERM
+	bench_lab_bins "$W"
+	LOAD0=$(loadavg)
+	# shellcheck disable=SC2034 # START is the caller's
+	START=$(date -u '+%Y-%m-%d %H:%M UTC')
+	echo "bench/${0##*/}: load average before: $LOAD0" >&2
+}
+
+# bench_lab_cleanup W KEEP: at the exit of a lab bench, klabd (KLABD_PID)
+# stopped, a QEMU it left behind (stopped mid-boot) stopped, then W
+# removed, or kept and named when KEEP is 1.
+bench_lab_cleanup() {
+	[ -n "$KLABD_PID" ] && kill "$KLABD_PID" 2>/dev/null && wait "$KLABD_PID"
+	for _d in "$1"/data/rigs/*/; do
+		[ -f "$_d/qemu.pid" ] &&
+			"$TOP/kernels/qemu-rig.sh" stop --dir "${_d%/}"
+	done
+	if [ "$2" = 1 ]; then
+		echo "bench/${0##*/}: kept: $1" >&2
+	else
+		rm -rf "$1"
+	fi
 }
