@@ -319,6 +319,9 @@ int cmd_queue(struct args *a)
 		return get_print("/api/queue", NULL);
 	}
 	rc = get_json("/api/queue", &doc);
+	/* a pool's jobs first (its rig: the class), then each rig's */
+	json_array_foreach(json_object_get(doc, "classes"), i, g)
+		json_array_extend(wait, json_object_get(g, "waiting"));
 	json_array_foreach(json_object_get(doc, "rigs"), i, g) {
 		json_array_extend(now, json_object_get(g, "now"));
 		json_array_extend(wait, json_object_get(g, "waiting"));
@@ -326,7 +329,8 @@ int cmd_queue(struct args *a)
 	if (!rc) {
 		puts("running:");
 		cli_table_print(now, jc);
-		puts("\nwaiting (in the order each rig takes them):");
+		puts("\nwaiting (in the order each rig or pool takes "
+		     "them):");
 		cli_table_print(wait, jc);
 		puts("\nbuilds:");
 		cli_table_print(json_object_get(doc, "builds"), bc);

@@ -75,6 +75,16 @@ int db_alert_event_add(struct db *db, const struct db_alert_event *ev,
 int db_alert_event_get(struct db *db, int64_t id,
 		       struct db_alert_event *out);
 
+/*
+ * The kinds of event that are notices, not alerts: no triage (their
+ * state is not theirs to change), left out of a list of alerts only
+ * (db_alert_filter.alerts_only), never an "open regression".  A
+ * triage's alert_state, a subscription's test, and submission_finished:
+ * the answer a submitter asked for, whatever its verdict (a worse one
+ * is a worse_found alert as well).  1 when kind is one.
+ */
+int db_alert_kind_notice(const char *kind);
+
 /* What feeds and pages filter events on; "" or NULL fields and 0: any. */
 struct db_alert_filter {
 	const char *kind, *rig, *suite, *submitter;
@@ -82,8 +92,8 @@ struct db_alert_filter {
 	int64_t subscription;	/* events delivered to it */
 	const char *line;
 	const char *state;	/* one state, or "open": new or acknowledged */
-	/* 1: alerts only (no notices of state changes, no tests), -1:
-	 * those notices and tests only */
+	/* 1: alerts only (no notices: db_alert_kind_notice), -1: the
+	 * notices only */
 	int alerts_only;
 	int64_t group;		/* the events of that group */
 };

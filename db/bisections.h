@@ -90,6 +90,9 @@ int db_bisection_set_hint(struct db *db, int64_t id, int steps_hint);
  * and build as given. */
 int db_bisection_cand_add(struct db *db, int64_t id,
 			  const struct db_bis_cand *c);
+/* The bisection whose candidate build is: *id, DB_OK; DB_NOTFOUND when
+ * build is no candidate's; DB_ERR. */
+int db_bisection_of_build(struct db *db, int64_t build, int64_t *id);
 /* Record candidate idx's kernel (NULL: keep) and build (0: keep). */
 int db_bisection_set_kernel(struct db *db, int64_t id, int idx,
 			    const char *kernel, int64_t build);

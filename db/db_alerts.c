@@ -212,6 +212,23 @@ int db_alert_event_get(struct db *db, int64_t id,
 			  "I", id);
 }
 
+/* The notices (db_alert_kind_notice): the list and its SQL side by
+ * side, the one home of both. */
+static const char *const notice_kinds[] = {
+	"alert_state", "test", "submission_finished",
+};
+#define NOTICE_KINDS_SQL "('alert_state', 'test', 'submission_finished')"
+
+int db_alert_kind_notice(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(notice_kinds) / sizeof(*notice_kinds); i++)
+		if (!strcmp(kind, notice_kinds[i]))
+			return 1;
+	return 0;
+}
+
 int db_alert_event_list(struct db *db, const struct db_alert_filter *f,
 			int limit, struct db_alert_event **out, size_t *n)
 {
@@ -229,7 +246,7 @@ int db_alert_event_list(struct db *db, const struct db_alert_filter *f,
 			 "WHERE subscription_id = ?6)) AND (?8 = '' OR line = "
 			 "?8) AND (?9 = '' OR state = ?9 OR (?9 = 'open' AND "
 			 "state IN ('new', 'acknowledged'))) AND (?10 = 0 OR "
-			 "(?10 > 0) = (kind NOT IN ('alert_state', 'test'))) "
+			 "(?10 > 0) = (kind NOT IN " NOTICE_KINDS_SQL ")) "
 			 "AND (?11 = 0 OR "
 			 "group_id = ?11) ORDER BY id DESC LIMIT ?7",
 			 "sssssIissiI", f->kind, f->rig, f->suite,

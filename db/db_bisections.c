@@ -129,6 +129,14 @@ DB_DEFINE_ROWS_OF(db_bisection_candidates, db_bis_cand, cand_rows,
 		  "FROM bisection_candidates WHERE bisection_id = ? ORDER BY "
 		  "idx")
 
+int db_bisection_of_build(struct db *db, int64_t build, int64_t *id)
+{
+	*id = 0;
+	return db_run_row(db, &db_rows_int64, id, "SELECT bisection_id FROM "
+			  "bisection_candidates WHERE build_id = ? AND "
+			  "build_id > 0 LIMIT 1", "I", build);
+}
+
 int db_bisection_set_kernel(struct db *db, int64_t id, int idx,
 			    const char *kernel, int64_t build)
 {

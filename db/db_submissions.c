@@ -266,8 +266,13 @@ int64_t db_queue_next(struct db *db, const char *rig)
 	return id;
 }
 
+/* A queued job's rig is the class it waits for when it was queued for
+ * one (jobs.class: a pool's name, or a rig's own), else the rig it was
+ * queued for or handed to. */
+#define QJOB_RIG "CASE WHEN j.state = 'queued' AND j.class <> '' THEN " \
+	"j.class ELSE g.name END"
 #define QJOB_COLS(who) \
-	"SELECT j.id, k.ident, g.name, s.name, j.state, " who ", " \
+	"SELECT j.id, k.ident, " QJOB_RIG ", s.name, j.state, " who ", " \
 	"COALESCE((SELECT sc.submission_id FROM submission_cells sc JOIN " \
 	"comparison_jobs x ON x.comparison_id = sc.comparison_id WHERE " \
 	"x.job_id = j.id), 0), j.created, COALESCE(j.started, 0) FROM "
@@ -291,7 +296,7 @@ int db_queue_jobs(struct db *db, const char *rig, int active,
 	else
 		rc = db_run_rows(db, &qjob_rows, &v, n, FAIR_QUEUED
 				 QJOB_COLS("f.who") "f JOIN jobs j ON j.id = "
-				 "f.id " QJOB_JOIN "ORDER BY g.name, "
+				 "f.id " QJOB_JOIN "ORDER BY " QJOB_RIG ", "
 				 FAIR_ORDER, "z", rig);
 	*out = v;
 	return rc;

@@ -113,7 +113,10 @@ void db_sub_cells_free(struct db_sub_cell *v, size_t n);
 /* A job of the queue view: handed out or waiting, with its submitter. */
 struct db_queue_job {
 	int64_t id;
-	char *kernel, *rig, *suite, *state;
+	char *kernel, *suite, *state;
+	/* the rig it runs on; a waiting job's, the rig or class of rigs
+	 * it waits for (the class, "pool", of a job queued for one) */
+	char *rig;
 	char *who;		/* the comparison's submitter, "" by hand */
 	int64_t submission;	/* 0 when not a submission's cell */
 	int64_t created, started;

@@ -163,8 +163,7 @@ static enum outcome alert_of(struct db *db, int64_t id, const char *field,
 			 (long long)id);
 		return OUT_ERROR;
 	}
-	if (!strcmp(a->kind, ALERT_STATE_CHANGED) ||
-	    !strcmp(a->kind, ALERT_TEST)) {
+	if (db_alert_kind_notice(a->kind)) {
 		snprintf(err, errlen, "%sevent %lld is a notice (%s), not an "
 			 "alert: it has no triage", pre, (long long)id,
 			 a->kind);

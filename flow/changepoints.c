@@ -400,8 +400,13 @@ static int cp_metric(struct db *db, const char *rig, const char *suite,
 	for (i = 0; !rc && i < nv; i++) {
 		if (!v[i].fresh)
 			continue;
-		cp_alert(db, &v[i], rig, suite, se->metric);
 		fresh++;
+		/* a tracked git line's step is the robot's to judge: its
+		 * heads' comparison, then a bisection, whose culprit is
+		 * the change's one alert (flow/track_regress.c) */
+		if (db_track_head_kernel(db, v[i].kernel_after))
+			continue;
+		cp_alert(db, &v[i], rig, suite, se->metric);
 	}
 	/* a fixed alert of this metric whose line is back closes */
 	if (!rc && se->searched &&

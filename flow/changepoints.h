@@ -4,11 +4,17 @@
  * After new results for a rig x suite, every directional metric's history
  * there is ordered as the history page orders it, searched with
  * judge/changepoint.h, and stored in the cache (db/changepoints.h); a
- * change point never seen before raises an ALERT_CHANGE_POINT event.
+ * change point never seen before raises an ALERT_CHANGE_POINT event,
+ * but for one into a head of a tracked git line.
  * Alerts worth a person's time (issue 32):
  *  - a history is a line's own: the kernels a build made (a submission's
  *    or a bisection's A/B pair, a build by hand) are never in it, but the
  *    heads of a tracked git line (its history) are;
+ *  - a change point into a git line's head raises no alert by itself:
+ *    the line's robot judges it (flow/track_regress.c: a bisection when
+ *    it is for worse and the head's own comparison ended undecided),
+ *    and only a culprit it confirms is an alert (ALERT_REGRESSION), so a
+ *    range that does not reproduce leaves nothing open;
  *  - only directional metrics are searched (never a counter or a
  *    parameter), each family's error budget the verdicts' (judge/verdict.c:
  *    headline 0.008, secondary 0.002 per rig x suite) split over its

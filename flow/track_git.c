@@ -302,7 +302,8 @@ static void worse_cell(const struct cmprun_view *v, struct strbuf *sb)
 }
 
 /* A comparing head: once every comparison has ended, its verdict; a
- * worse one starts the bisection of its range. */
+ * worse one starts the bisection of its range, an undecided one too when
+ * a change point for worse between the two heads is already known. */
 static void head_judge(struct gline *g, struct db_track_head *h)
 {
 	const struct db_track_head *prev = head_by_id(g, h->prev);
@@ -338,9 +339,10 @@ static void head_judge(struct gline *g, struct db_track_head *h)
 	if (!active) {
 		alloc_str_set(&h->worse, worse.buf);
 		head_tested(g, h, cmp_verdict_name(vd_tally_verdict(&t)), 0);
-		if (worse.len && prev &&
-		    track_bisect_start(g->d, g->db, g->tr, h, prev, err,
-				       sizeof(err)))
+		if (prev && !worse.len)
+			track_head_undecided(g->d, g->db, g->tr, h, prev);
+		else if (prev && track_bisect_start(g->d, g->db, g->tr, h,
+						    prev, err, sizeof(err)))
 			head_log(g, h, err);
 	}
 	sb_release(&worse);

@@ -41,5 +41,11 @@ int track_bisect_start(struct klabd *d, struct db *db,
  * undecided by its comparison, bisects their range (once). */
 void track_changepoints_check(struct klabd *d, struct db *db,
 			      const char *rig, const char *suite);
+/* Head h of git line tr was just judged (against prev): when undecided,
+ * a change point for worse already found between the two bisects their
+ * range, as track_changepoints_check would have, had it come after. */
+void track_head_undecided(struct klabd *d, struct db *db,
+			  const struct db_track *tr, struct db_track_head *h,
+			  const struct db_track_head *prev);
 
 #endif

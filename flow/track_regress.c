@@ -13,7 +13,11 @@
  * does not reproduce, or a culprit not confirmed, raises nothing and
  * stays on the bisection's page and the line's heads.  A change point
  * for worse between two consecutive tested heads of the line whose
- * comparison ended undecided starts the same bisection, on its metric.
+ * comparison ended undecided starts the same bisection, on its metric,
+ * whichever came first: the change point (track_changepoints_check) or
+ * the verdict (track_head_undecided).  Such a change point raises no
+ * alert by itself (flow/changepoints.c): the robot's bisection settles
+ * it, so a range that does not reproduce leaves nothing open.
  */
 #include <ctype.h>
 #include <math.h>
@@ -27,6 +31,7 @@
 #include "flow/bisect.h"
 #include "flow/track.h"
 #include "flow/track_int.h"
+#include "lab/rig.h"
 #include "lib/alloc.h"
 #include "lib/config.h"
 #include "lib/ident.h"
@@ -113,50 +118,90 @@ static enum metric_dir metric_dir_of(const struct db_metric *v, size_t n,
 	return DIR_NONE;
 }
 
-/* The change points cps[0..ncp) of rig x suite on git line tr: one for
- * worse between two consecutive tested heads whose own comparison ended
- * undecided (the line's history is the evidence it lacked) starts the
- * bisection of their range, unless it has one.  A head its comparison
- * decided same or better is not bisected again on a change point: the
- * segments' means move as the history grows (a later head's values pull
- * them), its own cells do not. */
+/* The name tr's rig list gives rig: the rig itself, or its class (a
+ * class's bisection goes to whichever of its rigs is free); NULL when tr
+ * does not run on rig. */
+static const char *track_rig_name(struct klabd *d, const struct db_track *tr,
+				  const char *rig)
+{
+	struct rig *g;
+
+	if (ident_list_has(tr->rigs, rig))
+		return rig;
+	g = rigmgr_find(d, rig);
+	return g && ident_list_has(tr->rigs, g->klass) ? g->klass : NULL;
+}
+
+/* 1 when head h is one a change point may bisect: tested, its own
+ * comparison undecided, no bisection yet, a head before it. */
+static int head_cp_due(const struct db_track_head *h)
+{
+	return h->prev && !h->bisection && !strcmp(h->state, "tested") &&
+	       !strcmp(h->verdict, "undecided");
+}
+
+/*
+ * Head h of git line tr (head_cp_due), prev the head it was compared
+ * against: the first change point of cps[0..ncp) for worse from prev's
+ * kernel to h's, on a rig x suite of tr, starts the bisection of their
+ * range on its metric (the line's history is the evidence the head's
+ * own cells lacked).  A head its comparison decided same or better is
+ * not bisected on a change point: the segments' means move as the
+ * history grows (a later head's values pull them), its own cells do not.
+ */
+static void head_cp_bisect(struct klabd *d, struct db *db,
+			   const struct db_track *tr, struct db_track_head *h,
+			   const struct db_track_head *prev,
+			   const struct db_changepoint *cps, size_t ncp,
+			   const struct db_metric *mv, size_t nm)
+{
+	struct strbuf w = STRBUF_INIT;
+	const char *rig;
+	char err[600];
+	size_t i;
+
+	for (i = 0; i < ncp; i++) {
+		const struct db_changepoint *c = &cps[i];
+
+		if (strcmp(c->kernel_before, prev->kernel) ||
+		    strcmp(c->kernel_after, h->kernel) ||
+		    !ident_list_has(tr->suite, c->suite) ||
+		    !cp_worse(c, metric_dir_of(mv, nm, c->metric)))
+			continue;
+		rig = track_rig_name(d, tr, c->rig);
+		if (!rig)
+			continue;
+		sb_init(&w);
+		sb_addf(&w, "%s %s %s", rig, c->suite, c->metric);
+		alloc_str_set(&h->worse, w.buf);
+		sb_release(&w);
+		if (track_bisect_start(d, db, tr, h, prev, err, sizeof(err)))
+			fprintf(stderr, "klabd: track %lld: change point: "
+				"%s\n", (long long)tr->id, err);
+		return;
+	}
+}
+
+/* Every head of git line tr that a change point of cps may bisect. */
 static void cp_line_check(struct klabd *d, struct db *db,
 			  const struct db_track *tr,
 			  const struct db_changepoint *cps, size_t ncp,
 			  const struct db_metric *mv, size_t nm)
 {
 	struct db_track_head *h = NULL;
-	struct strbuf w = STRBUF_INIT;
-	size_t n = 0, i, j, k;
-	char err[600];
+	size_t n = 0, j, k;
 
 	if (db_track_heads(db, tr->id, 0, &h, &n))
 		return;
-	sb_init(&w);
-	for (i = 0; i < ncp; i++) {
-		const struct db_changepoint *c = &cps[i];
-
-		if (!cp_worse(c, metric_dir_of(mv, nm, c->metric)))
+	for (j = 1; j < n; j++) {
+		if (!head_cp_due(&h[j]))
 			continue;
-		for (j = 1; j < n; j++) {
-			if (strcmp(h[j].kernel, c->kernel_after) ||
-			    h[j].bisection || strcmp(h[j].state, "tested") ||
-			    strcmp(h[j].verdict, "undecided"))
-				continue;
-			for (k = 0; k < j && h[k].id != h[j].prev; k++)
-				;
-			if (k == j || strcmp(h[k].kernel, c->kernel_before))
-				continue;
-			sb_reset(&w);
-			sb_addf(&w, "%s %s %s", c->rig, c->suite, c->metric);
-			alloc_str_set(&h[j].worse, w.buf);
-			if (track_bisect_start(d, db, tr, &h[j], &h[k], err,
-					       sizeof(err)))
-				fprintf(stderr, "klabd: track %lld: change "
-					"point: %s\n", (long long)tr->id, err);
-		}
+		for (k = 0; k < j && h[k].id != h[j].prev; k++)
+			;
+		if (k < j && *h[k].kernel)
+			head_cp_bisect(d, db, tr, &h[j], &h[k], cps, ncp, mv,
+				       nm);
 	}
-	sb_release(&w);
 	db_track_heads_free(h, n);
 }
 
@@ -173,7 +218,7 @@ void track_changepoints_check(struct klabd *d, struct db *db,
 		return;
 	for (i = 0; i < n; i++) {
 		if (strcmp(v[i].distro, "git") ||
-		    !ident_list_has(v[i].rigs, rig) ||
+		    !track_rig_name(d, &v[i], rig) ||
 		    !ident_list_has(v[i].suite, suite))
 			continue;
 		if (!cps && (db_changepoint_list(db, rig, suite, NULL, &cps,
@@ -185,6 +230,25 @@ void track_changepoints_check(struct klabd *d, struct db *db,
 	db_changepoints_free(cps, ncp);
 	db_metrics_free(mv, nm);
 	db_tracks_free(v, n);
+}
+
+void track_head_undecided(struct klabd *d, struct db *db,
+			  const struct db_track *tr, struct db_track_head *h,
+			  const struct db_track_head *prev)
+{
+	struct db_changepoint *cps = NULL;
+	struct db_metric *mv = NULL;
+	size_t ncp = 0, nm = 0;
+	char err[300];
+
+	if (!head_cp_due(h) || !*prev->kernel)
+		return;
+	if (!db_changepoint_list(db, NULL, NULL, NULL, &cps, &ncp, err,
+				 sizeof(err)) &&
+	    !db_metric_list(db, &mv, &nm))
+		head_cp_bisect(d, db, tr, h, prev, cps, ncp, mv, nm);
+	db_changepoints_free(cps, ncp);
+	db_metrics_free(mv, nm);
 }
 
 /* The address of "Name <addr>", into out (""): none when it is not one

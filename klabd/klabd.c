@@ -400,9 +400,15 @@ static void on_build_ended(struct klabd *d, const struct klabd_event *e)
 	driver_kick(d->bisrun);	/* a bisection step too */
 }
 
+/* A failed build is an alert, but a bisection candidate's: that commit
+ * is skipped (git bisect skip), on the bisection's page and report. */
 static void on_build_failed(struct klabd *d, const struct klabd_event *e)
 {
+	int64_t bis;
+
 	(void)d;
+	if (db_bisection_of_build(e->db, e->id, &bis) == DB_OK)
+		return;
 	alerts_build_failed(e->db, e->id, e->name, e->text);
 }
 

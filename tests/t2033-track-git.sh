@@ -20,7 +20,10 @@
 #      confirms it; ONE regression alert names it (subject, author,
 #      %change +- stddev, rig, the klab commands), by mail to the
 #      subscriber and (alert_mail_author = yes) to the author, on the
-#      feed and on /alerts; no bisection_done alert.
+#      feed and on /alerts; it is the only alert: no bisection_done, no
+#      change_point of the two heads (the change point is on
+#      /api/changepoints, the robot's to settle), no build_failed of the
+#      skipped commits.
 #  (4) batch 3 (10, a merge of a side branch, 11): head 11 against 9 is
 #      the same: no bisection, nothing raised; the merge is followed by
 #      its first parent (backlog 2, not 4); klab tracks shows the last
@@ -28,7 +31,9 @@
 #  (5) commit 12 does not build: head 12 failed, the line waits; head
 #      13 (repaired) is compared with head 11, its skipped commit 12.
 #  (6) head 14 measured slow in its own comparison only: worse, its
-#      bisection finds the range does not regress, nothing is raised.
+#      bisection finds the range does not regress, nothing is raised:
+#      no alert at all, though the line's history has a change point
+#      into head 14 (which raised its own change_point alert before).
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
 command -v jq >/dev/null || skip "no jq"
@@ -215,9 +220,19 @@ jq -e '[.steps[] | select(.mark == "skip")] | length >= 1 and
 ok "batch 2: head 9 worse than 3, bisection 1 by itself, the unbuildable commit skipped, commit 8 confirmed"
 
 # the one alert: content, mail (subscriber, author), feed, /alerts
-[ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM alert_events WHERE kind IN \
-	('regression', 'bisection_done', 'worse_found')")" = 1 ] ||
-	fail "not one alert: $(sqlite3 "$TMP/klab.db" "SELECT kind, title FROM alert_events")"
+# alerts (of any kind; not the notices of state changes)
+alerts() { sqlite3 "$TMP/klab.db" "SELECT id, kind, state, title FROM alert_events \
+	WHERE kind NOT IN ('alert_state', 'test') AND id > ${1:-0}"; }
+K9=$(sqlite3 "$TMP/klab.db" "SELECT kernel FROM track_heads WHERE hash = '$C9'")
+cp_into() {	# KERNEL: the line's history has a change point into it
+	http GET '/api/changepoints?rig=r3&suite=tiobench' >/dev/null
+	jq -e --arg k "$1" '[.changepoints[] | select(.kernel_after == $k)] | length >= 1' \
+		"$TMP/body" >/dev/null
+}
+wait_for "the change point of heads 3..9" 100 cp_into "$K9"
+sleep 2
+[ "$(alerts | wc -l)" = 1 ] && alerts | grep -q "|regression|new|" ||
+	fail "not one alert: $(alerts)"
 A=$(sqlite3 "$TMP/klab.db" "SELECT id FROM alert_events WHERE kind = 'regression'")
 http GET "/api/alerts/$A" >/dev/null
 jq -r .alert.text "$TMP/body" >"$TMP/text"
@@ -282,12 +297,11 @@ klab tracks >"$TMP/tracks" || fail "klab tracks"
 grep -q "^1 *git *fakegit/main *r3 *tiobench *trk1-$(printf %.12s "$C11") *idle *2 " "$TMP/tracks" ||
 	fail "klab tracks: $(cat "$TMP/tracks")"
 ok "batch 3: head 11 same as 9, nothing raised; the merge followed by its first parent (backlog 2)"
-# a change point of the same pair of heads is the same change: one group
-K9=$(sqlite3 "$TMP/klab.db" "SELECT kernel FROM track_heads WHERE hash = '$C9'")
-[ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(DISTINCT group_id) FROM alert_events \
-	WHERE group_key = 'cp/r3/$K3/$K9' OR kind = 'regression'")" = 1 ] ||
-	fail "the regression and the change points of its heads are not one group: \
-$(sqlite3 "$TMP/klab.db" "SELECT id, kind, group_key, group_id FROM alert_events")"
+# the change point of heads 3..9 is the regression's group, raised by
+# nothing but the regression
+[ "$(sqlite3 "$TMP/klab.db" "SELECT group_key FROM alert_events WHERE kind = 'regression'")" = \
+	"cp/r3/$K3/$K9" ] || fail "the regression's group: $(alerts)"
+[ "$(alerts | wc -l)" = 1 ] || fail "alerts after a harmless range: $(alerts)"
 
 # (5) a head that does not build: failed, the line waits; the next head
 # is compared with the last tested one
@@ -299,6 +313,8 @@ head_failed() {	# and the line idle again (set at the end of that pass)
 		"failed $C12 idle" ]
 }
 wait_for "head 12 failed" 1200 head_failed
+# a head that does not build is the line's trouble: one build_failed
+wait_for "head 12's build_failed" 100 eval '[ "$(alerts | grep -c "|build_failed|")" = 1 ]'
 jq -e '.heads[-1].verdict == "failed" and (.heads[-1].error | test("build [0-9]+ failed"))' \
 	"$TMP/body" >/dev/null || fail "head 12: $(jq -c '.heads[-1]' "$TMP/body")"
 commit 13
@@ -317,6 +333,7 @@ ok "a head that does not build: failed, the next compared with the last tested h
 commit 14
 C14=$($G rev-parse HEAD)
 echo "$C14" >"$TMP/flaky"
+A0=$(sqlite3 "$TMP/klab.db" "SELECT MAX(id) FROM alert_events")
 push
 bisected() { [ "$(sqlite3 "$TMP/klab.db" "SELECT state FROM bisections WHERE id = 2")" = finished ]; }
 wait_for "bisection 2 finished" 2000 bisected
@@ -324,15 +341,22 @@ http GET /api/bisections/2 >/dev/null
 jq -e --arg c13 "$C13" --arg c14 "$C14" '.good == $c13 and .bad == $c14 and .answer == -1 and
 	(.outcome | test("does not regress"))' "$TMP/body" >/dev/null ||
 	fail "bisection 2: $(jq -c '{good, bad, answer, outcome}' "$TMP/body")"
-sleep 2
-[ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM alert_events WHERE kind IN \
-	('regression', 'bisection_done', 'worse_found')")" = 1 ] || fail "a range that does not reproduce raised an alert"
+K14=$(sqlite3 "$TMP/klab.db" "SELECT kernel FROM track_heads WHERE hash = '$C14'")
+wait_for "a change point into head 14" 100 cp_into "$K14"
+sleep 3
+[ -z "$(alerts "$A0")" ] || fail "a range that does not reproduce raised: $(alerts "$A0")"
 [ "$(grep -l "X-Klab-Event: regression" "$SINK"/mail-*.eml | wc -l)" = 2 ] ||
 	fail "a range that does not reproduce was mailed"
+grep -l "X-Klab-Event: change_point" "$SINK"/mail-*.eml 2>/dev/null && fail "a change point was mailed"
+http GET '/api/alerts?state=open' >/dev/null
+jq -e --arg k "$K14" '[.events[] | select(.kernel_after == $k or .kind == "change_point")] |
+	length == 0' "$TMP/body" >/dev/null || fail "/api/alerts: $(jq -c '[.events[] | {id, kind, title}]' "$TMP/body")"
+curl -s -o "$TMP/feed.xml" "$URL/alerts.atom" || fail "feed"
+expect_nogrep "change point in" "$TMP/feed.xml"
 http GET /api/tracks/1 >/dev/null
 jq -e '.heads[-1].verdict == "worse" and .heads[-1].bisection == 2' "$TMP/body" >/dev/null ||
 	fail "head 14: $(jq -c '.heads[-1]' "$TMP/body")"
-ok "a range that does not reproduce: bisected, nothing raised, on the line's heads and the bisection's page"
+ok "a range that does not reproduce: bisected, no alert (its change point neither), on the line's heads and the bisection's page"
 touch "$TMP/agent.stop"
 wait "$AGENT"
 stop_klabd

@@ -13,7 +13,9 @@
 #  (d) a rig's own name still pins a job to that rig; an unknown name is
 #      404; /api/rigs and /rigs show the class;
 #  (e) a submission names the class (submit_rigs, klab submit --rig): its
-#      cells are queued for the class.
+#      cells are queued for the class;
+#  (f) /queue?rig=CLASS, /api/queue, klab queue and the home page list
+#      the jobs queued for the class as the class's (not its first rig's).
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "no jq"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
@@ -207,4 +209,48 @@ for s in $S $S2; do
 		fail "submission $s's jobs are not queued for the class"
 done
 ok "a submission names the class (submit_rigs and klab submit --rig): its cells are queued for the pool"
+
+# --- (f) what waits for the class: /queue?rig=pool, /api/queue, the home
+# page and klab queue list the jobs queued for the pool as the pool's,
+# not as its first rig's ---
+http POST /api/jobs -H 'Content-Type: application/json' \
+	-d '{"kernels":["kA"],"rig":"r1","suite":"tiobench"}' >/dev/null
+expect_status 201
+NP=$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND class = 'pool'")
+[ "$NP" = 12 ] || fail "$NP jobs queued for the pool, not 12"
+for q in '?rig=pool' '' '?rig=r2'; do
+	http GET "/api/queue$q" >/dev/null
+	expect_status 200
+	jq -e --argjson n "$NP" '(.classes | length) == 1 and .classes[0].name == "pool" and
+		(.classes[0].rigs | join(",")) == "r1,r2" and (.classes[0].waiting | length) == $n and
+		all(.classes[0].waiting[]; .rig == "pool") and
+		([.rigs[] | select(.name == "r2") | .class] == ["pool"]) and
+		([.rigs[] | select(.name == "r1") | .waiting[] | .kernel] | . == [] or . == ["kA"])' \
+		"$TMP/body" >/dev/null || fail "/api/queue$q: $(jq -c '{classes, rigs: [.rigs[] | {name, class, waiting: (.waiting | length)}]}' "$TMP/body")"
+done
+http GET '/api/queue?rig=pool' >/dev/null
+[ "$(jq -r '[.rigs[].name] | join(",")' "$TMP/body")" = "r1,r2" ] &&
+	[ "$(jq '[.rigs[] | select(.name == "r1") | .waiting[]] | length' "$TMP/body")" = 1 ] ||
+	fail "/api/queue?rig=pool: $(jq -c '[.rigs[] | {name, waiting: (.waiting | length)}]' "$TMP/body")"
+http GET '/api/queue?rig=r2' >/dev/null
+[ "$(jq -r '[.rigs[].name] | join(",")' "$TMP/body")" = r2 ] || fail "/api/queue?rig=r2: $(cat "$TMP/body")"
+http GET '/queue?rig=pool' >/dev/null
+expect_status 200
+expect_grep '<h2 class="pool">pool <span class="note">class of r1, r2: '
+[ "$(sed -n '/<h2 class="pool">/,/<\/table>/p' "$TMP/body" | grep -c '<tr><td>[0-9]*</td><td><a href="/api/jobs/')" = "$NP" ] ||
+	fail "/queue?rig=pool does not list the pool's $NP jobs"
+http GET '/queue?rig=r2' >/dev/null
+expect_grep '<h2 class="pool">pool '; expect_grep '<h2 class="rig">r2 '
+expect_nogrep '<h2 class="rig">r1 '
+http GET "/api/queue?rig=nopool" >/dev/null
+expect_status 404; expect_grep "unknown rig 'nopool' (no rig or class of that name)"
+http GET "/queue?rig=nopool" >/dev/null
+expect_status 404; expect_grep "unknown rig &#39;nopool&#39; (no rig or class of that name)"
+http GET / >/dev/null
+expect_grep '<tr class="pool"><td><a href="/queue?rig=pool">pool</a></td><td class="state">class of r1, r2</td><td class="now">-</td><td class="num">12</td></tr>'
+grep -o '<tr class="rig"><td><a href="/runs?rig=r1">r1</a></td>.*' "$TMP/body" | head -1 |
+	grep -q '<td class="num">1</td></tr>' || fail "the home page counts r1's waiting jobs wrong: $(grep -o '<tr class="rig">.*' "$TMP/body" | head -3)"
+klab queue >"$TMP/queue.txt" || fail "klab queue"
+[ "$(grep -c '^pool ' "$TMP/queue.txt")" = "$NP" ] || fail "klab queue: $(cat "$TMP/queue.txt")"
+ok "the pool's waiting jobs: /queue?rig=pool, /api/queue (classes), the home page's pool row and klab queue; an unknown name is 404"
 stop_klabd

@@ -347,6 +347,11 @@ void page_time(char *buf, size_t len, int64_t t)
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+const char *page_rig_pool(const struct db_rig *g)
+{
+	return *g->klass && strcmp(g->klass, g->name) ? g->klass : NULL;
+}
+
 void page_link(struct strbuf *sb, const char *prefix, const char *value,
 	       const char *text)
 {

@@ -66,6 +66,9 @@ int page_db_error(struct web_response *r, const struct query *q, int rc,
 json_t *page_jstr(const char *s);
 /* "2024-05-01 12:00:03" (UTC), "-" for 0. */
 void page_time(char *buf, size_t len, int64_t t);
+/* The pool rig g belongs to (its class, when that is no rig's own name:
+ * several rigs, lab/rig_class.c), else NULL. */
+const char *page_rig_pool(const struct db_rig *g);
 /* <a href="prefix + urlenc(value)">html(text)</a> */
 void page_link(struct strbuf *sb, const char *prefix, const char *value,
 	       const char *text);

@@ -381,8 +381,7 @@ static void alert_html(struct strbuf *sb, const struct web_alert_view *view,
 		       const struct db_alert_event *gv, size_t gn,
 		       const struct db_alert_log *lv, size_t ln)
 {
-	int notice = !strcmp(a->kind, "alert_state") ||
-		     !strcmp(a->kind, "test");
+	int notice = db_alert_kind_notice(a->kind);
 	char title[48];
 
 	snprintf(title, sizeof(title), "Alert %lld", (long long)a->id);
@@ -432,7 +431,7 @@ int web_alert(struct db *db, struct query *q,
 	memset(&f, 0, sizeof(f));
 	f.group = a.group_id;
 	f.alerts_only = 1;
-	if (!rc && strcmp(a.kind, "alert_state") && strcmp(a.kind, "test"))
+	if (!rc && !db_alert_kind_notice(a.kind))
 		rc = db_alert_event_list(db, &f, GROUP_MAX, &gv, &gn);
 	if (!rc)
 		rc = db_alert_log_list(db, a.id, &lv, &ln);

@@ -94,15 +94,17 @@ void page_alert_cell(struct strbuf *sb, const char *s)
 	sb_adds(sb, "</td>");
 }
 
-/* The events that are not alerts: notices of state changes, tests. */
+/* The events that are not alerts (db_alert_kind_notice): notices of
+ * state changes and of finished submissions, tests. */
 static void notices_table(struct strbuf *sb, const struct db_alert_event *v,
 			  size_t n)
 {
 	char when[40];
 	size_t i;
 
-	sb_adds(sb, "<h2>Notices</h2>\n<p>Changes of state and test alerts, "
-		"delivered as the alerts are.</p>\n<table class=\"notices\">"
+	sb_adds(sb, "<h2>Notices</h2>\n<p>Changes of state, finished "
+		"submissions and test alerts, delivered as the alerts are."
+		"</p>\n<table class=\"notices\">"
 		"<thead><tr><th>id</th><th>time (UTC)</th><th>kind</th>"
 		"<th>rig</th><th>metric</th><th>title</th></tr></thead>\n"
 		"<tbody>\n");

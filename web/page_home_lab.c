@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The home page's view of what the lab is doing (page_home.h): what each
- * rig runs now and how many jobs wait (the full view is /queue), the
+ * rig runs now and how many jobs wait for it (the full view is /queue),
+ * those queued for a pool of rigs counted on the pool's own row, the
  * submissions running and those that ended today (/submissions), the
  * last tested head of each tracked line (/api/tracks) and the change
  * points of the last days (/history of each metric).
@@ -60,6 +61,40 @@ static size_t rig_waiting(const struct db_queue_job *v, size_t n,
 	return count;
 }
 
+/* Rig i's pool (page_rig_pool) when it is the first rig of it in
+ * g[0..i], else NULL. */
+static const char *pool_first(const struct db_rig *g, size_t i)
+{
+	const char *c = page_rig_pool(&g[i]);
+	size_t k;
+
+	for (k = 0; c && k < i; k++)
+		if (!strcmp(g[k].klass, c))
+			return NULL;
+	return c;
+}
+
+/* A pool's row: its rigs, the jobs queued for it (any of its rigs takes
+ * them: none is its "now"). */
+static void pool_row(struct strbuf *sb, const struct db_rig *g, size_t n,
+		     const char *pool, const struct db_queue_job *wait,
+		     size_t nwait)
+{
+	size_t k, shown = 0;
+
+	sb_adds(sb, "<tr class=\"pool\"><td>");
+	page_link(sb, "/queue?rig=", pool, pool);
+	sb_adds(sb, "</td><td class=\"state\">class of ");
+	for (k = 0; k < n; k++) {
+		if (strcmp(g[k].klass, pool))
+			continue;
+		sb_adds(sb, shown++ ? ", " : "");
+		sb_add_html(sb, g[k].name);
+	}
+	sb_addf(sb, "</td><td class=\"now\">-</td><td class=\"num\">%zu"
+		"</td></tr>\n", rig_waiting(wait, nwait, pool));
+}
+
 void home_rigs(struct strbuf *sb, struct db *db, int64_t now)
 {
 	struct db_queue_job *run = NULL, *wait = NULL;
@@ -86,6 +121,8 @@ void home_rigs(struct strbuf *sb, struct db *db, int64_t now)
 		"<th>state</th><th>now</th><th>waiting</th></tr></thead>\n"
 		"<tbody>\n");
 	for (i = 0; i < ng; i++) {
+		if (pool_first(g, i))
+			pool_row(sb, g, ng, g[i].klass, wait, nwait);
 		sb_adds(sb, "<tr class=\"rig\"><td>");
 		page_link(sb, "/runs?rig=", g[i].name, g[i].name);
 		sb_adds(sb, "</td><td class=\"state\">");

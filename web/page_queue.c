@@ -5,10 +5,13 @@
  * suite and stage, the time elapsed, who it is for, the console's last
  * lines as the rig manager has them) and what waits for it, in the order
  * the rig will take it (round-robin by submitter, db/submissions.h),
- * with each job's submitter and submission; then the builds queued or in
- * progress, and the jobs that failed last, with their class (kernel,
- * benchmark, infra) and error.  ?format=json gives the same as data
- * (klab queue).
+ * with each job's submitter and submission; a pool of rigs (a class of
+ * several, lab/rig_class.c) has its own list, before its first rig, of
+ * the jobs queued for the class, which the first of its rigs free takes;
+ * then the builds queued or in progress, and the jobs that failed last,
+ * with their class (kernel, benchmark, infra) and error.  ?rig=NAME
+ * shows the rigs NAME means (a rig, or the rigs of a class) with their
+ * pool and failures.  ?format=json gives the same as data (klab queue).
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +26,7 @@
 #define QUEUE_ERROR_CHARS 200	/* of each one's error */
 
 struct queue_data {
+	const char *only;	/* ?rig=: a rig or class, NULL: all */
 	struct db_rig *rigs;
 	size_t nrigs;
 	struct db_queue_job *now, *wait;
@@ -59,34 +63,88 @@ static json_t *failed_json(const struct db_job *j)
 			 (json_int_t)j->finished);
 }
 
+/* 1 when rig i is shown: every rig, or those ?rig= means. */
+static int rig_shown(const struct queue_data *qd, size_t i)
+{
+	const struct db_rig *g = &qd->rigs[i];
+
+	return !qd->only || !strcmp(g->name, qd->only) ||
+	       !strcmp(g->klass, qd->only);
+}
+
+/* The pool rig i belongs to (page_rig_pool) when it is the first shown
+ * rig of it, else NULL. */
+static const char *pool_first(const struct queue_data *qd, size_t i)
+{
+	const char *c = page_rig_pool(&qd->rigs[i]);
+	size_t k;
+
+	if (!rig_shown(qd, i) || !c)
+		return NULL;
+	for (k = 0; k < i; k++)
+		if (rig_shown(qd, k) && !strcmp(qd->rigs[k].klass, c))
+			return NULL;
+	return c;
+}
+
+/* The waiting jobs for rig or class name, as JSON. */
+static json_t *waiting_json(const struct queue_data *qd, const char *name,
+			    int64_t now)
+{
+	json_t *a = json_array();
+	size_t k;
+
+	for (k = 0; k < qd->nwait; k++)
+		if (!strcmp(qd->wait[k].rig, name))
+			json_array_append_new(a, qjob_json(&qd->wait[k], now));
+	return a;
+}
+
+/* The pool of rig i (pool_first) as JSON: its name, rigs, jobs. */
+static json_t *pool_json(const struct queue_data *qd, size_t i, int64_t now)
+{
+	const char *c = pool_first(qd, i);
+	json_t *rigs = json_array();
+	size_t k;
+
+	for (k = 0; k < qd->nrigs; k++)
+		if (!strcmp(qd->rigs[k].klass, c))
+			json_array_append_new(rigs,
+					      page_jstr(qd->rigs[k].name));
+	return json_pack("{s:o, s:o, s:o}", "name", page_jstr(c), "rigs",
+			 rigs, "waiting", waiting_json(qd, c, now));
+}
+
 static json_t *queue_json(const struct queue_data *qd,
 			  const struct web_console *con, size_t ncon)
 {
-	json_t *rigs = json_array(), *builds = json_array(), *o, *a[2];
-	json_t *failed = json_array();
+	json_t *rigs = json_array(), *builds = json_array(), *o, *a;
+	json_t *failed = json_array(), *pools = json_array();
 	int64_t now = (int64_t)time(NULL);
 	size_t i, k;
 
 	for (i = 0; i < qd->nrigs; i++) {
 		const char *tail = "";
 
-		a[0] = json_array();
-		a[1] = json_array();
+		if (!rig_shown(qd, i))
+			continue;
+		if (pool_first(qd, i))
+			json_array_append_new(pools, pool_json(qd, i, now));
+		a = json_array();
 		for (k = 0; k < qd->nnow; k++)
 			if (!strcmp(qd->now[k].rig, qd->rigs[i].name))
-				json_array_append_new(a[0], qjob_json(
+				json_array_append_new(a, qjob_json(
 						      &qd->now[k], now));
-		for (k = 0; k < qd->nwait; k++)
-			if (!strcmp(qd->wait[k].rig, qd->rigs[i].name))
-				json_array_append_new(a[1], qjob_json(
-						      &qd->wait[k], now));
 		for (k = 0; k < ncon; k++)
 			if (!strcmp(con[k].rig, qd->rigs[i].name))
 				tail = con[k].tail;
-		o = json_pack("{s:o, s:o, s:o, s:o, s:o}", "name",
-			      page_jstr(qd->rigs[i].name), "state",
-			      page_jstr(qd->rigs[i].state), "now", a[0],
-			      "waiting", a[1], "console", page_jstr(tail));
+		o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "name",
+			      page_jstr(qd->rigs[i].name), "class",
+			      page_jstr(qd->rigs[i].klass), "state",
+			      page_jstr(qd->rigs[i].state), "now", a,
+			      "waiting", waiting_json(qd, qd->rigs[i].name,
+						      now),
+			      "console", page_jstr(tail));
 		json_array_append_new(rigs, o);
 	}
 	for (i = 0; i < qd->nbuilds; i++)
@@ -100,8 +158,8 @@ static json_t *queue_json(const struct queue_data *qd,
 				(json_int_t)(now - qd->builds[i].created)));
 	for (i = 0; i < qd->nfailed; i++)
 		json_array_append_new(failed, failed_json(&qd->failed[i]));
-	return json_pack("{s:o, s:o, s:o}", "rigs", rigs, "builds", builds,
-			 "failed", failed);
+	return json_pack("{s:o, s:o, s:o, s:o}", "rigs", rigs, "classes",
+			 pools, "builds", builds, "failed", failed);
 }
 
 static void job_cells(struct strbuf *sb, const struct db_queue_job *j)
@@ -124,6 +182,26 @@ static void job_cells(struct strbuf *sb, const struct db_queue_job *j)
 
 #define JOB_HEAD "<th>job</th><th>kernel</th><th>suite</th><th>stage</th>" \
 	"<th>submitter</th><th>submission</th>"
+
+/* The jobs waiting for rig or class name, in the order they go. */
+static void html_waiting(struct strbuf *sb, const struct queue_data *qd,
+			 const char *name)
+{
+	size_t k, n = 0;
+
+	sb_adds(sb, "<table class=\"waiting\"><tr><th>#</th>" JOB_HEAD
+		"</tr>\n");
+	for (k = 0; k < qd->nwait; k++) {
+		if (strcmp(qd->wait[k].rig, name))
+			continue;
+		sb_addf(sb, "<tr><td>%zu</td>", ++n);
+		job_cells(sb, &qd->wait[k]);
+		sb_adds(sb, "</tr>\n");
+	}
+	if (!n)
+		sb_adds(sb, "<tr><td colspan=\"7\">nothing waits</td></tr>\n");
+	sb_adds(sb, "</table>\n");
+}
 
 static void html_rig(struct strbuf *sb, const struct queue_data *qd,
 		     const struct db_rig *g, const char *tail)
@@ -154,18 +232,27 @@ static void html_rig(struct strbuf *sb, const struct queue_data *qd,
 		sb_add_html(sb, tail);
 		sb_adds(sb, "</pre>\n");
 	}
-	sb_adds(sb, "<table class=\"waiting\"><tr><th>#</th>" JOB_HEAD
-		"</tr>\n");
-	for (k = n = 0; k < qd->nwait; k++) {
-		if (strcmp(qd->wait[k].rig, g->name))
+	html_waiting(sb, qd, g->name);
+}
+
+/* The pool of rig i (pool_first): its rigs, the jobs queued for it. */
+static void html_pool(struct strbuf *sb, const struct queue_data *qd,
+		      size_t i)
+{
+	const char *c = qd->rigs[i].klass;
+	size_t k, n = 0;
+
+	sb_adds(sb, "<h2 class=\"pool\">");
+	sb_add_html(sb, c);
+	sb_adds(sb, " <span class=\"note\">class of ");
+	for (k = 0; k < qd->nrigs; k++) {
+		if (strcmp(qd->rigs[k].klass, c))
 			continue;
-		sb_addf(sb, "<tr><td>%zu</td>", ++n);
-		job_cells(sb, &qd->wait[k]);
-		sb_adds(sb, "</tr>\n");
+		sb_adds(sb, n++ ? ", " : "");
+		sb_add_html(sb, qd->rigs[k].name);
 	}
-	if (!n)
-		sb_adds(sb, "<tr><td colspan=\"7\">nothing waits</td></tr>\n");
-	sb_adds(sb, "</table>\n");
+	sb_adds(sb, ": the first of them free takes these</span></h2>\n");
+	html_waiting(sb, qd, c);
 }
 
 /* The first line of a job's error, at most QUEUE_ERROR_CHARS bytes and
@@ -229,6 +316,10 @@ static void html_queue(struct strbuf *sb, const struct queue_data *qd,
 	for (i = 0; i < qd->nrigs; i++) {
 		const char *tail = NULL;
 
+		if (!rig_shown(qd, i))
+			continue;
+		if (pool_first(qd, i))
+			html_pool(sb, qd, i);
 		for (k = 0; k < ncon; k++)
 			if (!strcmp(con[k].rig, qd->rigs[i].name))
 				tail = con[k].tail;
@@ -260,17 +351,38 @@ static void html_queue(struct strbuf *sb, const struct queue_data *qd,
 	page_end(sb);
 }
 
+/* 1 when ?rig= names a rig or a class of rigs. */
+static int known(const struct queue_data *qd)
+{
+	size_t i;
+
+	for (i = 0; i < qd->nrigs; i++)
+		if (rig_shown(qd, i))
+			return 1;
+	return 0;
+}
+
 int web_queue(struct db *db, const struct web_console *con, size_t ncon,
 	      struct query *q, struct web_response *r)
 {
 	struct queue_data qd;
 	enum page_format f;
+	char msg[160];
 	int rc;
 
 	if (page_format(q, PF_HTML | PF_JSON, &f, r))
 		return r->status;
 	memset(&qd, 0, sizeof(qd));
+	qd.only = query_get(q, "rig");
+	if (qd.only && !*qd.only)
+		qd.only = NULL;
 	rc = db_rig_list(db, &qd.rigs, &qd.nrigs);
+	if (!rc && qd.only && !known(&qd)) {
+		snprintf(msg, sizeof(msg), "unknown rig '%.64s' (no rig or "
+			 "class of that name)", qd.only);
+		db_rigs_free(qd.rigs, qd.nrigs);
+		return page_db_error(r, q, DB_NOTFOUND, msg);
+	}
 	if (!rc)
 		rc = db_queue_jobs(db, NULL, 1, &qd.now, &qd.nnow);
 	if (!rc)
@@ -278,8 +390,8 @@ int web_queue(struct db *db, const struct web_console *con, size_t ncon,
 	if (!rc)
 		rc = db_build_list(db, 200, &qd.builds, &qd.nbuilds);
 	if (!rc)
-		rc = db_job_list(db, NULL, "failed", QUEUE_FAILED_N, &qd.failed,
-				 &qd.nfailed);
+		rc = db_job_list(db, qd.only, "failed", QUEUE_FAILED_N,
+				 &qd.failed, &qd.nfailed);
 	sb_reset(&r->body);
 	if (rc)
 		rc = page_db_error(r, q, rc, "cannot read the queue");
