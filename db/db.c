@@ -260,6 +260,35 @@ void db_rollback(struct db *db)
 		db_exec_stmt(st);
 }
 
+int db_unit_open(struct db *db, const char *name, int *own)
+{
+	char sql[80];
+
+	*own = sqlite3_get_autocommit(db->h);
+	if (*own)
+		return db_begin(db);
+	snprintf(sql, sizeof(sql), "SAVEPOINT %s", name);
+	return db_run(db, sql, "") == SQLITE_DONE ? DB_OK : DB_ERR;
+}
+
+int db_unit_close(struct db *db, const char *name, int own, int ok)
+{
+	char sql[80];
+
+	if (own) {
+		if (ok)
+			return db_commit(db);
+		db_rollback(db);
+		return DB_OK;
+	}
+	if (!ok) {
+		snprintf(sql, sizeof(sql), "ROLLBACK TO %s", name);
+		db_run(db, sql, "");
+	}
+	snprintf(sql, sizeof(sql), "RELEASE %s", name);
+	return db_run(db, sql, "") == SQLITE_DONE ? DB_OK : DB_ERR;
+}
+
 static const struct {
 	const char *what;
 	enum db_stmt_id id;

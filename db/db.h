@@ -55,6 +55,17 @@ int db_user_version(struct db *db);
 int db_begin(struct db *db);
 int db_commit(struct db *db);
 void db_rollback(struct db *db);
+/*
+ * A unit of work that may run inside a caller's transaction or alone:
+ * db_unit_open makes it a savepoint in the caller's transaction, else a
+ * BEGIN IMMEDIATE transaction of its own (*own set).  Never a bare
+ * savepoint: that is a deferred transaction, and one that reads before
+ * it writes gets SQLITE_BUSY at once, past the busy handler, when
+ * another connection wrote meanwhile.  db_unit_close releases (ok) or
+ * rolls back; DB_ERR when the release or commit failed.
+ */
+int db_unit_open(struct db *db, const char *name, int *own);
+int db_unit_close(struct db *db, const char *name, int own, int ok);
 
 /* ---- kernels ------------------------------------------------------ */
 struct db_kernel {

@@ -95,26 +95,20 @@ int db_alert_sub_list(struct db *db, const char *owner,
 
 int db_alert_sub_delete(struct db *db, int64_t id)
 {
-	int changed;
+	int changed = 0, own, ok;
 
-	if (db_run(db, "SAVEPOINT alert_sub_delete", "") != SQLITE_DONE)
+	if (db_unit_open(db, "alert_sub_delete", &own))
 		return DB_ERR;
-	if (db_run(db, "DELETE FROM alert_subscriptions WHERE id = ?", "I",
-		   id) != SQLITE_DONE)
-		goto out_rollback;
-	changed = sqlite3_changes(db->h);
-	if (db_run(db, "UPDATE alert_outbox SET state = 'cancelled' WHERE "
-		   "subscription_id = ? AND state = 'pending'", "I", id) !=
-	    SQLITE_DONE)
-		goto out_rollback;
-	if (db_run(db, "RELEASE alert_sub_delete", "") != SQLITE_DONE)
-		goto out_rollback;
+	ok = db_run(db, "DELETE FROM alert_subscriptions WHERE id = ?", "I",
+		    id) == SQLITE_DONE;
+	if (ok)
+		changed = sqlite3_changes(db->h);
+	ok = ok && db_run(db, "UPDATE alert_outbox SET state = 'cancelled' "
+			  "WHERE subscription_id = ? AND state = 'pending'",
+			  "I", id) == SQLITE_DONE;
+	if (db_unit_close(db, "alert_sub_delete", own, ok) || !ok)
+		return DB_ERR;
 	return changed ? DB_OK : DB_NOTFOUND;
-
-out_rollback:
-	db_run(db, "ROLLBACK TO alert_sub_delete", "");
-	db_run(db, "RELEASE alert_sub_delete", "");
-	return DB_ERR;
 }
 
 /* The earlier event of ev's kind and dedup key: its id, 0 when none. */
@@ -185,9 +179,9 @@ int db_alert_event_add(struct db *db, const struct db_alert_event *ev,
 		       size_t n, int64_t *id)
 {
 	int64_t prev;
-	int rc;
+	int rc, own;
 
-	if (db_run(db, "SAVEPOINT alert_event_add", "") != SQLITE_DONE)
+	if (db_unit_open(db, "alert_event_add", &own))
 		return DB_ERR;
 	prev = event_find(db, ev);
 	if (prev < 0)
@@ -198,9 +192,7 @@ int db_alert_event_add(struct db *db, const struct db_alert_event *ev,
 		rc = event_insert(db, ev, subs, chans, n, id);
 	if (rc == DB_REPEATED)
 		*id = prev;
-	if (rc == DB_ERR)
-		db_run(db, "ROLLBACK TO alert_event_add", "");
-	if (db_run(db, "RELEASE alert_event_add", "") != SQLITE_DONE)
+	if (db_unit_close(db, "alert_event_add", own, rc != DB_ERR))
 		rc = DB_ERR;
 	return rc;
 }

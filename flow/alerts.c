@@ -103,8 +103,9 @@ int alerts_emit_to(struct db *db, const struct alert_event *ev, int64_t only,
 	if (rc == DB_OK && n && ev->group && *ev->group && wait)
 		db_alert_event_hold(db, id, wait);
 	if (rc == DB_ERR)
-		snprintf(err, errlen, "cannot store alert '%s': database error",
-			 ev->kind);
+		snprintf(err, errlen, "cannot store alert '%s': %s", ev->kind,
+			 db_busy_take(db) ? "the database stayed busy" :
+			 "database error");
 	else if (rc == DB_OK && n)
 		alerts_kick();
 	if (event)

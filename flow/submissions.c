@@ -208,8 +208,9 @@ out:
 
 /* ---- the stages ------------------------------------------------------ */
 
-static void sub_alert(struct db *db, const struct sub_view *v,
-		      const char *kind, const char *text)
+/* Store the alert of kind about v: 0, or -1 logged. */
+static int sub_alert(struct db *db, const struct sub_view *v,
+		     const char *kind, const char *text)
 {
 	char title[300], link[64], key[64], err[300];
 	struct alert_event ev;
@@ -226,9 +227,11 @@ static void sub_alert(struct db *db, const struct sub_view *v,
 	ev.text = text;
 	ev.link = link;
 	ev.dedup = key;
-	if (alerts_emit(db, &ev, err, sizeof(err)))
-		fprintf(stderr, "klabd: submission %lld: alert: %s\n",
-			(long long)v->s.id, err);
+	if (alerts_emit(db, &ev, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "klabd: submission %lld: alert: %s\n",
+		(long long)v->s.id, err);
+	return -1;
 }
 
 /* The verdict of the cells, rolled up from each comparison's
@@ -290,9 +293,14 @@ static void sub_finish(struct db *db, int64_t id)
 	sb_addf(&log, "%zu bytes, %zu cell reports\n", rep.len, v.ncells);
 	db_submission_stage_end(db, id, "report", "done", log.buf);
 	db_submission_stage_begin(db, id, "alert");
-	sub_alert(db, &v, ALERT_SUBMISSION_FINISHED, rep.buf);
-	if (worse)
-		sub_alert(db, &v, ALERT_WORSE_FOUND, rep.buf);
+	/* not stored: the submission stays at its alert stage, and the
+	 * next pass comes back here (the alerts' keys store each once) */
+	if (sub_alert(db, &v, ALERT_SUBMISSION_FINISHED, rep.buf) ||
+	    (worse && sub_alert(db, &v, ALERT_WORSE_FOUND, rep.buf))) {
+		fprintf(stderr, "klabd: submission %lld: its alerts again "
+			"on the next pass\n", (long long)id);
+		goto out;
+	}
 	db_submission_stage_end(db, id, "alert", "done", worse ?
 				"submission_finished worse_found\n" :
 				"submission_finished\n");

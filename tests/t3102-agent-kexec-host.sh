@@ -48,7 +48,7 @@ rel=$(sed -n 's/.*klab.release=\([^ ]*\).*/\1/p' "$FAKE_DIR/kexec.args")
 [ -n "$rel" ] || fail "no klab.release on the kexec command line"
 printf '%s\n' -l -i "$kernel" "--initrd=$initrd" \
 	"--append=console=ttyS0,115200 klab.disks=1 quiet klab.url=$URL klab.rig=host0 klab.token=tok-host0 klab.job=1 klab.release=$rel" \
-	-e >"$TMP/want"
+	-e -y >"$TMP/want"
 diff -u "$TMP/want" "$FAKE_DIR/kexec.args" || fail "kexec was not called as expected"
 expect_grep 'job 1: kexec into ' "$TMP/agent1.log"
 expect_grep "job 1: infra failure: '$TMP/fake-kexec -e' returned without switching kernels" "$TMP/agent1.log"

@@ -6,8 +6,10 @@
  * mail's headers under hostile titles, and,
  * on a temporary database, dedup (the same kind and key stored once) and
  * one pass of the outbox against a closed port (attempt, error, next
- * attempt on the schedule, then given up).
+ * attempt on the schedule, then given up), and an event stored while
+ * another connection is writing (it waits, it is not lost).
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -263,6 +265,47 @@ static void test_outbox_retry(void **state)
 	assert_int_equal(db_alert_sub_delete(f->db, 1), DB_NOTFOUND);
 }
 
+static void *commit_later(void *arg)
+{
+	usleep(300 * 1000);
+	assert_int_equal(db_commit(arg), DB_OK);
+	return NULL;
+}
+
+/*
+ * An event stored while another connection holds the write lock waits
+ * for it (the busy handler) and is stored: its dedup read must not open
+ * a deferred transaction that cannot become a writer afterwards (that
+ * was SQLITE_BUSY_SNAPSHOT: "cannot store alert ... database error", a
+ * submitter's notice lost, when a comparison wrote beside it).
+ */
+static void test_emit_beside_writer(void **state)
+{
+	struct fx *f = *state;
+	struct alert_event ev = { .kind = ALERT_WORSE_FOUND, .rig = "r1",
+				  .title = "t", .dedup = "cmp-9" };
+	struct db *other;
+	pthread_t t;
+	int64_t e;
+	size_t nd;
+	char err[256];
+
+	add_sub(f->db, "feed", "", "");
+	other = db_open(f->path, err, sizeof(err));
+	assert_non_null(other);
+	assert_int_equal(db_begin(other), DB_OK);
+	add_sub(other, "webhook", "http://127.0.0.1:1/", "");
+	assert_int_equal(pthread_create(&t, NULL, commit_later, other), 0);
+	assert_int_equal(alerts_emit_to(f->db, &ev, 0, &e, &nd, err,
+					sizeof(err)), DB_OK);
+	pthread_join(t, NULL);
+	/* the feed: picked before the other committed */
+	assert_int_equal(nd, 1);
+	db_close(other);
+	assert_int_equal(alerts_emit_to(f->db, &ev, 0, &e, &nd, err,
+					sizeof(err)), DB_REPEATED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +319,8 @@ int main(void)
 						dbfix_teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_retry, dbfix_setup,
 						dbfix_teardown),
+		cmocka_unit_test_setup_teardown(test_emit_beside_writer,
+						dbfix_setup, dbfix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
