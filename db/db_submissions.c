@@ -64,7 +64,7 @@ static const struct db_rows cell_rows = DB_ROWS(db_sub_cell, cell_cols);
 static const struct db_col qjob_cols[] = {
 	C(id, INT64), C(kernel, STR), C(rig, STR), C(suite, STR),
 	C(state, STR), C(who, STR), C(submission, INT64), C(created, INT64),
-	C(started, INT64),
+	C(started, INT64), C(pool, STR),
 };
 #undef C
 static const struct db_rows qjob_rows = DB_ROWS(db_queue_job, qjob_cols);
@@ -154,6 +154,14 @@ int db_submission_set_build(struct db *db, int64_t id, int side,
 			"= ?3", "IzI", build, ident, id);
 
 	return rc == SQLITE_DONE ? DB_OK : DB_ERR;
+}
+
+int db_submission_of_build(struct db *db, int64_t build, int64_t *id)
+{
+	*id = 0;
+	return db_run_row(db, &db_rows_int64, id, "SELECT id FROM "
+			  "submissions WHERE ?1 > 0 AND (build_base = ?1 OR "
+			  "build_patched = ?1) LIMIT 1", "I", build);
 }
 
 int db_submission_ahead(struct db *db, int64_t id)
@@ -275,7 +283,8 @@ int64_t db_queue_next(struct db *db, const char *rig)
 	"SELECT j.id, k.ident, " QJOB_RIG ", s.name, j.state, " who ", " \
 	"COALESCE((SELECT sc.submission_id FROM submission_cells sc JOIN " \
 	"comparison_jobs x ON x.comparison_id = sc.comparison_id WHERE " \
-	"x.job_id = j.id), 0), j.created, COALESCE(j.started, 0) FROM "
+	"x.job_id = j.id), 0), j.created, COALESCE(j.started, 0), " \
+	"COALESCE(j.class, '') FROM "
 
 #define QJOB_JOIN \
 	"JOIN kernels k ON k.id = j.kernel_id JOIN rigs g ON g.id = " \

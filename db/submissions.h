@@ -86,6 +86,8 @@ int db_submission_update(struct db *db, int64_t id, const char *state,
 /* Record the builds of side 0 (base) and 1 (patched); ident NULL: keep. */
 int db_submission_set_build(struct db *db, int64_t id, int side,
 			    int64_t build, const char *ident);
+/* The submission build is a side of: DB_OK with *id, DB_NOTFOUND. */
+int db_submission_of_build(struct db *db, int64_t build, int64_t *id);
 /* Running submissions created before id: its place in the queue - 1. */
 int db_submission_ahead(struct db *db, int64_t id);
 
@@ -120,6 +122,7 @@ struct db_queue_job {
 	char *who;		/* the comparison's submitter, "" by hand */
 	int64_t submission;	/* 0 when not a submission's cell */
 	int64_t created, started;
+	char *pool;		/* the class it was queued for, "" none */
 };
 
 /*

@@ -368,6 +368,9 @@ static int sub_cell_add(struct db *db, const struct db_submission *s,
 	c.max_seconds = plan.max_seconds;
 	c.planned = (int)plan.looks[0];
 	c.who = s->who;
+	/* a headline worse is final at its look: the submission's verdict
+	 * is known, the rigs go to the next submitter (docs/VERDICTS.md) */
+	c.stop_on_worse = 1;
 	rc = db_comparison_add(db, &c, &c.id, err, errlen);
 	if (!rc)
 		rc = cmprun_queue(db, &c, c.planned, err, errlen);

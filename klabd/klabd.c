@@ -400,14 +400,17 @@ static void on_build_ended(struct klabd *d, const struct klabd_event *e)
 	driver_kick(d->bisrun);	/* a bisection step too */
 }
 
-/* A failed build is an alert, but a bisection candidate's: that commit
- * is skipped (git bisect skip), on the bisection's page and report. */
+/* A failed build is an alert, but a bisection candidate's (that commit
+ * is skipped, git bisect skip, on the bisection's page and report) and
+ * a submission's (the submission's own build_failed, to its submitter,
+ * is the one alert of it: flow/submissions.c). */
 static void on_build_failed(struct klabd *d, const struct klabd_event *e)
 {
-	int64_t bis;
+	int64_t id;
 
 	(void)d;
-	if (db_bisection_of_build(e->db, e->id, &bis) == DB_OK)
+	if (db_bisection_of_build(e->db, e->id, &id) == DB_OK ||
+	    db_submission_of_build(e->db, e->id, &id) == DB_OK)
 		return;
 	alerts_build_failed(e->db, e->id, e->name, e->text);
 }

@@ -298,6 +298,9 @@ http GET /api/submissions/5 >/dev/null
 expect_grep '"state":"failed"'; expect_grep '"stage":"build","state":"failed"'
 expect_grep 'build [0-9]* (patched) failed'
 expect_grep 'klabd: alert build_failed: submission 5 by alice: failed' "$TMP/klabd.log"
+# one failure, one alert: the submission's, not the build's beside it
+grep 'klabd: alert build_failed: build [0-9]* of' "$TMP/klabd.log" &&
+	fail "a submission's failed build raised a second build_failed"
 
 # (9b) A/A: a patch that changes a comment only, the same numbers on
 # both sides (as an unchanged kernel gives them): the verdict is not

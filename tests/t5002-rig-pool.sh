@@ -253,4 +253,15 @@ grep -o '<tr class="rig"><td><a href="/runs?rig=r1">r1</a></td>.*' "$TMP/body" |
 klab queue >"$TMP/queue.txt" || fail "klab queue"
 [ "$(grep -c '^pool ' "$TMP/queue.txt")" = "$NP" ] || fail "klab queue: $(cat "$TMP/queue.txt")"
 ok "the pool's waiting jobs: /queue?rig=pool, /api/queue (classes), the home page's pool row and klab queue; an unknown name is 404"
+
+# a class cell's job stays on its submission's page once a rig took it
+# (r2 first ends the job (d) pinned to it)
+serve_one r2 || fail "r2 had no job to end"
+http GET "/api/agent/next?wait=5" -H "Authorization: Bearer tok-r2-secret" >"$TMP/next"
+J=$(jq -r .job.id "$TMP/next")
+JS=$(sqlite3 "$TMP/klab.db" "SELECT c.submission_id FROM submission_cells c JOIN comparison_jobs x ON x.comparison_id = c.comparison_id WHERE x.job_id = $J")
+[ -n "$JS" ] || fail "r2 took job $J, not a submission's: $(cat "$TMP/next")"
+http GET "/submissions/$JS" >/dev/null
+expect_grep "<a href=\"/api/jobs/$J\">job $J</a> [^<]* assigned"
+ok "a pool cell's job taken by r2 is still on /submissions/$JS"
 stop_klabd

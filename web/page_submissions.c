@@ -139,7 +139,9 @@ static void html_jobs(struct strbuf *sb, const struct web_sub *w,
 	for (i = 0; i < w->njobs; i++) {
 		const struct db_queue_job *j = &w->jobs[i];
 
-		if (strcmp(j->rig, cell->rig) || strcmp(j->suite, cell->suite))
+		/* a cell on a class of rigs: its jobs, on whichever rig */
+		if ((strcmp(j->rig, cell->rig) && strcmp(j->pool, cell->rig)) ||
+		    strcmp(j->suite, cell->suite))
 			continue;
 		sb_addf(sb, "%s<a href=\"/api/jobs/%lld\">job %lld</a> ",
 			n++ ? ", " : "", (long long)j->id, (long long)j->id);
