@@ -260,21 +260,27 @@ void db_rollback(struct db *db)
 		db_exec_stmt(st);
 }
 
-int db_unit_open(struct db *db, const char *name, int *own)
+/* Run the cached statement id (sql): 0, or -1. */
+static int unit_exec(struct db *db, enum db_stmt_id id, const char *sql)
 {
-	char sql[80];
+	sqlite3_stmt *st = db_stmt(db, id, sql);
 
+	return st && db_exec_stmt(st) == 0 ? 0 : -1;
+}
+
+/* One savepoint name serves every unit: RELEASE and ROLLBACK TO act on
+ * the newest of that name, and units nest in order. */
+int db_unit_open(struct db *db, int *own)
+{
 	*own = sqlite3_get_autocommit(db->h);
 	if (*own)
 		return db_begin(db);
-	snprintf(sql, sizeof(sql), "SAVEPOINT %s", name);
-	return db_run(db, sql, "") == SQLITE_DONE ? DB_OK : DB_ERR;
+	return unit_exec(db, ST_SAVEPOINT, "SAVEPOINT db_unit") ? DB_ERR
+								 : DB_OK;
 }
 
-int db_unit_close(struct db *db, const char *name, int own, int ok)
+int db_unit_close(struct db *db, int own, int ok)
 {
-	char sql[80];
-
 	if (own) {
 		if (ok)
 			return db_commit(db);
@@ -282,11 +288,11 @@ int db_unit_close(struct db *db, const char *name, int own, int ok)
 		return DB_OK;
 	}
 	if (!ok) {
-		snprintf(sql, sizeof(sql), "ROLLBACK TO %s", name);
-		db_run(db, sql, "");
+		/* what the unit added to the metric cache is gone too */
+		db_metric_cache_clear(db);
+		unit_exec(db, ST_ROLLBACK_TO, "ROLLBACK TO db_unit");
 	}
-	snprintf(sql, sizeof(sql), "RELEASE %s", name);
-	return db_run(db, sql, "") == SQLITE_DONE ? DB_OK : DB_ERR;
+	return unit_exec(db, ST_RELEASE, "RELEASE db_unit") ? DB_ERR : DB_OK;
 }
 
 static const struct {

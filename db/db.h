@@ -62,10 +62,12 @@ void db_rollback(struct db *db);
  * savepoint: that is a deferred transaction, and one that reads before
  * it writes gets SQLITE_BUSY at once, past the busy handler, when
  * another connection wrote meanwhile.  db_unit_close releases (ok) or
- * rolls back; DB_ERR when the release or commit failed.
+ * rolls back; DB_ERR when the release or commit failed (a commit that
+ * failed is rolled back; a release that failed is left for a
+ * db_unit_close that rolls back).
  */
-int db_unit_open(struct db *db, const char *name, int *own);
-int db_unit_close(struct db *db, const char *name, int own, int ok);
+int db_unit_open(struct db *db, int *own);
+int db_unit_close(struct db *db, int own, int ok);
 
 /* ---- kernels ------------------------------------------------------ */
 struct db_kernel {

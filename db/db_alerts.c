@@ -97,7 +97,7 @@ int db_alert_sub_delete(struct db *db, int64_t id)
 {
 	int changed = 0, own, ok;
 
-	if (db_unit_open(db, "alert_sub_delete", &own))
+	if (db_unit_open(db, &own))
 		return DB_ERR;
 	ok = db_run(db, "DELETE FROM alert_subscriptions WHERE id = ?", "I",
 		    id) == SQLITE_DONE;
@@ -106,7 +106,7 @@ int db_alert_sub_delete(struct db *db, int64_t id)
 	ok = ok && db_run(db, "UPDATE alert_outbox SET state = 'cancelled' "
 			  "WHERE subscription_id = ? AND state = 'pending'",
 			  "I", id) == SQLITE_DONE;
-	if (db_unit_close(db, "alert_sub_delete", own, ok) || !ok)
+	if (db_unit_close(db, own, ok) || !ok)
 		return DB_ERR;
 	return changed ? DB_OK : DB_NOTFOUND;
 }
@@ -181,7 +181,7 @@ int db_alert_event_add(struct db *db, const struct db_alert_event *ev,
 	int64_t prev;
 	int rc, own;
 
-	if (db_unit_open(db, "alert_event_add", &own))
+	if (db_unit_open(db, &own))
 		return DB_ERR;
 	prev = event_find(db, ev);
 	if (prev < 0)
@@ -192,7 +192,7 @@ int db_alert_event_add(struct db *db, const struct db_alert_event *ev,
 		rc = event_insert(db, ev, subs, chans, n, id);
 	if (rc == DB_REPEATED)
 		*id = prev;
-	if (db_unit_close(db, "alert_event_add", own, rc != DB_ERR))
+	if (db_unit_close(db, own, rc != DB_ERR))
 		rc = DB_ERR;
 	return rc;
 }

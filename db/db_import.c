@@ -62,7 +62,7 @@ struct imp {
 	struct imp_kernel *k;
 	size_t nk, k_alloc;
 	struct db_map kmap;
-	int savepoint;		/* inside a caller's transaction */
+	int own;		/* its own transaction (db_unit_open) */
 	char sha[SHA256_HEX_LEN + 1];	/* of the raw upload */
 	int64_t blob_id;	/* the raw upload, stored once; 0: none */
 	int64_t import_id;	/* the imports row; 0: not idempotent */
@@ -382,38 +382,15 @@ static int imp_results(struct imp *im)
  */
 static int imp_tx(struct imp *im, int commit)
 {
-	sqlite3_stmt *st;
-	int rc;
+	int rc = commit ? db_unit_close(im->db, im->own, 1)
+			: db_unit_open(im->db, &im->own);
 
-	if (!commit)
-		im->savepoint = !sqlite3_get_autocommit(im->db->h);
-	if (!im->savepoint) {
-		rc = commit ? db_commit(im->db) : db_begin(im->db);
-		return rc == DB_OK ? DB_OK
-			: db_sqlerr(im->db, im->err, im->errlen);
-	}
-	st = commit ? db_stmt(im->db, ST_RELEASE, "RELEASE db_import")
-		    : db_stmt(im->db, ST_SAVEPOINT, "SAVEPOINT db_import");
-	if (!st || db_exec_stmt(st) != 0)
-		return db_sqlerr(im->db, im->err, im->errlen);
-	return DB_OK;
+	return rc == DB_OK ? DB_OK : db_sqlerr(im->db, im->err, im->errlen);
 }
 
 static void imp_rollback(struct imp *im)
 {
-	sqlite3_stmt *st;
-
-	if (!im->savepoint) {
-		db_rollback(im->db);
-		return;
-	}
-	db_metric_cache_clear(im->db);
-	st = db_stmt(im->db, ST_ROLLBACK_TO, "ROLLBACK TO db_import");
-	if (st)
-		db_exec_stmt(st);
-	st = db_stmt(im->db, ST_RELEASE, "RELEASE db_import");
-	if (st)
-		db_exec_stmt(st);
+	db_unit_close(im->db, im->own, 0);
 }
 
 /* The run ids of import id, into im->prev. */
