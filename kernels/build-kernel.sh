@@ -173,8 +173,12 @@ base_unpack() {
 	case $BASE in
 	debian-*) tar -C "$dest" --strip-components=1 --no-same-owner \
 		--no-same-permissions -xJf "$BASE_TAR" ;;
+	# one old mtime for every file (git archive gives the commit's
+	# time): a commit made after an ancestor's build would otherwise be
+	# newer than every object of that build's warm archive
 	git:*) git -C "$BASE_GIT" archive --format=tar "$BASE_COMMIT" |
-		tar -C "$dest" --no-same-owner --no-same-permissions -xf - ;;
+		tar -C "$dest" --no-same-owner --no-same-permissions -xf - &&
+		find "$dest" -exec touch -h -d @315532800 -- {} + ;;
 	dir:*) tar -C "$BASE_DIR" -cf - . |
 		tar -C "$dest" --no-same-owner --no-same-permissions -xf - ;;
 	esac &&
@@ -185,7 +189,7 @@ base_unpack() {
 # through hard links: its files are the caller's and not writable by
 # others, so the sandbox user cannot change them.  Sets PRISTINE.
 base_pristine() {
-	id=$(printf 'v2 %s\n' "$BASE_ID" | sha256_of | cut -c 1-16)
+	id=$(printf 'v3 %s\n' "$BASE_ID" | sha256_of | cut -c 1-16)
 	tree=$CACHE/trees/$id
 	if [ ! -d "$tree" ]; then
 		exec 8>"$CACHE/locks/tree-$id.lock" && flock 8 ||
@@ -385,34 +389,89 @@ prepare_tree() {
 # from an unpatched build only (the base's own code ran, no submitter's),
 # it is unpacked inside the sandbox (the tree may hold the patch's
 # symlinks by now), and never over a file a patch writes.
+#
+# An unpatched build of a git commit starts the same way from its nearest
+# built ancestor (warm_ancestor): every file the two commits' trees differ
+# in is left out of the unpacking and made anew in the sandbox, so it is
+# newer than the ancestor's objects (the pristine files are older than
+# any build: base_unpack).  A tracked line's next head, or a bisection's
+# step, then compiles what its commits changed.
 warm_key() {
 	printf 'klab-warm v2\nbase %s\nconfig %s\ntoolchain %s\ncc %s\n' \
-		"$BASE_ID" "$CONFIG_HASH" "$TOOLCHAIN" "$CC_CMD" | sha256_of
+		"${1:-$BASE_ID}" "$CONFIG_HASH" "$TOOLCHAIN" "$CC_CMD" | sha256_of
+}
+
+# The newest of the last WARM_ANCESTORS ancestors of BASE_COMMIT with a
+# warm archive: sets w and WARM_FROM, and writes the files the two trees
+# differ in to $WORK/warm-exclude.  Returns 1 when there is none.
+WARM_ANCESTORS=64
+warm_ancestor() {
+	[ -n "${BASE_COMMIT:-}" ] || return 1
+	while read -r a t; do
+		w=$CACHE/warm/$(warm_key "git commit $a tree $t").tar
+		[ -f "$w" ] || continue
+		git -C "$BASE_GIT" -c core.quotePath=false diff --name-only \
+			--no-renames "$a" "$BASE_COMMIT" -- >"$WORK/warm-diff" ||
+			return 1
+		sed 's|^|./|' "$WORK/warm-diff" >"$WORK/warm-exclude"
+		WARM_FROM=$a
+		return 0
+	done < <(git -C "$BASE_GIT" log --format='%H %T' -n "$WARM_ANCESTORS" \
+		"$BASE_COMMIT^" -- 2>/dev/null)
+	return 1
 }
 
 warm_start() {
-	[ "${#PIECES[@]}" -gt 0 ] || return 0
-	w=$CACHE/warm/$(warm_key).tar
-	[ -f "$w" ] || return 0
-	for k in "${!PIECES[@]}"; do patch_targets "${PIECES[$k]}"; done |
-		sed 's|^|./|' >"$WORK/warm-exclude"
-	if sbx tar -xf /dev/fd/5 --exclude-from=/dev/fd/6 5<"$w" \
-		6<"$WORK/warm-exclude" >>"$WORK/build.log" 2>&1; then
-		note "warm start: the base's built tree ($(basename "$w"))"
-		WARM=yes
+	if [ "${#PIECES[@]}" -gt 0 ]; then
+		w=$CACHE/warm/$(warm_key).tar
+		[ -f "$w" ] || return 0
+		for k in "${!PIECES[@]}"; do patch_targets "${PIECES[$k]}"; done |
+			sed 's|^|./|' >"$WORK/warm-exclude"
 	else
+		warm_ancestor || return 0
+	fi
+	if ! sbx tar -xf /dev/fd/5 --exclude-from=/dev/fd/6 5<"$w" \
+		6<"$WORK/warm-exclude" >>"$WORK/build.log" 2>&1; then
 		note "warning: cannot unpack '$w'; make rebuilds what is stale"
+		return 0
+	fi
+	if [ -n "${WARM_FROM:-}" ]; then
+		# shellcheck disable=SC2016
+		sbx sh -c 'while IFS= read -r f; do
+			[ -f "$f" ] && [ ! -L "$f" ] || continue
+			cp -- "$f" "$f.klab-new" && mv -f -- "$f.klab-new" "$f" ||
+				exit 1
+		done' <"$WORK/warm-exclude" >>"$WORK/build.log" 2>&1 ||
+			die "cannot renew the files changed since $WARM_FROM$(disk_note)"
+		WARM_TAR=$w
+		WARM=ancestor
+		note "warm start: the built tree of ancestor $WARM_FROM, $(wc -l <"$WORK/warm-diff") files changed since"
+	else
+		WARM=yes
+		note "warm start: the base's built tree ($(basename "$w"))"
 	fi
 }
 
-# After an unpatched build: keep what it made, for warm_start.  Best
-# effort: a failure costs the next patched build time, not correctness.
+# After an unpatched build: keep what it made, for warm_start: what it
+# wrote (newer than the stamp) and, after an ancestor's warm start, what
+# it took from the ancestor's archive and kept.  Best effort: a failure
+# costs the next build time, not correctness.
 warm_save() {
 	[ "${#PIECES[@]}" -eq 0 ] || return 0
 	w=$CACHE/warm/$(warm_key).tar
 	[ -f "$w" ] && return 0
-	sbx sh -c 'find . -newer .klab-stamp ! -type d ! -name .klab-stamp \
-		-print0 | tar --null -T - -cf -' >"$w.$$.tmp" 2>>"$WORK/build.log" &&
+	: >"$WORK/warm-kept"
+	if [ -n "${WARM_TAR:-}" ]; then
+		tar -tf "$WARM_TAR" | grep -vxF -f "$WORK/warm-exclude" \
+			>"$WORK/warm-kept"
+	fi
+	# shellcheck disable=SC2016
+	sbx sh -c '{ while IFS= read -r f; do
+			[ -f "$f" ] && printf "%s\n" "$f"
+		done <&5
+		find . -newer .klab-stamp ! -type d ! -name .klab-stamp; } |
+		sort -u | tar --verbatim-files-from -T - -cf -' \
+		5<"$WORK/warm-kept" >"$w.$$.tmp" 2>>"$WORK/build.log" &&
 		mv -f "$w.$$.tmp" "$w" ||
 		{ rm -f "$w.$$.tmp"; note "warning: cannot keep the built tree in '$w'"; }
 }
@@ -494,6 +553,7 @@ publish() {
 		echo "version=$RELEASE"
 		echo "build_seconds=$BUILD_SECONDS"
 		echo "warm_start=${WARM:-no}"
+		echo "warm_from=${WARM_FROM:-}"
 		echo "bzimage_bytes=$(stat -c %s "$WORK/out/bzImage")"
 		echo "sha256=$(sha256_of <"$WORK/out/bzImage")"
 		echo "built_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t4008: an unpatched build of a git commit starts warm from its nearest
+# built ancestor (kernels/build-kernel.sh warm_ancestor), on a git
+# repository of the fake kernel tree with two compiled files.  Each commit
+# is made after the previous build (as a tracked line's pushes are), so a
+# commit's files are newer than the ancestor's objects unless the pristine
+# tree is older than any build:
+#  - commit 1 builds cold and compiles both files;
+#  - commit 2 (elevator.c changed) starts from commit 1 and compiles
+#    elevator.c only; its image holds the change;
+#  - commit 3 (blk-core.c changed) starts from commit 2, the nearest, and
+#    compiles blk-core.c only: elevator.o came to it through commit 2's
+#    archive, which keeps what it took from commit 1's;
+#  - a commit whose build fails keeps no archive, and the next commit
+#    starts from the last one that built; as its C files are commit 3's,
+#    it compiles nothing (elevator.o, compiled for commit 2, reached it
+#    through commit 3's archive).
+# The real kernel path is t7007's (the robot's heads and bisection).
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+D=$TOP/tests/data
+BUILD=$TOP/kernels/build-kernel.sh
+command -v git >/dev/null || { echo "skip: no git"; exit 77; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+chmod 755 "$TMP"
+C=$TMP/cache
+R=$TMP/repo
+fails=0
+
+bad() {
+	echo "not ok: $*"
+	fails=$((fails + 1))
+}
+
+field() {
+	sed -n "s/^$1=//p" "$2" | head -n 1
+}
+
+req() {
+	"$BUILD" --base "git:$R@$1" --cache "$C" --no-ccache \
+		--config "$D/build-tree.config" --must-have CONFIG_KEXEC
+}
+
+# the files make compiled (the fake tree's make echoes its commands)
+compiled() {
+	grep -o -- '-o block/[a-z-]*\.o' "$(field log "$1")" | sed 's/^-o //' |
+		sort | tr '\n' ' '
+}
+
+mkdir -p "$R" && cp -R "$D/build-tree/." "$R/" || exit 1
+cat >"$R/block/blk-core.c" <<'EOF'
+/* A stand-in for the block core, for t4008. */
+int blk_core_version(void);
+
+int blk_core_version(void)
+{
+	return 1;
+}
+EOF
+sed -i -e 's|^bzImage: block/elevator.o$|bzImage: block/elevator.o block/blk-core.o|' \
+	-e 's|@cat .config block/elevator.c >arch|@cat .config block/elevator.c block/blk-core.c >arch|' \
+	"$R/Makefile"
+printf 'block/blk-core.o: block/blk-core.c\n\t$(CC) -c -o block/blk-core.o block/blk-core.c\n' \
+	>>"$R/Makefile"
+G="git -C $R -c user.name=Lab -c user.email=lab@example.invalid"
+commit() {
+	$G add -A && $G commit -qm "$1" && $G rev-parse HEAD
+}
+$G init -q -b main || exit 1
+C1=$(commit "one") || exit 1
+
+req "$C1" >"$TMP/b1" 2>"$TMP/e1" || bad "commit 1: $(cat "$TMP/e1")"
+[ "$(field warm_start "$TMP/b1")" = no ] || bad "commit 1 started warm: $(cat "$TMP/b1")"
+[ "$(compiled "$TMP/b1")" = "block/blk-core.o block/elevator.o " ] ||
+	bad "commit 1 compiled '$(compiled "$TMP/b1")'"
+
+sleep 1	# a commit made after the build: its time is newer than the objects
+echo '/* commit two */' >>"$R/block/elevator.c"
+C2=$(commit "two") || exit 1
+req "$C2" >"$TMP/b2" 2>"$TMP/e2" || bad "commit 2: $(cat "$TMP/e2")"
+[ "$(field warm_start "$TMP/b2")" = ancestor ] && [ "$(field warm_from "$TMP/b2")" = "$C1" ] ||
+	bad "commit 2 did not start from commit 1: $(cat "$TMP/b2")"
+[ "$(compiled "$TMP/b2")" = "block/elevator.o " ] ||
+	bad "commit 2 compiled '$(compiled "$TMP/b2")', want block/elevator.o alone"
+grep -q 'commit two' "$(field vmlinuz "$TMP/b2")" || bad "commit 2's change is not in its image"
+grep -q 'warm start: the built tree of ancestor' "$TMP/e2" || bad "no warm start note: $(cat "$TMP/e2")"
+
+sleep 1
+echo '/* commit three */' >>"$R/block/blk-core.c"
+C3=$(commit "three") || exit 1
+req "$C3" >"$TMP/b3" 2>"$TMP/e3" || bad "commit 3: $(cat "$TMP/e3")"
+[ "$(field warm_from "$TMP/b3")" = "$C2" ] ||
+	bad "commit 3 did not start from commit 2: $(cat "$TMP/b3")"
+[ "$(compiled "$TMP/b3")" = "block/blk-core.o " ] ||
+	bad "commit 3 compiled '$(compiled "$TMP/b3")', want block/blk-core.o alone"
+for s in 'commit two' 'commit three'; do
+	grep -q "$s" "$(field vmlinuz "$TMP/b3")" || bad "'$s' is not in commit 3's image"
+done
+
+# a broken commit keeps nothing; the one after it starts from commit 3
+sleep 1
+echo 'this does not compile' >>"$R/block/elevator.c"
+C4=$(commit "four") || exit 1
+req "$C4" >"$TMP/b4" 2>"$TMP/e4"
+[ $? -eq 3 ] || bad "commit 4 (broken) did not fail to build: $(cat "$TMP/b4")"
+sed -i '$d' "$R/block/elevator.c"
+echo 'commit five' >"$R/README"
+C5=$(commit "five") || exit 1
+req "$C5" >"$TMP/b5" 2>"$TMP/e5" || bad "commit 5: $(cat "$TMP/e5")"
+[ "$(field warm_from "$TMP/b5")" = "$C3" ] ||
+	bad "commit 5 did not start from commit 3: $(cat "$TMP/b5")"
+[ -z "$(compiled "$TMP/b5")" ] ||
+	bad "commit 5 (its C files are commit 3's) compiled '$(compiled "$TMP/b5")'"
+for s in 'commit two' 'commit three'; do
+	grep -q "$s" "$(field vmlinuz "$TMP/b5")" || bad "'$s' is not in commit 5's image"
+done
+[ "$(ls "$C"/warm/*.tar | wc -l)" = 4 ] || bad "want 4 warm archives: $(ls "$C/warm")"
+
+[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
+echo "all git warm-start checks passed"
