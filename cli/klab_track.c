@@ -144,6 +144,23 @@ static int cmd_untrack(struct args *a)
 	return rc;
 }
 
+/* --scale F into doc: 0, or -1 after a message (doc released). */
+static int scale_add(json_t *doc, const struct args *a)
+{
+	double f;
+
+	if (!a->scale)
+		return 0;
+	if (parse_double(a->scale, &f)) {
+		fprintf(stderr, "klab: option '--scale' needs a number, not "
+			"'%s'\n", a->scale);
+		json_decref(doc);
+		return -1;
+	}
+	json_object_set_new(doc, "scale", json_real(f));
+	return 0;
+}
+
 /* klab track git NAME BRANCH: a branch of the git base NAME. */
 static int track_git(struct args *a)
 {
@@ -152,6 +169,8 @@ static int track_git(struct args *a)
 				"rigs", a->rig, "suite", a->suite);
 	long n;
 
+	if (scale_add(doc, a))
+		return EX_USAGE;
 	if (a->max_cells) {
 		if (parse_long(a->max_cells, 3, 200, &n)) {
 			fprintf(stderr, "klab: --max-cells: expected 3..200, "
@@ -166,6 +185,8 @@ static int track_git(struct args *a)
 
 int cmd_track(const char *cmd, struct args *a)
 {
+	json_t *doc;
+
 	if (!strcmp(cmd, "tracks"))
 		return cmd_tracks(a);
 	if (!strcmp(cmd, "untrack"))
@@ -176,12 +197,15 @@ int cmd_track(const char *cmd, struct args *a)
 		return track_git(a);
 	if (a->npos != 2 || !a->rig || !a->suite) {
 		fputs("klab: usage: klab track debian newest-6.1|newest-6.12 "
-		      "--rig R[,R2...] --suite S\n"
+		      "--rig R[,R2...] --suite S [--scale F]\n"
 		      "       klab track git NAME BRANCH --rig R[,R2...] "
-		      "--suite S[,S2...] [--max-cells N]\n", stderr);
+		      "--suite S[,S2...] [--max-cells N] [--scale F]\n",
+		      stderr);
 		return EX_USAGE;
 	}
-	return post_json("/api/tracks", json_pack("{s:s, s:s, s:s, s:s}",
-			 "distro", a->pos[0], "line", a->pos[1], "rigs",
-			 a->rig, "suite", a->suite), 201, "id");
+	doc = json_pack("{s:s, s:s, s:s, s:s}", "distro", a->pos[0], "line",
+			a->pos[1], "rigs", a->rig, "suite", a->suite);
+	if (scale_add(doc, a))
+		return EX_USAGE;
+	return post_json("/api/tracks", doc, 201, "id");
 }

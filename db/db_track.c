@@ -12,7 +12,7 @@
 #define TRACK_COLS \
 	"SELECT id, distro, line, rigs, suite, last_package, last_kernel," \
 	" checks, last_check, last_error, jobs, who, created, base, branch," \
-	" state, backlog, max_cells FROM tracks "
+	" state, backlog, max_cells, scale FROM tracks "
 
 #define C(field, type) DB_COL(db_track, field, type)
 static const struct db_col track_cols[] = {
@@ -21,7 +21,7 @@ static const struct db_col track_cols[] = {
 	C(checks, INT64), C(last_check, INT64), C(last_error, STR),
 	C(jobs, INT64), C(who, STR), C(created, INT64), C(base, STR),
 	C(branch, STR), C(state, STR), C(backlog, INT64),
-	C(max_cells, INT64),
+	C(max_cells, INT64), C(scale, DOUBLE),
 };
 #undef C
 
@@ -34,10 +34,11 @@ int db_track_add(struct db *db, const struct db_track *t, int64_t *id,
 	int rc;
 
 	rc = db_run(db, "INSERT INTO tracks (distro, line, rigs, suite, who, "
-		    "created, base, branch, state, max_cells) VALUES (?, ?, ?,"
-		    " ?, ?, ?, ?, ?, ?, ?)", "sssssTsssI", t->distro, t->line,
-		    t->rigs, t->suite, t->who, t->base, t->branch, t->state,
-		    t->max_cells);
+		    "created, base, branch, state, max_cells, scale) VALUES "
+		    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "sssssTsssId",
+		    t->distro, t->line, t->rigs, t->suite, t->who, t->base,
+		    t->branch, t->state, t->max_cells,
+		    t->scale > 0 ? t->scale : 1.0);
 	if (rc == SQLITE_CONSTRAINT)
 		return db_seterr(err, errlen, DB_CONFLICT, "'%s %s' is "
 				 "tracked already on rigs '%s' with suite "

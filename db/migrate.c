@@ -589,6 +589,10 @@ static const char *const migrations[] = {
 	"  UNIQUE (track_id, hash));"
 	"CREATE INDEX track_heads_kernel ON track_heads(kernel);"
 	"CREATE INDEX track_heads_bisection ON track_heads(bisection_id);",
+	/* 25 (issue 32): the scale of a tracked line's cells (the job
+	 * configuration's, as a submission's --scale), 1 by default: a
+	 * lab's cells run small to be many. */
+	"ALTER TABLE tracks ADD COLUMN scale REAL NOT NULL DEFAULT 1;",
 };
 
 /* What a migration moves that its SQL cannot: run after the SQL of its

@@ -41,6 +41,7 @@ struct db_track {
 	char *base, *branch, *state;
 	int64_t backlog;
 	int64_t max_cells;
+	double scale;		/* of its cells (migration 25): 1 by default */
 };
 
 /* One head of a git line. */

@@ -168,7 +168,7 @@ static int cmp_add(struct gline *g, const char *base, const char *cand,
 	c.candidate = (char *)cand;
 	c.rig = (char *)rig;
 	c.suite = (char *)suite;
-	c.scale = 1;
+	c.scale = g->tr->scale > 0 ? g->tr->scale : 1;
 	c.scheduler = c.cmdline = c.floors = "";
 	c.max_cells = (int)plan.looks[plan.nlooks - 1];
 	c.max_seconds = plan.max_seconds;
@@ -329,6 +329,14 @@ static void head_judge(struct gline *g, struct db_track_head *h)
 		active = !strcmp(v.c.state, "queued") ||
 			 !strcmp(v.c.state, "running");
 		cv = !strcmp(v.c.state, "failed") ? V_UNDECIDED : v.verdict;
+		/* undecided, and the head says why: a rig's disk too small
+		 * for the suite is the operator's to fix */
+		if (cv == V_UNDECIDED && !strcmp(v.c.state, "failed") &&
+		    !*h->error) {
+			snprintf(err, sizeof(err), "comparison %lld failed: "
+				 "%.500s", (long long)id, v.c.error);
+			alloc_str_set(&h->error, err);
+		}
 		if (!strcmp(v.c.state, "undecided") && cv != V_WORSE)
 			cv = V_UNDECIDED;
 		vd_tally_add(&t, cv);

@@ -26,14 +26,14 @@ static json_t *track_json(const void *elem)
 	json_t *o;
 
 	o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s,"
-		      " s:I, s:s, s:I}", "id", (json_int_t)t->id, "kind",
+		      " s:I, s:s, s:I, s:f}", "id", (json_int_t)t->id, "kind",
 		      t->distro, "distro", t->distro, "line", t->line, "rigs",
 		      t->rigs, "suite", t->suite, "last_package",
 		      t->last_package, "last_kernel", t->last_kernel,
 		      "checks", (json_int_t)t->checks, "last_check",
 		      (json_int_t)t->last_check, "last_error", t->last_error,
 		      "jobs", (json_int_t)t->jobs, "who", t->who, "created",
-		      (json_int_t)t->created);
+		      (json_int_t)t->created, "scale", t->scale);
 	if (!strcmp(t->distro, "git"))
 		json_object_update_new(o, json_pack("{s:s, s:s, s:s, s:s, s:I,"
 			" s:I}", "base", t->base, "branch", t->branch,
@@ -240,6 +240,10 @@ static int track_check_body(struct req *rq, struct db_track *t, int *status,
 	}
 	if (suites_check(rq, t->suite, status, err, errlen))
 		return -1;
+	*status = 400;
+	if (job_config_check(rq->d, t->scale, "", "", err, errlen) !=
+	    OUT_OK)
+		return -1;
 	*status = 404;
 	sb_init(&rigs);
 	rc = track_rigs_resolve(rq->d, rq->db, t->rigs, &rigs, err, errlen);
@@ -278,6 +282,7 @@ int api_track_add(struct req *rq, struct web_response *r)
 	const char *base = "", *branch = "";
 	struct strbuf ln = STRBUF_INIT;
 	long long cap = 0;
+	double scale = 0;
 	char *rigs = NULL;
 	json_t *doc;
 	int rc, git;
@@ -294,7 +299,8 @@ int api_track_add(struct req *rq, struct web_response *r)
 		     api_field_int(r, doc, "max_cells", 0, 3, SUB_MAX_CELLS,
 				   &cap))) ||
 	    (!git && api_field_str(r, doc, "line", 1, &line)) ||
-	    api_field_str(r, doc, "suite", 1, &suite))
+	    api_field_str(r, doc, "suite", 1, &suite) ||
+	    api_field_num(r, doc, "scale", 0, &scale))
 		goto out_status;
 	rigs = track_rigs(r, doc);
 	if (!rigs)
@@ -312,6 +318,7 @@ int api_track_add(struct req *rq, struct web_response *r)
 	t.branch = (char *)branch;
 	t.state = "";
 	t.max_cells = cap;
+	t.scale = scale ? scale : 1;
 	rc = track_store(rq, &t, r);
 	free(rigs);
 	sb_release(&ln);

@@ -108,6 +108,10 @@ refuse() {	# STATUS TEXT ARGS...: klab track refused with TEXT
 refuse 404 "field 'base': unknown git base 'nosuch'" nosuch main
 refuse 404 "field 'base': unknown git base 'fake'" fake main
 refuse 400 "field 'branch': no commit 'refs/heads/nope' in base 'fakegit'" fakegit nope
+refuse 400 "field 'scale': 20000 is not between" fakegit main --scale 20000
+klab track git fakegit main --rig r3 --suite tiobench --scale lots 2>"$TMP/err" &&
+	fail "--scale lots was taken"
+expect_grep "option '--scale' needs a number, not 'lots'" "$TMP/err"
 http POST /api/tracks -H "$JSON" -d '{"kind":"git","base":"fakegit","branch":"--upload-pack=x",
 	"rigs":"r3","suite":"tiobench"}' >/dev/null
 expect_status 400; expect_grep "field 'branch': '--upload-pack=x' is not a branch name"
@@ -158,7 +162,7 @@ track_field() { http GET /api/tracks/1 >/dev/null; jq -r "$1" "$TMP/body"; }
 
 # (2) the first head
 : >"$TMP/handed"
-ID=$(klab track git fakegit main --rig r3 --suite tiobench --max-cells 3) ||
+ID=$(klab track git fakegit main --rig r3 --suite tiobench --max-cells 3 --scale 0.5) ||
 	fail "klab track git"
 [ "$ID" = 1 ] || fail "track id '$ID'"
 # shellcheck disable=SC2016
@@ -177,6 +181,7 @@ K3=$(jq -r .heads[0].kernel "$TMP/body")
 http GET "/api/jobs?rig=r3" >/dev/null
 jq -e --arg k "$K3" '[.jobs[] | select(.kernel == $k)] | length == 1' "$TMP/body" >/dev/null ||
 	fail "the first head not queued: $(cat "$TMP/body")"
+[ "$(track_field .scale)" = 0.5 ] || fail "the track's scale: $(track_field .scale)"
 ok "batch 1: head 3 built as $K3 and queued as the line's first"
 
 agent &
@@ -217,6 +222,8 @@ jq -e '[.steps[] | select(.mark == "skip")] | length >= 1 and
 	fail "no commit skipped for its build: $(jq -c .steps "$TMP/body")"
 [ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM bisections")" = 1 ] ||
 	fail "more than one bisection of the range"
+[ "$(sqlite3 "$TMP/klab.db" "SELECT group_concat(DISTINCT scale) FROM jobs")" = 0.5 ] ||
+	fail "cells not at the line's scale: $(sqlite3 "$TMP/klab.db" "SELECT DISTINCT scale FROM jobs")"
 ok "batch 2: head 9 worse than 3, bisection 1 by itself, the unbuildable commit skipped, commit 8 confirmed"
 
 # the one alert: content, mail (subscriber, author), feed, /alerts

@@ -28,13 +28,14 @@ command -v jq >/dev/null || skip "no jq"
 command -v git >/dev/null || skip "no git"
 sink_start hook-secret
 
-# the repository: linux-source-6.1 as commit 0, then 12 commits on
+# the repository (add -f: the Debian source's .gitignore ignores its
+# whole top level): linux-source-6.1 as commit 0, then 12 commits on
 # "work"; a batch is pushed by moving "main" to it at once
 R=$TMP/linux
 G="git -C $R -c user.name=Lab -c user.email=lab@example.invalid"
 mkdir -p "$R" && tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$R" --strip-components=1 ||
 	fail "cannot unpack linux-source-6.1"
-$G init -q -b work && $G add -A && $G commit -qm "linux-source-6.1" ||
+$G init -q -b work && $G add -A -f && $G commit -qm "linux-source-6.1" ||
 	fail "cannot make the repository"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	if [ $i = 6 ]; then
@@ -43,7 +44,7 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	else
 		echo "/* robot note $i */" >>"$R/block/blk-core.c"
 	fi
-	$G add -A && git -C "$R" -c user.name="Dev $i" -c user.email="dev$i@example.invalid" \
+	$G add -A -f && git -C "$R" -c user.name="Dev $i" -c user.email="dev$i@example.invalid" \
 		commit -qm "block: change $i" || fail "commit $i"
 done
 C() { $G rev-parse "work~$((12 - $1))"; }
@@ -60,7 +61,8 @@ git = $R"
 lab_scsi_start ssd
 klab subscribe --email ops@lab.example --event regression,bisection_done,worse_found \
 	>/dev/null || fail "subscribe"
-klab track git linux main --rig scsi0 --suite tiobench --max-cells 8 >/dev/null ||
+klab track git linux main --rig scsi0 --suite tiobench --max-cells 8 \
+	--scale 0.05 >/dev/null ||
 	fail "klab track git"
 
 tested() {	# N: head N is the line's last tested head

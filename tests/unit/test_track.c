@@ -66,6 +66,7 @@ static void test_git_track(void **state)
 	assert_string_equal(t.branch, "main");
 	assert_string_equal(t.state, "");
 	assert_int_equal(t.max_cells, 3);
+	assert_true(t.scale == 1.0);	/* none given: the suite's own */
 	assert_int_equal(t.backlog, 0);
 	db_track_release(&t);
 	assert_int_equal(db_track_set_state(f->db, id, "comparing", 5), DB_OK);
