@@ -159,13 +159,37 @@ static int bis_cmp_start(struct klabd *d, struct db *db,
 	return rc;
 }
 
+/* The change of metric name at the ends (the verify step's view: the
+ * bad end against the good), when they showed it worse; else NAN. */
+static double ends_change(const struct cmprun_view *ends, const char *name)
+{
+	size_t i;
+
+	for (i = 0; ends && ends->cmp.nk == 2 && i < ends->cmp.nm; i++) {
+		const struct cmp_metric *m = &ends->cmp.m[i];
+
+		if (!strcmp(m->name, name))
+			return m->cells[1].present &&
+			       m->cells[1].verdict == V_WORSE ?
+			       m->cells[1].vd.delta_pct : NAN;
+	}
+	return NAN;
+}
+
 /* The mark of a comparison from the named metrics: 'b' worse, 'g' all
- * same or better, 0 open; delta and cells of the view into s. */
+ * same or better, 0 open; delta and cells of the view into s.  With the
+ * ends' view (every step after the verification), at a look: 'g' too
+ * when every named metric the ends showed worse is on the good end's
+ * side of half their change, 'b' when one is past it (bisect_side). */
 static int bis_judge(const struct db_bisection *b, struct cmprun_view *v,
-		     struct db_bis_step *s)
+		     const struct cmprun_view *ends, struct db_bis_step *s)
 {
 	struct strbuf dl = STRBUF_INIT;
-	int named = 0, decided = 0, worse = 0;
+	int named = 0, decided = 0, worse = 0, reg = 0, gside = 0, bside = 0;
+	int look = v->c.done[0] >= v->c.planned &&
+		   v->c.done[1] >= v->c.planned;
+	enum bis_mark side;
+	double e;
 	size_t i;
 
 	sb_init(&dl);
@@ -185,14 +209,26 @@ static int bis_judge(const struct db_bisection *b, struct cmprun_view *v,
 			sb_addf(&dl, " [%+.1f%%, %+.1f%%]", c->vd.ci_lo,
 				c->vd.ci_hi);
 		sb_addf(&dl, " %s", cmp_verdict_name(c->verdict));
+		e = ends_change(ends, m->name);
+		if (!isfinite(e))
+			continue;
+		reg++;
+		side = bisect_side(e, c->vd.ci_lo, c->vd.ci_hi);
+		gside += side == BIS_GOOD;
+		bside += side == BIS_BAD;
+		sb_addf(&dl, ", %s of half the ends' %+.1f%%",
+			side == BIS_GOOD ? "this side" : side == BIS_BAD ?
+			"past" : "across", e);
 	}
 	alloc_str_set(&s->delta, dl.buf);
 	/* the cells this step ran: not the ones it borrowed */
 	s->cells = v->c.done[0] - v->c.borrowed + v->c.done[1];
 	sb_release(&dl);
-	if (worse)
+	if (worse || (look && bside))
 		return 'b';
-	return named && decided == named ? 'g' : 0;
+	if (named && decided == named)
+		return 'g';
+	return look && reg && gside == reg ? 'g' : 0;
 }
 
 /* End step s with mark and reason. */
@@ -207,21 +243,30 @@ static void bis_mark(struct db *db, struct db_bis_step *s, const char *mark,
 }
 
 /* The comparison of an open step: judged, ended early on the named
- * metrics, or waited for. */
+ * metrics, or waited for.  ends_id: the verification's comparison (0:
+ * none, or s is the verification). */
 static void bis_step_cmp(struct db *db, const struct db_bisection *b,
-			 struct db_bis_step *s)
+			 struct db_bis_step *s, int64_t ends_id)
 {
-	struct cmprun_view v;
+	struct cmprun_view v, ends;
 	char err[700], why[800];
-	int active, m, ended = 0;
+	int active, m, ended = 0, have_ends = 0;
 
 	if (cmprun_view_load(db, s->comparison, &v, err, sizeof(err))) {
 		cmprun_view_release(&v);
 		return;
 	}
+	if (ends_id && ends_id != s->comparison) {
+		have_ends = !cmprun_view_load(db, ends_id, &ends, err,
+					      sizeof(err));
+		if (!have_ends)
+			cmprun_view_release(&ends);
+	}
 	active = !strcmp(v.c.state, "queued") || !strcmp(v.c.state,
 							  "running");
-	m = bis_judge(b, &v, s);
+	m = bis_judge(b, &v, have_ends ? &ends : NULL, s);
+	if (have_ends)
+		cmprun_view_release(&ends);
 	if (active && m) {
 		/* the named metrics are decided, at a look (between looks
 		 * the view keeps only the looks' stored decisions):
@@ -264,7 +309,14 @@ static void bis_step_open(struct klabd *d, struct db *db,
 	int64_t cid = 0;
 
 	if (s->comparison) {
-		bis_step_cmp(db, b, s);
+		size_t i;
+		int64_t ends_id = 0;
+
+		for (i = 0; i < v->nsteps; i++)
+			if (!strcmp(v->steps[i].purpose, "verify") &&
+			    !strcmp(v->steps[i].mark, "bad"))
+				ends_id = v->steps[i].comparison;
+		bis_step_cmp(db, b, s, ends_id);
 		return;
 	}
 	kr = bis_kernel(d, db, b, &v->cands[ref], why2, sizeof(why2));

@@ -248,10 +248,13 @@ static int cand_get(struct db *db, struct bis_view *v, const char *dir,
 	return i;
 }
 
-/* Replay the marks into git bisect in dir: the last output into out. */
+/* Replay the marks into git bisect in dir: the last output into out.
+ * A mark after which only skipped commits are left makes git exit 2;
+ * that is an answer ("cannot tell"), not a failure. */
 static int replay(const struct bis_view *v, const char *dir,
 		  struct strbuf *out, char *err, size_t errlen)
 {
+	struct bis_git_out go;
 	const char *start[] = { "bisect", "start", "--no-checkout",
 				v->cands[1].file, v->cands[0].file, "--",
 				NULL };
@@ -270,8 +273,12 @@ static int replay(const struct bis_view *v, const char *dir,
 		mark[1] = s->mark;
 		mark[2] = v->cands[s->idx].file;
 		sb_reset(out);
-		if (git_run(dir, mark, out, err, errlen))
-			return -1;
+		if (git_run(dir, mark, out, err, errlen)) {
+			bisect_git_parse(out->len ? out->buf : "", &go);
+			if (go.state != BIS_GIT_CANNOT)
+				return -1;
+			*err = '\0';
+		}
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
  * count what is left in it, and pick the untested index nearest its
  * middle.
  */
+#include <math.h>
 #include <string.h>
 
 #include "bisect_pick.h"
@@ -37,6 +38,19 @@ size_t bisect_ideal_steps(size_t n)
 	while (((size_t)1 << steps) < n)
 		steps++;
 	return steps;
+}
+
+enum bis_mark bisect_side(double ends, double lo, double hi)
+{
+	double half = ends / 2;
+
+	if (!isfinite(ends) || !isfinite(lo) || !isfinite(hi) || ends == 0 ||
+	    lo > hi)
+		return BIS_UNTESTED;
+	if (ends > 0)
+		return hi < half ? BIS_GOOD : lo > half ? BIS_BAD :
+		       BIS_UNTESTED;
+	return lo > half ? BIS_GOOD : hi < half ? BIS_BAD : BIS_UNTESTED;
 }
 
 static enum bis_mark mark_at(const enum bis_mark *marks, size_t n, size_t i)

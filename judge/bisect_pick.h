@@ -50,4 +50,17 @@ int bisect_mark_parse(const char *s);
 /* Steps an ideal bisection of n candidates takes: ceil(log2(n)). */
 size_t bisect_ideal_steps(size_t n);
 
+/*
+ * Which end a step looks like on one metric the ends showed worse: ends
+ * is the bad end's change against the good end (percent, its sign the
+ * way the metric got worse), lo .. hi the step's confidence interval of
+ * its own change against the good end (percent).  BIS_GOOD when the
+ * whole interval lies on the good end's side of half the ends' change,
+ * BIS_BAD when it lies wholly past that half, BIS_UNTESTED while it
+ * straddles it (or a number is missing).  A step need not be shown
+ * "same" as the good end to be told apart from the bad one: the
+ * regression's size is known, and it is large next to the noise.
+ */
+enum bis_mark bisect_side(double ends, double lo, double hi);
+
 #endif

@@ -258,5 +258,19 @@ grep -q '^bis3-[0-9]* 0.02 none .* quiet$' "$TMP/handed" &&
 	! grep '^bis3-' "$TMP/handed" | grep -vq ' 0.02 none .* quiet$' ||
 	fail "the agent was not handed the configuration: $(grep '^bis3-' "$TMP/handed" | head -3)"
 ok "a commit that does not build skipped by git: $marks; every job at scale 0.02 under none"
+
+# (5) the skip leaves nothing to test: commit 3 does not build and 4 is
+# bad, so the first bad is 3 or 4; git says so and exits 2, which is an
+# answer ("cannot tell"), not a failure of git
+AR=$R2 AC=$($G2 rev-parse HEAD~2)
+KLAB_TOKEN=$ALICE klab bisect --git fakegit2 HEAD~4 HEAD~2 --rig r3 --suite tiobench \
+	--metric tiobench.seq_read.rate --max-cells 3 --wait >"$TMP/k.out" 2>"$TMP/k.err" &
+W=$!
+agent $W
+wait $W
+http GET /api/bisections/4 >/dev/null
+jq -e '.state == "finished" and (.outcome | test("cannot tell: git bisect has only skipped commits left"))' "$TMP/body" \
+	>/dev/null || fail "bisection 4: $(jq -c '{state, outcome, error}' "$TMP/body")"
+ok "only skipped commits left: cannot tell, $(jq -r .outcome "$TMP/body")"
 stop_klabd
 ok "bisection of a git range: refusals, git's steps, the answer confirmed, pages, restart, skip"

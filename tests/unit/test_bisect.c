@@ -24,6 +24,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -177,6 +178,28 @@ static void test_names(void **state)
 	assert_int_equal(bisect_ideal_steps(8), 3);
 	assert_int_equal(bisect_ideal_steps(9), 4);
 	assert_int_equal(bisect_ideal_steps(1), 0);
+}
+
+/* Which end a step looks like: the midpoint of the ends' change, either
+ * direction, and nothing decided across it or without numbers. */
+static void test_side(void **state)
+{
+	(void)state;
+	/* a latency up 480% at the ends (worse up) */
+	assert_int_equal(bisect_side(480, -6, 9), BIS_GOOD);
+	assert_int_equal(bisect_side(480, 400, 560), BIS_BAD);
+	assert_int_equal(bisect_side(480, 200, 300), BIS_UNTESTED);
+	assert_int_equal(bisect_side(480, -30, 239.9), BIS_GOOD);
+	assert_int_equal(bisect_side(480, 240, 300), BIS_UNTESTED);
+	/* a rate down 80% (worse down) */
+	assert_int_equal(bisect_side(-80, -8, 5), BIS_GOOD);
+	assert_int_equal(bisect_side(-80, -85, -70), BIS_BAD);
+	assert_int_equal(bisect_side(-80, -50, -30), BIS_UNTESTED);
+	/* nothing to stand on */
+	assert_int_equal(bisect_side(0, -1, 1), BIS_UNTESTED);
+	assert_int_equal(bisect_side(NAN, -1, 1), BIS_UNTESTED);
+	assert_int_equal(bisect_side(480, NAN, 1), BIS_UNTESTED);
+	assert_int_equal(bisect_side(480, 5, -5), BIS_UNTESTED);
 }
 
 /* err of job_config_check(scale, sched, cmdline) starts with want, the
@@ -500,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_every_position),
 		cmocka_unit_test(test_skips),
+		cmocka_unit_test(test_side),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_config_check),
 		cmocka_unit_test(test_config_row),
