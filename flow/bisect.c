@@ -216,8 +216,8 @@ static int bis_judge(const struct db_bisection *b, struct cmprun_view *v,
 		side = bisect_side(e, c->vd.ci_lo, c->vd.ci_hi);
 		gside += side == BIS_GOOD;
 		bside += side == BIS_BAD;
-		sb_addf(&dl, ", %s of half the ends' %+.1f%%",
-			side == BIS_GOOD ? "this side" : side == BIS_BAD ?
+		sb_addf(&dl, ", %s half the ends' %+.1f%%",
+			side == BIS_GOOD ? "this side of" : side == BIS_BAD ?
 			"past" : "across", e);
 	}
 	alloc_str_set(&s->delta, dl.buf);
