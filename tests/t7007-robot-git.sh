@@ -15,10 +15,12 @@
 # culprit's push to its alert is printed (for docs/PERFORMANCE.md; not
 # an assertion).
 #
-# A skeleton written with t2033 (the same loop on the fake tree, fast
-# tier): not yet run on a warm lab; expect several warm kernel builds
-# (each head, the bisection's ends and steps) and up to 8 cells a side
-# per comparison.
+# Run on 2026-12-07 (docs/PERFORMANCE.md, "The regression robot"): 27
+# minutes, the culprit alerted 621 s after its push.  Its time is why it
+# is in the lab tier and not the slow one: head 4's build is cold (454 s
+# through ccache), the 4 warm ones (each head after it, each bisection
+# step) about 70 s each, and the ssd model's noise takes 5-8 cells a
+# side for a comparison that is not a regression.
 . "$(dirname "$0")/lib.sh"
 [ -n "${KLAB_LAB:-}" ] || skip "lab tier: set KLAB_LAB=1 (make check-lab) for long real-rig runs"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
