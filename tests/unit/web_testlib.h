@@ -172,6 +172,7 @@ static inline void wfix_compare(struct wfix *f, const char *const *k,
  * first.
  */
 #define UNDO_MIGRATIONS_FROM_21 \
+	"ALTER TABLE tracks DROP COLUMN scale;" \
 	"DROP TABLE track_heads;" \
 	"ALTER TABLE tracks DROP COLUMN max_cells;" \
 	"ALTER TABLE tracks DROP COLUMN backlog;" \
