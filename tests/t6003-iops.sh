@@ -21,11 +21,13 @@ consistent() {
 	check "$cpu > 0 && $cpu <= 100" "$f: sys_cpu $cpu"
 	check "($(metric iops.per_cpu "$f") * $cpu - $tot)^2 <= (1e-6 * $tot)^2" "$f: per_cpu"
 	# CPU per request from the same /proc/stat readings as sys_cpu:
-	# busy seconds = sys_cpu% of the CPUs x the measured time, within 10%
-	# (0.02 s: the readings are a tick apart from the phase's ends)
+	# busy seconds = sys_cpu% of the CPUs x the measured time, within 25%
+	# and 0.05 s (the two are read a few ticks apart, and on a loaded
+	# machine a 1.5 s phase's busy time moves 11% between them: make
+	# check at 421222c; a wrong unit or a missed CPU is off 2x or more)
 	syscpu "$f" iops
 	busy=$(awk "BEGIN { print $(metric iops.sys_cpu_per_op "$f") * $ops / 1e6 }")
-	check "($busy - $cpu / 100 * $ncpu * $secs)^2 <= (0.1 * $busy + 0.02)^2" \
+	check "($busy - $cpu / 100 * $ncpu * $secs)^2 <= (0.25 * $busy + 0.05)^2" \
 		"$f: CPU per op x ops = $busy s, sys_cpu $cpu% x $ncpu CPUs x $secs s"
 	ordered "$f" iops >/dev/null
 	# the latency histogram holds every measured request
