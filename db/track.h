@@ -41,7 +41,8 @@ struct db_track {
 	char *base, *branch, *state;
 	int64_t backlog;
 	int64_t max_cells;
-	double scale;		/* of its cells (migration 25): 1 by default */
+	double scale;		/* of its cells (migration 25): 1 by default,
+				 * and when added with 0 */
 };
 
 /* One head of a git line. */

@@ -156,7 +156,7 @@ int64_t track_queue(struct klabd *d, struct db *db, const struct db_track *tr,
 	memset(&jn, 0, sizeof(jn));
 	jn.kernel = kernel;
 	jn.scheduler = jn.cmdline = "";
-	jn.scale = tr->scale > 0 ? tr->scale : 1;
+	jn.scale = tr->scale;
 	for (rig = all; rig && *rig; rig = next) {
 		next = strchr(rig, ',');
 		if (next)

@@ -168,7 +168,7 @@ static int cmp_add(struct gline *g, const char *base, const char *cand,
 	c.candidate = (char *)cand;
 	c.rig = (char *)rig;
 	c.suite = (char *)suite;
-	c.scale = g->tr->scale > 0 ? g->tr->scale : 1;
+	c.scale = g->tr->scale;
 	c.scheduler = c.cmdline = c.floors = "";
 	c.max_cells = (int)plan.looks[plan.nlooks - 1];
 	c.max_seconds = plan.max_seconds;

@@ -64,7 +64,7 @@ int track_bisect_start(struct klabd *d, struct db *db,
 		in.kernel_bad = h->kernel;
 	}
 	in.max_cells = tr->max_cells;
-	in.scale = tr->scale > 0 ? tr->scale : 1;
+	in.scale = tr->scale;
 	/* "RIG SUITE M1,M2" */
 	sp = strchr(w, ' ');
 	ms = sp ? strchr(sp + 1, ' ') : NULL;

@@ -318,7 +318,7 @@ int api_track_add(struct req *rq, struct web_response *r)
 	t.branch = (char *)branch;
 	t.state = "";
 	t.max_cells = cap;
-	t.scale = scale ? scale : 1;
+	t.scale = scale;	/* 0: none given, stored as 1 */
 	rc = track_store(rq, &t, r);
 	free(rigs);
 	sb_release(&ln);

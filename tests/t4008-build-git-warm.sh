@@ -17,22 +17,14 @@
 #    it compiles nothing (elevator.o, compiled for commit 2, reached it
 #    through commit 3's archive).
 # The real kernel path is t7007's (the robot's heads and bisection).
-set -u
-TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data
 BUILD=$TOP/kernels/build-kernel.sh
-command -v git >/dev/null || { echo "skip: no git"; exit 77; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+command -v git >/dev/null || skip "no git"
+# the build sandbox's user reaches its tree under the cache through here
 chmod 755 "$TMP"
 C=$TMP/cache
 R=$TMP/repo
-fails=0
-
-bad() {
-	echo "not ok: $*"
-	fails=$((fails + 1))
-}
 
 field() {
 	sed -n "s/^$1=//p" "$2" | head -n 1
@@ -49,7 +41,7 @@ compiled() {
 		sort | tr '\n' ' '
 }
 
-mkdir -p "$R" && cp -R "$D/build-tree/." "$R/" || exit 1
+mkdir -p "$R" && cp -R "$D/build-tree/." "$R/" || fail "cannot copy the fake tree"
 cat >"$R/block/blk-core.c" <<'EOF'
 /* A stand-in for the block core, for t4008. */
 int blk_core_version(void);
@@ -68,55 +60,53 @@ G="git -C $R -c user.name=Lab -c user.email=lab@example.invalid"
 commit() {
 	$G add -A && $G commit -qm "$1" && $G rev-parse HEAD
 }
-$G init -q -b main || exit 1
-C1=$(commit "one") || exit 1
+$G init -q -b main && C1=$(commit "one") || fail "cannot make the repository"
 
-req "$C1" >"$TMP/b1" 2>"$TMP/e1" || bad "commit 1: $(cat "$TMP/e1")"
-[ "$(field warm_start "$TMP/b1")" = no ] || bad "commit 1 started warm: $(cat "$TMP/b1")"
+req "$C1" >"$TMP/b1" 2>"$TMP/e1" || fail "commit 1: $(cat "$TMP/e1")"
+[ "$(field warm_start "$TMP/b1")" = no ] || fail "commit 1 started warm: $(cat "$TMP/b1")"
 [ "$(compiled "$TMP/b1")" = "block/blk-core.o block/elevator.o " ] ||
-	bad "commit 1 compiled '$(compiled "$TMP/b1")'"
+	fail "commit 1 compiled '$(compiled "$TMP/b1")'"
 
 sleep 1	# a commit made after the build: its time is newer than the objects
 echo '/* commit two */' >>"$R/block/elevator.c"
-C2=$(commit "two") || exit 1
-req "$C2" >"$TMP/b2" 2>"$TMP/e2" || bad "commit 2: $(cat "$TMP/e2")"
+C2=$(commit "two") || fail "commit two"
+req "$C2" >"$TMP/b2" 2>"$TMP/e2" || fail "commit 2: $(cat "$TMP/e2")"
 [ "$(field warm_start "$TMP/b2")" = ancestor ] && [ "$(field warm_from "$TMP/b2")" = "$C1" ] ||
-	bad "commit 2 did not start from commit 1: $(cat "$TMP/b2")"
+	fail "commit 2 did not start from commit 1: $(cat "$TMP/b2")"
 [ "$(compiled "$TMP/b2")" = "block/elevator.o " ] ||
-	bad "commit 2 compiled '$(compiled "$TMP/b2")', want block/elevator.o alone"
-grep -q 'commit two' "$(field vmlinuz "$TMP/b2")" || bad "commit 2's change is not in its image"
-grep -q 'warm start: the built tree of ancestor' "$TMP/e2" || bad "no warm start note: $(cat "$TMP/e2")"
+	fail "commit 2 compiled '$(compiled "$TMP/b2")', want block/elevator.o alone"
+grep -q 'commit two' "$(field vmlinuz "$TMP/b2")" || fail "commit 2's change is not in its image"
+grep -q 'warm start: the built tree of ancestor' "$TMP/e2" || fail "no warm start note: $(cat "$TMP/e2")"
 
 sleep 1
 echo '/* commit three */' >>"$R/block/blk-core.c"
-C3=$(commit "three") || exit 1
-req "$C3" >"$TMP/b3" 2>"$TMP/e3" || bad "commit 3: $(cat "$TMP/e3")"
+C3=$(commit "three") || fail "commit three"
+req "$C3" >"$TMP/b3" 2>"$TMP/e3" || fail "commit 3: $(cat "$TMP/e3")"
 [ "$(field warm_from "$TMP/b3")" = "$C2" ] ||
-	bad "commit 3 did not start from commit 2: $(cat "$TMP/b3")"
+	fail "commit 3 did not start from commit 2: $(cat "$TMP/b3")"
 [ "$(compiled "$TMP/b3")" = "block/blk-core.o " ] ||
-	bad "commit 3 compiled '$(compiled "$TMP/b3")', want block/blk-core.o alone"
+	fail "commit 3 compiled '$(compiled "$TMP/b3")', want block/blk-core.o alone"
 for s in 'commit two' 'commit three'; do
-	grep -q "$s" "$(field vmlinuz "$TMP/b3")" || bad "'$s' is not in commit 3's image"
+	grep -q "$s" "$(field vmlinuz "$TMP/b3")" || fail "'$s' is not in commit 3's image"
 done
 
 # a broken commit keeps nothing; the one after it starts from commit 3
 sleep 1
 echo 'this does not compile' >>"$R/block/elevator.c"
-C4=$(commit "four") || exit 1
+C4=$(commit "four") || fail "commit four"
 req "$C4" >"$TMP/b4" 2>"$TMP/e4"
-[ $? -eq 3 ] || bad "commit 4 (broken) did not fail to build: $(cat "$TMP/b4")"
+[ $? -eq 3 ] || fail "commit 4 (broken) did not fail to build: $(cat "$TMP/b4")"
 sed -i '$d' "$R/block/elevator.c"
 echo 'commit five' >"$R/README"
-C5=$(commit "five") || exit 1
-req "$C5" >"$TMP/b5" 2>"$TMP/e5" || bad "commit 5: $(cat "$TMP/e5")"
+C5=$(commit "five") || fail "commit five"
+req "$C5" >"$TMP/b5" 2>"$TMP/e5" || fail "commit 5: $(cat "$TMP/e5")"
 [ "$(field warm_from "$TMP/b5")" = "$C3" ] ||
-	bad "commit 5 did not start from commit 3: $(cat "$TMP/b5")"
+	fail "commit 5 did not start from commit 3: $(cat "$TMP/b5")"
 [ -z "$(compiled "$TMP/b5")" ] ||
-	bad "commit 5 (its C files are commit 3's) compiled '$(compiled "$TMP/b5")'"
+	fail "commit 5 (its C files are commit 3's) compiled '$(compiled "$TMP/b5")'"
 for s in 'commit two' 'commit three'; do
-	grep -q "$s" "$(field vmlinuz "$TMP/b5")" || bad "'$s' is not in commit 5's image"
+	grep -q "$s" "$(field vmlinuz "$TMP/b5")" || fail "'$s' is not in commit 5's image"
 done
-[ "$(ls "$C"/warm/*.tar | wc -l)" = 4 ] || bad "want 4 warm archives: $(ls "$C/warm")"
+[ "$(ls "$C"/warm/*.tar | wc -l)" = 4 ] || fail "want 4 warm archives: $(ls "$C/warm")"
 
-[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
-echo "all git warm-start checks passed"
+ok "git commits built warm from their nearest built ancestor"
