@@ -101,6 +101,10 @@ int db_bisection_steps(struct db *db, int64_t id, struct db_bis_step **out,
 		       size_t *n);
 int db_bisection_step_add(struct db *db, int64_t id, int idx,
 			  const char *purpose, int64_t *step);
+/* Add the verify step of candidate idx (the bad end) as comparison cmp,
+ * one that ran already: judged at once, not measured again; its kernel
+ * is the comparison's candidate.  DB_NOTFOUND: no comparison cmp. */
+int db_bisection_verified(struct db *db, int64_t id, int idx, int64_t cmp);
 /* Lend comparison cmp the newest max done base-side cells of kernel
  * that the comparisons of bisection id's steps ran (docs/VERDICTS.md,
  * "Bisection"): they count as done cells of its side 0.  The number

@@ -163,6 +163,17 @@ int db_bisection_step_add(struct db *db, int64_t id, int idx,
 	return DB_OK;
 }
 
+int db_bisection_verified(struct db *db, int64_t id, int idx, int64_t cmp)
+{
+	if (db_run(db, "INSERT INTO bisection_steps (bisection_id, idx, "
+		   "purpose, kernel, comparison_id, created) SELECT ?1, ?2, "
+		   "'verify', candidate, id, ?4 FROM comparisons WHERE id = "
+		   "?3", "IiIT",
+		   id, idx, cmp) != SQLITE_DONE)
+		return DB_ERR;
+	return sqlite3_changes(db->h) == 1 ? DB_OK : DB_NOTFOUND;
+}
+
 int db_bisection_borrow(struct db *db, int64_t id, int64_t cmp,
 			const char *kernel, int max)
 {

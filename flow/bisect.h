@@ -49,6 +49,10 @@ struct bis_input {
 	/* git: the ends' kernels when the lab built them already (a
 	 * tracked line's heads, flow/track_regress.c), NULL: built here */
 	const char *kernel_good, *kernel_bad;
+	/* git: the comparison of those two kernels that came out worse on
+	 * rig, suite and metrics (a tracked line's head), taken as the
+	 * verification instead of measuring the range again; 0: none */
+	int64_t ends_cmp;
 	const char *rig, *suite;
 	const char *metric[BIS_MAX_METRICS];
 	size_t nmetrics;

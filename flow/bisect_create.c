@@ -493,6 +493,11 @@ enum outcome bisection_create(struct klabd *d, struct db *db,
 	}
 	if (hint >= 0)
 		db_bisection_set_hint(db, *id, hint);
+	if (in->ends_cmp > 0 && in->kernel_good && in->kernel_bad &&
+	    db_bisection_verified(db, *id, (int)cs->n - 1, in->ends_cmp))
+		fprintf(stderr, "klabd: bisection %lld: cannot take comparison "
+			"%lld as its verification: measured again\n",
+			(long long)*id, (long long)in->ends_cmp);
 	caller_audit(db, c, "bisection add", in->kind, "bisection %lld: "
 		     "%zu candidates", (long long)*id, cs->n - 1);
 	driver_kick(d->bisrun);

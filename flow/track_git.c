@@ -314,6 +314,7 @@ static void head_judge(struct gline *g, struct db_track_head *h)
 	enum cmp_verdict cv;
 	char err[600];
 	int active = 0;
+	int64_t worse_cmp = 0;
 
 	sb_init(&worse);
 	while (*p && !active) {
@@ -340,8 +341,10 @@ static void head_judge(struct gline *g, struct db_track_head *h)
 		if (!strcmp(v.c.state, "undecided") && cv != V_WORSE)
 			cv = V_UNDECIDED;
 		vd_tally_add(&t, cv);
-		if (cv == V_WORSE && !worse.len)
+		if (cv == V_WORSE && !worse.len) {
 			worse_cell(&v, &worse);
+			worse_cmp = id;
+		}
 		cmprun_view_release(&v);
 	}
 	if (!active) {
@@ -350,7 +353,8 @@ static void head_judge(struct gline *g, struct db_track_head *h)
 		if (prev && !worse.len)
 			track_head_undecided(g->d, g->db, g->tr, h, prev);
 		else if (prev && track_bisect_start(g->d, g->db, g->tr, h,
-						    prev, err, sizeof(err)))
+						    prev, worse_cmp, err,
+						    sizeof(err)))
 			head_log(g, h, err);
 	}
 	sb_release(&worse);

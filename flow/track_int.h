@@ -30,11 +30,13 @@ int track_git_pass(struct klabd *d, struct db *db, const struct db_track *tr,
 
 /* track_regress.c: head h of tr came out worse against prev (h->worse
  * names the rig, suite and metrics): one bisection over prev..h, unless
- * h has one.  0, or -1 with err. */
+ * h has one.  worse_cmp: the comparison that came out worse there, the
+ * bisection's verification (0: a change point's, measured again).  0,
+ * or -1 with err. */
 int track_bisect_start(struct klabd *d, struct db *db,
 		       const struct db_track *tr, struct db_track_head *h,
-		       const struct db_track_head *prev, char *err,
-		       size_t errlen);
+		       const struct db_track_head *prev, int64_t worse_cmp,
+		       char *err, size_t errlen);
 
 /* After the change points of rig x suite were recomputed: a worse one
  * between two consecutive tested heads of a git line, the later one

@@ -38,8 +38,8 @@
 
 int track_bisect_start(struct klabd *d, struct db *db,
 		       const struct db_track *tr, struct db_track_head *h,
-		       const struct db_track_head *prev, char *err,
-		       size_t errlen)
+		       const struct db_track_head *prev, int64_t worse_cmp,
+		       char *err, size_t errlen)
 {
 	const struct caller by = { .who = ALERT_BY_KLAB, .operator = 1 };
 	char *w = xstrdup(h->worse), *sp, *ms, *m, *next;
@@ -62,6 +62,7 @@ int track_bisect_start(struct klabd *d, struct db *db,
 	if (*prev->kernel && *h->kernel) {
 		in.kernel_good = prev->kernel;
 		in.kernel_bad = h->kernel;
+		in.ends_cmp = worse_cmp;
 	}
 	in.max_cells = tr->max_cells;
 	in.scale = tr->scale;
@@ -175,7 +176,8 @@ static void head_cp_bisect(struct klabd *d, struct db *db,
 		sb_addf(&w, "%s %s %s", rig, c->suite, c->metric);
 		alloc_str_set(&h->worse, w.buf);
 		sb_release(&w);
-		if (track_bisect_start(d, db, tr, h, prev, err, sizeof(err)))
+		if (track_bisect_start(d, db, tr, h, prev, 0, err,
+				       sizeof(err)))
 			fprintf(stderr, "klabd: track %lld: change point: "
 				"%s\n", (long long)tr->id, err);
 		return;

@@ -421,14 +421,95 @@ warm_ancestor() {
 	return 1
 }
 
+# The kernel version a pristine tree's Makefile names (VERSION,
+# PATCHLEVEL, SUBLEVEL, EXTRAVERSION), "" when it names none.
+tree_kver() {
+	sed -n -e 's/^VERSION = //p' -e 's/^PATCHLEVEL = //p' \
+		-e 's/^SUBLEVEL = //p' -e 's/^EXTRAVERSION = //p' "$1/Makefile" \
+		2>/dev/null | head -n 4 | tr '\n' ' '
+}
+
+# The files the pristine trees $1 (the seed's) and $2 differ in, one
+# "./path" a line, into $WORK/warm-exclude: changed, or in one tree only
+# (every file under a directory only in $2, which must be made anew).
+# Both trees were unpacked from the operator's sources, never shaped by a
+# patch; --no-dereference follows no link.  Returns 1 on a line it cannot
+# read (a name with the separators in it): no warm start then.
+tree_diff() {
+	local a=$1 b=$2 line rest p
+	: >"$WORK/warm-exclude" || return 1
+	diff -rq --no-dereference "$a" "$b" >"$WORK/warm-diff" 2>/dev/null
+	[ $? -le 1 ] || return 1
+	while IFS= read -r line; do
+		case $line in
+		"Files $a/"*" and $b/"*" differ")
+			rest=${line#"Files $a/"}
+			p=${rest%%" and $b/"*} ;;
+		"Only in $a: "*) p=${line#"Only in $a: "} ;;
+		"Only in $a/"*": "*)
+			rest=${line#"Only in $a/"}
+			p=${rest%%": "*}/${rest#*": "} ;;
+		"Only in $b: "*|"Only in $b/"*": "*)
+			rest=${line#"Only in $b"}
+			rest=${rest#/}
+			case $rest in
+			": "*) p=${rest#": "} ;;
+			*) p=${rest%%": "*}/${rest#*": "} ;;
+			esac
+			;;
+		"File $a/"*) rest=${line#"File $a/"}
+			p=${rest%%" is a "*} ;;
+		*) return 1 ;;
+		esac
+		[ -n "$p" ] || return 1
+		printf './%s\n' "$p" >>"$WORK/warm-exclude"
+		if [ -d "$b/$p" ] && [ ! -L "$b/$p" ]; then
+			(cd "$b" && find "./$p" ! -type d) >>"$WORK/warm-exclude" ||
+				return 1
+		fi
+	done <"$WORK/warm-diff"
+}
+
+# A git commit with no built ancestor starts from the built tree of
+# another base of the same kernel version (its Makefile's), built with
+# the same config and compiler: a Debian source or another line's commit
+# (warm_save leaves each archive's base beside it), the newest archive
+# first.  The files the two
+# pristine trees differ in are left out and made anew, as after an
+# ancestor.  Sets w and WARM_FROM; returns 1 when there is none.
+warm_seed() {
+	local v m bid tree
+	[ -n "${BASE_COMMIT:-}" ] || return 1
+	v=$(tree_kver "$PRISTINE")
+	[ -n "$v" ] || return 1
+	# the newest archive first; its name is a hash, one word
+	for m in $(ls -t "$CACHE"/warm/*.base 2>/dev/null); do
+		[ "$(sed -n 2p "$m")" = "$v" ] || continue
+		bid=$(sed -n 1p "$m")
+		[ "$bid" != "$BASE_ID" ] || continue
+		w=$CACHE/warm/$(warm_key "$bid").tar
+		[ "$w" = "${m%.base}.tar" ] && [ -f "$w" ] || continue
+		tree=$CACHE/trees/$(printf 'v3 %s\n' "$bid" | sha256_of | cut -c 1-16)
+		[ -d "$tree" ] || continue
+		tree_diff "$tree" "$PRISTINE" || continue
+		WARM_FROM=$bid
+		return 0
+	done
+	return 1
+}
+
 warm_start() {
 	if [ "${#PIECES[@]}" -gt 0 ]; then
 		w=$CACHE/warm/$(warm_key).tar
 		[ -f "$w" ] || return 0
 		for k in "${!PIECES[@]}"; do patch_targets "${PIECES[$k]}"; done |
 			sed 's|^|./|' >"$WORK/warm-exclude"
+	elif warm_ancestor; then
+		kind=ancestor
+	elif warm_seed; then
+		kind=seed
 	else
-		warm_ancestor || return 0
+		return 0
 	fi
 	if ! sbx tar -xf /dev/fd/5 --exclude-from=/dev/fd/6 5<"$w" \
 		6<"$WORK/warm-exclude" >>"$WORK/build.log" 2>&1; then
@@ -444,8 +525,12 @@ warm_start() {
 		done' <"$WORK/warm-exclude" >>"$WORK/build.log" 2>&1 ||
 			die "cannot renew the files changed since $WARM_FROM$(disk_note)"
 		WARM_TAR=$w
-		WARM=ancestor
-		note "warm start: the built tree of ancestor $WARM_FROM, $(wc -l <"$WORK/warm-diff") files changed since"
+		WARM=$kind
+		if [ "$WARM" = ancestor ]; then
+			note "warm start: the built tree of ancestor $WARM_FROM, $(wc -l <"$WORK/warm-diff") files changed since"
+		else
+			note "warm start: the built tree of $WARM_FROM, the same kernel version, $(wc -l <"$WORK/warm-exclude") files differ"
+		fi
 	else
 		WARM=yes
 		note "warm start: the base's built tree ($(basename "$w"))"
@@ -459,6 +544,10 @@ warm_start() {
 warm_save() {
 	[ "${#PIECES[@]}" -eq 0 ] || return 0
 	w=$CACHE/warm/$(warm_key).tar
+	# the archive's base and kernel version, for warm_seed
+	[ -f "${w%.tar}.base" ] ||
+		printf '%s\n%s\n' "$BASE_ID" "$(tree_kver "$PRISTINE")" \
+			>"${w%.tar}.base" || rm -f "${w%.tar}.base"
 	[ -f "$w" ] && return 0
 	: >"$WORK/warm-kept"
 	if [ -n "${WARM_TAR:-}" ]; then

@@ -16,7 +16,11 @@
 #    starts from the last one that built; as its C files are commit 3's,
 #    it compiles nothing (elevator.o, compiled for commit 2, reached it
 #    through commit 3's archive).
-# The real kernel path is t7007's (the robot's heads and bisection).
+#  - a commit of another repository, with no built ancestor, starts from
+#    the newest built tree of the same kernel version (its Makefile's):
+#    the files the two trees differ in are made anew (warm_seed); one of
+#    another version builds cold.
+# The real kernel path is t5104's (the robot's heads and bisection).
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data
 BUILD=$TOP/kernels/build-kernel.sh
@@ -109,4 +113,39 @@ for s in 'commit two' 'commit three'; do
 done
 [ "$(ls "$C"/warm/*.tar | wc -l)" = 4 ] || fail "want 4 warm archives: $(ls "$C/warm")"
 
-ok "git commits built warm from their nearest built ancestor"
+# a commit of another repository (no built ancestor) with the fake
+# tree's kernel version starts from the newest archive of that version,
+# commit 5's: it compiles what the two trees differ in
+R2=$TMP/repo2
+G2="git -C $R2 -c user.name=Lab -c user.email=lab@example.invalid"
+mkdir -p "$R2" && git -C "$R" archive "$C5" | tar -C "$R2" -xf - ||
+	fail "cannot copy commit 5's tree"
+echo '/* another line */' >>"$R2/block/elevator.c"
+echo 'new' >"$R2/block/new-file"
+$G2 init -q -b main && $G2 add -A && $G2 commit -qm "other" && O1=$($G2 rev-parse HEAD) ||
+	fail "cannot make the second repository"
+"$BUILD" --base "git:$R2@$O1" --cache "$C" --no-ccache --config "$D/build-tree.config" \
+	--must-have CONFIG_KEXEC >"$TMP/o1" 2>"$TMP/eo1" || fail "other 1: $(cat "$TMP/eo1")"
+[ "$(field warm_start "$TMP/o1")" = seed ] &&
+	[ "$(field warm_from "$TMP/o1")" = "git commit $C5 tree $($G rev-parse "$C5^{tree}")" ] ||
+	fail "the other repository's commit did not start from commit 5's tree: $(cat "$TMP/o1")"
+[ "$(compiled "$TMP/o1")" = "block/elevator.o " ] ||
+	fail "the other repository's commit compiled '$(compiled "$TMP/o1")', want block/elevator.o alone"
+grep -q 'another line' "$(field vmlinuz "$TMP/o1")" || fail "its change is not in its image"
+grep -q 'commit three' "$(field vmlinuz "$TMP/o1")" || fail "commit 3's change is not in its image"
+grep -q 'same kernel version, 2 files differ' "$TMP/eo1" || fail "no seed note: $(cat "$TMP/eo1")"
+
+# another kernel version: no seed, a cold build
+sed -i 's/^VERSION = .*/VERSION = 0.2.0/' "$R2/Makefile"
+echo '/* a third */' >>"$R2/block/blk-core.c"
+# an orphan commit: no ancestor of its own either
+$G2 checkout -q --orphan fresh && $G2 add -A && $G2 commit -qm "version" &&
+	O2=$($G2 rev-parse HEAD) || fail "an orphan commit"
+"$BUILD" --base "git:$R2@$O2" --cache "$C" --no-ccache --config "$D/build-tree.config" \
+	--must-have CONFIG_KEXEC >"$TMP/o2" 2>"$TMP/eo2" || fail "other 2: $(cat "$TMP/eo2")"
+[ "$(field warm_start "$TMP/o2")" = no ] ||
+	fail "a tree of another kernel version started warm: $(cat "$TMP/o2")"
+[ "$(compiled "$TMP/o2")" = "block/blk-core.o block/elevator.o " ] ||
+	fail "other 2 compiled '$(compiled "$TMP/o2")'"
+
+ok "git commits built warm from their nearest built ancestor, or from a built tree of the same kernel version"
