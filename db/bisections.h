@@ -105,12 +105,6 @@ int db_bisection_step_add(struct db *db, int64_t id, int idx,
  * one that ran already: judged at once, not measured again; its kernel
  * is the comparison's candidate.  DB_NOTFOUND: no comparison cmp. */
 int db_bisection_verified(struct db *db, int64_t id, int idx, int64_t cmp);
-/* Lend comparison cmp the newest max done base-side cells of kernel
- * that the comparisons of bisection id's steps ran (docs/VERDICTS.md,
- * "Bisection"): they count as done cells of its side 0.  The number
- * lent, or DB_ERR. */
-int db_bisection_borrow(struct db *db, int64_t id, int64_t cmp,
-			const char *kernel, int max);
 /* Write build, kernel, comparison, mark, reason, delta and cells of s
  * (by s->id); finished stamped when mark is set. */
 int db_bisection_step_set(struct db *db, const struct db_bis_step *s);

@@ -36,7 +36,7 @@ struct db_comparison {
 	/* its jobs, per side (0 base, 1 candidate); done[0] and total[0]
 	 * count the borrowed cells too */
 	int done[2], failed[2], total[2], started;
-	int borrowed;		/* base cells borrowed (db_bisection_borrow) */
+	int borrowed;		/* base cells an older klab lent a step */
 };
 
 /*

@@ -174,21 +174,6 @@ int db_bisection_verified(struct db *db, int64_t id, int idx, int64_t cmp)
 	return sqlite3_changes(db->h) == 1 ? DB_OK : DB_NOTFOUND;
 }
 
-int db_bisection_borrow(struct db *db, int64_t id, int64_t cmp,
-			const char *kernel, int max)
-{
-	if (db_run(db, "INSERT INTO comparison_borrowed (comparison_id, "
-		   "job_id) SELECT ?2, x.job_id FROM bisection_steps s JOIN "
-		   "comparison_jobs x ON x.comparison_id = s.comparison_id "
-		   "JOIN jobs j ON j.id = x.job_id WHERE s.bisection_id = ?1 "
-		   "AND s.comparison_id != ?2 AND x.side = 0 AND j.state = "
-		   "'done' AND j.kernel_id = (SELECT id FROM kernels WHERE "
-		   "ident = ?3) ORDER BY x.job_id DESC LIMIT ?4", "IIsi", id,
-		   cmp, kernel, max) != SQLITE_DONE)
-		return DB_ERR;
-	return sqlite3_changes(db->h);
-}
-
 int db_bisection_step_set(struct db *db, const struct db_bis_step *s)
 {
 	return db_run(db, "UPDATE bisection_steps SET build_id = ?1, kernel = "

@@ -106,8 +106,10 @@ static enum kready bis_kernel(struct klabd *d, struct db *db,
 
 /* A comparison of candidate against base for step s, its first look
  * queued, its cells with b's job configuration; confirm: the larger
- * cap and a fresh sample, else the base's cells of the earlier steps
- * borrowed (up to the cap) and only the missing ones queued. */
+ * cap.  Both kernels are measured afresh, interleaved, at every step:
+ * the base's cells of an earlier step were run at another time, and a
+ * drift of the host between the two (t5104: a build's write-back) made
+ * a harmless step worse when they were borrowed. */
 static int bis_cmp_start(struct klabd *d, struct db *db,
 			 const struct db_bisection *b, const char *base,
 			 const char *cand, int confirm, int64_t *id,
@@ -141,16 +143,6 @@ static int bis_cmp_start(struct klabd *d, struct db *db,
 	if (db_begin(db))
 		return DB_ERR;
 	rc = db_comparison_add(db, &c, &c.id, err, errlen);
-	if (!rc && !confirm) {
-		rc = db_bisection_borrow(db, b->id, c.id, base, c.max_cells);
-		if (rc >= 0) {
-			c.borrowed = c.done[0] = c.total[0] = rc;
-			rc = DB_OK;
-		} else {
-			snprintf(err, errlen, "cannot borrow the cells of %s",
-				 base);
-		}
-	}
 	if (!rc)
 		rc = cmprun_queue(db, &c, c.planned, err, errlen);
 	rc = cmprun_commit(d, db, rc);
@@ -221,7 +213,7 @@ static int bis_judge(const struct db_bisection *b, struct cmprun_view *v,
 			"past" : "across", e);
 	}
 	alloc_str_set(&s->delta, dl.buf);
-	/* the cells this step ran: not the ones it borrowed */
+	/* the cells this step ran (an older klab lent it base cells) */
 	s->cells = v->c.done[0] - v->c.borrowed + v->c.done[1];
 	sb_release(&dl);
 	if (worse || (look && bside))

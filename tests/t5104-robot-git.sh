@@ -72,7 +72,7 @@ tested() {	# N: head N is the line's last tested head
 wait_for "head 4 tested" 36000 tested 4
 # how head 4's build started (warm_start=seed from debian-6.1, or no)
 # and took, for docs/PERFORMANCE.md
-rec() { sqlite3 "$TMP/klab.db" "SELECT record FROM builds WHERE id = (SELECT build \
+rec() { sqlite3 "$TMP/klab.db" "SELECT record FROM builds WHERE id = (SELECT build_id \
 	FROM track_heads WHERE hash = '$(C "$1")')" | sed -n "s/^$2=//p"; }
 ok "batch 1: head 4 built (warm_start=$(rec 4 warm_start), $(rec 4 build_seconds) s of make) and tested as the line's first"
 

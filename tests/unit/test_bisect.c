@@ -9,10 +9,10 @@
  * bisection's job configuration: the check it shares with jobs and
  * comparison runs (job_config_check), its row in the database
  * (migration 14's defaults) and how its page and report name it.  And
- * the good end's cells lent to a later step (db_bisection_borrow): only
- * done base-side cells of that kernel from the bisection's own steps,
- * the newest first, up to the cap, counted as the step's done base
- * cells and listed with its own.  And the bisection of a change
+ * base cells an older klab lent a step (table comparison_borrowed: no
+ * step borrows any more) still counted as its done base cells and
+ * listed with its own; a verification taken from a comparison that ran
+ * (db_bisection_verified).  And the bisection of a change
  * (db_bisection_of_change, the home page's culprit): by its page, by its
  * ends as asked or as its candidates' kernels, the one that found its
  * first bad candidate before a newer one still running.
@@ -396,9 +396,14 @@ static void test_borrow(void **state)
 	borrow_fixture(db, 0, 300, 5, 0);
 	/* the next step: 3 good cells of its own (ids 400-402) */
 	step = borrow_fixture(db, 1, 400, 3, 2);
-	/* a step after it borrows the newest 6 of 4 + 3, none of the others */
+	/* a step after it, to which an older klab lent the newest 6 of
+	 * 4 + 3 */
 	cid = borrow_fixture(db, 1, 500, 0, 3);
-	assert_int_equal(db_bisection_borrow(db, 1, cid, "good", 6), 6);
+	snprintf(path, sizeof(path), "INSERT INTO comparison_borrowed "
+		 "(comparison_id, job_id) SELECT %lld, id FROM jobs WHERE id "
+		 "IN (101, 102, 103, 400, 401, 402)", (long long)cid);
+	assert_int_equal(sqlite3_exec(db->h, path, NULL, NULL, NULL),
+			 SQLITE_OK);
 	assert_int_equal(db_comparison_get(db, cid, &c), DB_OK);
 	assert_int_equal(c.borrowed, 6);
 	assert_int_equal(c.done[0], 6);		/* borrowed, none of its own */
@@ -413,8 +418,23 @@ static void test_borrow(void **state)
 	assert_int_equal(jobs[3], 400);
 	assert_int_equal(jobs[6], 501);
 	free(jobs);
-	/* a kernel the steps never ran on the base side: nothing */
-	assert_int_equal(db_bisection_borrow(db, 1, step, "bad", 6), 0);
+	/* the verification of bisection 2 is comparison step, as it ran:
+	 * its candidate the step's kernel; no comparison 999: nothing */
+	assert_int_equal(db_bisection_verified(db, 2, 1, step), DB_OK);
+	assert_int_equal(db_bisection_verified(db, 2, 1, 999), DB_NOTFOUND);
+	{
+		struct db_bis_step *st = NULL;
+		size_t ns = 0;
+
+		assert_int_equal(db_bisection_steps(db, 2, &st, &ns), DB_OK);
+		assert_int_equal(ns, 2);	/* the fixture's step, then it */
+		assert_string_equal(st[1].purpose, "verify");
+		assert_int_equal(st[1].idx, 1);
+		assert_int_equal(st[1].comparison, step);
+		assert_string_equal(st[1].kernel, "bad");
+		assert_string_equal(st[1].mark, "");
+		db_bis_steps_free(st, ns);
+	}
 	db_close(db);
 	for (i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s/klab.db%s", dir, ext[i]);
