@@ -427,7 +427,8 @@ static void test_borrow(void **state)
 		size_t ns = 0;
 
 		assert_int_equal(db_bisection_steps(db, 2, &st, &ns), DB_OK);
-		assert_int_equal(ns, 2);	/* the fixture's step, then it */
+		/* the fixture's step, then it */
+		assert_int_equal(ns, 2);
 		assert_string_equal(st[1].purpose, "verify");
 		assert_int_equal(st[1].idx, 1);
 		assert_int_equal(st[1].comparison, step);
