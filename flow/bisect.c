@@ -22,6 +22,7 @@
 #include "lab/build.h"
 #include "lab/catalog.h"
 #include "flow/driver.h"
+#include "judge/adaptive.h"
 #include "judge/bisect_pick.h"
 #include "judge/bisect_pick_git.h"
 #include "lib/alloc.h"
@@ -108,7 +109,7 @@ static enum kready bis_kernel(struct klabd *d, struct db *db,
  * queued, its cells with b's job configuration; confirm: the larger
  * cap.  Both kernels are measured afresh, interleaved, at every step:
  * the base's cells of an earlier step were run at another time, and a
- * drift of the host between the two (t5104: a build's write-back) made
+ * drift of the host between the two (t7007: a build's write-back) made
  * a harmless step worse when they were borrowed. */
 static int bis_cmp_start(struct klabd *d, struct db *db,
 			 const struct db_bisection *b, const char *base,
@@ -168,6 +169,30 @@ static double ends_change(const struct cmprun_view *ends, const char *name)
 	return NAN;
 }
 
+/* 1 when comparison v's cells are those of one of its looks, both sides
+ * in: its planned look, or an earlier one the comparison runner has
+ * already planned past (it queues the next look's cells as soon as a
+ * look leaves a headline metric open, often before this driver's pass:
+ * a harmless step then waited for its cap, 8 cells a side, where its
+ * named metric was on the good side at 5; t7007, 2026-12-07). */
+static int bis_at_look(const struct cmprun_view *v)
+{
+	struct vd_plan p;
+	size_t k, n = (size_t)v->c.done[0];
+
+	if (v->c.done[0] >= v->c.planned && v->c.done[1] >= v->c.planned)
+		return 1;
+	if (v->c.done[1] != v->c.done[0] || v->c.max_cells < 1)
+		return 0;
+	vd_plan_default(&p);
+	if (vd_plan_set_cap(&p, (size_t)v->c.max_cells))
+		return 0;
+	for (k = 0; k < p.nlooks; k++)
+		if (p.looks[k] == n)
+			return 1;
+	return 0;
+}
+
 /* The mark of a comparison from the named metrics: 'b' worse, 'g' all
  * same or better, 0 open; delta and cells of the view into s.  With the
  * ends' view (every step after the verification), at a look: 'g' too
@@ -178,8 +203,7 @@ static int bis_judge(const struct db_bisection *b, struct cmprun_view *v,
 {
 	struct strbuf dl = STRBUF_INIT;
 	int named = 0, decided = 0, worse = 0, reg = 0, gside = 0, bside = 0;
-	int look = v->c.done[0] >= v->c.planned &&
-		   v->c.done[1] >= v->c.planned;
+	int look = bis_at_look(v);
 	enum bis_mark side;
 	double e;
 	size_t i;

@@ -22,6 +22,7 @@
  * commits in between are counted as the head's skipped ones, the line's
  * backlog, and tested only when a bisection needs them.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,21 +285,45 @@ static void head_build_step(struct gline *g, struct db_track_head *h)
 	db_build_release(&b);
 }
 
-/* The first worse cell of view v into sb: "RIG SUITE M1,M2" (the worse
- * headline metrics, at most BIS_MAX_METRICS). */
+/* How clearly metric cell c is worse: its log ratio over the test's
+ * standard error, for a headline metric decided worse or, undecided,
+ * whose 90% CI lies wholly past its threshold on the worse side; 0
+ * when it is neither. */
+static double worse_signal(const struct cmp_metric *m,
+			   const struct cmp_cell *c)
+{
+	const struct vd_result *r = &c->vd;
+	int past;
+
+	if (!cmprun_headline(m) || !(r->se > 0) || isnan(r->delta_pct) ||
+	    r->delta_pct <= -100)
+		return 0;
+	past = m->dir == DIR_LOWER ? r->ci_lo > r->threshold_pct :
+	       m->dir == DIR_HIGHER && r->ci_hi < -r->threshold_pct;
+	if (c->verdict != V_WORSE && !(c->verdict == V_UNDECIDED && past))
+		return 0;
+	return fabs(log1p(r->delta_pct / 100)) / r->se;
+}
+
+/* The worse cell of view v into sb: "RIG SUITE METRIC", the headline
+ * metric that is worse most clearly (worse_signal), the one the
+ * bisection of the range judges its steps on: a large change with a
+ * noisy metric (a write's latency on ssd: +821%, its CI 4x wide) decides
+ * a harmless step only after many cells, a tight one at the first look. */
 static void worse_cell(const struct cmprun_view *v, struct strbuf *sb)
 {
-	size_t i, k = 0;
+	const char *best = NULL;
+	double top = 0, t;
+	size_t i;
 
-	sb_addf(sb, "%s %s ", v->c.rig, v->c.suite);
 	for (i = 0; v->cmp.nk == 2 && i < v->cmp.nm; i++) {
-		const struct cmp_metric *m = &v->cmp.m[i];
-
-		if (!cmprun_headline(m) || m->cells[1].verdict != V_WORSE ||
-		    k >= BIS_MAX_METRICS)
-			continue;
-		sb_addf(sb, "%s%s", k++ ? "," : "", m->name);
+		t = worse_signal(&v->cmp.m[i], &v->cmp.m[i].cells[1]);
+		if (t > top) {
+			top = t;
+			best = v->cmp.m[i].name;
+		}
 	}
+	sb_addf(sb, "%s %s %s", v->c.rig, v->c.suite, best ? best : "");
 }
 
 /* A comparing head: once every comparison has ended, its verdict; a

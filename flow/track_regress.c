@@ -3,8 +3,9 @@
  * track_regress: from a regression on a tracked git line to its culprit,
  * with nobody acting (issue 32).  A head that came out worse than the
  * head tested before it starts one bisection (flow/bisect.h, kind git)
- * over that range, on the rig, suite and metrics of its first worse
- * cell, at most one per range (the head keeps its id).  The bisection
+ * over that range, on the rig, suite and metric of its worse cell (the
+ * metric worse most clearly: track_git.c worse_cell), at most one per
+ * range (the head keeps its id).  The bisection
  * ends here instead of in a bisection_done alert: a culprit confirmed
  * against its parent is ONE ALERT_REGRESSION naming the commit (subject,
  * author, the metric, the %change +- stddev table of the confirmation,

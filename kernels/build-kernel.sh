@@ -680,7 +680,7 @@ cleanup() {
 	fi
 	# A build writes gigabytes (objects, the warm archive, the tree it
 	# deletes): written back here, inside the build's time, not beside
-	# the next cells of a rig on this host (t5104: a bisection step's
+	# the next cells of a rig on this host (t7007: a bisection step's
 	# cells after its build ran 40% slower while the host wrote back,
 	# and the harmless commit came out worse).
 	[ "${WROTE:-0}" = 0 ] || sync -f "$CACHE" 2>/dev/null || sync

@@ -20,7 +20,7 @@
 #    the newest built tree of the same kernel version (its Makefile's):
 #    the files the two trees differ in are made anew (warm_seed); one of
 #    another version builds cold.
-# The real kernel path is t5104's (the robot's heads and bisection).
+# The real kernel path is t7007's (the robot's heads and bisection).
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data
 BUILD=$TOP/kernels/build-kernel.sh
