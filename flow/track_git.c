@@ -307,9 +307,9 @@ static double worse_signal(const struct cmp_metric *m,
 
 /* The worse cell of view v into sb: "RIG SUITE METRIC", the headline
  * metric that is worse most clearly (worse_signal), the one the
- * bisection of the range judges its steps on: a large change with a
- * noisy metric (a write's latency on ssd: +821%, its CI 4x wide) decides
- * a harmless step only after many cells, a tight one at the first look. */
+ * bisection of the range judges its steps on: a harmless step is good
+ * once every named metric is on the good end's side, so one metric,
+ * the clearest, decides it soonest. */
 static void worse_cell(const struct cmprun_view *v, struct strbuf *sb)
 {
 	const char *best = NULL;

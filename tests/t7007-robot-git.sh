@@ -19,10 +19,10 @@
 # debian-6.1 when t4100 left one (the same kernel version: build-kernel.sh
 # warm_seed), else it builds cold (about 8 minutes); every later head
 # and bisection step starts from its nearest built ancestor (about 70 s).
-# 20.9 minutes in all on 2026-12-07 (docs/PERFORMANCE.md, "The
-# regression robot"): past CI's budget, mostly the ssd model's cells that
-# cannot decide a harmless change at scale 0.05, so it is not in the
-# slow tier.
+# 17.6 minutes in all on 2026-12-07 (docs/PERFORMANCE.md, "The
+# regression robot"): past CI's budget, 4.6 of them head 12's 8 cells a
+# side of the ssd model, which cannot decide a harmless change at scale
+# 0.05, so it is not in the slow tier.
 . "$(dirname "$0")/lib.sh"
 [ -n "${KLAB_LAB:-}" ] || skip "lab tier: set KLAB_LAB=1 (make check-lab) for long real-rig runs"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
