@@ -463,7 +463,8 @@ static void adaptive_table(size_t pages)
 	       "each with a fifth of the error budget, decisions final; the "
 	       "job ends when every headline metric is worse, better or "
 	       "same%s.\n", pages, stop_on_worse ?
-	       ", or as soon as one is worse" : "");
+	       ", or as soon as one is worse and none open leans worse" :
+	       "");
 }
 
 /* ---- pages as documents, for the import + HTTP path ---------------- */

@@ -293,14 +293,11 @@ static double worse_signal(const struct cmp_metric *m,
 			   const struct cmp_cell *c)
 {
 	const struct vd_result *r = &c->vd;
-	int past;
 
 	if (!cmprun_headline(m) || !(r->se > 0) || isnan(r->delta_pct) ||
 	    r->delta_pct <= -100)
 		return 0;
-	past = m->dir == DIR_LOWER ? r->ci_lo > r->threshold_pct :
-	       m->dir == DIR_HIGHER && r->ci_hi < -r->threshold_pct;
-	if (c->verdict != V_WORSE && !(c->verdict == V_UNDECIDED && past))
+	if (c->verdict != V_WORSE && !vd_leans_worse(r))
 		return 0;
 	return fabs(log1p(r->delta_pct / 100)) / r->se;
 }

@@ -69,12 +69,14 @@ void vd_plan_carry(const struct comparison *prev, struct comparison *cur)
 	}
 }
 
-/* Headline cells not decided; *worse: how many are decided worse. */
-static size_t open_headline(const struct comparison *c, size_t *worse)
+/* Headline cells not decided; *worse: how many are decided worse;
+ * *leaning: how many of the open ones lean worse (vd_leans_worse). */
+static size_t open_headline(const struct comparison *c, size_t *worse,
+			    size_t *leaning)
 {
 	size_t i, k, n = 0;
 
-	*worse = 0;
+	*worse = *leaning = 0;
 	for (i = 0; i < c->nm; i++) {
 		const struct cmp_metric *m = &c->m[i];
 
@@ -87,6 +89,7 @@ static size_t open_headline(const struct comparison *c, size_t *worse)
 			    !m->cells[c->baseline].present)
 				continue;
 			*worse += v == V_WORSE;
+			*leaning += vd_leans_worse(&m->cells[k].vd);
 			/* a zero baseline or a NaN can never be decided */
 			n += v == V_UNDECIDED ||
 			     (v == V_NONE && !strcmp(m->cells[k].vd.note,
@@ -100,11 +103,14 @@ enum vd_step vd_plan_next(const struct vd_plan *p,
 			  const struct comparison *c, size_t cells,
 			  double elapsed, size_t *next, size_t *open)
 {
-	size_t i, worse;
+	size_t i, worse, leaning;
 
-	*open = open_headline(c, &worse);
+	*open = open_headline(c, &worse, &leaning);
 	*next = cells;
-	if (!*open || (p->stop_on_worse && worse))
+	/* stop_on_worse: the verdict is known, but not while another
+	 * headline metric leans worse, a regression the report would
+	 * otherwise leave undecided (docs/VERDICTS.md) */
+	if (!*open || (p->stop_on_worse && worse && !leaning))
 		return VD_STEP_DECIDED;
 	if (p->max_seconds > 0 && elapsed >= p->max_seconds)
 		return VD_STEP_CAP;

@@ -22,7 +22,9 @@ struct vd_plan {
 	size_t looks[VD_MAX_LOOKS];	/* cells a side, increasing */
 	size_t nlooks;
 	double max_seconds;		/* wall-time cap, 0: none */
-	int stop_on_worse;		/* a headline worse ends the job */
+	/* A headline worse ends the job, unless another headline metric
+	 * is open with its change past its threshold the worse way. */
+	int stop_on_worse;
 };
 
 enum vd_step {

@@ -158,6 +158,15 @@ const char *vd_class_name(enum vd_class k)
 	return k == VC_HEADLINE ? "headline" : "secondary";
 }
 
+int vd_leans_worse(const struct vd_result *r)
+{
+	if (r->verdict != V_UNDECIDED || isnan(r->threshold_pct))
+		return 0;
+	if (r->dir == DIR_LOWER)
+		return r->ci_lo > r->threshold_pct;
+	return r->dir == DIR_HIGHER && r->ci_hi < -r->threshold_pct;
+}
+
 double vd_t_quantile(double p2, double df)
 {
 	double lo = 0, hi = 1e6;

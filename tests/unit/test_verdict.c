@@ -753,6 +753,29 @@ static void test_adaptive_stop_on_worse(void **state)
 	plan.stop_on_worse = 1;
 	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
 			 VD_STEP_DECIDED);
+	/* ... unless the open one leans worse: -20% against a 5% threshold
+	 * (a regression the report would leave undecided) */
+	c.m[1].cells[1].vd.verdict = V_UNDECIDED;
+	c.m[1].cells[1].vd.dir = DIR_HIGHER;
+	c.m[1].cells[1].vd.delta_pct = -20;
+	c.m[1].cells[1].vd.ci_lo = -30;
+	c.m[1].cells[1].vd.ci_hi = -10;
+	c.m[1].cells[1].vd.threshold_pct = 5;
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_MORE);
+	assert_int_equal(next, 5);
+	/* its CI reaching inside the threshold, or leaning better: stop */
+	c.m[1].cells[1].vd.ci_hi = -4;
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_DECIDED);
+	c.m[1].cells[1].vd.dir = DIR_LOWER;
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_DECIDED);
+	/* a latency (lower is better) whose CI is past +5%: up */
+	c.m[1].cells[1].vd.ci_lo = 10;
+	c.m[1].cells[1].vd.ci_hi = 30;
+	assert_int_equal(vd_plan_next(&plan, &c, 3, 0, &next, &open),
+			 VD_STEP_MORE);
 	compare_release(&c);
 }
 
