@@ -8,7 +8,8 @@
 # commits are pushed in 3 batches (1-4, 5-8, 9-12) to the tracked branch
 # of the git base "linux"; the lab, with nobody acting, tests the newest
 # head of each batch on the QEMU rig scsi0 (ssd model, where the canary's
-# 500 us is most of a request), finds head 8 worse than head 4, bisects
+# 500 us of CPU at every request bounds the 8 threads), finds head 8
+# worse than head 4, bisects
 # 4..8 (head 8's comparison is the verification) and alerts exactly
 # commit 6: by mail to a local SMTP sink, on the feed and on /alerts;
 # batch 3 (9-12, harmless) raises nothing.  The time from the culprit's
@@ -19,10 +20,10 @@
 # debian-6.1 when t4100 left one (the same kernel version: build-kernel.sh
 # warm_seed), else it builds cold (about 8 minutes); every later head
 # and bisection step starts from its nearest built ancestor (about 70 s).
-# 17.6 minutes in all on 2026-12-07 (docs/PERFORMANCE.md, "The
-# regression robot"): past CI's budget, 4.6 of them head 12's 8 cells a
-# side of the ssd model, which cannot decide a harmless change at scale
-# 0.05, so it is not in the slow tier.
+# 17.6 minutes in all on 2026-12-07, 16.0 with --max-cells 3 and the
+# 2 ms ssd model (docs/PERFORMANCE.md, "The regression robot"): past
+# CI's budget, most of it five builds and the cells' boots, so it is not
+# in the slow tier.
 . "$(dirname "$0")/lib.sh"
 [ -n "${KLAB_LAB:-}" ] || skip "lab tier: set KLAB_LAB=1 (make check-lab) for long real-rig runs"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
