@@ -44,6 +44,8 @@ const struct config_key klabd_config_schema[] = {
 	{ "", "build_mem_limit" },
 	{ "", "build_disk_limit" },
 	{ "", "build_max_procs" },
+	{ "", "build_keep_trees" },
+	{ "", "build_keep_warm" },
 	/* alerts: alerts.c conf_read, docs/OPERATOR.md */
 	{ "", "alert_smtp_url" },
 	{ "", "alert_smtp_from" },

@@ -45,11 +45,14 @@ struct builder {
 	pthread_cond_t cond;	/* a build queued, or stop (monotonic) */
 };
 
-/* build-kernel.sh's option for each sandbox limit of the configuration */
+/* build-kernel.sh's option for each limit of the configuration: the
+ * sandbox's (two sizes, then counts) and the build cache's */
 static const char *const build_limits[][2] = {
 	{ "build_mem_limit", "--mem-limit" },
 	{ "build_disk_limit", "--disk-limit" },
 	{ "build_max_procs", "--max-procs" },
+	{ "build_keep_trees", "--keep-trees" },
+	{ "build_keep_warm", "--keep-warm" },
 };
 
 #define BASE_PREFIX "base "

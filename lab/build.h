@@ -15,7 +15,7 @@ struct klabd;
 struct strbuf;
 
 /* The most entries build_common_args writes. */
-#define BUILD_COMMON_ARGS 16
+#define BUILD_COMMON_ARGS 20
 
 /*
  * build_init: checks the [base NAME] sections and sandbox limits of the

@@ -127,4 +127,6 @@ BAD_WANT="expected 'dir' or 'git'" bad_conf '[base x]' 'dir = /a' 'git = /b'
 BAD_WANT="expected an absolute path" bad_conf '[base x]' 'dir = relative'
 BAD_WANT="invalid build_mem_limit" bad_conf 'build_mem_limit = lots'
 BAD_WANT="invalid build_max_procs" bad_conf 'build_max_procs = 0'
+BAD_WANT="invalid build_keep_trees" bad_conf 'build_keep_trees = none'
+BAD_WANT="invalid build_keep_warm" bad_conf 'build_keep_warm = 0'
 ok "build sandbox: the probe built, saw uid $uid, read and wrote nothing outside its tree, no network"

@@ -20,6 +20,8 @@
 #    the newest built tree of the same kernel version (its Makefile's):
 #    the files the two trees differ in are made anew (warm_seed); one of
 #    another version builds cold.
+#  - the cache keeps the pristine trees and warm archives used last
+#    (--keep-trees, --keep-warm), never one in use.
 # The real kernel path is t7007's (the robot's heads and bisection).
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data
@@ -149,3 +151,35 @@ $G2 checkout -q --orphan fresh && $G2 add -A && $G2 commit -qm "version" &&
 	fail "other 2 compiled '$(compiled "$TMP/o2")'"
 
 ok "git commits built warm from their nearest built ancestor, or from a built tree of the same kernel version"
+
+# the cache keeps the pristine trees and warm archives used last: with
+# room for one of each, a new commit's build leaves its own and removes
+# the rest; a tree another build holds (its shared lock) stays
+ntrees() { find "$C/trees" -mindepth 1 -maxdepth 1 -type d | wc -l; }
+[ "$(ntrees)" -ge 3 ] || fail "want the builds' pristine trees before pruning: $(ls "$C/trees")"
+held=$(ls -dt "$C"/trees/*/ | tail -n 1) held=${held%/}
+held_id=${held##*/}
+flock -s "$C/locks/tree-$held_id.lock" sleep 60 &
+holder=$!
+sleep 1
+echo '/* prune */' >>"$R2/block/blk-core.c"
+$G2 add -A && $G2 commit -qm "prune" && O3=$($G2 rev-parse HEAD) || fail "commit for pruning"
+"$BUILD" --base "git:$R2@$O3" --cache "$C" --keep-trees 1 --keep-warm 1 \
+	--no-ccache --config "$D/build-tree.config" --must-have CONFIG_KEXEC \
+	>"$TMP/o3" 2>"$TMP/eo3" || fail "other 3: $(cat "$TMP/eo3")"
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+[ "$(field warm_start "$TMP/o3")" = ancestor ] || fail "other 3 did not start warm: $(cat "$TMP/o3")"
+[ "$(ntrees)" = 2 ] || fail "want 2 pristine trees (the build's and the held one): $(ls "$C/trees")"
+[ -d "$held" ] || fail "the held tree $held_id was removed"
+grep -q "pruned the pristine tree" "$TMP/eo3" || fail "no prune note: $(cat "$TMP/eo3")"
+[ "$(ls "$C"/warm/*.tar | wc -l)" = 1 ] || fail "want 1 warm archive: $(ls "$C/warm")"
+[ -z "$(ls "$C/tmp")" ] || fail "the pruned trees are left in tmp: $(ls "$C/tmp")"
+# trees and archives go, never a built kernel: commit 5 is still a hit
+"$BUILD" --base "git:$R@$C5" --cache "$C" --no-ccache --config "$D/build-tree.config" \
+	--must-have CONFIG_KEXEC >"$TMP/b5b" 2>"$TMP/eb5b" || fail "commit 5 again: $(cat "$TMP/eb5b")"
+[ "$(field cache "$TMP/b5b")" = hit ] && [ -f "$(field vmlinuz "$TMP/b5b")" ] ||
+	fail "commit 5's kernel is gone after pruning: $(cat "$TMP/b5b")"
+"$BUILD" --base "git:$R2@$O3" --cache "$C" --keep-trees 0 >"$TMP/o4" 2>&1 &&
+	fail "--keep-trees 0 was taken"
+grep -q "invalid cache bound '0'" "$TMP/o4" || fail "--keep-trees 0: $(cat "$TMP/o4")"
+ok "the cache keeps the trees and archives used last, never a tree in use"
