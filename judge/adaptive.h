@@ -23,7 +23,7 @@ struct vd_plan {
 	size_t nlooks;
 	double max_seconds;		/* wall-time cap, 0: none */
 	/* A headline worse ends the job, unless another headline metric
-	 * is open with its change past its threshold the worse way. */
+	 * is open and leans worse (vd_leans_worse). */
 	int stop_on_worse;
 };
 

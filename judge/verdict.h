@@ -194,13 +194,13 @@ void vd_decide(const struct vd_policy *pol, struct vd_result *const *v,
 /* Holm / Benjamini-Hochberg adjusted p-values (adj may alias nothing). */
 void vd_holm(const double *p, size_t n, double *adj);
 void vd_bh(const double *p, size_t n, double *adj);
-/* Two-sided Student t quantile: t with P(|T| > t) = p2. */
 /*
  * An undecided result whose 90% CI lies wholly past its threshold on the
  * worse side: a regression the cells show but the page's correction (or
  * a look's share of the error budget) has not yet decided.  1 or 0.
  */
 int vd_leans_worse(const struct vd_result *r);
+/* Two-sided Student t quantile: t with P(|T| > t) = p2. */
 double vd_t_quantile(double p2, double df);
 const char *vd_class_name(enum vd_class k);
 /* The rule in one sentence (for page headers), into buf. */
