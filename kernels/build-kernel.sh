@@ -218,29 +218,41 @@ base_pristine() {
 		flock -s 8 || die "cannot lock '$lock'"
 	fi
 	touch -c "$tree"
+	# what it is, for cache_prune (the tree's name is a hash)
+	[ -f "$tree.base" ] || printf '%s\n' "$BASE_ID" >"$tree.base" ||
+		rm -f "$tree.base"
 	PRISTINE=$tree
 }
 
-# After a build: every pristine tree but the KEEP_TREES used last and
-# every warm archive but the KEEP_WARM used last go.  A tree another
-# build holds (base_pristine's shared lock) stays; it is renamed away
-# under the exclusive lock, then removed, so no build sees half of one.
-# An archive a build is reading stays readable to it (an open file).
+# After a build: every pristine tree and warm archive of a git commit
+# but the KEEP_TREES and KEEP_WARM used last go (a tracked line makes one
+# of each per commit; a Debian source or a directory base has one, the
+# seed of every build of its version, and stays).  A tree another build
+# holds (base_pristine's shared lock) stays; it is renamed away under
+# the exclusive lock, then removed, so no build sees half of one.  An
+# archive a build is reading stays readable to it (an open file).
 cache_prune() {
 	local d id n=0
 	for d in $(ls -dt "$CACHE"/trees/*/ 2>/dev/null); do
 		d=${d%/} id=${d##*/}
-		case $id in *.tmp) continue ;; esac
+		case $(head -c 11 "$d.base" 2>/dev/null) in
+		"git commit ") ;;
+		*) continue ;;
+		esac
 		n=$((n + 1))
 		[ "$n" -gt "$KEEP_TREES" ] && [ "$d" != "$PRISTINE" ] || continue
 		if (flock -n -x 6 && mv -T "$d" "$CACHE/tmp/pruned-$id.$$") \
 			6>"$CACHE/locks/tree-$id.lock"; then
 			note "pruned the pristine tree $id (kept $KEEP_TREES)"
-			rm -rf "$CACHE/tmp/pruned-$id.$$"
+			rm -rf "$d.base" "$CACHE/tmp/pruned-$id.$$"
 		fi
 	done
 	n=0
 	for d in $(ls -t "$CACHE"/warm/*.tar 2>/dev/null); do
+		case $(head -c 11 "${d%.tar}.base" 2>/dev/null) in
+		"git commit ") ;;
+		*) continue ;;
+		esac
 		n=$((n + 1))
 		[ "$n" -gt "$KEEP_WARM" ] || continue
 		rm -f "$d" "${d%.tar}.base" &&

@@ -21,7 +21,8 @@
 #    the files the two trees differ in are made anew (warm_seed); one of
 #    another version builds cold.
 #  - the cache keeps the pristine trees and warm archives used last
-#    (--keep-trees, --keep-warm), never one in use.
+#    (--keep-trees, --keep-warm) of git commits, never one in use, and
+#    a directory base's (one per version, the seed of its builds) always.
 # The real kernel path is t7007's (the robot's heads and bisection).
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data
@@ -156,8 +157,14 @@ ok "git commits built warm from their nearest built ancestor, or from a built tr
 # room for one of each, a new commit's build leaves its own and removes
 # the rest; a tree another build holds (its shared lock) stays
 ntrees() { find "$C/trees" -mindepth 1 -maxdepth 1 -type d | wc -l; }
-[ "$(ntrees)" -ge 3 ] || fail "want the builds' pristine trees before pruning: $(ls "$C/trees")"
-held=$(ls -dt "$C"/trees/*/ | tail -n 1) held=${held%/}
+"$BUILD" --base "dir:$D/build-tree" --cache "$C" --no-ccache --config "$D/build-tree.config" \
+	--must-have CONFIG_KEXEC >"$TMP/d1" 2>"$TMP/ed1" || fail "dir base: $(cat "$TMP/ed1")"
+dir_tree=$C/trees/$(cd "$C/trees" && grep -l '^dir sha256:' *.base | head -n 1)
+dir_tree=${dir_tree%.base}
+[ -d "$dir_tree" ] || fail "no pristine tree marked as the dir base's: $(ls "$C/trees")"
+[ "$(ntrees)" -ge 4 ] || fail "want the builds' pristine trees before pruning: $(ls "$C/trees")"
+held=$(cd "$C/trees" && ls -t $(grep -l '^git commit ' *.base) | tail -n 1)
+held=$C/trees/${held%.base}
 held_id=${held##*/}
 flock -s "$C/locks/tree-$held_id.lock" sleep 60 &
 holder=$!
@@ -169,10 +176,12 @@ $G2 add -A && $G2 commit -qm "prune" && O3=$($G2 rev-parse HEAD) || fail "commit
 	>"$TMP/o3" 2>"$TMP/eo3" || fail "other 3: $(cat "$TMP/eo3")"
 kill $holder 2>/dev/null; wait $holder 2>/dev/null
 [ "$(field warm_start "$TMP/o3")" = ancestor ] || fail "other 3 did not start warm: $(cat "$TMP/o3")"
-[ "$(ntrees)" = 2 ] || fail "want 2 pristine trees (the build's and the held one): $(ls "$C/trees")"
+[ "$(ntrees)" = 3 ] || fail "want 3 pristine trees (the build's, the held one, the dir base's): $(ls "$C/trees")"
 [ -d "$held" ] || fail "the held tree $held_id was removed"
+[ -d "$dir_tree" ] || fail "the dir base's tree was pruned"
 grep -q "pruned the pristine tree" "$TMP/eo3" || fail "no prune note: $(cat "$TMP/eo3")"
-[ "$(ls "$C"/warm/*.tar | wc -l)" = 1 ] || fail "want 1 warm archive: $(ls "$C/warm")"
+[ "$(grep -l '^git commit ' "$C"/warm/*.base | wc -l)" = 1 ] ||
+	fail "want 1 git commit's warm archive: $(ls "$C/warm")"
 [ -z "$(ls "$C/tmp")" ] || fail "the pruned trees are left in tmp: $(ls "$C/tmp")"
 # trees and archives go, never a built kernel: commit 5 is still a hit
 "$BUILD" --base "git:$R@$C5" --cache "$C" --no-ccache --config "$D/build-tree.config" \
