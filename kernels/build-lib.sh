@@ -71,6 +71,21 @@ patch_targets() {
 	sed -n 's/^+++ [^/]*\/\([^\t]*\).*/\1/p' "$1" | sort -u
 }
 
+# The paths a patch changes, created or deleted, one a line (both the
+# "---" and "+++" names, less their first component).
+patch_paths() {
+	sed -n 's/^\(---\|+++\) [^/]*\/\([^\t]*\).*/\2/p' "$1" | sort -u
+}
+
+# Of the tree paths on stdin (one a line), print those that can change
+# what kconfig makes of a config: a top-level file (the Makefile's
+# version), a Kconfig, Makefile or Kbuild file, a config fragment, a
+# script, anything under scripts/ or a configs/ directory.  None printed:
+# a config merged for the tree before these paths changed holds after.
+config_paths() {
+	grep -E '^[^/]*$|(^|/)(Kconfig|Makefile|Kbuild)[^/]*$|\.(config|sh|py|pl)$|^scripts/|(^|/)configs/'
+}
+
 # Turn the output of `patch --dry-run` into the one-line reason a submitter
 # reads after "cannot apply patch 'NAME': ".
 patch_explain() {

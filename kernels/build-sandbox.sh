@@ -228,7 +228,7 @@ as_builder() {
 sbx() {
 	local run pid wd rc
 	if [ "$SBX_MODE" = off ]; then
-		(cd "$SBX_DIR" && timeout -k 30 "$TIME_LIMIT" "$@" 8>&- 9>&-)
+		(cd "$SBX_DIR" && timeout -k 30 "$TIME_LIMIT" "$@" 7>&- 8>&- 9>&-)
 		return
 	fi
 	run=(timeout -k 30 "$TIME_LIMIT" prlimit --cpu="$TIME_LIMIT"
@@ -236,11 +236,11 @@ sbx() {
 	[ "$SBX_MODE" = root ] && run+=(--nproc="$MAX_PROCS"
 		setpriv --reuid="$SBX_UID" --regid="$SBX_GID" --clear-groups
 		--no-new-privs)
-	# fds 8 and 9 hold build-kernel.sh's locks: not for the sandbox; an
+	# fds 7, 8 and 9 hold build-kernel.sh's locks: not for the sandbox; an
 	# empty environment, as bwrap stays the sandbox's pid 1, whose
 	# /proc/1/environ the tree's code can read
 	"${run[@]}" env -i bwrap "${SBX_ARGS[@]}" "$@" \
-		3<<<"$SBX_PASSWD" 4<<<"$SBX_GROUP" 8>&- 9>&- &
+		3<<<"$SBX_PASSWD" 4<<<"$SBX_GROUP" 7>&- 8>&- 9>&- &
 	pid=$!
 	(
 		limit=$((DISK_BYTES >> 10))

@@ -83,7 +83,7 @@ n=$(patch_split "$D/patches/good-elv.patch" "$TMP/split1")
 [ "$n" = 1 ] || bad "a single patch split into '$n'"
 
 # Neither the source tree nor the shared pristine copy changed.
-for t in "$TMP"/cache/trees/*; do
+for t in "$TMP"/cache/trees/*/; do
 	diff -r "$D/build-tree" "$t" >/dev/null || bad "pristine tree $t modified"
 done
 [ -z "$(ls "$TMP/cache/tmp")" ] || bad "build directories left in cache/tmp"

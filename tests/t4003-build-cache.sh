@@ -159,7 +159,17 @@ grep -q -- '-o block/elevator.o' "$(field log "$TMP/w2")" &&
 	bad "an unchanged file was compiled again on a warm start"
 grep -q "fake kernel tree of the build tests" "$(field vmlinuz "$TMP/w2")" ||
 	bad "the warm-built image lacks the base's code"
-for t in "$C"/trees/*; do
+# the base's merged config holds for a patch that changes nothing
+# kconfig reads; a patch with a Kconfig file in it is merged anew
+case $(field config_from "$TMP/w1") in "base dir sha256:"*) ;;
+*) bad "the patched build did not take the base's merged config: $(cat "$TMP/w1")" ;;
+esac
+echo 'config KLAB_NOTE' >"$TMP/nw/b/block/Kconfig.note"
+(cd "$TMP/nw" && diff -uN a/block/Kconfig.note b/block/Kconfig.note >"$TMP/kconfig.patch")
+req --patch "$TMP/kconfig.patch" >"$TMP/w3" 2>&1 || bad "Kconfig patch build failed: $(cat "$TMP/w3")"
+[ "$(field config_from "$TMP/w3")" = merged ] ||
+	bad "a patch adding a Kconfig file took the base's merged config: $(cat "$TMP/w3")"
+for t in "$C"/trees/*/; do
 	diff -r "$D/build-tree" "$t" >/dev/null || bad "pristine tree $t modified"
 done
 

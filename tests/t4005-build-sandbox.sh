@@ -89,7 +89,7 @@ done
 [ ! -e "$TMP/probe-written" ] || fail "the probe wrote the test directory"
 diff -r "$TMP/base.orig" "$TMP/base" || fail "the base tree changed"
 n=0
-for t in "$TMP"/cache/trees/*; do
+for t in "$TMP"/cache/trees/*/; do
 	n=$((n + 1))
 	diff -r "$TMP/base.orig" "$t" || fail "the pristine tree $t changed"
 done

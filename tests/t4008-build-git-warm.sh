@@ -76,6 +76,8 @@ req "$C1" >"$TMP/b1" 2>"$TMP/e1" || fail "commit 1: $(cat "$TMP/e1")"
 
 sleep 1	# a commit made after the build: its time is newer than the objects
 echo '/* commit two */' >>"$R/block/elevator.c"
+mkdir -p "$R/docs/dir" && echo gone >"$R/docs/gone" && echo inner >"$R/docs/dir/inner" &&
+	echo file >"$R/docs/file" && echo mode >"$R/docs/mode" || fail "commit two's files"
 C2=$(commit "two") || fail "commit two"
 req "$C2" >"$TMP/b2" 2>"$TMP/e2" || fail "commit 2: $(cat "$TMP/e2")"
 [ "$(field warm_start "$TMP/b2")" = ancestor ] && [ "$(field warm_from "$TMP/b2")" = "$C1" ] ||
@@ -84,11 +86,37 @@ req "$C2" >"$TMP/b2" 2>"$TMP/e2" || fail "commit 2: $(cat "$TMP/e2")"
 	fail "commit 2 compiled '$(compiled "$TMP/b2")', want block/elevator.o alone"
 grep -q 'commit two' "$(field vmlinuz "$TMP/b2")" || fail "commit 2's change is not in its image"
 grep -q 'warm start: the built tree of ancestor' "$TMP/e2" || fail "no warm start note: $(cat "$TMP/e2")"
+# nothing kconfig reads changed: commit 1's merged config holds
+[ "$(field config_from "$TMP/b2")" = "ancestor $C1" ] ||
+	fail "commit 2 did not take commit 1's merged config: $(cat "$TMP/b2")"
+[ "$(field config_from "$TMP/b1")" = merged ] || fail "commit 1's config was not merged: $(cat "$TMP/b1")"
 
 sleep 1
 echo '/* commit three */' >>"$R/block/blk-core.c"
+# and what a pristine tree made from commit 2's must get right: a file
+# gone, a directory made a file and a file a directory, a new
+# directory, a mode, a symbolic link, a name with a space and a newline
+rm "$R/docs/gone" "$R/docs/dir/inner" && rmdir "$R/docs/dir" && echo 'was a dir' >"$R/docs/dir" &&
+	rm "$R/docs/file" && mkdir "$R/docs/file" && echo 'now a dir' >"$R/docs/file/x" &&
+	mkdir -p "$R/new/deep" && echo 'new' >"$R/new/deep/f" &&
+	chmod +x "$R/docs/mode" && ln -s ../README "$R/docs/link" &&
+	echo 'odd' >"$R/docs/a name
+with a newline" || fail "commit three's changes"
 C3=$(commit "three") || fail "commit three"
 req "$C3" >"$TMP/b3" 2>"$TMP/e3" || fail "commit 3: $(cat "$TMP/e3")"
+grep -q "pristine tree of $C3: ancestor $C2's" "$TMP/e3" ||
+	fail "commit 3's pristine tree was not made from commit 2's: $(cat "$TMP/e3")"
+# it is what git archive makes: the same names, types, modes, links
+# and contents
+listing() { (cd "$1" && find . -mindepth 1 -printf '%y %m %p -> %l\n' | LC_ALL=C sort); }
+mkdir "$TMP/fresh3" && git -C "$R" archive "$C3" | (umask 022 && tar -C "$TMP/fresh3" --no-same-permissions -xf -) ||
+	fail "git archive of commit 3"
+t3=$C/trees/$(cd "$C/trees" && grep -l "^git commit $C3 " *.base) t3=${t3%.base}
+listing "$t3" >"$TMP/l3" && listing "$TMP/fresh3" >"$TMP/lf3" &&
+	cmp -s "$TMP/l3" "$TMP/lf3" ||
+	fail "commit 3's pristine tree is not its commit's: $(diff "$TMP/l3" "$TMP/lf3")"
+diff -r --no-dereference "$t3" "$TMP/fresh3" >/dev/null ||
+	fail "commit 3's pristine tree's contents differ from its commit's"
 [ "$(field warm_from "$TMP/b3")" = "$C2" ] ||
 	fail "commit 3 did not start from commit 2: $(cat "$TMP/b3")"
 [ "$(compiled "$TMP/b3")" = "block/blk-core.o " ] ||
@@ -109,6 +137,9 @@ C5=$(commit "five") || fail "commit five"
 req "$C5" >"$TMP/b5" 2>"$TMP/e5" || fail "commit 5: $(cat "$TMP/e5")"
 [ "$(field warm_from "$TMP/b5")" = "$C3" ] ||
 	fail "commit 5 did not start from commit 3: $(cat "$TMP/b5")"
+# a top-level file changed (the Makefile's version could have): merged anew
+[ "$(field config_from "$TMP/b5")" = merged ] ||
+	fail "commit 5 (README changed) took a kept config: $(cat "$TMP/b5")"
 [ -z "$(compiled "$TMP/b5")" ] ||
 	fail "commit 5 (its C files are commit 3's) compiled '$(compiled "$TMP/b5")'"
 for s in 'commit two' 'commit three'; do

@@ -77,7 +77,7 @@ done
 [ ! -e "$TMP/probe-written" ] || fail "the probe wrote the test directory"
 [ ! -e "$CACHE/probe-new" ] && [ ! -e "$CACHE/trees/probe-new" ] ||
 	fail "the probe wrote the cache"
-for t in "$CACHE"/trees/*; do
+for t in "$CACHE"/trees/*/; do
 	[ -f "$t/README" ] && [ -f "$t/arch/x86/boot/Makefile" ] || continue
 	cmp -s "$t/arch/x86/boot/Makefile" "$TMP/orig/arch/x86/boot/Makefile" || continue
 	cmp "$t/README" "$TMP/orig/README" || fail "the pristine README in $t changed"

@@ -110,7 +110,7 @@ for f in "$TMP"/s30/*.patch; do args="$args --patch $f"; done
 run --check $args || fail "30 patches: $(tail -3 "$TMP/err")"
 n=$(grep -c "^build-kernel: applied '" "$TMP/err")
 [ "$n" = 30 ] || fail "30 patches: $n applied"
-for t in "$CACHE"/trees/*; do
+for t in "$CACHE"/trees/*/; do
 	[ -f "$t/block/klab-add01.c" ] && fail "the pristine tree $t gained a file"
 	[ ! -f "$t/README" ] || cmp -s "$t/README" "$TMP/orig/README" ||
 		fail "the pristine README of $t changed"
