@@ -145,8 +145,9 @@ check-slow: all
 # 6.12 when installed), t7001 the A/A, t7002 the soak (bench/soak.sh for
 # KLAB_SOAK_MINUTES, default 120), t7003 a series bisection, t7004 the
 # canary on a job queue, t7005 the scheduler control with writeback
-# throttling off, t7006 elv-lowlat against its base on the hdd model,
-# t7007 the regression robot on a 12-commit linux-source-6.1 branch.
+# throttling off, t7006 elv-lowlat against its base on the hdd model.
+# (The regression robot on a 12-commit linux-source-6.1 branch, t7007,
+# became the slow tier's t5104.)
 check-lab: all
 	KLAB_LAB=1 KLAB_SLOW=1 KLAB_BIN=$(CURDIR)/build/bin tests/run.sh \
 		tests/t4100-build-real.sh tests/t7*.sh

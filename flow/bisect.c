@@ -109,7 +109,7 @@ static enum kready bis_kernel(struct klabd *d, struct db *db,
  * queued, its cells with b's job configuration; confirm: the larger
  * cap.  Both kernels are measured afresh, interleaved, at every step:
  * the base's cells of an earlier step were run at another time, and a
- * drift of the host between the two (t7007: a build's write-back) made
+ * drift of the host between the two (t5104: a build's write-back) made
  * a harmless step worse when they were borrowed. */
 static int bis_cmp_start(struct klabd *d, struct db *db,
 			 const struct db_bisection *b, const char *base,
@@ -174,7 +174,7 @@ static double ends_change(const struct cmprun_view *ends, const char *name)
  * already planned past (it queues the next look's cells as soon as a
  * look leaves a headline metric open, often before this driver's pass:
  * a harmless step then waited for its cap, 8 cells a side, where its
- * named metric was on the good side at 5; t7007, 2026-12-07). */
+ * named metric was on the good side at 5; t5104, 2026-12-07). */
 static int bis_at_look(const struct cmprun_view *v)
 {
 	struct vd_plan p;

@@ -323,6 +323,12 @@ cache_prune() {
 		rm -f "$d" "${d%.tar}.base" &&
 			note "pruned the warm archive ${d##*/} (kept $KEEP_WARM)"
 	done
+	# merged configs (tens of KB each): the KEEP_WARM x 4 used last
+	n=0
+	for d in $(ls -t "$CACHE"/configs/ 2>/dev/null); do
+		n=$((n + 1))
+		[ "$n" -le $((KEEP_WARM * 4)) ] || rm -f "$CACHE/configs/$d"
+	done
 }
 
 # Split every --patch into pieces under $WORK/patches, in the sandbox (the
@@ -475,6 +481,7 @@ config_reuse() {
 	c=$CACHE/configs/$(config_key "$BASE_ID")
 	if [ -f "$c" ]; then
 		CONFIG_SRC=$c CONFIG_FROM="base $BASE_ID"
+		touch -c "$c"	# its last use, for cache_prune
 		return 0
 	fi
 	[ -n "${BASE_COMMIT:-}" ] || return 1
@@ -488,6 +495,7 @@ config_reuse() {
 			return 1
 		tr '\0' '\n' <"$WORK/config-diff" | config_paths | grep -q . && return 1
 		CONFIG_SRC=$c CONFIG_FROM="ancestor $a"
+		touch -c "$c"
 		return 0
 	done < <(git -C "$BASE_GIT" log --format='%H %T' -n "$WARM_ANCESTORS" \
 		"$BASE_COMMIT^" -- 2>/dev/null)
@@ -859,7 +867,7 @@ cleanup() {
 	fi
 	# A build writes gigabytes (objects, the warm archive, the tree it
 	# deletes): written back here, inside the build's time, not beside
-	# the next cells of a rig on this host (t7007: a bisection step's
+	# the next cells of a rig on this host (t5104: a bisection step's
 	# cells after its build ran 40% slower while the host wrote back,
 	# and the harmless commit came out worse).
 	[ "${WROTE:-0}" = 0 ] || sync -f "$CACHE" 2>/dev/null || sync

@@ -174,7 +174,7 @@ jq -e '.steps[0].delta | test("tiobench.seq_read.rate -(19|20)\\.[0-9]%")' "$TMP
 expect_grep 'klabd: alert bisection_done: bisection 1 by alice: first bad' "$TMP/klabd.log"
 # every step measures both kernels afresh, interleaved: no step borrows
 # the good end's cells of an earlier one (run at another time, they made
-# a harmless step worse on a real rig, t7007)
+# a harmless step worse on a real rig, t5104)
 lend=$(sqlite3 "$TMP/klab.db" "SELECT group_concat(x, ' ') FROM (SELECT
 	s.purpose || ':' || s.idx || ':' || (SELECT COUNT(*) FROM
 	comparison_borrowed y WHERE y.comparison_id = s.comparison_id) || ':' ||

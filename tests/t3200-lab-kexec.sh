@@ -17,6 +17,8 @@ cat >"$TMP/klabd.conf" <<CONF
 [rig scsi0]
 kind = qemu
 profile = scsi
+# the disk's speed is not this test's business (hdd's cells take minutes)
+disk_model = host
 base_kernel = 6.1.192
 memory_mb = 768
 disk_mb = 128

@@ -23,7 +23,7 @@
 #  - the cache keeps the pristine trees and warm archives used last
 #    (--keep-trees, --keep-warm) of git commits, never one in use, and
 #    a directory base's (one per version, the seed of its builds) always.
-# The real kernel path is t7007's (the robot's heads and bisection).
+# The real kernel path is t5104's (the robot's heads and bisection).
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data
 BUILD=$TOP/kernels/build-kernel.sh
