@@ -229,6 +229,19 @@ base_pristine() {
 	PRISTINE=$tree
 }
 
+# base_index GLOB: what each of the cache's .base files names (its first
+# line, a BASE_ID) -> the files beside them, in BASE_INDEX, so a walk of
+# 64 ancestors hashes only those the cache holds something of.
+declare -A BASE_INDEX
+base_index() {
+	local m l
+	BASE_INDEX=()
+	for m in $1; do
+		[ -f "$m" ] && IFS= read -r l <"$m" || continue
+		BASE_INDEX[$l]="${BASE_INDEX[$l]:+${BASE_INDEX[$l]} }${m%.base}"
+	done
+}
+
 # A git commit's pristine tree made from the nearest of its last
 # WARM_ANCESTORS ancestors whose tree the cache holds: hard links to the
 # ancestor's files (no build writes one: pristine files are never
@@ -241,7 +254,9 @@ base_pristine() {
 pristine_derive() {
 	local dest=$1 a t id src rc
 	[ -n "${BASE_COMMIT:-}" ] || return 1
+	base_index "$CACHE/trees/*.base"
 	while read -r a t; do
+		[ -n "${BASE_INDEX["git commit $a tree $t"]:-}" ] || continue
 		id=$(printf 'v3 git commit %s tree %s\n' "$a" "$t" | sha256_of | cut -c 1-16)
 		src=$CACHE/trees/$id
 		[ -d "$src" ] || continue
@@ -326,8 +341,10 @@ cache_prune() {
 	# merged configs (tens of KB each): the KEEP_WARM x 4 used last
 	n=0
 	for d in $(ls -t "$CACHE"/configs/ 2>/dev/null); do
+		case $d in *.base|*.tmp) continue ;; esac
 		n=$((n + 1))
-		[ "$n" -le $((KEEP_WARM * 4)) ] || rm -f "$CACHE/configs/$d"
+		[ "$n" -le $((KEEP_WARM * 4)) ] ||
+			rm -f "$CACHE/configs/$d" "$CACHE/configs/$d.base"
 	done
 }
 
@@ -464,8 +481,9 @@ config_keep() {
 	local c
 	c=$CACHE/configs/$(config_key "$BASE_ID")
 	[ -f "$c" ] && return 0
-	cp "$WORK/config" "$c.$$.tmp" && mv -f "$c.$$.tmp" "$c" ||
-		{ rm -f "$c.$$.tmp"; note "warning: cannot keep the merged config in '$c'"; }
+	printf '%s\n' "$BASE_ID" >"$c.base" &&
+		cp "$WORK/config" "$c.$$.tmp" && mv -f "$c.$$.tmp" "$c" ||
+		{ rm -f "$c.$$.tmp" "$c.base"; note "warning: cannot keep the merged config in '$c'"; }
 }
 
 # tinyconfig + merge + olddefconfig is 14 s of a 42 s warm build of a
@@ -485,7 +503,9 @@ config_reuse() {
 		return 0
 	fi
 	[ -n "${BASE_COMMIT:-}" ] || return 1
+	base_index "$CACHE/configs/*.base"
 	while read -r a t; do
+		[ -n "${BASE_INDEX["git commit $a tree $t"]:-}" ] || continue
 		c=$CACHE/configs/$(config_key "git commit $a tree $t")
 		[ -f "$c" ] || continue
 		git -C "$BASE_GIT" diff -z --name-only --no-renames "$a" \
@@ -592,7 +612,9 @@ warm_key() {
 WARM_ANCESTORS=64
 warm_ancestor() {
 	[ -n "${BASE_COMMIT:-}" ] || return 1
+	base_index "$CACHE/warm/*.base"
 	while read -r a t; do
+		[ -n "${BASE_INDEX["git commit $a tree $t"]:-}" ] || continue
 		w=$CACHE/warm/$(warm_key "git commit $a tree $t").tar
 		[ -f "$w" ] || continue
 		git -C "$BASE_GIT" -c core.quotePath=false diff --name-only \
