@@ -279,11 +279,14 @@ pristine_derive() {
 # empty, then write what BASE_COMMIT has there, with base_unpack's old
 # mtime.
 pristine_renew() {
-	local a=$1 dest=$2 g
-	g="git -C $BASE_GIT -c core.quotePath=false diff -z --name-only --no-renames"
-	$g "$a" "$BASE_COMMIT" -- >"$WORK/pristine-all" &&
-		$g --diff-filter=D "$a" "$BASE_COMMIT" -- >"$WORK/pristine-gone" &&
-		$g --diff-filter=d "$a" "$BASE_COMMIT" -- >"$WORK/pristine-new" ||
+	local a=$1 dest=$2
+	gdiff() {
+		git -C "$BASE_GIT" diff -z --name-only --no-renames "$@" \
+			"$a" "$BASE_COMMIT" --
+	}
+	gdiff >"$WORK/pristine-all" &&
+		gdiff --diff-filter=D >"$WORK/pristine-gone" &&
+		gdiff --diff-filter=d >"$WORK/pristine-new" ||
 		return 1
 	# a directory among them is one a file replaces: emptied here (its
 	# files are among them too) and removed below
