@@ -229,17 +229,30 @@ base_pristine() {
 	PRISTINE=$tree
 }
 
-# base_index GLOB: what each of the cache's .base files names (its first
-# line, a BASE_ID) -> the files beside them, in BASE_INDEX, so a walk of
-# 64 ancestors hashes only those the cache holds something of.
-declare -A BASE_INDEX
-base_index() {
-	local m l
-	BASE_INDEX=()
+# cached_ancestors GLOB: the last WARM_ANCESTORS ancestors of BASE_COMMIT,
+# nearest first, "commit tree" a line, that one of the cache's .base
+# files matching GLOB names ("git commit C tree T"): a walk of 64
+# ancestors then hashes only those the cache holds something of.
+cached_ancestors() {
+	local -A have=()
+	local m l a t
+	[ -n "${BASE_COMMIT:-}" ] || return 0
 	for m in $1; do
-		[ -f "$m" ] && IFS= read -r l <"$m" || continue
-		BASE_INDEX[$l]="${BASE_INDEX[$l]:+${BASE_INDEX[$l]} }${m%.base}"
+		[ -f "$m" ] && IFS= read -r l <"$m" && have[$l]=1
 	done
+	git -C "$BASE_GIT" log --format='%H %T' -n "$WARM_ANCESTORS" \
+		"$BASE_COMMIT^" -- 2>/dev/null | while read -r a t; do
+		[ -z "${have["git commit $a tree $t"]:-}" ] || echo "$a $t"
+	done
+}
+
+# ancestor_diff A [OPTION...]: the paths commit A and BASE_COMMIT differ
+# in, each ended by a NUL.
+ancestor_diff() {
+	local a=$1
+	shift
+	git -C "$BASE_GIT" diff -z --name-only --no-renames "$@" "$a" \
+		"$BASE_COMMIT" --
 }
 
 # A git commit's pristine tree made from the nearest of its last
@@ -253,10 +266,7 @@ base_index() {
 # such tree or git cannot say what changed (base_unpack then).
 pristine_derive() {
 	local dest=$1 a t id src rc
-	[ -n "${BASE_COMMIT:-}" ] || return 1
-	base_index "$CACHE/trees/*.base"
 	while read -r a t; do
-		[ -n "${BASE_INDEX["git commit $a tree $t"]:-}" ] || continue
 		id=$(printf 'v3 git commit %s tree %s\n' "$a" "$t" | sha256_of | cut -c 1-16)
 		src=$CACHE/trees/$id
 		[ -d "$src" ] || continue
@@ -268,8 +278,7 @@ pristine_derive() {
 		[ $rc -eq 0 ] || { rm -rf "$dest"; return 1; }
 		PRISTINE_FROM=$a
 		return 0
-	done < <(git -C "$BASE_GIT" log --format='%H %T' -n "$WARM_ANCESTORS" \
-		"$BASE_COMMIT^" -- 2>/dev/null)
+	done < <(cached_ancestors "$CACHE/trees/*.base")
 	return 1
 }
 
@@ -280,13 +289,9 @@ pristine_derive() {
 # mtime.
 pristine_renew() {
 	local a=$1 dest=$2
-	gdiff() {
-		git -C "$BASE_GIT" diff -z --name-only --no-renames "$@" \
-			"$a" "$BASE_COMMIT" --
-	}
-	gdiff >"$WORK/pristine-all" &&
-		gdiff --diff-filter=D >"$WORK/pristine-gone" &&
-		gdiff --diff-filter=d >"$WORK/pristine-new" ||
+	ancestor_diff "$a" >"$WORK/pristine-all" &&
+		ancestor_diff "$a" --diff-filter=D >"$WORK/pristine-gone" &&
+		ancestor_diff "$a" --diff-filter=d >"$WORK/pristine-new" ||
 		return 1
 	# a directory among them is one a file replaces: emptied here (its
 	# files are among them too) and removed below
@@ -505,14 +510,10 @@ config_reuse() {
 		touch -c "$c"	# its last use, for cache_prune
 		return 0
 	fi
-	[ -n "${BASE_COMMIT:-}" ] || return 1
-	base_index "$CACHE/configs/*.base"
 	while read -r a t; do
-		[ -n "${BASE_INDEX["git commit $a tree $t"]:-}" ] || continue
 		c=$CACHE/configs/$(config_key "git commit $a tree $t")
 		[ -f "$c" ] || continue
-		git -C "$BASE_GIT" diff -z --name-only --no-renames "$a" \
-			"$BASE_COMMIT" -- >"$WORK/config-diff" || return 1
+		ancestor_diff "$a" >"$WORK/config-diff" || return 1
 		# a name with a newline in it: not read line by line
 		[ "$(tr -d '\n' <"$WORK/config-diff" | wc -c)" = "$(wc -c <"$WORK/config-diff")" ] ||
 			return 1
@@ -520,8 +521,7 @@ config_reuse() {
 		CONFIG_SRC=$c CONFIG_FROM="ancestor $a"
 		touch -c "$c"
 		return 0
-	done < <(git -C "$BASE_GIT" log --format='%H %T' -n "$WARM_ANCESTORS" \
-		"$BASE_COMMIT^" -- 2>/dev/null)
+	done < <(cached_ancestors "$CACHE/configs/*.base")
 	return 1
 }
 
@@ -614,10 +614,7 @@ warm_key() {
 # differ in to $WORK/warm-exclude.  Returns 1 when there is none.
 WARM_ANCESTORS=64
 warm_ancestor() {
-	[ -n "${BASE_COMMIT:-}" ] || return 1
-	base_index "$CACHE/warm/*.base"
 	while read -r a t; do
-		[ -n "${BASE_INDEX["git commit $a tree $t"]:-}" ] || continue
 		w=$CACHE/warm/$(warm_key "git commit $a tree $t").tar
 		[ -f "$w" ] || continue
 		git -C "$BASE_GIT" -c core.quotePath=false diff --name-only \
@@ -626,8 +623,7 @@ warm_ancestor() {
 		sed 's|^|./|' "$WORK/warm-diff" >"$WORK/warm-exclude"
 		WARM_FROM=$a
 		return 0
-	done < <(git -C "$BASE_GIT" log --format='%H %T' -n "$WARM_ANCESTORS" \
-		"$BASE_COMMIT^" -- 2>/dev/null)
+	done < <(cached_ancestors "$CACHE/warm/*.base")
 	return 1
 }
 
