@@ -22,7 +22,11 @@
 # nearest built ancestor: its pristine tree, merged config and built
 # tree (about 27 s, 18 of them make).  --max-cells 3, one look: the
 # canary is decided at it, a harmless head ends undecided at 3 cells a
-# side.  Times: docs/PERFORMANCE.md, "The regression robot".
+# side.  Times: docs/PERFORMANCE.md, "The regression robot".  A head
+# whose build or comparison failed, or a failed bisection, fails the test
+# at once, with the build's or job's last lines; the whole test is bounded
+# by its limit (tests/run.sh).
+# klab-test: limit 1800
 . "$(dirname "$0")/lib.sh"
 [ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
@@ -69,11 +73,21 @@ klab track git linux main --rig scsi0 --suite tiobench --max-cells 3 \
 	--scale 0.02 >/dev/null ||
 	fail "klab track git"
 
-tested() {	# N: head N is the line's last tested head
-	http GET /api/tracks/1 >/dev/null
-	[ "$(jq -r '.heads[-1].state + " " + .heads[-1].commit' "$TMP/body")" = "tested $(C "$1")" ]
+# what went wrong with the line or its bisection, for a failure's message
+failed_why() {
+	sqlite3 "$TMP/klab.db" "SELECT 'build ' || id || ': ' || state || ' ' ||
+		COALESCE(error, '') FROM builds WHERE state = 'failed'" 2>&1
+	tail -n 20 "$TMP/klabd.log" 2>/dev/null
 }
-wait_for "head 4 tested" 36000 tested 4
+tested() {	# N: head N is the line's last tested head (fails on a failure)
+	http GET /api/tracks/1 >/dev/null
+	_st=$(jq -r '.heads[-1].state + " " + .heads[-1].commit' "$TMP/body")
+	case $_st in
+	"failed "*) fail "head ${_st#failed } failed: $(failed_why)" ;;
+	esac
+	[ "$_st" = "tested $(C "$1")" ]
+}
+wait_for "head 4 tested" 9000 tested 4
 # how head 4's build started (warm_start=seed from debian-6.1, or no)
 # and took, for docs/PERFORMANCE.md
 rec() { sqlite3 "$TMP/klab.db" "SELECT record FROM builds WHERE id = (SELECT build_id \
@@ -82,9 +96,13 @@ ok "batch 1: head 4 built (warm_start=$(rec 4 warm_start), $(rec 4 build_seconds
 
 push 8
 T0=$(date +%s)
-regression() { [ -n "$(sqlite3 "$TMP/klab.db" "SELECT id FROM alert_events \
-	WHERE kind = 'regression'")" ]; }
-wait_for "a regression alert" 36000 regression
+regression() {
+	[ -z "$(sqlite3 "$TMP/klab.db" "SELECT id FROM bisections WHERE state = 'failed'")" ] ||
+		fail "the bisection failed: $(failed_why)"
+	[ -n "$(sqlite3 "$TMP/klab.db" "SELECT id FROM alert_events \
+		WHERE kind = 'regression'")" ]
+}
+wait_for "a regression alert" 9000 regression
 T1=$(date +%s)
 A=$(sqlite3 "$TMP/klab.db" "SELECT id FROM alert_events WHERE kind = 'regression'")
 http GET "/api/alerts/$A" >/dev/null
@@ -100,7 +118,7 @@ expect_grep "due to commit $(printf %.12s "$C6")"
 ok "commit 6 alerted $((T1 - T0)) s after its push (mail, feed, /alerts; load $(cut -d' ' -f1-3 /proc/loadavg))"
 
 push 12
-wait_for "head 12 tested" 18000 tested 12
+wait_for "head 12 tested" 6000 tested 12
 sleep 30
 [ "$(sqlite3 "$TMP/klab.db" "SELECT COUNT(*) FROM bisections")" = 1 ] ||
 	fail "the harmless batch was bisected"
