@@ -678,26 +678,26 @@ tree_diff() {
 
 # A git commit with no built ancestor starts from the built tree of
 # another base of the same kernel version (its Makefile's), built with
-# the same config and compiler: a Debian source or another line's commit
-# (warm_save leaves each archive's base beside it), the newest archive
-# first.  The files the two
+# the same config and compiler: a Debian source or another line's commit.
+# The candidates are the cache's pristine trees (each names its base in
+# its .base file, written at every use), the one used last first, that
+# have a warm archive for this config and compiler.  The files the two
 # pristine trees differ in are left out and made anew, as after an
 # ancestor.  Sets w and WARM_FROM; returns 1 when there is none.
 warm_seed() {
-	local v m bid tree
+	local v d bid
 	[ -n "${BASE_COMMIT:-}" ] || return 1
 	v=$(tree_kver "$PRISTINE")
 	[ -n "$v" ] || return 1
-	# the newest archive first; its name is a hash, one word
-	for m in $(ls -t "$CACHE"/warm/*.base 2>/dev/null); do
-		[ "$(sed -n 2p "$m")" = "$v" ] || continue
-		bid=$(sed -n 1p "$m")
-		[ "$bid" != "$BASE_ID" ] || continue
+	# the tree used last first; their names are hashes, one word each
+	for d in $(ls -td "$CACHE"/trees/*/ 2>/dev/null); do
+		d=${d%/}
+		[ -f "$d.base" ] && [ "$d" != "$PRISTINE" ] || continue
+		bid=$(sed -n 1p "$d.base")
+		[ -n "$bid" ] && [ "$bid" != "$BASE_ID" ] || continue
 		w=$CACHE/warm/$(warm_key "$bid").tar
-		[ "$w" = "${m%.base}.tar" ] && [ -f "$w" ] || continue
-		tree=$CACHE/trees/$(printf 'v3 %s\n' "$bid" | sha256_of | cut -c 1-16)
-		[ -d "$tree" ] || continue
-		tree_diff "$tree" "$PRISTINE" || continue
+		[ -f "$w" ] && [ "$(tree_kver "$d")" = "$v" ] || continue
+		tree_diff "$d" "$PRISTINE" || continue
 		WARM_FROM=$bid
 		return 0
 	done
@@ -751,11 +751,7 @@ warm_start() {
 warm_save() {
 	[ "${#PIECES[@]}" -eq 0 ] || return 0
 	w=$CACHE/warm/$(warm_key).tar
-	# the archive's base and kernel version, for warm_seed
-	[ -f "${w%.tar}.base" ] ||
-		printf '%s\n%s\n' "$BASE_ID" "$(tree_kver "$PRISTINE")" \
-			>"${w%.tar}.base" || rm -f "${w%.tar}.base"
-	[ -f "$w" ] && return 0
+	[ -f "$w" ] && { warm_base; return 0; }
 	: >"$WORK/warm-kept"
 	if [ -n "${WARM_TAR:-}" ]; then
 		tar -tf "$WARM_TAR" | grep -vxF -f "$WORK/warm-exclude" \
@@ -770,6 +766,20 @@ warm_save() {
 		5<"$WORK/warm-kept" >"$w.$$.tmp" 2>>"$WORK/build.log" &&
 		mv -f "$w.$$.tmp" "$w" ||
 		{ rm -f "$w.$$.tmp"; note "warning: cannot keep the built tree in '$w'"; }
+	warm_base
+}
+
+# Beside an unpatched build's warm archive, its base and kernel version
+# (the .base file): cache_prune and cached_ancestors find a git commit's
+# archives by it.  Also on a cache hit: an archive kept before .base
+# files existed, or whose .base was lost, gets one the next time its
+# build is asked for.
+warm_base() {
+	[ "${#PIECES[@]}" -eq 0 ] || return 0
+	w=$CACHE/warm/$(warm_key).tar
+	[ -f "$w" ] && [ ! -f "${w%.tar}.base" ] || return 0
+	printf '%s\n%s\n' "$BASE_ID" "$(tree_kver "$PRISTINE")" \
+		>"${w%.tar}.base" || rm -f "${w%.tar}.base"
 }
 
 # make bzImage under the time limit; the products go to $WORK/out.
@@ -930,6 +940,7 @@ main() {
 	fi
 	if [ -f "$CACHE/$KEY/record" ]; then
 		printf '%s\n' "$KEY" >"$CACHE/inputs/$INPUT_KEY"
+		warm_base
 		answer "$KEY" hit
 	fi
 	warm_start

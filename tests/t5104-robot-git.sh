@@ -24,7 +24,8 @@
 # canary is decided at it, a harmless head ends undecided at 3 cells a
 # side.  Times: docs/PERFORMANCE.md, "The regression robot".  A head
 # whose build or comparison failed, or a failed bisection, fails the test
-# at once, with the build's or job's last lines; the whole test is bounded
+# at once, with the build's or job's last lines, and so does head 8
+# tested other than worse; the whole test is bounded
 # by its limit (tests/run.sh).
 # klab-test: limit 1800
 . "$(dirname "$0")/lib.sh"
@@ -99,6 +100,15 @@ T0=$(date +%s)
 regression() {
 	[ -z "$(sqlite3 "$TMP/klab.db" "SELECT id FROM bisections WHERE state = 'failed'")" ] ||
 		fail "the bisection failed: $(failed_why)"
+	# head 8 tested with no worse comparison starts no bisection
+	_v=$(sqlite3 "$TMP/klab.db" "SELECT state || ' ' || verdict || ' ' || \
+		(worse != '') || ' comparisons ' || comparisons FROM track_heads \
+		WHERE hash = '$(C 8)'")
+	case $_v in
+	"failed "*) fail "head 8 failed: $(failed_why)" ;;
+	"tested "*" 0 comparisons "*)
+		fail "head 8, the canary's, was tested with no worse comparison: $_v" ;;
+	esac
 	[ -n "$(sqlite3 "$TMP/klab.db" "SELECT id FROM alert_events \
 		WHERE kind = 'regression'")" ]
 }
