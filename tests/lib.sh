@@ -27,7 +27,15 @@ cleanup() {
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+# killed (tests/run.sh's time limit sends SIGTERM): what klabd said last,
+# for the log's tail that run.sh prints
+on_signal() {
+	trap - INT TERM
+	echo "killed by a signal; klabd's last lines:"
+	tail -n 12 "$TMP/klabd.log" 2>/dev/null
+	exit 130
+}
+trap on_signal INT TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }
