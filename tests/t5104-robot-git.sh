@@ -22,11 +22,11 @@
 # nearest built ancestor: its pristine tree, merged config and built
 # tree (about 27 s, 18 of them make).  --max-cells 3, one look: the
 # canary is decided at it, a harmless head ends undecided at 3 cells a
-# side.  Times: docs/PERFORMANCE.md, "The regression robot".  A head
-# whose build or comparison failed, or a failed bisection, fails the test
-# at once, with the build's or job's last lines, and so does head 8
-# tested other than worse; the whole test is bounded
-# by its limit (tests/run.sh).
+# side.  Times: docs/PERFORMANCE.md, "The regression robot".  A failed
+# head or a failed bisection fails the test at once, with the failed
+# builds' errors and klabd's last lines; so does head 8 tested with no
+# worse comparison when a minute later no bisection has started.  The
+# whole test is bounded by its limit (tests/run.sh).
 # klab-test: limit 1800
 . "$(dirname "$0")/lib.sh"
 [ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
