@@ -53,12 +53,25 @@ static int kexec_run(const struct agent_config *cfg, char **argv,
 	return rc ? -1 : 0;
 }
 
+/* 1 when path starts as an ELF file does. */
+static int kexec_is_elf(const char *path)
+{
+	char m[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), elf;
+
+	if (fd < 0)
+		return 0;
+	elf = read(fd, m, 4) == 4 && !memcmp(m, "\177ELF", 4);
+	close(fd);
+	return elf;
+}
+
 int kexec_load(const struct agent_config *cfg, const char *kernel,
 	       const char *initrd, const char *append, char *err,
 	       size_t errlen)
 {
 	struct strbuf rd = STRBUF_INIT, ap = STRBUF_INIT;
-	char *argv[7];
+	char *argv[8];
 	int n = 0, rc;
 
 	sb_init(&rd);
@@ -69,6 +82,12 @@ int kexec_load(const struct agent_config *cfg, const char *kernel,
 	 * more than the boot itself; the agent checked their sha256 */
 	argv[n++] = "-i";
 	argv[n++] = (char *)kernel;
+	/* klabd's kexec image, a decompressed vmlinux: kexec-tools' ELF
+	 * loader takes an initramfs and a command line with this */
+	if (kexec_is_elf(kernel)) {
+		argv[n++] = "--args-linux";
+		agent_log("kexec -l: an ELF kexec image, --args-linux");
+	}
 	if (initrd) {
 		sb_addf(&rd, "--initrd=%s", initrd);
 		argv[n++] = rd.buf;

@@ -78,7 +78,7 @@ static int job_json(struct req *rq, struct rig *g, struct db_job *j,
 	sb_init(&text);
 	sb_addf(&suite, "%s/workloads/suites/%s.suite", rq->d->top_dir,
 		j->suite);
-	snprintf(url[0], sizeof(url[0]), "/api/agent/files/%s", b.image_sha);
+	snprintf(url[0], sizeof(url[0]), "/api/agent/files/%s", b.kexec_sha);
 	snprintf(url[1], sizeof(url[1]), "/api/agent/files/%s", b.initrd_sha);
 	sb_addf(&cmd, "console=ttyS0,115200 klab.disks=%d%s%s", g->disks,
 		*j->cmdline ? " " : "", j->cmdline);
@@ -86,7 +86,7 @@ static int job_json(struct req *rq, struct rig *g, struct db_job *j,
 	*doc = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
 			 "s:s, s:s, s:f, s:[], s:i}", "id", (json_int_t)j->id,
 			 "kernel", j->kernel, "release", b.release,
-			 "kernel_url", url[0], "kernel_sha256", b.image_sha,
+			 "kernel_url", url[0], "kernel_sha256", b.kexec_sha,
 			 "initrd_url", url[1], "initrd_sha256", b.initrd_sha,
 			 "cmdline", cmd.buf, "suite", j->suite, "suite_text",
 			 text.buf, "scheduler", j->scheduler, "scale",

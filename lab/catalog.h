@@ -51,6 +51,10 @@ int catalog_available(struct klabd *d, struct strbuf *out, char *err,
 struct catalog_boot {
 	char *release, *image, *initrd;		/* heap copies */
 	char image_sha[65], initrd_sha[65];
+	/* what a kexec loads: the kexec image (kexec_image.h), or the
+	 * image itself when none could be made */
+	char *kexec;
+	char kexec_sha[65];
 };
 
 void catalog_boot_release(struct catalog_boot *b);

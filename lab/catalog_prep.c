@@ -21,6 +21,7 @@
 
 #include "lab/catalog.h"
 #include "lab/catalog_int.h"
+#include "lab/kexec_image.h"
 #include "klabd/klabd.h"
 #include "lab/rig.h"
 #include "lib/alloc.h"
@@ -58,6 +59,7 @@ void catalog_boot_release(struct catalog_boot *b)
 	free(b->release);
 	free(b->image);
 	free(b->initrd);
+	free(b->kexec);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -134,6 +136,29 @@ out:
 }
 
 /*
+ * What a kexec into ident loads: its kexec image, or, when none can be
+ * made (an image that is no bzImage, a compression without its tool),
+ * the image itself, said once in klabd's log.
+ */
+static void boot_kexec(struct klabd *d, const char *ident,
+		       struct catalog_boot *f)
+{
+	char err[300];
+
+	f->kexec = kexec_image_make(d, f->image, f->image_sha, err,
+				    sizeof(err));
+	if (f->kexec && !catalog_file_register(d, f->kexec, f->kexec_sha))
+		return;
+	if (f->kexec)
+		snprintf(err, sizeof(err), "cannot read '%s'", f->kexec);
+	fprintf(stderr, "klabd: catalog: '%s' has no kexec image, a kexec "
+		"loads its bzImage: %s\n", ident, err);
+	free(f->kexec);
+	f->kexec = xstrdup(f->image);
+	memcpy(f->kexec_sha, f->image_sha, 65);
+}
+
+/*
  * The work, in the thread without a lock: the files of kernel ident from
  * its record (release, image, modules part) into *f.  0 or -1 with err.
  */
@@ -176,6 +201,7 @@ static int boot_prepare(struct klabd *d, const char *ident,
 	f->release = xstrdup(rec[0]);
 	f->image = xstrdup(rec[1]);
 	f->initrd = sb_detach(&path, NULL);
+	boot_kexec(d, ident, f);
 	return 0;
 out_fail:
 	sb_release(&path);
@@ -413,8 +439,10 @@ static void boot_copy(const struct cat_boot *e, struct catalog_boot *f)
 	f->release = xstrdup(e->files.release);
 	f->image = xstrdup(e->files.image);
 	f->initrd = xstrdup(e->files.initrd);
+	f->kexec = xstrdup(e->files.kexec);
 	memcpy(f->image_sha, e->files.image_sha, 65);
 	memcpy(f->initrd_sha, e->files.initrd_sha, 65);
+	memcpy(f->kexec_sha, e->files.kexec_sha, 65);
 }
 
 int catalog_boot_offer(struct klabd *d, struct db *db, const char *ident,
@@ -434,9 +462,9 @@ int catalog_boot_offer(struct klabd *d, struct db *db, const char *ident,
 	if (!rc)
 		boot_copy(e, f);
 	pthread_mutex_unlock(&c->image_lock);
-	/* this rig, and no other, may now download the two; a file changed
-	 * since it was hashed is prepared again */
-	if (!rc && (catalog_file_grant(d, f->image, f->image_sha, rig) ||
+	/* this rig, and no other, may now download the two a kexec loads;
+	 * a file changed since it was hashed is prepared again */
+	if (!rc && (catalog_file_grant(d, f->kexec, f->kexec_sha, rig) ||
 		    catalog_file_grant(d, f->initrd, f->initrd_sha, rig))) {
 		catalog_boot_release(f);
 		pthread_mutex_lock(&c->image_lock);

@@ -6,7 +6,8 @@
 # that each job's check-in reported its kernel release, that the console
 # shows kexec between the kernels and no second cold boot, that each job's
 # steps (hand-out, boot, the suite's, upload) are stored, and that the
-# results are on the compare page.
+# results are on the compare page.  Each kexec loads the kernel's kexec
+# image, its decompressed ELF (docs/RIGS.md, "The kexec image").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rig-lib.sh" 2>/dev/null || true
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
@@ -49,6 +50,15 @@ c=$(ls "$TMP/data/rigs/scsi0/"console-*.log)
 n=$(grep -c 'Linux version' "$c")
 [ "$n" -eq 3 ] || fail "expected 3 'Linux version' banners (cold boot + 2 kexecs), got $n"
 grep -q 'kexec' "$c" || fail "no kexec in the console log"
+# each kexec loaded its kernel's kexec image (the decompressed ELF), not
+# the bzImage (docs/RIGS.md, "The kexec image")
+! grep 'no kexec image' "$TMP/klabd.log" || fail "a kexec loaded a bzImage"
+n=$(ls "$TMP/data/kexec/"*.elf | wc -l)
+[ "$n" -eq 2 ] || fail "expected 2 kexec images, found $n"
+for f in "$TMP/data/kexec/"*.elf; do
+	head -c 4 "$f" | od -An -c | grep -q 'E   L   F' || fail "'$f' is no ELF file"
+done
+grep -q -- '--args-linux' "$c" || fail "the agent did not load an ELF kexec image"
 # each job's steps: klabd's hand-out and kexec (each job boots by one),
 # the agent's boot (kernel start to agent start to check-in), its own and
 # tiotest's, klabd's upload (docs/RESULTS.md, "steps")
