@@ -182,7 +182,7 @@ soak: all
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 300
 FUZZ_SMOKE_TIME ?= 10
-FUZZ_TARGETS := import query config jobspec cmdline api series result suite patchcheck
+FUZZ_TARGETS := import query config jobspec cmdline api series result suite patchcheck kexecelf
 FUZZ_AGENT_OBJ := $(O)/agent/cmdline.o $(O)/agent/jobspec.o
 
 fuzz-build:
