@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for lab/kexec_image.c's kexec_elf_compact: klabd's
+ * libFuzzer target for lib/kexec_elf.c's kexec_elf_compact: klabd's
  * reader of a decompressed kernel, which a patch's build shaped.  The
  * input is the ELF.  Besides the sanitizers' checks it asserts what a
  * rig's kexec relies on: a compact copy is an ELF whose program headers
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab/kexec_image.h"
+#include "lib/kexec_elf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

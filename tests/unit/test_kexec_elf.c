@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for lab/kexec_image.c's kexec_elf_compact: a synthetic
+ * Unit tests for lib/kexec_elf.c's kexec_elf_compact: a synthetic
  * vmlinux-like ELF (two loadable segments with zero tails, a note, section
  * headers) made compact; every bad input refused with its reason, never
- * read past its end; and, with KLAB_KEXEC_ELF=FILE (a decompressed
- * kernel, as kernels/kexec-image.sh makes one), that file made compact
- * into FILE.compact for a boot test by hand.
+ * read past its end.  A real kernel's is booted by
+ * bench/bench_kexec_image.sh and the slow tier's t3200.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab/kexec_image.h"
+#include "lib/kexec_elf.h"
 
 static void put(unsigned char *p, uint64_t v, int n)
 {
@@ -188,42 +186,12 @@ static void test_too_many_loads(void **state)
 	free(e);
 }
 
-/* KLAB_KEXEC_ELF=FILE: FILE made compact into FILE.compact. */
-static void test_file(void **state)
-{
-	const char *path = getenv("KLAB_KEXEC_ELF");
-	struct strbuf in = STRBUF_INIT, out = STRBUF_INIT, name = STRBUF_INIT;
-	char err[300];
-	FILE *f;
-
-	if (!path || !*path)
-		skip();
-	sb_init(&in);
-	sb_init(&out);
-	sb_init(&name);
-	assert_int_equal(sb_read_file(&in, path), 0);
-	if (kexec_elf_compact((const unsigned char *)in.buf, in.len, &out,
-			      err, sizeof(err)))
-		fail_msg("%s: %s", path, err);
-	sb_addf(&name, "%s.compact", path);
-	f = fopen(name.buf, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(out.buf, 1, out.len, f), out.len);
-	assert_int_equal(fclose(f), 0);
-	printf("%s: %zu bytes -> %s: %zu bytes\n", path, in.len, name.buf,
-	       out.len);
-	sb_release(&in);
-	sb_release(&out);
-	sb_release(&name);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_too_many_loads),
-		cmocka_unit_test(test_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
