@@ -325,15 +325,67 @@ static void test_raw_text(void **state)
 	free(want);
 }
 
-/* kexec.c's child processes are not run here */
+/* kexec.c's child processes are not run here: their argv is kept */
+static char run_argv[1024];
+
 int agent_run(char *const argv[], const char *out, long timeout, char *err,
 	      size_t errlen)
 {
-	(void)argv;
+	size_t n = 0;
+	int i;
+
 	(void)out;
 	(void)timeout;
+	run_argv[0] = '\0';
+	for (i = 0; argv[i] && n < sizeof(run_argv); i++)
+		n += (size_t)snprintf(run_argv + n, sizeof(run_argv) - n,
+				      "%s%s", i ? " " : "", argv[i]);
 	snprintf(err, errlen, "not run in unit tests");
 	return -1;
+}
+
+void agent_log(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+/*
+ * kexec -l: an ELF kernel (klabd's kexec image) gets --args-linux, a
+ * bzImage does not; no purgatory checksum either way.
+ */
+static void test_kexec_load_args(void **state)
+{
+	struct agent_config cfg;
+	char dir[] = "/tmp/klab-test-agent.XXXXXX", elf[64], bz[64];
+	char err[256];
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.kexec = "kexec";
+	cfg.workdir = dir;
+	snprintf(elf, sizeof(elf), "%s/elf", dir);
+	snprintf(bz, sizeof(bz), "%s/bz", dir);
+	f = fopen(elf, "w");
+	assert_non_null(f);
+	fputs("\177ELF\2\1\1", f);
+	fclose(f);
+	f = fopen(bz, "w");
+	assert_non_null(f);
+	fputs("MZ..HdrS", f);
+	fclose(f);
+	assert_int_equal(t_kexec_load(&cfg, elf, "/i", "console=ttyS0", err,
+				      sizeof(err)), -1);
+	assert_int_equal(strncmp(run_argv, "kexec -l -i ", 12), 0);
+	assert_non_null(strstr(run_argv, " --args-linux --initrd=/i "
+				"--append=console=ttyS0"));
+	assert_int_equal(t_kexec_load(&cfg, bz, NULL, "quiet", err,
+				      sizeof(err)), -1);
+	assert_null(strstr(run_argv, "--args-linux"));
+	assert_int_equal(strncmp(run_argv, "kexec -l -i ", 12), 0);
+	unlink(elf);
+	unlink(bz);
+	rmdir(dir);
 }
 
 /*
@@ -379,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_job_parse),
 		cmocka_unit_test(test_raw_text),
 		cmocka_unit_test(test_sync_mounts),
+		cmocka_unit_test(test_kexec_load_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
