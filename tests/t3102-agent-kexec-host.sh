@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # klab-agent's kexec path on the host, with a stand-in kexec that records
-# its arguments: the job's kernel and initramfs are downloaded, `kexec -l`
-# gets them with the job's command line plus klab.url/rig/token/job/release
-# (older klab.* words dropped), klabd hears the announcement (the rig goes
+# its arguments: the job's kernel (its kexec image, an ELF) and initramfs
+# are downloaded, `kexec -l` gets them (with --args-linux) with the job's
+# command line plus klab.url/rig/token/job/release (older klab.* words
+# dropped), klabd hears the announcement (the rig goes
 # booting), and a `kexec -e` that comes back is an infrastructure failure.
 # The job comes back from the queue; this time `kexec -e` "switches" (the
 # stand-in kills the agent, as a real switch ends it), and the "next boot"
@@ -46,7 +47,11 @@ kernel=$(ls "$TMP"/agent/kernel-*) || fail "no kernel downloaded"
 initrd=$(ls "$TMP"/agent/initrd-*) || fail "no initramfs downloaded"
 rel=$(sed -n 's/.*klab.release=\([^ ]*\).*/\1/p' "$FAKE_DIR/kexec.args")
 [ -n "$rel" ] || fail "no klab.release on the kexec command line"
-printf '%s\n' -l -i "$kernel" "--initrd=$initrd" \
+# the job's kernel is klabd's kexec image of it, an ELF file, which
+# kexec-tools loads with --args-linux (docs/RIGS.md, "The kexec image")
+head -c 4 "$kernel" | od -An -c | grep -q 'E   L   F' ||
+	fail "the job's kernel is not the kexec image (no ELF file)"
+printf '%s\n' -l -i "$kernel" --args-linux "--initrd=$initrd" \
 	"--append=console=ttyS0,115200 klab.disks=1 quiet klab.url=$URL klab.rig=host0 klab.token=tok-host0 klab.job=1 klab.release=$rel" \
 	-e -y >"$TMP/want"
 diff -u "$TMP/want" "$FAKE_DIR/kexec.args" || fail "kexec was not called as expected"
