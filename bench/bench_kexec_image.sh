@@ -19,7 +19,9 @@
 # image: its drivers are built in.  Prints a Markdown report; load
 # average before and after (a run is under load when either is over 1).
 # Run it alone.  Needs qemu-system-x86_64 and a plain build (make all).
-set -eu
+# not set -e: rig-lib.sh's cleanup (an EXIT trap) kills QEMU, which may be
+# gone already
+set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
 ROUNDS=4 KERNEL=6.1
@@ -36,8 +38,8 @@ case $ROUNDS in ''|*[!0-9]*|0) die "--rounds takes a count" ;; esac
 rig_setup bench-kexec-image
 echo "bench_kexec_image: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-make -s -j2 all
-bench_cc "$TOP/build" bench_kexec_elf
+make -s -j2 all || die "make all failed"
+bench_cc "$TOP/build" bench_kexec_elf || die "cannot build bench_kexec_elf"
 fetch_kernel 6.1 "$WORK/k61.txt" >/dev/null
 case $KERNEL in
 6.1|6.12)
@@ -50,7 +52,7 @@ case $KERNEL in
 	image=$(rig_image "$WORK/k61.txt") ;;
 esac
 "$TOP/kernels/kexec-image.sh" "$BZ" "$WORK/raw" || die "no kexec image of '$BZ'"
-"$B/bench_kexec_elf" "$WORK/raw" "$WORK/elf" >/dev/null
+"$B/bench_kexec_elf" "$WORK/raw" "$WORK/elf" >/dev/null || die "no compact ELF"
 rm -f "$WORK/raw"
 
 # the stage script: stage I of 2N; even stages load the ELF next
@@ -84,9 +86,10 @@ cp "$WORK/p/klab-test/stage.sh" "$WORK/q/klab-test/"
 pack_dir "$WORK/q" "$WORK/q.cpio.gz"
 cp "$BZ" "$WORK/p/kexec/bz"
 mv "$WORK/elf" "$WORK/p/kexec/elf"
-cat "$image" "$WORK/q.cpio.gz" >"$WORK/p/kexec/initrd"
+cat "$image" "$WORK/q.cpio.gz" >"$WORK/p/kexec/initrd" || die "no initrd"
 pack_dir "$WORK/p" "$WORK/p.cpio.gz"
-cat "$(rig_image "$WORK/k61.txt")" "$WORK/p.cpio.gz" >"$WORK/initrd"
+cat "$(rig_image "$WORK/k61.txt")" "$WORK/p.cpio.gz" >"$WORK/initrd" ||
+	die "no initrd"
 ELF_BYTES=$(stat -c %s "$WORK/p/kexec/elf")
 BZ_BYTES=$(stat -c %s "$BZ")
 
