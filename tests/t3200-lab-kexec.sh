@@ -59,6 +59,9 @@ for f in "$TMP/data/kexec/"*.elf; do
 	head -c 4 "$f" | od -An -c | grep -q 'E   L   F' || fail "'$f' is no ELF file"
 done
 grep -q -- '--args-linux' "$c" || fail "the agent did not load an ELF kexec image"
+# the cache disk went read-only before each switch: no kernel after a
+# kexec replays its journal
+! grep 'recovery complete' "$c" || fail "a kexec left the cache disk's journal to replay"
 # each job's steps: klabd's hand-out and kexec (each job boots by one),
 # the agent's boot (kernel start to agent start to check-in), its own and
 # tiotest's, klabd's upload (docs/RESULTS.md, "steps")
