@@ -9,7 +9,7 @@ PKGS="build-essential pkg-config git curl ca-certificates python3 jq python3-aio
 libmicrohttpd-dev libjansson-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev
 libcmocka-dev liburing-dev
 qemu-system-x86 qemu-utils kexec-tools busybox-static fio dbench socat cpio
-kmod xz-utils zstd bubblewrap
+kmod xz-utils zstd lz4 bubblewrap
 chromium
 ccache flex bison bc libelf-dev libssl-dev linux-source-6.1
 clang libclang-rt-14-dev"
