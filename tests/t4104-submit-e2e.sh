@@ -164,5 +164,9 @@ expect_grep 'alert submission_finished: submission 2' "$TMP/klabd.log"
 sleep 3	# the outbox delivers within a second or two
 [ "$(worse_mails | wc -l)" = 1 ] || fail "a worse_found mail for the A/A submission"
 [ "$(ls "$SINK"/hook-*.json | wc -l)" = 1 ] || fail "a webhook for the A/A submission"
+# every kexec loaded its kernel's kexec image, built kernels' included
+# (docs/RIGS.md, "The kexec image")
+expect_nogrep 'no kexec image' "$TMP/klabd.log"
+ls "$TMP/data/kexec/"*.elf >/dev/null || fail "no kexec image was made"
 stop_klabd
 ok "A/A submission: $vd, no worse alert ($(($(ls "$SINK"/mail-*.eml | wc -l) - nmail)) more mail: submission_finished)"
