@@ -17,7 +17,8 @@
 # --fail-on-worse` on its cells exits 4.  Then an A/A submission (a
 # comment-only patch, tests/data/patches/aa-comment.patch) through klab
 # submit --wait (3 cells a side, its first look: CI's time): not worse,
-# and no worse alert is sent for it.  About 11 minutes alone (2026-12-02:
+# and no worse alert is sent for it.  Every kexec of it loaded its
+# kernel's kexec image.  About 11 minutes alone (2026-12-02:
 # the A/A kernel's build, up to 8 canary cells and 3 A/A cells).
 . "$(dirname "$0")/lib.sh"
 [ -n "${KLAB_SLOW:-}" ] || skip "slow tier: set KLAB_SLOW=1 (make check-slow) to build real kernels"
