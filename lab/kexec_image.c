@@ -94,7 +94,7 @@ char *kexec_image_make(struct klabd *d, const char *image,
 	struct strbuf path = STRBUF_INIT, raw = STRBUF_INIT;
 	struct strbuf in = STRBUF_INIT, elf = STRBUF_INIT;
 	const char *args[3];
-	char why[300];
+	char why[300] = "";
 	int rc;
 
 	sb_init(&path);
