@@ -12,7 +12,6 @@
  * polls, are taken without it).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,29 +108,15 @@ static const char *base_image(struct klabd *d, char *err, size_t errlen)
 /* Concatenate a and b into path unless it exists.  0 or -1. */
 static int concat_files(const char *a, const char *b, const char *path)
 {
-	struct strbuf sb = STRBUF_INIT, tmp = STRBUF_INIT;
-	int fd, rc = -1;
+	struct strbuf sb = STRBUF_INIT;
+	int rc = -1;
 
 	if (access(path, R_OK) == 0)
 		return 0;
 	sb_init(&sb);
-	sb_init(&tmp);
-	if (sb_read_file(&sb, a) || (b && *b && sb_read_file(&sb, b)))
-		goto out;
-	sb_addf(&tmp, "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto out;
-	if (write(fd, sb.buf, sb.len) == (ssize_t)sb.len && !fsync(fd))
-		rc = 0;
-	close(fd);
-	if (!rc)
-		rc = rename(tmp.buf, path);
-	if (rc)
-		unlink(tmp.buf);
-out:
+	if (!sb_read_file(&sb, a) && !(b && *b && sb_read_file(&sb, b)))
+		rc = sb_write_file(&sb, path);
 	sb_release(&sb);
-	sb_release(&tmp);
 	return rc;
 }
 

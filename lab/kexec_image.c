@@ -55,39 +55,6 @@ static int read_bounded(const char *path, size_t max, struct strbuf *sb)
 	return got == (size_t)st.st_size ? 0 : -1;
 }
 
-/* Write data to path through path.tmp, fsynced: 0 or -1 with errno. */
-static int write_atomic(const char *path, const struct strbuf *data)
-{
-	struct strbuf tmp = STRBUF_INIT;
-	size_t done = 0;
-	ssize_t w;
-	int fd, rc = -1;
-
-	sb_init(&tmp);
-	sb_addf(&tmp, "%s.tmp", path);
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto out;
-	while (done < data->len) {
-		w = write(fd, data->buf + done, data->len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		done += (size_t)w;
-	}
-	if (done == data->len && !fsync(fd))
-		rc = 0;
-	close(fd);
-	if (!rc)
-		rc = rename(tmp.buf, path);
-	if (rc)
-		unlink(tmp.buf);
-out:
-	sb_release(&tmp);
-	return rc;
-}
-
 char *kexec_image_make(struct klabd *d, const char *image,
 		       const char *image_sha, char *err, size_t errlen)
 {
@@ -130,7 +97,7 @@ char *kexec_image_make(struct klabd *d, const char *image,
 		goto fail;
 	}
 	sb_release(&in);
-	if (write_atomic(path.buf, &elf)) {
+	if (sb_write_file(&elf, path.buf)) {
 		snprintf(err, errlen, "cannot write '%s': %s", path.buf,
 			 strerror(errno));
 		goto fail;

@@ -53,6 +53,7 @@ static void put64(unsigned char *p, uint64_t v)
 struct seg {
 	const unsigned char *ph;	/* its program header in the input */
 	uint64_t off, filesz, vaddr;
+	uint64_t at;			/* its offset in the copy */
 };
 
 int kexec_elf_compact(const unsigned char *in, size_t len, struct strbuf *out,
@@ -133,6 +134,7 @@ int kexec_elf_compact(const unsigned char *in, size_t len, struct strbuf *out,
 	for (i = 0; i < n; i++) {
 		/* a page-aligned offset with the address's page offset */
 		pos = (pos + PAGE - 1) / PAGE * PAGE + s[i].vaddr % PAGE;
+		s[i].at = pos;
 		memcpy(ph, s[i].ph, PHDR_SIZE);
 		put64(ph + 8, pos);			/* p_offset */
 		put64(ph + 32, s[i].filesz);		/* p_filesz */
@@ -142,11 +144,9 @@ int kexec_elf_compact(const unsigned char *in, size_t len, struct strbuf *out,
 	}
 	pos = EHDR_SIZE + (uint64_t)n * PHDR_SIZE;
 	for (i = 0; i < n; i++) {
-		uint64_t at = (pos + PAGE - 1) / PAGE * PAGE +
-			      s[i].vaddr % PAGE;
-
-		while (pos < at) {
-			size_t k = at - pos > PAGE ? PAGE : (size_t)(at - pos);
+		while (pos < s[i].at) {
+			size_t k = s[i].at - pos > PAGE ? PAGE :
+				   (size_t)(s[i].at - pos);
 
 			sb_add(out, zeros, k);
 			pos += k;

@@ -198,3 +198,44 @@ int sb_read_file(struct strbuf *sb, const char *path)
 	close(fd);
 	return 0;
 }
+
+int sb_write_file(const struct strbuf *sb, const char *path)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	size_t done = 0;
+	ssize_t w;
+	int fd, rc = -1, saved;
+
+	sb_init(&tmp);
+	sb_addf(&tmp, "%s.tmp.%d", path, (int)getpid());
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto out;
+	while (done < sb->len) {
+		w = write(fd, sb->buf + done, sb->len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (done == sb->len && !fsync(fd))
+		rc = 0;
+	saved = errno;
+	close(fd);
+	if (!rc)
+		rc = rename(tmp.buf, path);
+	else
+		errno = saved;
+	if (rc) {
+		saved = errno;
+		unlink(tmp.buf);
+		errno = saved;
+	}
+out:
+	sb_release(&tmp);
+	return rc;
+}

@@ -40,5 +40,8 @@ void sb_add_csv(struct strbuf *sb, const char *s);
 void sb_add_urlenc(struct strbuf *sb, const char *s);
 /* Read a whole file; 0 on success, -1 with errno set on failure. */
 int sb_read_file(struct strbuf *sb, const char *path);
+/* Write sb to path whole or not at all: through path.tmp.PID, fsynced,
+ * renamed into place.  0, or -1 with errno set and no file left. */
+int sb_write_file(const struct strbuf *sb, const char *path);
 
 #endif

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for lib/strbuf.c: growth, formatting and escaping. */
+/* Unit tests for lib/strbuf.c: growth, formatting, escaping and files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/strbuf.h"
 
@@ -60,12 +63,41 @@ static void test_detach(void **state)
 	sb_release(&sb);
 }
 
+/* sb_write_file: the whole file read back; into a missing directory,
+ * -1 with errno and no temporary file left. */
+static void test_write_file(void **state)
+{
+	char dir[] = "/tmp/klab-test-strbuf.XXXXXX", path[64], bad[80];
+	struct strbuf sb = STRBUF_INIT, got = STRBUF_INIT;
+	int i;
+
+	assert_non_null(mkdtemp(dir));
+	sb_init(&sb);
+	sb_init(&got);
+	for (i = 0; i < 100000; i++)
+		sb_addf(&sb, "%d\n", i);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	assert_int_equal(sb_write_file(&sb, path), 0);
+	assert_int_equal(sb_read_file(&got, path), 0);
+	assert_int_equal(got.len, sb.len);
+	assert_memory_equal(got.buf, sb.buf, sb.len);
+	snprintf(bad, sizeof(bad), "%s/no/f", dir);
+	errno = 0;
+	assert_int_equal(sb_write_file(&sb, bad), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);	/* nothing else left in it */
+	sb_release(&sb);
+	sb_release(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grow_and_format),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_detach),
+		cmocka_unit_test(test_write_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
