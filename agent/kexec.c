@@ -198,7 +198,7 @@ int kexec_exec(const struct agent_config *cfg, char *err, size_t errlen)
 {
 	char *argv[] = { cfg->kexec, "-e", "-y", NULL };
 	struct strbuf mounts = STRBUF_INIT;
-	int ro;
+	int ro, rc;
 
 	/*
 	 * Write back every mounted file system (the boot-file cache disk,
@@ -214,13 +214,12 @@ int kexec_exec(const struct agent_config *cfg, char *err, size_t errlen)
 		sync();
 	sb_release(&mounts);
 	ro = kexec_cache_ro(cfg);
-	if (kexec_run(cfg, argv, err, errlen)) {
-		if (ro)
-			kexec_cache_rw(cfg);
-		return -1;
-	}
+	rc = kexec_run(cfg, argv, err, errlen);
+	/* still here: the switch did not happen */
 	if (ro)
 		kexec_cache_rw(cfg);
+	if (rc)
+		return -1;
 	snprintf(err, errlen, "'%s -e' returned without switching kernels",
 		 cfg->kexec);
 	return -1;
